@@ -1,0 +1,13 @@
+// CSR numbers the model implements. Standard user-level ones plus EMC-Y machine
+// registers in the custom read-only user range 0xCC0-0xCFF.
+#pragma once
+
+namespace emx::isa::csr {
+constexpr unsigned fflags = 0x001, frm = 0x002, fcsr = 0x003;
+constexpr unsigned cycle = 0xC00, time = 0xC01, instret = 0xC02;
+constexpr unsigned cycleh = 0xC80, timeh = 0xC81, instreth = 0xC82;
+constexpr unsigned pe_id = 0xCC0;      // this PE's number
+constexpr unsigned pe_count = 0xCC1;   // number of PEs in the machine
+constexpr unsigned mem_bytes = 0xCC2;  // size of local memory in bytes
+constexpr unsigned clock_khz = 0xCC3;  // PE clock in kHz (for converting cycles to time)
+}  // namespace emx::isa::csr

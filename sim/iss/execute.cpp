@@ -1,0 +1,91 @@
+// The hot loop: fetch a pre-decoded instruction, charge its clocks, run its semantics
+// (generated from isa/insns.def, one case per row).
+#include <cfenv>
+#include <climits>
+#include <cstring>
+
+#include "fp_env.h"
+#include "fp_ops.h"
+#include "hart.h"
+#include "semantics.h"
+
+namespace emx::iss {
+using isa::PacketType;
+
+template <class T>
+T Hart::load(uint32_t a) const {
+  if (__builtin_expect(a - mem::kGuardBytes > mem_span_ - sizeof(T), 0))
+    throw Trap{FaultKind::load_outside_memory, a, {}};
+  if (__builtin_expect(a & (sizeof(T) - 1), 0)) throw Trap{FaultKind::misaligned_load, a, {}};
+  T v;
+  std::memcpy(&v, bytes_ + a, sizeof(T));
+  return v;
+}
+
+template <class T>
+void Hart::store(uint32_t a, T v) {
+  if (__builtin_expect(a - mem::kGuardBytes > mem_span_ - sizeof(T), 0))
+    throw Trap{FaultKind::store_outside_memory, a, {}};
+  if (__builtin_expect(a & (sizeof(T) - 1), 0)) throw Trap{FaultKind::misaligned_store, a, {}};
+  if (__builtin_expect(a - code_base_ < code_bytes_, 0))
+    throw Trap{FaultKind::store_to_code, a, {}};
+  std::memcpy(bytes_ + a, &v, sizeof(T));
+}
+
+namespace {
+// Word address check for the tag instructions.
+struct WordCheck {
+  uint32_t span;
+  uint32_t operator()(uint32_t a) const {
+    if (a - mem::kGuardBytes > span - 4) throw Trap{FaultKind::load_outside_memory, a, {}};
+    if (a & 3) throw Trap{FaultKind::misaligned_load, a, {}};
+    return a;
+  }
+};
+}  // namespace
+
+Hart::Stop Hart::run(uint64_t cycle_limit) {
+  uint32_t pc = this->pc;
+  uint64_t cycles = this->cycles;
+  uint64_t instret = this->instret;
+  uint64_t limit = cycle_limit;
+  const Decoded* const code = code_.data();
+  const uint32_t base = code_base_, span = code_bytes_;
+  const WordCheck checked_word{mem_span_};
+  stop_requested_ = false;
+  Stop result = Stop::limit;
+  fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
+  try {
+    while (cycles < limit) {
+      const uint32_t off = pc - base;
+      if (__builtin_expect(off >= span, 0)) throw Trap{FaultKind::fetch_outside_code, pc, {}};
+      const Decoded& d = code[off >> 2];
+      cycles += d.cost;
+      ++instret;
+      uint32_t npc = pc + 4;
+      switch (d.op) {
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
+  case isa::Op::id: {                                 \
+    __VA_ARGS__;                                      \
+  } break;
+#include "isa/insns.def"
+#undef INSN
+        case isa::Op::illegal:
+          throw Trap{FaultKind::illegal_instruction, 0, {}};
+      }
+      pc = npc;
+    }
+    if (stop_requested_) result = Stop::stopped;
+  } catch (const Trap& t) {
+    fault_ = Fault{t.kind, pc, t.addr, t.detail};
+    --instret;  // the faulting instruction did not retire
+    result = Stop::fault;
+  }
+  this->pc = pc;
+  this->cycles = cycles;
+  this->instret = instret;
+  fflags |= fp::leave();
+  return result;
+}
+
+}  // namespace emx::iss

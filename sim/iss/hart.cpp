@@ -1,0 +1,83 @@
+#include "hart.h"
+
+#include <cstring>
+
+namespace emx::iss {
+
+const char* fault_kind_text(FaultKind k) {
+  switch (k) {
+#define X(id, text) \
+  case FaultKind::id: return text;
+    EMX_FAULT_KINDS(X)
+#undef X
+  }
+  return "?";
+}
+
+std::array<uint32_t, isa::kTimingClassCount> TimingConfig::class_costs() const {
+  using isa::TimingClass;
+  std::array<uint32_t, isa::kTimingClassCount> c{};
+  auto set = [&](TimingClass k, uint32_t v) { c[static_cast<unsigned>(k)] = v; };
+  set(TimingClass::alu, alu);
+  set(TimingClass::load, load + memory_penalty);
+  set(TimingClass::store, store + memory_penalty);
+  set(TimingClass::mul, mul);
+  set(TimingClass::div, div);
+  set(TimingClass::branch, branch);
+  set(TimingClass::jump, jump);
+  set(TimingClass::csr, csr);
+  set(TimingClass::fadd, fadd);
+  set(TimingClass::fmul, fmul);
+  set(TimingClass::fma, fma);
+  set(TimingClass::fdiv, fdiv);
+  set(TimingClass::fsqrt, fsqrt);
+  set(TimingClass::fmisc, fmisc);
+  set(TimingClass::send, send);
+  set(TimingClass::thread, thread);
+  set(TimingClass::system, system);
+  return c;
+}
+
+Hart::Hart(mem::LocalMemory& memory, const TimingConfig& timing)
+    : mem_(memory),
+      bytes_(memory.bytes()),
+      mem_span_(memory.size() - mem::kGuardBytes),
+      costs_(timing.class_costs()),
+      taken_extra_(timing.branch_taken >= timing.branch ? timing.branch_taken - timing.branch : 0) {
+}
+
+void Hart::set_machine_info(uint32_t pe_id, uint32_t pe_count, uint32_t clock_khz) {
+  pe_id_ = pe_id;
+  pe_count_ = pe_count;
+  clock_khz_ = clock_khz;
+}
+
+Decoded Hart::decode(uint32_t word) const {
+  Decoded d;
+  const isa::InsnInfo* i = isa::lookup(word);
+  if (!i) return d;  // illegal: faults when executed, not when loaded
+  d.op = i->op;
+  d.rd = static_cast<uint8_t>(isa::f_rd(word));
+  if (i->writes_xrd && d.rd == 0) d.rd = 32;
+  d.rs1 = static_cast<uint8_t>(isa::f_rs1(word));
+  d.rs2 = static_cast<uint8_t>(isa::f_rs2(word));
+  d.rs3 = static_cast<uint8_t>(isa::f_rs3(word));
+  d.rm = static_cast<uint8_t>(isa::f_rm(word));
+  d.imm = isa::format_imm(i->format, word);
+  d.cost = static_cast<uint16_t>(costs_[static_cast<unsigned>(i->tclass)]);
+  return d;
+}
+
+void Hart::set_code(uint32_t base, uint32_t bytes) {
+  code_base_ = base;
+  code_bytes_ = bytes & ~3u;
+  code_.resize(code_bytes_ / 4);
+  for (uint32_t k = 0; k < code_bytes_ / 4; ++k) code_[k] = decode(mem_.read32(base + 4 * k));
+}
+
+uint32_t Hart::insn_word(uint32_t at) const {
+  if (at - code_base_ >= code_bytes_ || (at & 3)) return 0;
+  return mem_.read32(at);
+}
+
+}  // namespace emx::iss

@@ -1,0 +1,98 @@
+// The instruction-set simulator of one EMC-Y execution unit: plain C++, no SystemC.
+// A SystemC module (sim/pe) drives it with temporal decoupling: run() executes until the
+// PE's local clock reaches a limit, and the packet and thread instructions call out to
+// a HartEnv, which may advance the clock (a stalled send, an idle wait for a packet).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "fault.h"
+#include "isa/isa.h"
+#include "sim/iss/timing_config.h"
+#include "sim/mem/local_memory.h"
+
+namespace emx::iss {
+
+class Hart;
+
+// What the ISS needs from the PE around it.
+class HartEnv {
+ public:
+  virtual ~HartEnv() = default;
+  // A send instruction. h.cycles is the local time after the send's own clock; the env
+  // may add stall clocks to it. Throwing Trap reports a fault at the send.
+  virtual void send(Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) = 0;
+  // The end instruction. The env sets up the next thread (pc, registers, cycles) or
+  // calls h.request_stop().
+  virtual void end_thread(Hart& h) = 0;
+};
+
+// One instruction, decoded once when the code is loaded.
+struct Decoded {
+  isa::Op op = isa::Op::illegal;
+  uint16_t cost = 1;  // clocks of the timing class, memory penalty included
+  uint8_t rd = 0;     // 32 (a sink) when the destination is integer register x0
+  uint8_t rs1 = 0, rs2 = 0, rs3 = 0;
+  int32_t imm = 0;
+  uint8_t rm = 0;
+};
+static_assert(sizeof(Decoded) == 16, "a power of two keeps the fetch a shift");
+
+class Hart {
+ public:
+  enum class Stop : uint8_t { limit, stopped, fault };
+
+  Hart(mem::LocalMemory& memory, const TimingConfig& timing);
+
+  void set_env(HartEnv* env) { env_ = env; }
+  // The executable region: it is decoded once here; stores into it fault.
+  void set_code(uint32_t base, uint32_t bytes);
+  void set_machine_info(uint32_t pe_id, uint32_t pe_count, uint32_t clock_khz);
+
+  // Execute until cycles >= cycle_limit, a stop request, or a fault.
+  Stop run(uint64_t cycle_limit);
+  // From a HartEnv callback: return from run() after the current instruction.
+  void request_stop() { stop_requested_ = true; }
+  const Fault& fault() const { return fault_; }
+
+  uint32_t insn_word(uint32_t pc) const;  // for reports; 0 when outside code
+  Decoded decode(uint32_t word) const;
+
+  // Architectural state. x[32] absorbs writes to x0; f holds raw single-precision bits.
+  std::array<uint32_t, 33> x{};
+  std::array<uint32_t, 32> f{};
+  uint32_t pc = 0;
+  uint32_t fflags = 0;  // NV=16 DZ=8 OF=4 UF=2 NX=1
+  uint32_t frm = 0;
+  uint64_t cycles = 0;   // the PE's local clock
+  uint64_t instret = 0;
+
+  mem::LocalMemory& memory() { return mem_; }
+  uint32_t code_base() const { return code_base_; }
+  uint32_t code_bytes() const { return code_bytes_; }
+
+  // CSR access (csr.cpp); false for an unknown CSR or a write to a read-only one.
+  enum class CsrOp : uint8_t { write, set, clear };
+  bool csr_access(unsigned csr, CsrOp op, uint32_t operand, bool do_write, uint32_t& old);
+
+ private:
+  template <class T>
+  T load(uint32_t a) const;
+  template <class T>
+  void store(uint32_t a, T v);
+
+  mem::LocalMemory& mem_;
+  uint8_t* bytes_;
+  uint32_t mem_span_;  // size - guard: valid offsets from the guard are [0, mem_span_)
+  std::array<uint32_t, isa::kTimingClassCount> costs_{};
+  uint32_t taken_extra_ = 0;  // branch_taken - branch
+  HartEnv* env_ = nullptr;
+  std::vector<Decoded> code_;
+  uint32_t code_base_ = 0, code_bytes_ = 0;
+  uint32_t pe_id_ = 0, pe_count_ = 1, clock_khz_ = 16000;
+  bool stop_requested_ = false;
+  Fault fault_;
+};
+
+}  // namespace emx::iss

@@ -1,0 +1,47 @@
+// A PE's local memory: bytes plus 6 tag bits per 32-bit word (EMC-Y words are 38 bits).
+// Host pages are reserved, not committed: a PE that never touches its memory costs
+// (almost) nothing, so a 1024-PE machine fits in little host memory.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace emx::mem {
+
+// The first bytes of every local memory are a guard: any access there faults, which
+// catches null-pointer dereferences in programs.
+constexpr uint32_t kGuardBytes = 0x1000;
+constexpr uint32_t kMaxBytes = 1u << 24;  // 22-bit word address = 16 MiB
+constexpr uint8_t kTagMask = 0x3f;
+
+class LocalMemory {
+ public:
+  explicit LocalMemory(uint32_t bytes);
+  ~LocalMemory();
+  LocalMemory(const LocalMemory&) = delete;
+  LocalMemory& operator=(const LocalMemory&) = delete;
+
+  uint32_t size() const { return size_; }
+  uint8_t* bytes() { return bytes_; }
+  const uint8_t* bytes() const { return bytes_; }
+
+  // True when [addr, addr+len) lies inside memory and outside the guard.
+  bool valid(uint32_t addr, uint32_t len) const {
+    return addr >= kGuardBytes && len <= size_ && addr <= size_ - len;
+  }
+
+  uint8_t tag(uint32_t byte_addr) const { return tags_[byte_addr >> 2]; }
+  void set_tag(uint32_t byte_addr, uint8_t t) { tags_[byte_addr >> 2] = t & kTagMask; }
+
+  uint32_t read32(uint32_t addr) const;
+  void write32(uint32_t addr, uint32_t v);
+
+  // Host pages actually backing this memory (for the memory-footprint statistics).
+  std::size_t resident_bytes() const;
+
+ private:
+  uint32_t size_;
+  uint8_t* bytes_;
+  uint8_t* tags_;
+};
+
+}  // namespace emx::mem

@@ -1,0 +1,200 @@
+// RV32I and RV32M, instruction by instruction, with the corner cases.
+#include <climits>
+
+#include "hart_fixture.h"
+#include "isa/csr_numbers.h"
+
+namespace emx::test {
+namespace {
+
+using Stop = iss::Hart::Stop;
+using iss::FaultKind;
+
+TEST_F(HartTest, AddiAndX0StaysZero) {
+  EXPECT_EQ(exec({enc::addi(1, 0, 5), enc::addi(0, 1, 7), enc::addi(2, 0, -1)}), Stop::stopped);
+  EXPECT_EQ(x(1), 5u);
+  EXPECT_EQ(x(0), 0u);
+  EXPECT_EQ(x(2), 0xffffffffu);
+  EXPECT_EQ(hart.instret, 4u);  // three addi and the end
+}
+
+TEST_F(HartTest, ShiftAmountsUseLowFiveBits) {
+  x(1) = 0x80000001;
+  x(2) = 33;  // shifts by 1
+  exec({enc::r(0x33, 1, 0, 3, 1, 2), enc::r(0x33, 5, 0, 4, 1, 2), enc::r(0x33, 5, 0x20, 5, 1, 2),
+        enc::i(0x13, 5, 6, 1, 0x400 | 31)});  // srai by 31
+  EXPECT_EQ(x(3), 0x00000002u);
+  EXPECT_EQ(x(4), 0x40000000u);
+  EXPECT_EQ(x(5), 0xc0000000u);
+  EXPECT_EQ(x(6), 0xffffffffu);
+}
+
+TEST_F(HartTest, SetLessThanSignedAndUnsigned) {
+  x(1) = static_cast<uint32_t>(-1);
+  x(2) = 1;
+  exec({enc::r(0x33, 2, 0, 3, 1, 2), enc::r(0x33, 3, 0, 4, 1, 2), enc::i(0x13, 3, 5, 2, -1)});
+  EXPECT_EQ(x(3), 1u);  // -1 < 1 signed
+  EXPECT_EQ(x(4), 0u);  // 0xffffffff < 1 unsigned: no
+  EXPECT_EQ(x(5), 1u);  // sltiu 1 < 0xffffffff
+}
+
+TEST_F(HartTest, DivisionCornerCasesFollowRiscV) {
+  x(1) = 7;
+  x(2) = 0;
+  x(3) = static_cast<uint32_t>(INT32_MIN);
+  x(4) = static_cast<uint32_t>(-1);
+  exec({enc::r(0x33, 4, 1, 10, 1, 2),    // div 7/0
+        enc::r(0x33, 5, 1, 11, 1, 2),    // divu 7/0
+        enc::r(0x33, 6, 1, 12, 1, 2),    // rem 7%0
+        enc::r(0x33, 7, 1, 13, 1, 2),    // remu 7%0
+        enc::r(0x33, 4, 1, 14, 3, 4),    // div INT_MIN/-1
+        enc::r(0x33, 6, 1, 15, 3, 4)});  // rem INT_MIN%-1
+  EXPECT_EQ(x(10), 0xffffffffu);
+  EXPECT_EQ(x(11), 0xffffffffu);
+  EXPECT_EQ(x(12), 7u);
+  EXPECT_EQ(x(13), 7u);
+  EXPECT_EQ(x(14), static_cast<uint32_t>(INT32_MIN));
+  EXPECT_EQ(x(15), 0u);
+}
+
+TEST_F(HartTest, MultiplyHighHalves) {
+  x(1) = static_cast<uint32_t>(-2);
+  x(2) = 3;
+  exec({enc::r(0x33, 0, 1, 10, 1, 2), enc::r(0x33, 1, 1, 11, 1, 2), enc::r(0x33, 2, 1, 12, 1, 2),
+        enc::r(0x33, 3, 1, 13, 1, 2)});
+  EXPECT_EQ(x(10), static_cast<uint32_t>(-6));
+  EXPECT_EQ(x(11), 0xffffffffu);  // mulh(-2, 3) = high word of -6
+  EXPECT_EQ(x(12), 0xffffffffu);  // mulhsu(-2, 3)
+  EXPECT_EQ(x(13), 2u);           // mulhu(0xfffffffe, 3) = 2
+}
+
+TEST_F(HartTest, LoadsSignAndZeroExtend) {
+  memory.write32(kData, 0x8081ff7f);
+  x(1) = kData;
+  exec({enc::i(0x03, 0, 2, 1, 0), enc::i(0x03, 4, 3, 1, 0), enc::i(0x03, 1, 4, 1, 2),
+        enc::i(0x03, 5, 5, 1, 2), enc::lw(6, 1, 0)});
+  EXPECT_EQ(x(2), 0x7fu);
+  EXPECT_EQ(x(3), 0x7fu);
+  EXPECT_EQ(x(4), 0xffff8081u);
+  EXPECT_EQ(x(5), 0x8081u);
+  EXPECT_EQ(x(6), 0x8081ff7fu);
+}
+
+TEST_F(HartTest, StoresWriteOnlyTheirWidth) {
+  memory.write32(kData, 0x11223344);
+  x(1) = kData;
+  x(2) = 0xaabbccdd;
+  exec({enc::s(0x23, 0, 1, 2, 1), enc::s(0x23, 1, 1, 2, 2)});
+  EXPECT_EQ(memory.read32(kData), 0xccdddd44u);
+}
+
+TEST_F(HartTest, BranchesAndLoopTiming) {
+  // x1 = 10; loop: x2 += 1; x1 -= 1; bne x1, x0, loop  -> 30 instructions in the loop
+  EXPECT_EQ(exec({enc::addi(1, 0, 10), enc::addi(2, 2, 1), enc::addi(1, 1, -1),
+                  enc::b(1, 1, 0, -8)}),
+            Stop::stopped);
+  EXPECT_EQ(x(2), 10u);
+  // EM-X defaults: every instruction one clock, a taken branch too.
+  EXPECT_EQ(hart.cycles, hart.instret);
+}
+
+TEST_F(HartTest, JalAndJalrLink) {
+  // jal x1, +8 ; addi x5,x0,1 (skipped) ; jalr x2, 0(x1) would loop: use auipc instead
+  exec({enc::j(1, 8), enc::addi(5, 0, 1), enc::addi(6, 0, 2)});
+  EXPECT_EQ(x(1), kCode + 4);
+  EXPECT_EQ(x(5), 0u);
+  EXPECT_EQ(x(6), 2u);
+}
+
+TEST_F(HartTest, JalrClearsLowBitAndFaultsWhenMisaligned) {
+  x(1) = kCode + 8 + 1;  // low bit cleared: lands on the 3rd instruction
+  exec({enc::i(0x67, 0, 2, 1, 0), enc::addi(5, 0, 1), enc::addi(6, 0, 2)});
+  EXPECT_EQ(x(5), 0u);
+  EXPECT_EQ(x(6), 2u);
+  x(1) = kCode + 6;
+  EXPECT_EQ(exec({enc::i(0x67, 0, 2, 1, 0)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::misaligned_fetch);
+  EXPECT_EQ(hart.fault().addr, kCode + 6);
+  EXPECT_EQ(hart.fault().pc, kCode);
+}
+
+TEST_F(HartTest, LuiAuipc) {
+  exec({enc::lui(1, 0xfffff), enc::u(0x17, 2, 1)});
+  EXPECT_EQ(x(1), 0xfffff000u);
+  EXPECT_EQ(x(2), kCode + 4 + 0x1000);
+}
+
+TEST_F(HartTest, MemoryFaults) {
+  x(1) = kData + 2;
+  EXPECT_EQ(exec({enc::lw(2, 1, 0)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::misaligned_load);
+  x(1) = 0;
+  EXPECT_EQ(exec({enc::lw(2, 1, 8)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::load_outside_memory);  // the null guard
+  x(1) = kMem - 2;
+  EXPECT_EQ(exec({enc::s(0x23, 1, 1, 0, 0), enc::sw(0, 1, 0)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::store_outside_memory);
+  EXPECT_EQ(hart.fault().pc, kCode + 4);
+  x(1) = kCode;
+  EXPECT_EQ(exec({enc::sw(0, 1, 0)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::store_to_code);
+}
+
+TEST_F(HartTest, IllegalInstructionAndRunningOffTheCode) {
+  EXPECT_EQ(exec({0xffffffffu}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::illegal_instruction);
+  EXPECT_EQ(hart.instret, 0u);
+  EXPECT_EQ(exec({enc::j(0, 64)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::fetch_outside_code);
+  EXPECT_EQ(hart.fault().pc, kCode + 64);
+}
+
+TEST_F(HartTest, EcallAndEbreakAreFaults) {
+  EXPECT_EQ(exec({0x00000073}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::ecall);
+  EXPECT_EQ(exec({0x00100073}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::breakpoint);
+}
+
+TEST_F(HartTest, CountersAndMachineRegisters) {
+  hart.set_machine_info(7, 80, 16000);
+  exec({enc::addi(1, 0, 1), enc::csrrs(2, isa::csr::cycle, 0), enc::csrrs(3, isa::csr::pe_id, 0),
+        enc::csrrs(4, isa::csr::pe_count, 0), enc::csrrs(5, isa::csr::mem_bytes, 0),
+        enc::csrrs(6, isa::csr::instret, 0)});
+  EXPECT_EQ(x(2), 2u);  // cycles after addi and the csrrs itself
+  EXPECT_EQ(x(3), 7u);
+  EXPECT_EQ(x(4), 80u);
+  EXPECT_EQ(x(5), kMem);
+  EXPECT_EQ(x(6), 6u);
+  // Writing a read-only CSR is an illegal instruction.
+  EXPECT_EQ(exec({enc::csrrw(0, isa::csr::pe_id, 1)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::illegal_instruction);
+}
+
+TEST_F(HartTest, RunStopsAtTheCycleLimitAndResumes) {
+  // An endless loop: jal x0, 0
+  memory.write32(kCode, enc::j(0, 0));
+  hart.set_code(kCode, 4);
+  hart.pc = kCode;
+  EXPECT_EQ(hart.run(100), Stop::limit);
+  EXPECT_EQ(hart.cycles, 100u);
+  EXPECT_EQ(hart.run(250), Stop::limit);
+  EXPECT_EQ(hart.cycles, 250u);
+}
+
+TEST_F(HartTest, MemoryPenaltyChargesMemoryReferences) {
+  timing.memory_penalty = 1;  // EM-4
+  iss::Hart em4(memory, timing);
+  x(1) = kData;
+  memory.write32(kCode, enc::lw(2, 1, 0));
+  memory.write32(kCode + 4, enc::sw(2, 1, 4));
+  memory.write32(kCode + 8, enc::kEnd);
+  em4.set_code(kCode, 12);
+  em4.x[1] = kData;
+  em4.pc = kCode;
+  em4.run(1000);
+  EXPECT_EQ(em4.cycles, 5u);  // (1+1) + (1+1) + 1
+}
+
+}  // namespace
+}  // namespace emx::test
