@@ -1,0 +1,166 @@
+// emx: the command-line front end. SystemC's library provides main() and calls sc_main.
+#include <fmt/format.h>
+#include <systemc>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "isa/isa.h"
+#include "options.h"
+#include "paths.h"
+#include "sim/machine/config_file.h"
+#include "sim/machine/machine.h"
+
+namespace {
+
+using namespace emx;
+
+constexpr int kExitUsage = 2, kExitFault = 70, kExitStalled = 71, kExitTimeLimit = 72;
+
+machine::MachineConfig load_config(const std::string& file, const std::vector<std::string>& sets,
+                                   std::optional<unsigned> pes, nlohmann::json* json_out) {
+  nlohmann::json j = machine::read_config_json(cli::resolve_config(file));
+  for (const std::string& s : sets) machine::apply_override(j, s);
+  if (pes) j["pes"] = *pes;
+  if (json_out) *json_out = j;
+  return machine::parse_config(j);
+}
+
+void print_summary(const std::string& program, const machine::MachineConfig& cfg,
+                   const machine::Outcome& o, uint64_t instructions, double host_s) {
+  const double us = static_cast<double>(o.cycles) / cfg.clock_mhz;
+  std::cerr << fmt::format(
+      "--- emx: {} on {} ({} PE{} at {} MHz)\n"
+      "simulated time  {:.3f} us ({} cycles)\n"
+      "instructions    {}\n"
+      "host time       {:.3f} s\n"
+      "simulated MIPS  {:.1f}\n",
+      program, cfg.name, cfg.pes, cfg.pes == 1 ? "" : "s", cfg.clock_mhz, us, o.cycles,
+      instructions, host_s, host_s > 0 ? static_cast<double>(instructions) / host_s / 1e6 : 0.0);
+  if (o.kind == machine::Outcome::Kind::exited) std::cerr << "exit code       " << o.exit_code << "\n";
+}
+
+int cmd_run(const std::vector<std::string>& words) {
+  if (!words.empty() && (words[0] == "--help" || words[0] == "-h")) {
+    std::cout << cli::kRunHelp;
+    return 0;
+  }
+  const cli::RunOptions opt = cli::parse_run_options(words);
+  nlohmann::json cfg_json;
+  const machine::MachineConfig cfg = load_config(opt.config, opt.sets, opt.pes, &cfg_json);
+  const std::string path = cli::resolve_program(opt.program);
+  const loader::ElfImage program = loader::ElfImage::load(path, cfg.pe.memory_bytes);
+  std::vector<std::string> args{opt.program};
+  args.insert(args.end(), opt.args.begin(), opt.args.end());
+
+  machine::Machine m(cfg, program, args, std::cout);
+  const auto t0 = std::chrono::steady_clock::now();
+  const machine::Outcome o = m.run();
+  const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout.flush();
+  if (!o.report.empty()) std::cerr << o.report;
+  if (!opt.quiet) print_summary(opt.program, cfg, o, m.instructions(), host_s);
+
+  if (!opt.stats_file.empty()) {
+    nlohmann::json s;
+    s["program"] = path;
+    s["outcome"] = o.kind == machine::Outcome::Kind::exited    ? "exited"
+                   : o.kind == machine::Outcome::Kind::fault   ? "fault"
+                   : o.kind == machine::Outcome::Kind::stalled ? "stalled"
+                                                               : "time_limit";
+    s["exit_code"] = o.exit_code;
+    s["cycles"] = o.cycles;
+    s["simulated_time_ns"] = static_cast<double>(o.cycles) * 1000.0 / cfg.clock_mhz;
+    s["instructions"] = m.instructions();
+    s["host_seconds"] = host_s;
+    s["results"] = nlohmann::json::array();
+    for (const auto& r : m.host().results())
+      s["results"].push_back({{"pe", r.pe}, {"name", r.name}, {"value", r.value}, {"cycle", r.cycle}});
+    s["config"] = machine::to_json(cfg);
+    s["stats"] = m.stats().dump();
+    std::ofstream out(opt.stats_file);
+    if (!out) throw cli::UsageError("cannot write the statistics file " + opt.stats_file);
+    out << s.dump(1) << "\n";
+  }
+  switch (o.kind) {
+    case machine::Outcome::Kind::exited: return o.exit_code;
+    case machine::Outcome::Kind::fault: return kExitFault;
+    case machine::Outcome::Kind::stalled: return kExitStalled;
+    case machine::Outcome::Kind::time_limit: return kExitTimeLimit;
+  }
+  return kExitFault;
+}
+
+int cmd_config(const std::vector<std::string>& w) {
+  if (!w.empty() && w[0] == "--doc") {
+    std::cout << machine::config_markdown();
+    return 0;
+  }
+  if (w.empty() || w[0] != "--show") throw cli::UsageError("usage: emx config --doc | --show [...]");
+  cli::RunOptions o;
+  for (std::size_t k = 1; k < w.size(); ++k) {
+    if (k + 1 >= w.size()) throw cli::UsageError(w[k] + " needs a value");
+    if (w[k] == "--config") o.config = w[++k];
+    else if (w[k] == "--set") o.sets.push_back(w[++k]);
+    else if (w[k] == "--pes") o.pes = static_cast<unsigned>(std::stoul(w[++k]));
+    else throw cli::UsageError("unknown option " + w[k]);
+  }
+  std::cout << machine::to_json(load_config(o.config, o.sets, o.pes, nullptr)).dump(2) << "\n";
+  return 0;
+}
+
+int cmd_isa(const std::vector<std::string>& w) {
+  if (!w.empty() && w[0] == "--markdown") {
+    std::cout << isa::isa_markdown();
+    return 0;
+  }
+  if (w.size() >= 2 && w[0] == "--disasm") {
+    const uint32_t word = static_cast<uint32_t>(std::stoul(w[1], nullptr, 16));
+    const uint32_t pc = w.size() > 2 ? static_cast<uint32_t>(std::stoul(w[2], nullptr, 16)) : 0;
+    std::cout << isa::disassemble(word, pc) << "\n";
+    return 0;
+  }
+  throw cli::UsageError("usage: emx isa --markdown | --disasm WORD [PC]");
+}
+
+int dispatch(const std::vector<std::string>& w) {
+  if (w.empty() || w[0] == "--help" || w[0] == "-h" || w[0] == "help") {
+    std::cout << cli::kMainHelp;
+    return w.empty() ? kExitUsage : 0;
+  }
+  const std::vector<std::string> rest(w.begin() + 1, w.end());
+  if (w[0] == "run") return cmd_run(rest);
+  if (w[0] == "config") return cmd_config(rest);
+  if (w[0] == "isa") return cmd_isa(rest);
+  if (w[0] == "demo") return cmd_run({"--pes", "1", "hello"});
+  throw cli::UsageError("unknown command '" + w[0] + "' (see emx --help)");
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  // emx's stdout is the simulated console: keep SystemC's informational lines off it.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  try {
+    return dispatch(words);
+  } catch (const cli::UsageError& e) {
+    std::cerr << "emx: " << e.what() << "\n";
+  } catch (const config::ConfigError& e) {
+    std::cerr << "emx: " << e.what() << "\n";
+  } catch (const loader::ElfError& e) {
+    std::cerr << "emx: bad program: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "emx: " << e.what() << "\n";
+  }
+  return kExitUsage;
+}
+
+// Our own main (it takes precedence over the one in libsystemc.so) so that the SystemC
+// banner is off before the kernel starts: emx's stdout is the simulated console.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

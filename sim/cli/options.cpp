@@ -1,0 +1,82 @@
+#include "options.h"
+
+namespace emx::cli {
+
+const char* const kMainHelp = R"(emx - a cycle-approximate simulator of the EM-X parallel computer
+
+usage: emx COMMAND [options]
+
+commands:
+  run PROGRAM [args]   run a program on the simulated machine (emx run --help)
+  demo                 the default experiment: build products must exist (scripts/emx demo)
+  config --doc         print every config key with its default and meaning (docs/config.md)
+  config --show [--config FILE] [--set key=value ...] [--pes N]
+                       print the effective configuration as JSON
+  isa --markdown       print the instruction-set page (docs/isa.md), generated from the table
+  isa --disasm WORD [PC]
+                       disassemble one instruction word (hex)
+  --help               this text
+
+Exit status of `emx run`: the program's exit code (0 when every PE exited with 0, else
+the first non-zero code by PE number); 2 for a usage, config or program-file error;
+70 when a simulated PE faulted; 71 when the machine stopped with no thread left to run
+before the program exited; 72 when sim.max_cycles was reached.
+)";
+
+const char* const kRunHelp = R"(usage: emx run [options] PROGRAM [args...]
+
+Runs PROGRAM on the simulated EM-X and prints its console output on stdout, then a
+summary (simulated time in us and cycles, instructions, host time, simulated MIPS) on
+stderr.
+
+PROGRAM is the path of an ELF file (RV32IMF, ilp32f, linked with runtime/link/emx.ld) or
+the name of a program of the build (build/programs/NAME.elf), e.g. `hello`. Arguments
+after PROGRAM are passed to its main(argc, argv).
+
+options:
+  --config FILE     machine config (JSON); a bare name means configs/NAME.json.
+                    Default: configs/emx80-16mhz.json
+  --set KEY=VALUE   override one config key, e.g. --set pe.timing.mul=4 (repeatable);
+                    VALUE is JSON (4, true, "text") or a bare word (a string)
+  --pes N           number of PEs (same as --set pes=N)
+  --stats FILE      write statistics as JSON: simulated_time_ns, cycles, instructions,
+                    host_seconds, results (from emx_result), config (effective), stats
+  -q, --quiet       no summary
+  --help            this text
+)";
+
+RunOptions parse_run_options(const std::vector<std::string>& w) {
+  RunOptions o;
+  std::size_t k = 0;
+  auto value = [&](const std::string& opt) -> std::string {
+    if (k + 1 >= w.size()) throw UsageError(opt + " needs a value (see emx run --help)");
+    return w[++k];
+  };
+  for (; k < w.size(); ++k) {
+    const std::string& a = w[k];
+    if (a == "--config") o.config = value(a);
+    else if (a == "--set") o.sets.push_back(value(a));
+    else if (a == "--stats") o.stats_file = value(a);
+    else if (a == "-q" || a == "--quiet") o.quiet = true;
+    else if (a == "--pes") {
+      const std::string v = value(a);
+      try {
+        std::size_t used = 0;
+        const unsigned long n = std::stoul(v, &used);
+        if (used != v.size() || n < 1 || n > 1024) throw std::out_of_range(v);
+        o.pes = static_cast<unsigned>(n);
+      } catch (const std::exception&) {
+        throw UsageError("--pes takes a number of PEs from 1 to 1024 (got '" + v + "')");
+      }
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UsageError("unknown option " + a + " (see emx run --help)");
+    } else {
+      o.program = a;
+      o.args.assign(w.begin() + static_cast<long>(k) + 1, w.end());
+      return o;
+    }
+  }
+  throw UsageError("no program given (see emx run --help)");
+}
+
+}  // namespace emx::cli

@@ -1,0 +1,30 @@
+// Command-line parsing for `emx` (kept apart from main so the rules are testable).
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace emx::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOptions {
+  std::string config;  // path or short name ("em4" -> configs/em4.json); empty: default
+  std::vector<std::string> sets;
+  std::optional<unsigned> pes;
+  std::string stats_file;
+  bool quiet = false;
+  std::string program;
+  std::vector<std::string> args;  // the program's own arguments
+};
+
+// Parses the words after `emx run`. Throws UsageError.
+RunOptions parse_run_options(const std::vector<std::string>& words);
+
+extern const char* const kMainHelp;
+extern const char* const kRunHelp;
+
+}  // namespace emx::cli

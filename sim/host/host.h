@@ -1,0 +1,65 @@
+// The host interface (a SPARCstation on S-BUS in the real machine): it loads the
+// program into the PEs, and serves host packets — console output, exit codes and
+// result records (runtime/include/emx/host_protocol.h).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/loader/elf_image.h"
+#include "sim/mem/local_memory.h"
+
+namespace emx::host {
+
+struct ResultRecord {
+  unsigned pe;
+  std::string name;
+  nlohmann::json value;
+  uint64_t cycle;  // when the record reached the host
+};
+
+class Host {
+ public:
+  Host(unsigned pes, std::ostream& console);
+
+  // Copy the program into a PE's memory and lay out argc/argv below `stack_top`;
+  // returns the initial sp and the address of argv.
+  struct Start {
+    uint32_t sp, argv;
+  };
+  static Start load(const loader::ElfImage& prog, const std::vector<std::string>& args,
+                    mem::LocalMemory& memory, uint32_t stack_top);
+
+  // A host packet arrived from PE `src` (memory: that PE's, for result names).
+  // Throws std::runtime_error for malformed packets (the caller names the PE and PC).
+  void receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
+               const mem::LocalMemory& memory);
+  // Print what is left in the console line buffers (at the end of the run).
+  void flush();
+
+  const std::vector<ResultRecord>& results() const { return results_; }
+  std::optional<int> exit_code(unsigned pe) const { return exit_codes_[pe]; }
+  unsigned exited() const { return exited_; }
+  uint64_t console_bytes() const { return console_bytes_; }
+
+ private:
+  struct PendingResult {
+    std::string name;
+    uint32_t lo = 0, kind = 0;
+    int stage = 0;  // 0 idle, 1 have name, 2 have low word
+  };
+  std::ostream& console_;
+  std::vector<std::string> lines_;
+  std::vector<std::optional<int>> exit_codes_;
+  std::vector<PendingResult> pending_;
+  std::vector<ResultRecord> results_;
+  unsigned exited_ = 0;
+  uint64_t console_bytes_ = 0;
+};
+
+}  // namespace emx::host

@@ -1,0 +1,23 @@
+// Reading a machine config: a JSON file (which may "extends" another, relative to it),
+// then --set overrides, then validation into the typed MachineConfig.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "machine_config.h"
+
+namespace emx::machine {
+
+// The JSON of `path` with its "extends" chain merged in (the file's own keys win).
+nlohmann::json read_config_json(const std::string& path);
+// Applies "a.b.c=value"; value is JSON (number, true, "text") or else a bare string.
+void apply_override(nlohmann::json& j, const std::string& assignment);
+// JSON -> typed config; throws config::ConfigError naming the key.
+MachineConfig parse_config(const nlohmann::json& j);
+nlohmann::json to_json(const MachineConfig& c);
+// Markdown table of every key (docs/config.md).
+std::string config_markdown();
+
+}  // namespace emx::machine

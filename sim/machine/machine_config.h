@@ -1,0 +1,93 @@
+// The whole machine's configuration: one typed struct per component, each declaring its
+// keys (with defaults, ranges and meaning) in its visit(); docs/config.md is generated
+// from these declarations by `emx config --doc`.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "sim/config/fields.h"
+#include "sim/iss/timing_config.h"
+#include "sim/mem/local_memory.h"
+
+namespace emx::machine {
+
+struct PeConfig {
+  uint32_t memory_bytes = 4u << 20;  // [assumed] 1 M words per PE
+  uint32_t reserved_bytes = 64u << 10;  // top of memory kept for the hardware
+  iss::TimingConfig timing;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("memory_bytes", memory_bytes, 64u << 10, mem::kMaxBytes,
+            "local memory per PE in bytes, a multiple of 4 KiB (22-bit word addresses: at most "
+            "16 MiB) [assumed: 4 MiB]");
+    v.field("reserved_bytes", reserved_bytes, 0u, 8u << 20,
+            "bytes at the top of local memory kept for the hardware (input-buffer spill area); "
+            "the stack starts below them");
+    v.group("timing", timing, "clocks per instruction class");
+  }
+};
+
+enum class StartMode : uint8_t { all, pe0 };
+
+struct HostConfig {
+  StartMode start = StartMode::all;
+  double bandwidth_mb_s = 1.5;   // [paper] host file access runs at 1-2 MB/s
+  bool charge_load_time = false;  // model the time to load the program through the host
+  std::string file_root;          // directory the program may access (none when empty)
+
+  template <class V>
+  void visit(V& v) {
+    static const config::Choice<StartMode> kStart[] = {{"all", StartMode::all},
+                                                       {"pe0", StartMode::pe0}};
+    v.choice("start", start, kStart,
+             "start the program on every PE (SPMD, as EM-C programs ran) or on PE 0 only");
+    v.field("bandwidth_mb_s", bandwidth_mb_s, 0.01, 1000.0,
+            "host interface transfer rate in MB/s [paper: 1-2 MB/s]");
+    v.field("charge_load_time", charge_load_time, false, true,
+            "start the PEs only after the program image has crossed the host interface");
+    v.field("file_root", file_root, "directory the simulated program may read and write files in");
+  }
+};
+
+struct SimConfig {
+  uint64_t quantum_cycles = 1000;
+  uint64_t max_cycles = 0;
+  uint64_t seed = 1;
+  bool register_dump = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("quantum_cycles", quantum_cycles, uint64_t{1}, uint64_t{1} << 20,
+            "temporal decoupling: clocks a PE may run ahead before it synchronises (a speed "
+            "knob: results agree with quantum 1 within 1%)");
+    v.field("max_cycles", max_cycles, uint64_t{0}, UINT64_MAX,
+            "stop the run with an error after this many clocks (0: no limit)");
+    v.field("seed", seed, uint64_t{0}, UINT64_MAX, "seed of every pseudo-random choice");
+    v.field("register_dump", register_dump, false, true, "print the registers in a fault report");
+  }
+};
+
+struct MachineConfig {
+  std::string name = "emx";
+  uint32_t pes = 1;
+  double clock_mhz = 16.0;
+  PeConfig pe;
+  HostConfig host;
+  SimConfig sim;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("name", name, "name of this machine variant (informative)");
+    v.field("pes", pes, 1u, 1024u, "number of PEs (10-bit PE field: at most 1024)");
+    v.field("clock_mhz", clock_mhz, 0.001, 10000.0,
+            "PE clock in MHz [paper: EM-X designed for 20, measured at 16; EM-4 12.5]");
+    v.group("pe", pe, "processing element (EMC-Y)");
+    v.group("host", host, "host interface");
+    v.group("sim", sim, "simulation control");
+  }
+
+  void validate() const;  // cross-key checks (config::ConfigError)
+};
+
+}  // namespace emx::machine
