@@ -1,0 +1,4 @@
+# Loops forever: for the time-limit test.
+  .globl _start
+_start:
+  j _start
