@@ -39,6 +39,8 @@ const char* csr_name(unsigned c) {
     case csr::pe_count: return "emx.npes";
     case csr::mem_bytes: return "emx.memsize";
     case csr::clock_khz: return "emx.clock_khz";
+    case csr::features: return "emx.features";
+    case csr::handlers: return "emx.handlers";
   }
   return nullptr;
 }

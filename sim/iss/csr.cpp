@@ -23,6 +23,8 @@ bool Hart::csr_access(unsigned n, CsrOp op, uint32_t operand, bool do_write, uin
     case c::pe_count: old = pe_count_; break;
     case c::mem_bytes: old = mem_.size(); break;
     case c::clock_khz: old = clock_khz_; break;
+    case c::features: old = features; break;
+    case c::handlers: old = handler_table; rw = &handler_table; mask = ~3u; break;
     default: return false;
   }
   if (!do_write) return true;
@@ -36,7 +38,7 @@ bool Hart::csr_access(unsigned n, CsrOp op, uint32_t operand, bool do_write, uin
     *rw = v;
   }
   // The host rounding mode follows frm while the hart runs (see fp_env.h).
-  if (n != c::fflags) std::fesetround(fp::host_round(frm <= fp::kRmm ? frm : fp::kRne));
+  if (n == c::frm || n == c::fcsr) std::fesetround(fp::host_round(frm <= fp::kRmm ? frm : fp::kRne));
   return true;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "isa/csr_numbers.h"
+
 namespace emx::iss {
 
 const char* fault_kind_text(FaultKind k) {
@@ -56,6 +58,10 @@ Decoded Hart::decode(uint32_t word) const {
   Decoded d;
   const isa::InsnInfo* i = isa::lookup(word);
   if (!i) return d;  // illegal: faults when executed, not when loaded
+  // EM-4 has no register-relative packet addressing: its displacement send is illegal.
+  if (i->tclass == isa::TimingClass::send && i->format == isa::Format::S &&
+      !(features & isa::csr::kFeatureSendDisplacement))
+    return d;
   d.op = i->op;
   d.rd = static_cast<uint8_t>(isa::f_rd(word));
   if (i->writes_xrd && d.rd == 0) d.rd = 32;

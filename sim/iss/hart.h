@@ -67,6 +67,9 @@ class Hart {
   uint32_t frm = 0;
   uint64_t cycles = 0;   // the PE's local clock
   uint64_t instret = 0;
+  // EMC-Y machine registers.
+  uint32_t handler_table = 0;  // emx.handlers: local address of the special-handler table
+  uint32_t features = ~0u;     // emx.features (isa/csr_numbers.h); set before set_code
 
   mem::LocalMemory& memory() { return mem_; }
   uint32_t code_base() const { return code_base_; }
