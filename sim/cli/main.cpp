@@ -17,7 +17,7 @@ namespace {
 
 using namespace emx;
 
-constexpr int kExitUsage = 2, kExitFault = 70, kExitStalled = 71, kExitTimeLimit = 72;
+constexpr int kExitUsage = 2, kExitFault = 70, kExitDeadlock = 71, kExitTimeLimit = 72;
 
 machine::MachineConfig load_config(const std::string& file, const std::vector<std::string>& sets,
                                    std::optional<unsigned> pes, nlohmann::json* json_out) {
@@ -66,10 +66,7 @@ int cmd_run(const std::vector<std::string>& words) {
   if (!opt.stats_file.empty()) {
     nlohmann::json s;
     s["program"] = path;
-    s["outcome"] = o.kind == machine::Outcome::Kind::exited    ? "exited"
-                   : o.kind == machine::Outcome::Kind::fault   ? "fault"
-                   : o.kind == machine::Outcome::Kind::stalled ? "stalled"
-                                                               : "time_limit";
+    s["outcome"] = machine::outcome_name(o.kind);
     s["exit_code"] = o.exit_code;
     s["cycles"] = o.cycles;
     s["simulated_time_ns"] = static_cast<double>(o.cycles) * 1000.0 / cfg.clock_mhz;
@@ -86,8 +83,9 @@ int cmd_run(const std::vector<std::string>& words) {
   }
   switch (o.kind) {
     case machine::Outcome::Kind::exited: return o.exit_code;
-    case machine::Outcome::Kind::fault: return kExitFault;
-    case machine::Outcome::Kind::stalled: return kExitStalled;
+    case machine::Outcome::Kind::fault:
+    case machine::Outcome::Kind::error: return kExitFault;
+    case machine::Outcome::Kind::deadlock: return kExitDeadlock;
     case machine::Outcome::Kind::time_limit: return kExitTimeLimit;
   }
   return kExitFault;

@@ -19,8 +19,9 @@ commands:
 
 Exit status of `emx run`: the program's exit code (0 when every PE exited with 0, else
 the first non-zero code by PE number); 2 for a usage, config or program-file error;
-70 when a simulated PE faulted; 71 when the machine stopped with no thread left to run
-before the program exited; 72 when sim.max_cycles was reached.
+70 when a simulated PE faulted or the machine met an error (a packet it cannot serve);
+71 for a deadlock (no thread left to run and an empty network before the program exited);
+72 when sim.max_cycles was reached.
 )";
 
 const char* const kRunHelp = R"(usage: emx run [options] PROGRAM [args...]

@@ -68,6 +68,11 @@ MachineConfig parse_config(const nlohmann::json& j) {
 }
 
 void MachineConfig::validate() const {
+  network.validate(pes);
+  const uint32_t fw = pe.threads.frame_words;
+  if (fw & (fw - 1))
+    throw config::ConfigError(fmt::format(
+        "config key 'pe.threads.frame_words': must be a power of two (got {})", fw));
   if (pe.memory_bytes % 4096)
     throw config::ConfigError(fmt::format(
         "config key 'pe.memory_bytes': must be a multiple of 4096 (got {})", pe.memory_bytes));

@@ -3,24 +3,93 @@
 #include <fmt/format.h>
 
 #include "sim/pe/fault_report.h"
+#include "sim/pe/packet_unit.h"
 
 namespace emx::machine {
+
+const char* outcome_name(Outcome::Kind k) {
+  switch (k) {
+    case Outcome::Kind::exited: return "exited";
+    case Outcome::Kind::fault: return "fault";
+    case Outcome::Kind::error: return "error";
+    case Outcome::Kind::deadlock: return "deadlock";
+    case Outcome::Kind::time_limit: return "time_limit";
+  }
+  return "?";
+}
+
+// --- NetworkDriver -------------------------------------------------------------------
+
+NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, uint64_t period_ps)
+    : sc_module(name), fabric_(fabric), period_ps_(period_ps) {
+  SC_HAS_PROCESS(NetworkDriver);
+  SC_THREAD(drive);
+}
+
+// Every PE's local clock is at or past SystemC time, and a send is stamped after its own
+// clock, so no packet can still be injected at a time <= now: the network may process
+// everything up to and including the present clock.
+void NetworkDriver::catch_up() {
+  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
+}
+
+void NetworkDriver::wake_for_events() {
+  const uint64_t next = fabric_.next_event_time();
+  if (next == UINT64_MAX) return;
+  const uint64_t at = next * period_ps_, now = sc_core::sc_time_stamp().value();
+  wake_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+}
+
+void NetworkDriver::drive() {
+  for (;;) {
+    catch_up();
+    const uint64_t next = fabric_.next_event_time();
+    if (next == UINT64_MAX) {
+      wait(wake_);
+    } else {
+      const uint64_t at = next * period_ps_, now = sc_core::sc_time_stamp().value();
+      wait(sc_core::sc_time::from_value(at > now ? at - now : 0), wake_);
+    }
+  }
+}
+
+// --- Machine -------------------------------------------------------------------------
 
 Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
                  const std::vector<std::string>& args, std::ostream& console)
     : cfg_(cfg), program_(program), host_(cfg.pes, console) {
-  const uint32_t stack_top = cfg_.pe.memory_bytes - cfg_.pe.reserved_bytes;
-  pe::PacketRouter& router = *this;
+  fabric_ = std::make_unique<net::Fabric>(cfg_.network, cfg_.pes);
+  fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
+  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, cfg_.period_ps());
+
+  pe::ThreadEntries entries;
+  entries.thread_end = program.symbols().address_of("__emx_thread_end");
+  entries.twrite_handler = program.symbols().address_of("__emx_handler_twrite");
+  entries.tread_handler = program.symbols().address_of("__emx_handler_tread");
+  // Loading through the host interface takes image bytes x PEs / bandwidth, if charged.
+  uint64_t start_cycle = 0;
+  const unsigned runs = cfg_.host.start == StartMode::pe0 ? 1 : cfg_.pes;
+  if (cfg_.host.charge_load_time) {
+    uint64_t bytes = 0;
+    for (const auto& s : program.segments()) bytes += s.filesz;
+    start_cycle = static_cast<uint64_t>(static_cast<double>(bytes * runs) /
+                                        cfg_.host.bandwidth_mb_s * cfg_.clock_mhz);
+  }
+  pe::MachinePort& port = *this;
   pe::PeObserver& observer = *this;
   for (unsigned k = 0; k < cfg_.pes; ++k) {
-    pes_.push_back(std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, router, observer));
-    pes_.back()->register_stats(stats_);
-    if (cfg_.host.start == StartMode::pe0 && k > 0) continue;
-    const auto s = host::Host::load(program, args, pes_.back()->memory(), stack_top);
-    pes_.back()->start(program.code_base(), program.code_bytes(), program.entry(), s.sp,
-                       static_cast<uint32_t>(args.size()), s.argv, 0);
-    ++started_;
+    auto p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer);
+    // Every PE gets the code (packets may start threads anywhere); `runs` PEs run main.
+    const auto s = host::Host::load(program, args, p->memory(), cfg_.stack_top());
+    p->load(program.code_base(), program.code_bytes(), entries);
+    if (k < runs) {
+      p->start(program.entry(), s.sp, static_cast<uint32_t>(args.size()), s.argv, start_cycle);
+      ++started_;
+    }
+    pes_.push_back(std::move(p));
   }
+  register_stats();
 }
 
 Machine::~Machine() = default;
@@ -31,85 +100,147 @@ uint64_t Machine::instructions() const {
   return n;
 }
 
-void Machine::route(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
-                    uint64_t& cycle) {
-  if (type != isa::PacketType::host)
-    throw iss::Trap{iss::FaultKind::machine, addr,
-                    fmt::format("packet type '{}' needs the network, which this machine does not "
-                                "have yet (only host packets are delivered)",
-                                isa::packet_type_name(type))};
-  try {
-    host_.receive(src, addr, data, cycle, pes_[src]->memory());
-  } catch (const std::runtime_error& e) {
-    throw iss::Trap{iss::FaultKind::machine, addr, std::string("bad host packet: ") + e.what()};
-  }
-  // All started PEs exited: the program is over, whatever else is still running.
-  if (host_.exited() == started_) {
-    end_cycle_ = std::max(end_cycle_, cycle);
-    stop();
-  }
+void Machine::inject(net::Packet p, uint64_t cycle) {
+  p.seq = next_seq_++;
+  fabric_->inject(p, cycle);
+  driver_->wake_for_events();
 }
 
-void Machine::pe_stopped(unsigned /*pe*/) {
-  ++stopped_;
-  check_done();
+void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
+                   uint32_t pc, uint64_t& cycle) {
+  net::Packet p;
+  p.addr = addr;
+  p.data = data;
+  p.type = static_cast<uint8_t>(type);
+  p.src = static_cast<uint16_t>(src);
+  p.src_pc = pc;
+  if (type == isa::PacketType::host) {
+    p.dst = static_cast<uint16_t>(cfg_.pes);  // the host interface's endpoint
+  } else {
+    const unsigned dst = pe::gaddr_pe(addr);
+    if (dst >= cfg_.pes)
+      throw iss::Trap{iss::FaultKind::machine, addr,
+                      fmt::format("PE {} sends a {} packet to global address 0x{:08x}, which "
+                                  "names PE {}, but the machine has PEs 0..{}",
+                                  src, isa::packet_type_name(type), addr, dst, cfg_.pes - 1)};
+    p.dst = static_cast<uint16_t>(dst);
+  }
+  // A full output queue stalls the send: find out exactly (at SystemC time = our clock),
+  // then wait for the slot the network frees first.
+  pe::Pe& pe = *pes_[src];
+  while (!fabric_->can_inject(src, cycle)) {
+    const uint64_t at = cycle * cfg_.period_ps(), now = sc_core::sc_time_stamp().value();
+    if (at > now) sc_core::wait(sc_core::sc_time::from_value(at - now));
+    catch_up();
+    if (fabric_->can_inject(src, cycle)) break;
+    cycle = std::max(cycle + 1, fabric_->earliest_slot_free(src, cycle));
+    (void)pe;
+  }
+  inject(p, cycle);
+}
+
+void Machine::reply(const net::Packet& p, uint64_t cycle) {
+  net::Packet r = p;
+  r.src_pc = 0;  // sent by the memory unit, not by an instruction
+  inject(r, cycle);
+}
+
+void Machine::deliver(const net::Packet& p, uint64_t cycle) {
+  if (p.dst < cfg_.pes) {
+    pes_[p.dst]->arrive(p, cycle);
+    return;
+  }
+  try {
+    host_.receive(p.src, p.addr, p.data, cycle, pes_[p.src]->memory());
+  } catch (const std::runtime_error& e) {
+    pe_error(p.src, fmt::format("bad host packet from PE {} (pc 0x{:08x}{}): {}", p.src, p.src_pc,
+                                program_.symbols().describe(p.src_pc).empty()
+                                    ? ""
+                                    : " in " + program_.symbols().describe(p.src_pc),
+                                e.what()));
+    return;
+  }
+  // Every PE that ran the program exited: the program is over, whatever else runs.
+  if (host_.exited() == started_) stop(cycle);
 }
 
 void Machine::pe_faulted(unsigned pe, const iss::Fault& fault) {
-  if (!fault_report_) {
+  if (!failure_) {
     const auto& p = *pes_[pe];
-    fault_report_ = pe::fault_report(pe, p.hart(), fault, program_.symbols(), cfg_.clock_mhz,
-                                     cfg_.sim.register_dump);
+    failure_ = pe::fault_report(pe, p.hart(), fault, program_.symbols(), cfg_.clock_mhz,
+                                cfg_.sim.register_dump);
+    failure_is_fault_ = true;
   }
-  stop();
+  stop(pes_[pe]->hart().cycles);
 }
 
-void Machine::stop() {
+void Machine::pe_error(unsigned pe, const std::string& what) {
+  if (!failure_)
+    failure_ = fmt::format("emx: error on PE {} at {:.4f} us: {}\n", pe,
+                           static_cast<double>(pes_[pe]->hart().cycles) / cfg_.clock_mhz, what);
+  stop(pes_[pe]->hart().cycles);
+}
+
+void Machine::stop(uint64_t cycle) {
   if (stopping_) return;  // SystemC warns about a second sc_stop
   stopping_ = true;
+  end_cycle_ = cycle;
   sc_core::sc_stop();
 }
 
-void Machine::check_done() {
-  if (stopped_ == started_) stop();
+std::string Machine::deadlock_report(uint64_t cycle) const {
+  std::string s = fmt::format(
+      "emx: deadlock at {:.4f} us (cycle {}): no PE has a thread to run and the network is "
+      "empty, but the program has not exited on every PE.\n",
+      static_cast<double>(cycle) / cfg_.clock_mhz, cycle);
+  unsigned shown = 0;
+  for (unsigned k = 0; k < cfg_.pes; ++k) {
+    const bool exited = host_.exit_code(k).has_value();
+    const std::string w = pes_[k]->waiting_on();
+    if (exited && w.find(';') == std::string::npos) continue;
+    if (++shown > 16) {
+      s += "  ...\n";
+      break;
+    }
+    s += fmt::format("  PE {}: {}{}\n", k, exited ? "exited; " : "", w);
+  }
+  return s;
 }
 
 Outcome Machine::run() {
   Outcome o;
   if (cfg_.sim.max_cycles)
-    sc_core::sc_start(pes_[0]->time_of(cfg_.sim.max_cycles));
+    sc_core::sc_start(sc_core::sc_time::from_value(cfg_.sim.max_cycles * cfg_.period_ps()));
   else
     sc_core::sc_start();
   host_.flush();
-  for (const auto& p : pes_) o.cycles = std::max(o.cycles, p->hart().cycles);
-  if (fault_report_) {
-    o.kind = Outcome::Kind::fault;
-    o.report = *fault_report_;
-    return o;
-  }
-  if (host_.exited() == started_) {
-    o.cycles = end_cycle_;
+  const uint64_t now = sc_core::sc_time_stamp().value() / cfg_.period_ps();
+  o.cycles = stopping_ ? end_cycle_ : now;
+  if (failure_) {
+    o.kind = failure_is_fault_ ? Outcome::Kind::fault : Outcome::Kind::error;
+    o.report = *failure_;
+  } else if (host_.exited() == started_) {
     for (unsigned k = 0; k < cfg_.pes; ++k)
       if (auto c = host_.exit_code(k); c && *c != 0) {
         o.exit_code = *c;
         break;
       }
-    return o;
+  } else if (cfg_.sim.max_cycles && now >= cfg_.sim.max_cycles) {
+    o.kind = Outcome::Kind::time_limit;
+    o.report = fmt::format("emx: time limit: sim.max_cycles = {} reached before the program "
+                           "exited\n", cfg_.sim.max_cycles);
+  } else {
+    o.kind = Outcome::Kind::deadlock;
+    o.report = deadlock_report(now);
   }
-  if (stopped_ == started_) {
-    o.kind = Outcome::Kind::stalled;
-    std::string who;
-    for (unsigned k = 0; k < cfg_.pes; ++k)
-      if (pes_[k]->started() && !host_.exit_code(k)) who += fmt::format(" {}", k);
-    o.report = fmt::format(
-        "emx: the machine stopped at cycle {}: no thread is left to run, but the program did "
-        "not exit on PE{}", o.cycles, who);
-    return o;
-  }
-  o.kind = Outcome::Kind::time_limit;
-  o.report = fmt::format("emx: time limit: sim.max_cycles = {} reached before the program exited",
-                         cfg_.sim.max_cycles);
   return o;
+}
+
+void Machine::register_stats() {
+  for (auto& p : pes_) p->register_stats(stats_);
+  const net::Fabric* f = fabric_.get();
+  stats_.value("network", [f] { return net::to_json(f->stats(), f->topology(), f->now()); },
+               "network statistics (network/README.md)");
 }
 
 }  // namespace emx::machine

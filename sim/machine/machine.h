@@ -1,5 +1,5 @@
-// The simulated machine: PEs, host interface and (with the network) their connections.
-// Built at SystemC elaboration; run() simulates and says how the run ended.
+// The simulated machine: PEs, the network (network/Fabric) and the host interface, as
+// SystemC modules built at elaboration. run() simulates and says how the run ended.
 #pragma once
 #include <systemc>
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "machine_config.h"
+#include "network/fabric.h"
 #include "sim/host/host.h"
 #include "sim/loader/elf_image.h"
 #include "sim/pe/pe.h"
@@ -18,13 +19,27 @@
 namespace emx::machine {
 
 struct Outcome {
-  enum class Kind { exited, fault, stalled, time_limit } kind = Kind::exited;
-  int exit_code = 0;       // of the program (first non-zero over PEs), for Kind::exited
-  std::string report;      // what went wrong, for the other kinds
-  uint64_t cycles = 0;     // simulated clocks at the end
+  enum class Kind { exited, fault, error, deadlock, time_limit } kind = Kind::exited;
+  int exit_code = 0;    // of the program (first non-zero over PEs), for Kind::exited
+  std::string report;   // what went wrong, for the other kinds
+  uint64_t cycles = 0;  // simulated clocks at the end
+};
+const char* outcome_name(Outcome::Kind k);
+
+// Advances the network in SystemC time: wakes at the fabric's next event.
+class NetworkDriver : public sc_core::sc_module {
+ public:
+  NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, uint64_t period_ps);
+  void catch_up();      // process every network event up to the present
+  void wake_for_events();  // after an injection: make sure we wake for its events
+ private:
+  void drive();  // SC_THREAD
+  net::Fabric& fabric_;
+  uint64_t period_ps_;
+  sc_core::sc_event wake_;
 };
 
-class Machine : private pe::PacketRouter, private pe::PeObserver {
+class Machine : private pe::MachinePort, private pe::PeObserver {
  public:
   Machine(const MachineConfig& cfg, const loader::ElfImage& program,
           const std::vector<std::string>& args, std::ostream& console);
@@ -36,24 +51,37 @@ class Machine : private pe::PacketRouter, private pe::PeObserver {
   stats::Registry& stats() { return stats_; }
   const host::Host& host() const { return host_; }
   uint64_t instructions() const;
+  const net::Fabric& fabric() const { return *fabric_; }
 
  private:
-  void route(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
-             uint64_t& cycle) override;
-  void pe_stopped(unsigned pe) override;
+  // pe::MachinePort
+  void send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data, uint32_t pc,
+            uint64_t& cycle) override;
+  void reply(const net::Packet& p, uint64_t cycle) override;
+  void catch_up() override { driver_->catch_up(); }
+  // pe::PeObserver
   void pe_faulted(unsigned pe, const iss::Fault& fault) override;
-  void check_done();
-  void stop();
+  void pe_error(unsigned pe, const std::string& what) override;
+
+  void deliver(const net::Packet& p, uint64_t cycle);
+  void inject(net::Packet p, uint64_t cycle);
+  void stop(uint64_t cycle);
+  std::string deadlock_report(uint64_t cycle) const;
+  void register_stats();
 
   MachineConfig cfg_;
   const loader::ElfImage& program_;
   host::Host host_;
+  std::unique_ptr<net::Fabric> fabric_;
+  std::unique_ptr<NetworkDriver> driver_;
   std::vector<std::unique_ptr<pe::Pe>> pes_;
   stats::Registry stats_;
-  unsigned started_ = 0, stopped_ = 0;
-  std::optional<std::string> fault_report_;
-  uint64_t end_cycle_ = 0;
+  unsigned started_ = 0;
+  uint64_t next_seq_ = 0;
+  std::optional<std::string> failure_;  // the first fault or error report
+  bool failure_is_fault_ = false;
   bool stopping_ = false;
+  uint64_t end_cycle_ = 0;
 };
 
 }  // namespace emx::machine

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <string>
 
+#include "network/network_config.h"
 #include "sim/config/fields.h"
 #include "sim/iss/timing_config.h"
 #include "sim/mem/local_memory.h"
+#include "sim/pe/pe_config.h"
 
 namespace emx::machine {
 
@@ -15,6 +17,10 @@ struct PeConfig {
   uint32_t memory_bytes = 4u << 20;  // [assumed] 1 M words per PE
   uint32_t reserved_bytes = 64u << 10;  // top of memory kept for the hardware
   iss::TimingConfig timing;
+  pe::IsaFeatures isa;
+  pe::ThreadConfig threads;
+  pe::InputBufferConfig input_buffer;
+  pe::MemoryUnitConfig memory_unit;
 
   template <class V>
   void visit(V& v) {
@@ -25,6 +31,10 @@ struct PeConfig {
             "bytes at the top of local memory kept for the hardware (input-buffer spill area); "
             "the stack starts below them");
     v.group("timing", timing, "clocks per instruction class");
+    v.group("isa", isa, "instruction-set features");
+    v.group("threads", threads, "thread dispatch and frames");
+    v.group("input_buffer", input_buffer, "input buffer unit");
+    v.group("memory_unit", memory_unit, "memory control and matching units");
   }
 };
 
@@ -73,6 +83,7 @@ struct MachineConfig {
   uint32_t pes = 1;
   double clock_mhz = 16.0;
   PeConfig pe;
+  net::NetworkConfig network;
   HostConfig host;
   SimConfig sim;
 
@@ -83,11 +94,17 @@ struct MachineConfig {
     v.field("clock_mhz", clock_mhz, 0.001, 10000.0,
             "PE clock in MHz [paper: EM-X designed for 20, measured at 16; EM-4 12.5]");
     v.group("pe", pe, "processing element (EMC-Y)");
+    v.group("network", network, "interconnection network");
     v.group("host", host, "host interface");
     v.group("sim", sim, "simulation control");
   }
 
   void validate() const;  // cross-key checks (config::ConfigError)
+
+  // Clock period in picoseconds (SystemC time unit); cycles are exact, times derived.
+  uint64_t period_ps() const { return static_cast<uint64_t>(1e6 / clock_mhz + 0.5); }
+  // The stack starts below the hardware-reserved top of local memory.
+  uint32_t stack_top() const { return pe.memory_bytes - pe.reserved_bytes; }
 };
 
 }  // namespace emx::machine

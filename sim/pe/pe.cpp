@@ -1,58 +1,77 @@
 #include "pe.h"
 
+#include <fmt/format.h>
+
+#include "isa/csr_numbers.h"
+
 namespace emx::pe {
 
 Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-       PacketRouter& router, PeObserver& observer)
+       MachinePort& machine, PeObserver& observer)
     : sc_module(name),
       id_(id),
       cfg_(cfg),
-      router_(router),
+      machine_(machine),
       observer_(observer),
       memory_(cfg.pe.memory_bytes),
       hart_(memory_, cfg.pe.timing),
-      period_(1.0 / cfg.clock_mhz, sc_core::SC_US) {
+      input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
+      packets_(id, cfg.pes, memory_, cfg.pe.memory_unit),
+      dispatcher_(id, cfg.pe.threads, cfg.stack_top()),
+      period_ps_(cfg.period_ps()) {
   hart_.set_env(this);
   hart_.set_machine_info(id, cfg.pes, static_cast<uint32_t>(cfg.clock_mhz * 1000.0 + 0.5));
+  hart_.features = (cfg.pe.memory_unit.direct_remote_access ? isa::csr::kFeatureDirectRemoteAccess : 0) |
+                   (cfg.pe.isa.send_displacement ? isa::csr::kFeatureSendDisplacement : 0);
   SC_HAS_PROCESS(Pe);
   SC_THREAD(execute);
 }
 
-void Pe::start(uint32_t code_base, uint32_t code_bytes, uint32_t entry, uint32_t sp, uint32_t a0,
-               uint32_t a1, uint64_t at_cycle) {
+void Pe::load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries) {
   hart_.set_code(code_base, code_bytes);
+  dispatcher_.set_entries(entries);
+}
+
+void Pe::start(uint32_t entry, uint32_t sp, uint32_t a0, uint32_t a1, uint64_t at_cycle) {
   hart_.pc = entry;
   hart_.x[2] = sp;
   hart_.x[10] = a0;
   hart_.x[11] = a1;
   hart_.cycles = at_cycle;
-  started_ = running_ = true;
+  started_ = true;
 }
 
+uint64_t Pe::now_cycles() const { return sc_core::sc_time_stamp().value() / period_ps_; }
+
 void Pe::sync() {
-  const sc_core::sc_time local = time_of(hart_.cycles);
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (local > now) wait(local - now);
-  ++quantum_syncs_;
+  // The memory unit may add stall clocks while we wait: wait until we really are there.
+  for (;;) {
+    const uint64_t target = hart_.cycles * period_ps_, now = sc_core::sc_time_stamp().value();
+    if (target <= now) break;
+    wait(sc_core::sc_time::from_value(target - now));
+  }
+  ++syncs_;
 }
 
 void Pe::execute() {
-  if (!started_) return;
+  if (started_) {
+    state_ = State::running;
+    thread_started_at_ = hart_.cycles;
+  } else {
+    end_thread(hart_);  // nothing to run yet: wait for the first packet
+    if (state_ == State::stopped) return;
+  }
   const uint64_t q = cfg_.sim.quantum_cycles;
   for (;;) {
-    // Quantum boundaries are multiples of q, so runs are independent of start offsets.
-    const uint64_t limit = (hart_.cycles / q + 1) * q;
-    switch (hart_.run(limit)) {
+    // Quantum boundaries are multiples of q, so runs do not depend on start offsets.
+    switch (hart_.run((hart_.cycles / q + 1) * q)) {
       case iss::Hart::Stop::limit:
         sync();
         break;
       case iss::Hart::Stop::stopped:
-        running_ = false;
-        sync();
-        observer_.pe_stopped(id_);
         return;
       case iss::Hart::Stop::fault:
-        running_ = false;
+        state_ = State::stopped;
         sync();
         observer_.pe_faulted(id_, hart_.fault());
         return;
@@ -60,24 +79,123 @@ void Pe::execute() {
   }
 }
 
-void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) {
-  ++packets_sent_;
-  router_.route(id_, type, addr, data, h.cycles);
+void Pe::end_thread(iss::Hart& h) {
+  try {
+    next_thread(h);
+  } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
+    state_ = State::stopped;
+    observer_.pe_error(id_, e.what());
+    h.request_stop();
+  }
 }
 
-void Pe::end_thread(iss::Hart& h) {
-  ++threads_ended_;
-  // No input buffer yet: the first thread ending leaves nothing to run.
-  h.request_stop();
+void Pe::next_thread(iss::Hart& h) {
+  if (state_ == State::running) busy_cycles_ += h.cycles - thread_started_at_;
+  // Interaction point: reach SystemC time, then every packet that arrived by our local
+  // clock has been delivered, and the next thread is exactly the one the hardware takes.
+  sync();
+  machine_.catch_up();
+  for (;;) {
+    if (!input_.empty()) {
+      const uint64_t ready = input_.front().ready_at;
+      if (ready <= h.cycles) break;
+      idle_cycles_ += ready - h.cycles;  // the matching unit is still at work on it
+      h.cycles = ready;
+      sync();
+      machine_.catch_up();
+      continue;
+    }
+    state_ = State::idle;
+    const uint64_t since = h.cycles;
+    wait(token_ready_);
+    h.cycles = std::max(h.cycles, now_cycles());
+    idle_cycles_ += h.cycles - since;
+    machine_.catch_up();
+  }
+  state_ = State::running;
+  ThreadToken t;
+  uint32_t clocks = input_.pop(t);
+  clocks += dispatcher_.start(h, t);
+  thread_started_at_ = h.cycles;
+  h.cycles += clocks;
+  dispatch_cycles_ += clocks;
+  ++threads_;
+}
+
+void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) {
+  ++packets_sent_;
+  const uint64_t before = h.cycles;
+  machine_.send(id_, type, addr, data, h.pc, h.cycles);
+  send_stall_cycles_ += h.cycles - before;
+}
+
+void Pe::arrive(const net::Packet& p, uint64_t cycle) {
+  ++packets_received_;
+  const uint64_t start = std::max(cycle, memory_unit_free_);
+  try {
+    PacketEffect e = packets_.accept(p);
+    uint64_t done = start + e.clocks;
+    // A running thread loses clocks to memory-port conflicts with the memory unit.
+    if (e.clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
+        start < hart_.cycles) {
+      hart_.cycles += cfg_.pe.memory_unit.exu_stall_clocks;
+      exu_stall_cycles_ += cfg_.pe.memory_unit.exu_stall_clocks;
+    }
+    if (e.thread) {
+      e.thread->ready_at = done;
+      done += input_.push(*e.thread);  // a spill keeps the memory unit busy
+      const uint64_t now = sc_core::sc_time_stamp().value();
+      const uint64_t at = e.thread->ready_at * period_ps_;
+      token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+    }
+    memory_unit_cycles_ += done - start;
+    memory_unit_free_ = done;
+    if (e.reply) machine_.reply(*e.reply, done);
+  } catch (const std::runtime_error& e) {
+    observer_.pe_error(id_, fmt::format("PE {} at cycle {}: {}", id_, cycle, e.what()));
+  }
+}
+
+std::string Pe::waiting_on() const {
+  std::string s;
+  switch (state_) {
+    case State::idle: s = "idle, no thread ready"; break;
+    case State::running: s = "running"; break;
+    case State::stopped: s = "stopped"; break;
+  }
+  if (packets_.operands_waiting())
+    s += fmt::format("; {} operand(s) wait in matching slots for their partner",
+                     packets_.operands_waiting());
+  if (packets_.readers_waiting())
+    s += fmt::format("; {} reader(s) wait on empty I-structure elements", packets_.readers_waiting());
+  return s;
 }
 
 void Pe::register_stats(stats::Registry& r) {
   const std::string p = "pe." + std::to_string(id_) + ".";
   r.counter(p + "cycles", &hart_.cycles, "local clock at the end of the run");
   r.counter(p + "instructions", &hart_.instret, "instructions executed");
+  r.counter(p + "threads", &threads_, "threads dispatched (after the first)");
+  r.counter(p + "busy_cycles", &busy_cycles_, "clocks the execution unit ran threads");
+  r.counter(p + "idle_cycles", &idle_cycles_, "clocks the execution unit waited for a thread");
+  r.counter(p + "dispatch_cycles", &dispatch_cycles_, "clocks spent starting threads");
   r.counter(p + "packets_sent", &packets_sent_, "packets sent by the execution unit");
-  r.counter(p + "threads_ended", &threads_ended_, "threads (strongly connected blocks) ended");
-  r.counter(p + "syncs", &quantum_syncs_, "synchronisations with SystemC time");
+  r.counter(p + "send_stall_cycles", &send_stall_cycles_, "clocks send waited for a full output queue");
+  r.counter(p + "packets_received", &packets_received_, "packets that arrived at this PE");
+  r.counter(p + "memory_unit_cycles", &memory_unit_cycles_, "clocks the matching/memory unit was busy");
+  r.counter(p + "exu_stall_cycles", &exu_stall_cycles_, "clocks threads lost to memory-unit accesses");
+  r.counter(p + "input_buffer.spills", input_.spills_counter(), "packets spilled to the memory buffer");
+  r.counter(p + "input_buffer.refills", input_.refills_counter(), "packets refilled from memory");
+  r.counter(p + "input_buffer.max_occupancy", input_.max_counter(), "most threads waiting at once");
+  r.counter(p + "syncs", &syncs_, "synchronisations with SystemC time");
+  const auto& n = packets_.counters();
+  r.counter(p + "memory_unit.syswr", &n.syswr, "SYSWR packets served");
+  r.counter(p + "memory_unit.sysrd", &n.sysrd, "SYSRD packets served");
+  r.counter(p + "matching.matched", &n.matched, "2-input packets that fired a thread");
+  r.counter(p + "matching.stored", &n.stored_operands, "2-input packets stored to wait");
+  r.counter(p + "istructure.writes", &n.iwrite, "I-structure writes");
+  r.counter(p + "istructure.reads", &n.iread, "I-structure reads");
+  r.counter(p + "istructure.deferred", &n.deferred_reads, "I-structure reads that had to wait");
 }
 
 }  // namespace emx::pe

@@ -1,11 +1,23 @@
-// One EMC-Y processing element as a SystemC module: local memory and the execution unit
-// (the ISS), driven with temporal decoupling — the ISS counts clocks in an integer and
-// the module synchronises with SystemC time once per quantum or when it interacts.
+// One EMC-Y processing element as a SystemC module. Its units:
+//   execution unit   the ISS, one SC_THREAD; runs a thread atomically to its `end`, then
+//                    dispatches the next ready thread in FIFO order, or idles;
+//   input buffer     ready threads (on-chip FIFO spilling to memory), input_buffer.h;
+//   matching + memory control units   serve arriving packets without the execution unit
+//                    (SYSWR, SYSRD, 2-input matching, I-structures), packet_unit.h, timed
+//                    here as one FIFO server;
+//   switching unit   the PE's network node, in network/ (the Fabric).
+// Timing: the ISS counts clocks in an integer (temporal decoupling) and the module
+// synchronises with SystemC time once per quantum and whenever it interacts with other
+// PEs — at a thread's end (to see every packet that arrived by then) and when its output
+// queue is full. docs/simulator.md explains why the figures do not depend on the quantum.
 #pragma once
 #include <systemc>
 
-#include <memory>
+#include <string>
 
+#include "dispatcher.h"
+#include "input_buffer.h"
+#include "packet_unit.h"
 #include "pe_ports.h"
 #include "sim/iss/hart.h"
 #include "sim/machine/machine_config.h"
@@ -17,27 +29,34 @@ namespace emx::pe {
 class Pe : public sc_core::sc_module, private iss::HartEnv {
  public:
   Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-     PacketRouter& router, PeObserver& observer);
+     MachinePort& machine, PeObserver& observer);
 
   unsigned id() const { return id_; }
   mem::LocalMemory& memory() { return memory_; }
+  const mem::LocalMemory& memory() const { return memory_; }
   iss::Hart& hart() { return hart_; }
   const iss::Hart& hart() const { return hart_; }
 
-  // Set up the first thread: the program's entry with sp, a0 (argc), a1 (argv).
-  void start(uint32_t code_base, uint32_t code_bytes, uint32_t entry, uint32_t sp, uint32_t a0,
-             uint32_t a1, uint64_t at_cycle);
-  bool started() const { return started_; }
-  bool running() const { return running_; }
+  // Before simulation: the program's code and the hardware's entry points; and, on PEs
+  // that run it, the first thread (the program's entry with sp, a0 = argc, a1 = argv).
+  void load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries);
+  void start(uint32_t entry, uint32_t sp, uint32_t a0, uint32_t a1, uint64_t at_cycle);
+
+  // A packet for this PE has fully arrived (called by the network, in time order).
+  void arrive(const net::Packet& p, uint64_t cycle);
+
+  enum class State : uint8_t { idle, running, stopped };
+  State state() const { return state_; }
+  std::string waiting_on() const;  // for deadlock reports
+  uint64_t busy_cycles() const { return busy_cycles_; }
 
   void register_stats(stats::Registry& r);
 
-  // Local clock -> SystemC time.
-  sc_core::sc_time time_of(uint64_t cycle) const { return period_ * static_cast<double>(cycle); }
-
  private:
-  void execute();  // SC_THREAD
+  void execute();  // SC_THREAD: the execution unit
   void sync();     // wait until SystemC time reaches the local clock
+  void next_thread(iss::Hart& h);
+  uint64_t now_cycles() const;
 
   // iss::HartEnv
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override;
@@ -45,13 +64,24 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
 
   unsigned id_;
   const machine::MachineConfig& cfg_;
-  PacketRouter& router_;
+  MachinePort& machine_;
   PeObserver& observer_;
   mem::LocalMemory memory_;
   iss::Hart hart_;
-  sc_core::sc_time period_;
-  bool started_ = false, running_ = false;
-  uint64_t packets_sent_ = 0, threads_ended_ = 0, quantum_syncs_ = 0;
+  InputBuffer input_;
+  PacketUnit packets_;
+  Dispatcher dispatcher_;
+  uint64_t period_ps_;
+  sc_core::sc_event token_ready_;
+
+  State state_ = State::idle;
+  bool started_ = false;
+  uint64_t thread_started_at_ = 0;
+  uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
+  // statistics
+  uint64_t packets_sent_ = 0, packets_received_ = 0, threads_ = 0, syncs_ = 0;
+  uint64_t busy_cycles_ = 0, idle_cycles_ = 0, dispatch_cycles_ = 0, send_stall_cycles_ = 0,
+           memory_unit_cycles_ = 0, exu_stall_cycles_ = 0;
 };
 
 }  // namespace emx::pe

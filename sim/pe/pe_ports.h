@@ -2,28 +2,35 @@
 // be built and tested with stand-ins.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "isa/isa.h"
+#include "network/packet.h"
 #include "sim/iss/fault.h"
 
 namespace emx::pe {
 
-// Where packets go when a PE sends them.
-class PacketRouter {
+class MachinePort {
  public:
-  virtual ~PacketRouter() = default;
-  // PE `src` sends at its local clock `cycle` (after the send's own clock). The router may
-  // advance `cycle` (a stall while the output queue is full) and may throw iss::Trap.
-  virtual void route(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
-                     uint64_t& cycle) = 0;
+  virtual ~MachinePort() = default;
+  // The execution unit of PE `src` sends at its local clock `cycle` (after the send's own
+  // clock). The machine may advance `cycle` (a stall while the output queue is full) and
+  // may throw iss::Trap (e.g. an address naming a PE that does not exist).
+  virtual void send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
+                    uint32_t pc, uint64_t& cycle) = 0;
+  // The memory unit of a PE sends a reply at `cycle`.
+  virtual void reply(const net::Packet& p, uint64_t cycle) = 0;
+  // Bring the network up to the present SystemC time: every packet that has arrived by
+  // now has been delivered. Any process may call it at any time.
+  virtual void catch_up() = 0;
 };
 
 // Lifecycle events of a PE.
 class PeObserver {
  public:
   virtual ~PeObserver() = default;
-  virtual void pe_stopped(unsigned pe) = 0;  // no thread left to run
   virtual void pe_faulted(unsigned pe, const iss::Fault& fault) = 0;
+  virtual void pe_error(unsigned pe, const std::string& what) = 0;  // machine-level error
 };
 
 }  // namespace emx::pe

@@ -178,10 +178,13 @@ class Outcomes(unittest.TestCase):
         self.assertEqual(r.returncode, 72)
         self.assertIn("time limit: sim.max_cycles = 5000", r.stderr)
 
-    def test_nothing_left_to_run(self):
+    def test_nothing_left_to_run_is_a_deadlock(self):
         r = emx("run", "--pes", "2", elf("stop"))
         self.assertEqual(r.returncode, 71)
-        self.assertIn("no thread is left to run, but the program did not exit on PE 0 1", r.stderr)
+        self.assertIn("emx: deadlock at", r.stderr)
+        self.assertIn("no PE has a thread to run and the network is empty", r.stderr)
+        self.assertIn("PE 0: idle, no thread ready", r.stderr)
+        self.assertIn("PE 1: idle, no thread ready", r.stderr)
 
     def test_statistics_json(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Simulated MIPS of one PE on a compute-bound program (timing model on).
+
+    bench/mips.py [--reps N] [--runs K]
+
+Runs build/programs/bench_compute.elf K times through `emx run --pes 1 --stats` and
+prints instructions, host seconds and simulated MIPS per run and the median. A benchmark,
+not a test: the figure depends on the host.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=40, help="repetitions inside the program")
+    ap.add_argument("--runs", type=int, default=3, help="runs of the simulator")
+    a = ap.parse_args()
+    subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
+    emx = os.path.join(TOP, "build", "sim", "emx")
+    mips = []
+    for k in range(a.runs):
+        with tempfile.TemporaryDirectory() as d:
+            stats = os.path.join(d, "s.json")
+            subprocess.run([emx, "run", "-q", "--pes", "1", "--stats", stats, "bench_compute",
+                            str(a.reps)], check=True, stdout=subprocess.DEVNULL)
+            with open(stats) as f:
+                s = json.load(f)
+        m = s["instructions"] / s["host_seconds"] / 1e6
+        mips.append(m)
+        print(f"run {k + 1}: {s['instructions']} instructions, {s['cycles']} cycles, "
+              f"{s['host_seconds']:.3f} s host, {m:.1f} simulated MIPS")
+    print(f"median: {statistics.median(mips):.1f} simulated MIPS (one PE, timing model on)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

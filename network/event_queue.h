@@ -1,0 +1,114 @@
+// The Fabric's pending events, in (time, scheduling order): a deterministic order, since
+// scheduling order is a function of the calls alone.
+//
+// Nearly every event lies a few clocks ahead (a transfer, a routing delay), so events
+// within `horizon` clocks of the current time go to a timing wheel: one FIFO bucket per
+// clock, a bitmap of non-empty buckets. Events further ahead (injections in the future,
+// crossbar packets queued at a busy port) wait in a binary heap ordered by (time, seq),
+// and move to their bucket as soon as it enters the wheel's window, before anything can
+// be scheduled there directly, so bucket order stays scheduling order. No allocation
+// once the vectors have grown to their working size.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace emx::net {
+
+class EventQueue {
+ public:
+  struct Event {
+    uint32_t kind;    // Fabric::EventKind
+    uint32_t target;  // a queue, output or packet slot, by kind
+  };
+
+  // horizon: the longest delay that should not need the heap.
+  explicit EventQueue(uint64_t horizon) {
+    uint64_t size = 64;
+    while (size <= horizon) size *= 2;
+    buckets_.resize(size);
+    mask_ = size - 1;
+    occupied_.assign(size / 64, 0);
+  }
+
+  void reserve(size_t n) { far_.reserve(n); }
+  bool empty() const { return near_count_ == 0 && far_.empty(); }
+
+  // time must be >= the time of the last run_clock().
+  void push(uint64_t time, uint32_t kind, uint32_t target) {
+    if (time - base_ <= mask_) {
+      // One 64-bit word: two 32-bit stores read back as one would stall store forwarding.
+      buckets_[time & mask_].push_back(uint64_t(kind) << 32 | target);
+      occupied_[(time & mask_) / 64] |= uint64_t(1) << (time & 63);
+      ++near_count_;
+    } else {
+      far_.push_back({time, seq_++, uint64_t(kind) << 32 | target});
+      std::push_heap(far_.begin(), far_.end(), later);
+    }
+  }
+
+  // The earliest pending event's time, UINT64_MAX if none.
+  uint64_t next_time() const {
+    if (near_count_ == 0) return far_.empty() ? UINT64_MAX : far_.front().time;
+    // Scan the bitmap cyclically from base_'s bucket: its word first (bits from base_
+    // on), then the others, then that word again (bits below base_, the wrapped end).
+    const uint64_t start = base_ & mask_;
+    const size_t words = occupied_.size(), first = start / 64;
+    const uint64_t from_start = ~uint64_t(0) << (start % 64);
+    for (size_t step = 0; step <= words; ++step) {
+      const size_t w = (first + step) % words;
+      uint64_t bits = occupied_[w];
+      if (step == 0) bits &= from_start;
+      if (step == words) bits &= ~from_start;
+      if (bits) {
+        const uint64_t bucket = w * 64 + uint64_t(__builtin_ctzll(bits));
+        return base_ + ((bucket - start) & mask_);
+      }
+    }
+    return UINT64_MAX;  // not reached: near_count_ > 0
+  }
+
+  // Runs every event at `time` (which must be next_time()) in order through
+  // handle(const Event&); handle may push more, at `time` too.
+  template <class Handle>
+  void run_clock(uint64_t time, Handle&& handle) {
+    move_base(time);
+    auto& bucket = buckets_[time & mask_];
+    for (size_t i = 0; i < bucket.size(); ++i) {  // by index: handle may grow the bucket
+      const uint64_t e = bucket[i];
+      handle(Event{uint32_t(e >> 32), uint32_t(e)});
+    }
+    near_count_ -= bucket.size();
+    bucket.clear();
+    occupied_[(time & mask_) / 64] &= ~(uint64_t(1) << (time & 63));
+  }
+
+ private:
+  struct FarEvent {
+    uint64_t time, seq;
+    uint64_t event;  // kind << 32 | target
+  };
+  static bool later(const FarEvent& a, const FarEvent& b) {
+    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+  }
+  // Slides the window to start at `time`, taking in the far events it now covers.
+  void move_base(uint64_t time) {
+    base_ = time;
+    while (!far_.empty() && far_.front().time - base_ <= mask_) {
+      std::pop_heap(far_.begin(), far_.end(), later);
+      const FarEvent f = far_.back();
+      far_.pop_back();
+      push(f.time, uint32_t(f.event >> 32), uint32_t(f.event));
+    }
+  }
+
+  std::vector<std::vector<uint64_t>> buckets_;  // kind << 32 | target
+  std::vector<uint64_t> occupied_;  // bit per bucket
+  uint64_t mask_ = 0;
+  uint64_t base_ = 0;  // window: [base_, base_ + mask_]
+  size_t near_count_ = 0;
+  std::vector<FarEvent> far_;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace emx::net

@@ -1,0 +1,295 @@
+#include "network/fabric.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace emx::net {
+
+Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
+    : cfg_(cfg),
+      topology_(cfg, pe_count),
+      routing_(topology_),
+      endpoints_(topology_.endpoint_count()),
+      links_(topology_.link_count()),
+      classes_(std::max(1u, routing_.diameter())),
+      link_clocks_(cfg.link_clocks()),
+      head_delay_(cfg.switching == Switching::cut_through ? cfg.clocks_per_word
+                                                          : cfg.link_clocks()),
+      events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
+                                 std::min(cfg.crossbar_latency, 4096u))) {
+  if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX)
+    throw std::logic_error("network too large for 16-bit node and link numbers");
+  queues_.resize(endpoints_ + size_t(links_) * classes_);
+  occupancy_.assign(queues_.size(), 0);
+  release_at_.assign(queues_.size(), kNever);
+  for (uint32_t e = 0; e < endpoints_; ++e) queues_[e].node = uint16_t(topology_.endpoint_node(e));
+  for (uint32_t l = 0; l < links_; ++l)
+    for (uint32_t c = 1; c <= classes_; ++c) {
+      queues_[link_queue(l, c)].node = uint16_t(topology_.link(l).to);
+      queues_[link_queue(l, c)].upstream = uint16_t(l);
+    }
+  outputs_.resize(links_ + endpoints_);
+  injection_done_.assign(endpoints_, 0);
+  crossbar_next_.assign(endpoints_, 0);
+  stats_.links.resize(links_);
+  stats_.ejection.resize(endpoints_);
+  // Working sizes under saturation, so the hot loop does not grow vectors.
+  const size_t packets = size_t(endpoints_) * cfg.injection_queue_packets +
+                         size_t(links_) * cfg.buffer_packets * std::min(classes_, 4u);
+  slots_.reserve(packets);
+  packets_.reserve(packets);
+  free_slots_.reserve(packets);
+  events_.reserve(packets + 64);
+  dirty_.reserve(outputs_.size());
+  for (Output& o : outputs_) o.waiters.reserve(4);
+}
+
+uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
+  if (cfg_.topology == TopologyKind::crossbar) return cfg_.crossbar_latency;
+  const uint64_t hops = routing_.hops(src, dst);
+  return hops * (cfg_.routing_clocks + head_delay_) + cfg_.routing_clocks + link_clocks_;
+}
+
+// ---- injection ----
+
+uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
+  if (can_inject(endpoint, t)) return t;
+  if (queues_[endpoint].busy) return injection_done_[endpoint];
+  // The head waits for an output: it cannot start before the next event, and then takes
+  // a whole transfer to leave.
+  const uint64_t next = events_.next_time();
+  return next == UINT64_MAX ? UINT64_MAX : std::max(t + 1, next + link_clocks_);
+}
+
+void Fabric::inject(const Packet& p, uint64_t t) {
+  if (p.src >= endpoints_ || p.dst >= endpoints_)
+    throw std::logic_error(fmt::format("inject: endpoint out of range ({} -> {}, {} endpoints)",
+                                       p.src, p.dst, endpoints_));
+  const bool crossbar = cfg_.topology == TopologyKind::crossbar;
+  if (t + (crossbar ? cfg_.crossbar_latency : cfg_.routing_clocks) < now_)
+    throw std::logic_error(
+        fmt::format("inject at clock {}: the network has already run to clock {}", t, now_));
+  if (!can_inject(p.src, t))
+    throw std::logic_error(fmt::format("inject at clock {}: endpoint {}'s queue is full", t, p.src));
+
+  const uint32_t s = alloc_slot();
+  packets_[s] = p;
+  packets_[s].injected_at = t;
+  Slot& slot = slots_[s];
+  slot.hops = 0;
+  slot.dst = p.dst;
+  slot.route = routing_.row_offset(p.dst);
+  ++stats_.injected;
+  ++in_flight_;
+  if (crossbar) {
+    // Ideal network: no queue, no route; only the ejection port is contended.
+    slot.ready = t;
+    events_.push(t + cfg_.crossbar_latency, kCrossbarArrive, s);
+    return;
+  }
+  slot.ready = t + cfg_.routing_clocks;
+  append(p.src, s);
+}
+
+uint32_t Fabric::alloc_slot() {
+  if (free_slots_.empty()) {
+    slots_.emplace_back();
+    packets_.emplace_back();
+    return uint32_t(slots_.size() - 1);
+  }
+  const uint32_t s = free_slots_.back();
+  free_slots_.pop_back();
+  return s;
+}
+
+// ---- queues and outputs ----
+
+// Adds a packet at the tail; a packet that becomes the head of an idle queue is routed,
+// and asks for its output, at its ready time.
+void Fabric::append(uint32_t q, uint32_t s) {
+  Queue& queue = queues_[q];
+  slots_[s].next = kNil;
+  if (queue.tail == kNil)
+    queue.head = s;
+  else
+    slots_[queue.tail].next = s;
+  queue.tail = s;
+  ++occupancy_[q];
+  if (!queue.busy && queue.head == s) events_.push(slots_[s].ready, kHeadReady, q);
+}
+
+// The new head of a queue asks for its output now, or at its ready time.
+void Fabric::schedule_head(uint32_t q, uint64_t now) {
+  const uint64_t ready = slots_[queues_[q].head].ready;
+  if (ready <= now)
+    request_output(q);
+  else
+    events_.push(ready, kHeadReady, q);
+}
+
+// Enters the queue's (ready) head packet as a waiter of the output its route takes.
+void Fabric::request_output(uint32_t q) {
+  const Slot& s = slots_[queues_[q].head];
+  const uint32_t node = queues_[q].node;
+  const uint8_t port = routing_.next_port_in_row(s.route, node);
+  const bool eject = port == Routing::kEject;
+  const uint32_t link = eject ? 0 : topology_.first_link(node) + port;
+  const uint32_t output = eject ? links_ + s.dst : link;
+  // Filled in place: a temporary would be stored in pieces and reloaded whole, which
+  // defeats store forwarding on this hot path.
+  Waiter& w = outputs_[output].waiters.emplace_back();
+  w.ready = s.ready;
+  w.queue = q;
+  w.next = eject ? kNil : link_queue(link, s.hops + 1u);
+  mark_dirty(output);
+}
+
+// Only an idle output with waiters can grant anything; one that gets waiters or becomes
+// idle later in this clock is marked again then.
+void Fabric::mark_dirty(uint32_t output) {
+  Output& out = outputs_[output];
+  if (out.dirty || out.busy || out.waiters.empty()) return;
+  out.dirty = true;
+  dirty_.push_back(output);
+}
+
+// Grants a free output to the oldest waiting packet that has a slot in its next buffer.
+// A packet whose buffer class is full downstream does not hold up the others: that is
+// what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
+void Fabric::arbitrate(uint32_t output, uint64_t now) {
+  Output& out = outputs_[output];
+  if (out.busy || out.waiters.empty()) return;
+  const Waiter* best = nullptr;
+  const uint32_t capacity = cfg_.buffer_packets;
+  for (const Waiter& w : out.waiters) {
+    if (w.next != kNil && occupancy_[w.next] - uint32_t(release_at_[w.next] <= now) >= capacity)
+      continue;
+    if (!best || w.ready < best->ready || (w.ready == best->ready && w.queue < best->queue))
+      best = &w;
+  }
+  if (!best) return;
+  const uint32_t q = best->queue;
+  out.waiters[size_t(best - out.waiters.data())] = out.waiters.back();
+  out.waiters.pop_back();
+  start_transfer(output, q, now);
+}
+
+void Fabric::start_transfer(uint32_t output, uint32_t q, uint64_t now) {
+  Queue& src = queues_[q];
+  const uint32_t s = src.head;
+  src.head = slots_[s].next;
+  if (src.head == kNil) src.tail = kNil;
+  src.busy = true;
+
+  Output& out = outputs_[output];
+  const uint64_t done = now + link_clocks_;
+  out.busy = true;
+  out.busy_until = done;
+  out.source = q;
+  events_.push(done, kTransferDone, output);
+  if (q < endpoints_) {
+    injection_done_[q] = done;
+  } else {
+    // The upstream link may use the slot from this clock on: it must arbitrate then. If
+    // it is busy until then anyway, the end of its transfer will; else a wake-up.
+    const uint64_t release = now + cfg_.clocks_per_word;
+    release_at_[q] = release;
+    const Output& up = outputs_[queues_[q].upstream];
+    if (!up.busy || up.busy_until < release) events_.push(release, kRelease, q);
+  }
+
+  PortStats& ps = output < links_ ? stats_.links[output] : stats_.ejection[output - links_];
+  ++ps.packets;
+  ps.busy_clocks += link_clocks_;
+
+  if (output < links_) {
+    // The slot downstream is taken now (credit-based flow control); the packet may be
+    // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
+    Slot& slot = slots_[s];
+    ++slot.hops;
+    slot.ready = now + head_delay_ + cfg_.routing_clocks;
+    append(link_queue(output, slot.hops), s);
+  } else {
+    out.slot = s;
+  }
+}
+
+
+void Fabric::transfer_done(uint32_t output, uint64_t now) {
+  Output& out = outputs_[output];
+  out.busy = false;
+  mark_dirty(output);
+  const uint32_t q = out.source;
+  Queue& src = queues_[q];
+  src.busy = false;
+  --occupancy_[q];
+  release_at_[q] = kNever;
+  if (src.head != kNil) schedule_head(q, now);
+  if (output >= links_) deliver(out.slot, now);
+}
+
+// ---- crossbar ----
+
+void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
+  const uint32_t dst = slots_[s].dst;
+  const uint64_t arrival = std::max(now, crossbar_next_[dst]);
+  crossbar_next_[dst] = arrival + link_clocks_;
+  PortStats& ps = stats_.ejection[dst];
+  ++ps.packets;
+  ps.busy_clocks += link_clocks_;
+  if (arrival == now)
+    deliver(s, now);
+  else
+    events_.push(arrival, kCrossbarDeliver, s);
+}
+
+// ---- time ----
+
+void Fabric::deliver(uint32_t s, uint64_t now) {
+  // Copied out and the slot freed first: the callback may inject, which may grow slots_.
+  const Packet packet = packets_[s];
+  const uint64_t latency = now - packet.injected_at;
+  ++stats_.delivered;
+  stats_.latency_sum += latency;
+  stats_.latency_max = std::max(stats_.latency_max, latency);
+  stats_.hops_sum += slots_[s].hops;
+  free_slots_.push_back(s);
+  --in_flight_;
+  if (deliver_) deliver_(packet, now);
+}
+
+void Fabric::advance_to(uint64_t t) {
+  if (advancing_) throw std::logic_error("Fabric::advance_to called from a delivery callback");
+  advancing_ = true;
+  struct Guard {
+    bool& flag;
+    ~Guard() { flag = false; }
+  } guard{advancing_};
+
+  for (uint64_t now; (now = events_.next_time()) < t;) {
+    now_ = now;
+    events_.run_clock(now, [this, now](const EventQueue::Event& e) {
+      switch (e.kind) {
+        case kHeadReady: request_output(e.target); break;
+        case kTransferDone: transfer_done(e.target, now); break;
+        case kRelease: mark_dirty(queues_[e.target].upstream); break;
+        case kCrossbarArrive: crossbar_arrive(e.target, now); break;
+        case kCrossbarDeliver: deliver(e.target, now); break;
+      }
+    });
+    // Arbitrate once all of this clock's requests and releases are in.
+    for (uint32_t output : dirty_) {
+      outputs_[output].dirty = false;
+      arbitrate(output, now);
+    }
+    dirty_.clear();
+  }
+  now_ = std::max(now_, t);
+  if (events_.empty() && in_flight_ > 0)
+    throw std::runtime_error(
+        fmt::format("network deadlock at clock {}: {} packets cannot move", now_, in_flight_));
+}
+
+}  // namespace emx::net

@@ -1,0 +1,169 @@
+// The network timing engine: a deterministic discrete-event model in plain C++.
+//
+// A packet enters its PE's injection queue, waits routing_clocks, then competes for the
+// output its route takes: a link to the next switch, or the ejection port into the
+// destination endpoint. A transfer occupies the output link_clocks (2 words x
+// clocks_per_word) and starts only when the output is free AND the next switch's input
+// buffer has a free slot in the packet's buffer class (class = links crossed so far:
+// the deadlock-avoidance scheme, network/README.md); otherwise the packet waits, and so
+// do the packets queued behind it, back to the injection queue (back-pressure). Ejection
+// is never refused: the PE's input buffer spills to memory in hardware [paper].
+// Outputs go to the oldest waiting packet (earliest ready time, then lowest queue id).
+// "crossbar" is modelled separately: arrival = max(t + crossbar_latency, the ejection
+// port's next free arrival slot), with link_clocks between arrivals at one endpoint.
+//
+// Time: advance_to(t) runs all events at times < t, in (time, scheduling order), and
+// arbitrates outputs once per clock after that clock's events. Injections may come out
+// of global time order (temporally decoupled PEs), in time order per endpoint, as long
+// as t + routing_clocks >= now().
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "network/event_queue.h"
+#include "network/fabric_stats.h"
+#include "network/network_config.h"
+#include "network/packet.h"
+#include "network/routing.h"
+#include "network/topology.h"
+
+namespace emx::net {
+
+class Fabric {
+ public:
+  // Called when a packet has fully arrived at its destination endpoint.
+  using Delivery = std::function<void(const Packet& packet, uint64_t arrival_time)>;
+
+  Fabric(const NetworkConfig& cfg, uint32_t pe_count);
+  Fabric(const Fabric&) = delete;  // routing_ refers to topology_
+  Fabric& operator=(const Fabric&) = delete;
+
+  void set_delivery(Delivery d) { deliver_ = std::move(d); }
+
+  // Whether `endpoint` may inject at clock t: its injection queue has a free slot, counting
+  // the slot of a packet whose transfer out ends by t. Exact once advance_to(t) has run,
+  // conservative (possibly false) before. Always true for "crossbar" (ideal network).
+  bool can_inject(uint32_t endpoint, uint64_t t) const {
+    if (cfg_.topology == TopologyKind::crossbar) return true;
+    const uint32_t leaving = queues_[endpoint].busy && injection_done_[endpoint] <= t ? 1 : 0;
+    return occupancy_[endpoint] - leaving < cfg_.injection_queue_packets;
+  }
+  // A lower bound of the first clock >= t at which can_inject(endpoint, ...) may be true
+  // (t itself when it is true now): when a stalled sender should try again.
+  uint64_t earliest_slot_free(uint32_t endpoint, uint64_t t) const;
+  // Sends p at clock t from p.src to p.dst (sets p.injected_at = t). Requires
+  // can_inject(p.src, t) and t + routing_clocks >= now(); throws std::logic_error if not.
+  void inject(const Packet& p, uint64_t t);
+
+  // Processes every event at a time < t. Delivery callbacks may inject, not advance.
+  // Throws std::runtime_error if packets are left with nothing to move them (a deadlock:
+  // cannot happen with the buffer classes, checked anyway).
+  void advance_to(uint64_t t);
+  uint64_t next_event_time() const { return events_.next_time(); }  // UINT64_MAX if none
+  bool idle() const { return in_flight_ == 0; }
+  uint64_t in_flight() const { return in_flight_; }
+  uint64_t now() const { return now_; }  // events before now() have been processed
+
+  // Latency of a packet from src to dst on an idle network (the documented formula):
+  //   store_and_forward: (hops + 1) x (routing_clocks + link_clocks)
+  //   cut_through:       hops x (routing_clocks + clocks_per_word) + routing_clocks + link_clocks
+  //   crossbar:          crossbar_latency
+  uint64_t idle_latency(uint32_t src, uint32_t dst) const;
+
+  const NetworkConfig& config() const { return cfg_; }
+  const Topology& topology() const { return topology_; }
+  const Routing& routing() const { return routing_; }
+  const FabricStats& stats() const { return stats_; }
+  uint32_t buffer_classes() const { return classes_; }
+
+ private:
+  static constexpr uint32_t kNil = UINT32_MAX;
+  enum EventKind : uint32_t {
+    kHeadReady,        // target queue: its head packet has been routed, it asks for an output
+    kTransferDone,     // target output: its transfer ends, tail left the source buffer
+    kRelease,          // target link queue: a slot is free from now on, wake its upstream
+    kCrossbarArrive,   // target slot: crossbar, the packet reaches the ejection port
+    kCrossbarDeliver,  // target slot: crossbar, the packet has fully arrived
+  };
+
+  // A packet in the network, by slot number: what every hop touches (Slot) apart from the
+  // payload (packets_), to keep the hot data small. Slots are recycled via free_slots_.
+  struct Slot {
+    uint64_t ready;  // clock from which it may use an output of its current switch
+    uint32_t next;   // next slot in the same queue
+    uint32_t route;  // Routing::row_offset(dst), saving a lookup per hop
+    uint16_t hops;   // links crossed so far = its buffer class
+    uint16_t dst;
+  };
+  // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
+  // input port (id = endpoints + link * classes + class - 1). A packet is unlinked when its
+  // transfer out starts; the queue stays `busy` (one transfer out at a time) until the
+  // transfer ends. Its occupancy (slots held) is in occupancy_[id], a dense array because
+  // arbitration reads it for every waiter. A slot is taken when the transfer in starts
+  // and given back when the transfer out ends. A link buffer, though, is a FIFO of words:
+  // the space of a packet being sent on frees as its words leave, so the upstream link
+  // may use the slot from release_at_[id] (the first word gone) on. (Freeing it after
+  // the last word would need 3 slots per class for one stream to keep a link busy.)
+  struct Queue {
+    uint32_t head = kNil, tail = kNil;
+    uint16_t node = 0;      // the switch it belongs to
+    uint16_t upstream = 0;  // link queues: the link feeding it (its slots are that link's credits)
+    bool busy = false;
+  };
+  // A queue whose ready head packet wants an output; what arbitration needs, cached.
+  struct Waiter {
+    uint64_t ready;   // the head's ready time: older first
+    uint32_t queue;
+    uint32_t next;    // links: the buffer it needs a slot in downstream
+  };
+  // A link (id = link id) or ejection port (id = links + endpoint).
+  struct Output {
+    uint64_t busy_until = 0;  // end of the current (or last) transfer
+    bool busy = false;
+    bool dirty = false;           // to arbitrate at the end of this clock
+    uint32_t source = kNil;       // queue being transferred from
+    uint32_t slot = kNil;         // ejection: the packet being delivered
+    std::vector<Waiter> waiters;
+  };
+
+  uint32_t link_queue(uint32_t link, uint32_t hops) const {
+    return endpoints_ + link * classes_ + (hops - 1);
+  }
+  uint32_t alloc_slot();
+  void append(uint32_t q, uint32_t slot);
+  void schedule_head(uint32_t q, uint64_t now);
+  void request_output(uint32_t q);
+  void mark_dirty(uint32_t output);
+  void arbitrate(uint32_t output, uint64_t now);
+  void start_transfer(uint32_t output, uint32_t q, uint64_t now);
+  void transfer_done(uint32_t output, uint64_t now);
+  void crossbar_arrive(uint32_t slot, uint64_t now);
+  void deliver(uint32_t slot, uint64_t now);
+
+  const NetworkConfig cfg_;
+  const Topology topology_;
+  const Routing routing_;
+  const uint32_t endpoints_, links_, classes_;
+  const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
+
+  std::vector<Slot> slots_;
+  std::vector<Packet> packets_;  // by slot
+  static constexpr uint64_t kNever = UINT64_MAX;
+  std::vector<uint16_t> occupancy_;  // by queue
+  std::vector<uint64_t> release_at_;  // by queue: clock its busy transfer frees a slot, or kNever
+  std::vector<uint32_t> free_slots_;
+  std::vector<Queue> queues_;
+  std::vector<Output> outputs_;
+  std::vector<uint64_t> injection_done_;   // per endpoint: end of its head's transfer out
+  std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
+  std::vector<uint32_t> dirty_;
+  EventQueue events_;
+  Delivery deliver_;
+  FabricStats stats_;
+  uint64_t now_ = 0;
+  uint64_t in_flight_ = 0;
+  bool advancing_ = false;
+};
+
+}  // namespace emx::net

@@ -1,0 +1,121 @@
+/* EMC-Y intrinsics for C programs on the simulated EM-X PE.
+ *
+ * Packet sends, thread end, memory-word tags and the machine registers, as inline
+ * assembly (the encodings are isa/emcy.def), plus global addresses and the host
+ * services every program needs (exit code, result records). docs/runtime.md.
+ */
+#ifndef EMX_EMX_H
+#define EMX_EMX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host_protocol.h"
+
+/* Packet types (the 6-bit address tag): EMX_PKT_invoke1, EMX_PKT_syswr, EMX_PKT_host...
+ * Taken from the ISA table itself so the runtime and the simulator cannot disagree. */
+enum emx_packet_type {
+#define PACKET_TYPE(id, val, sfx, disp, doc) EMX_PKT_##id = (val),
+#include "../../../isa/packet_types.def"
+#undef PACKET_TYPE
+};
+
+/* A global address: PE number (10 bits) | local *word* address (22 bits). */
+typedef uint32_t emx_gaddr_t;
+#define EMX_GADDR_PE_SHIFT 22
+#define EMX_GADDR_LOCAL_MASK 0x3fffffu
+
+static inline emx_gaddr_t emx_gaddr(unsigned pe, const volatile void *local) {
+  return ((emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT) | ((uint32_t)(uintptr_t)local >> 2);
+}
+static inline unsigned emx_gaddr_pe(emx_gaddr_t g) { return g >> EMX_GADDR_PE_SHIFT; }
+static inline void *emx_gaddr_local(emx_gaddr_t g) {
+  return (void *)(uintptr_t)((g & EMX_GADDR_LOCAL_MASK) << 2);
+}
+
+/* send.TYPE data, addr: one clock, no setup. TYPE must be a constant (it is encoded in the
+ * instruction). "memory": every store before the send is done before the packet leaves. */
+#define emx_send(type, addr, data)                                          \
+  __asm__ volatile(".insn r 0x0b, 0, %0, x0, %1, %2"                        \
+                   :                                                        \
+                   : "i"(type), "r"((uint32_t)(addr)), "r"((uint32_t)(data)) \
+                   : "memory")
+
+/* send.TYPE data, DISP(base): address = base + DISP (DISP in words, a constant in
+ * -2048..2047); only packet types 0..7 have this form. */
+#define emx_send_disp(type, disp, base, data)                                      \
+  do {                                                                             \
+    _Static_assert((type) >= 0 && (type) <= 7, "no displacement send for this type"); \
+    __asm__ volatile(".insn s 0x2b, %0, %3, %1(%2)"                                \
+                     :                                                             \
+                     : "i"(type), "i"(disp), "r"((uint32_t)(base)),                \
+                       "r"((uint32_t)(data))                                       \
+                     : "memory");                                                  \
+  } while (0)
+
+/* One function per packet type too, for code that prefers a name to a constant. */
+#define PACKET_TYPE(id, val, sfx, disp, doc) \
+  static inline void emx_send_##id(uint32_t addr, uint32_t data) { emx_send(val, addr, data); }
+#include "../../../isa/packet_types.def"
+#undef PACKET_TYPE
+
+/* End the running thread (strongly connected block); the PE starts the next ready one.
+ * Control comes back only if a packet restarts this code. */
+static inline void emx_end(void) { __asm__ volatile(".insn i 0x0b, 1, x0, x0, 0" ::: "memory"); }
+
+/* Tag bits (6) of the memory word at a local word-aligned address. */
+static inline unsigned emx_rtag(const volatile void *word) {
+  unsigned t;
+  __asm__ volatile(".insn r 0x0b, 2, 0, %0, %1, x0" : "=r"(t) : "r"(word) : "memory");
+  return t;
+}
+static inline void emx_wtag(volatile void *word, unsigned tag) {
+  __asm__ volatile(".insn r 0x0b, 3, 0, x0, %0, %1" ::"r"(word), "r"(tag) : "memory");
+}
+
+/* Machine registers (isa/csr_numbers.h). */
+#define EMX_CSR_READ(num)                                 \
+  __extension__({                                         \
+    uint32_t v_;                                          \
+    __asm__ volatile("csrr %0, " #num : "=r"(v_));        \
+    v_;                                                   \
+  })
+static inline unsigned emx_pe_id(void) { return EMX_CSR_READ(0xCC0); }
+static inline unsigned emx_pe_count(void) { return EMX_CSR_READ(0xCC1); }
+static inline uint32_t emx_mem_bytes(void) { return EMX_CSR_READ(0xCC2); }
+static inline uint32_t emx_clock_khz(void) { return EMX_CSR_READ(0xCC3); }
+
+/* Clocks since the PE started. The high half is read on both sides of the low half: if
+ * it changed, the low half wrapped in between and we read again. */
+static inline uint64_t emx_cycles(void) {
+  uint32_t hi, lo, hi2;
+  do {
+    hi = EMX_CSR_READ(0xC80);
+    lo = EMX_CSR_READ(0xC00);
+    hi2 = EMX_CSR_READ(0xC80);
+  } while (hi != hi2);
+  return ((uint64_t)hi << 32) | lo;
+}
+
+/* A host packet from this PE (host_protocol.h). */
+static inline void emx_host_send(unsigned cmd, unsigned arg, uint32_t data) {
+  emx_send(EMX_PKT_host, EMX_HOST_ADDR(emx_pe_id(), cmd, arg), data);
+}
+
+/* Flush the console, report `code` to the host and end this thread for good. */
+void emx_exit(int code) __attribute__((noreturn));
+/* Result records for the statistics. `name` is read by the host when the record
+ * arrives, so it must stay unchanged until then: pass a string literal. */
+void emx_result(const char *name, double value);
+void emx_result_int(const char *name, long long value);
+/* Send what the console buffer holds (printf flushes at newlines by itself). */
+void emx_console_flush(void);
+
+/* The heap (malloc) may grow up to this many bytes below the lowest stack pointer seen
+ * on the main stack (default 16 KiB); raise it for deep recursion. */
+extern size_t emx_heap_stack_reserve;
+/* Bytes of heap held by live blocks (headers included), now and at most so far. */
+size_t emx_heap_in_use(void);
+size_t emx_heap_peak(void);
+
+#endif

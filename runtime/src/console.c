@@ -1,0 +1,32 @@
+/* Console output: bytes go to the host in EMX_HOST_CONSOLE packets of up to 4 bytes.
+ * A line is buffered first so a line costs ceil(length/4) packets, not one per byte;
+ * the buffer is flushed at a newline, when full, and at exit. Each PE has its own
+ * memory, hence its own buffer; threads of one PE never interleave inside a call
+ * because a thread is never interrupted. */
+#include <emx/emx.h>
+
+#include "runtime_internal.h"
+
+enum { CONSOLE_BUFFER = 128 };
+
+static unsigned char line[CONSOLE_BUFFER];
+static unsigned line_len;
+
+void emx_console_flush(void) {
+  for (unsigned k = 0; k < line_len; k += 4) {
+    unsigned n = line_len - k < 4 ? line_len - k : 4;
+    uint32_t word = 0;
+    for (unsigned b = 0; b < n; ++b) word |= (uint32_t)line[k + b] << (8 * b);
+    emx_host_send(EMX_HOST_CONSOLE, n, word);
+  }
+  line_len = 0;
+}
+
+void emx_console_putc(char c) {
+  line[line_len++] = (unsigned char)c;
+  if (c == '\n' || line_len == CONSOLE_BUFFER) emx_console_flush();
+}
+
+void emx_console_write(const char *s, size_t n) {
+  while (n--) emx_console_putc(*s++);
+}

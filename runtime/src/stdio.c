@@ -1,0 +1,117 @@
+/* printf and friends on top of the format engine and the console. GCC turns some calls
+ * into others (printf("x\n") into puts, fprintf into fwrite or fputc), so all exist. */
+#include <emx/emx.h>
+#include <stdio.h>
+
+#include "runtime_internal.h"
+
+/* The console has no separate error stream: both names lead to it. */
+struct emx_file {
+  int unused;
+};
+static struct emx_file console_file;
+FILE *const stdout = &console_file;
+FILE *const stderr = &console_file;
+
+static void put_console(char c, void *ctx) {
+  (void)ctx;
+  emx_console_putc(c);
+}
+
+int vprintf(const char *fmt, va_list ap) { return emx_vformat(put_console, 0, fmt, ap); }
+
+int vfprintf(FILE *f, const char *fmt, va_list ap) {
+  (void)f;
+  return vprintf(fmt, ap);
+}
+
+int printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vprintf(fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+int fprintf(FILE *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vfprintf(f, fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+/* A bounded string buffer: keeps what fits, counts everything. */
+struct sink {
+  char *buf;
+  size_t size, len;
+};
+
+static void put_buffer(char c, void *ctx) {
+  struct sink *s = ctx;
+  if (s->len + 1 < s->size) s->buf[s->len] = c;
+  ++s->len;
+}
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap) {
+  struct sink s = {buf, size, 0};
+  int n = emx_vformat(put_buffer, &s, fmt, ap);
+  if (size) buf[s.len < size ? s.len : size - 1] = '\0';
+  return n;
+}
+
+int vsprintf(char *buf, const char *fmt, va_list ap) {
+  return vsnprintf(buf, (size_t)-1 / 2, fmt, ap);
+}
+
+int snprintf(char *buf, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+int sprintf(char *buf, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsprintf(buf, fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+int putchar(int c) {
+  emx_console_putc((char)c);
+  return (unsigned char)c;
+}
+
+int fputc(int c, FILE *f) {
+  (void)f;
+  return putchar(c);
+}
+
+int putc(int c, FILE *f) { return fputc(c, f); }
+
+int fputs(const char *s, FILE *f) {
+  (void)f;
+  while (*s) emx_console_putc(*s++);
+  return 0;
+}
+
+int puts(const char *s) {
+  fputs(s, stdout);
+  emx_console_putc('\n');
+  return 0;
+}
+
+size_t fwrite(const void *p, size_t size, size_t count, FILE *f) {
+  (void)f;
+  emx_console_write(p, size * count);
+  return count;
+}
+
+int fflush(FILE *f) {
+  (void)f;
+  emx_console_flush();
+  return 0;
+}

@@ -1,0 +1,48 @@
+// Starting a thread: the execution unit takes a ready token and sets up its registers.
+// Register convention at a thread's first instruction (docs/threads.md):
+//   a0 = first data word (left operand)     a1 = right operand (2-input) or the 16-bit
+//   a2 = the packet's address word               argument of a special packet
+//   tp = frame base (local byte address; 0 for handlers)
+//   sp = the stack top (threads run to completion, so they all share one stack)
+//   ra = __emx_thread_end, so a thread written as a C function ends when it returns
+// Plain C++ (no SystemC).
+#pragma once
+#include <cstdint>
+
+#include "packet_unit.h"
+#include "pe_config.h"
+#include "sim/iss/hart.h"
+#include "thread_token.h"
+
+namespace emx::pe {
+
+// Addresses the hardware needs from the program (ELF symbols; 0 when absent).
+struct ThreadEntries {
+  uint32_t thread_end = 0;      // __emx_thread_end: an `end` instruction
+  uint32_t twrite_handler = 0;  // __emx_handler_twrite
+  uint32_t tread_handler = 0;   // __emx_handler_tread
+};
+
+class Dispatcher {
+ public:
+  Dispatcher(unsigned pe, const ThreadConfig& cfg, uint32_t stack_top)
+      : pe_(pe), cfg_(cfg), stack_top_(stack_top) {}
+  void set_entries(const ThreadEntries& e) { entries_ = e; }
+
+  // Sets up `h` to run the thread; returns the dispatch clocks. Throws PacketError when the
+  // token names no runnable code.
+  uint32_t start(iss::Hart& h, const ThreadToken& t) const;
+
+  // The code address a token starts at (for traces), or throws PacketError.
+  uint32_t entry_of(const iss::Hart& h, const ThreadToken& t, uint32_t* frame = nullptr) const;
+
+ private:
+  uint32_t checked_entry(const iss::Hart& h, const ThreadToken& t, uint32_t entry,
+                         const char* from) const;
+  unsigned pe_;
+  const ThreadConfig& cfg_;
+  ThreadEntries entries_;
+  uint32_t stack_top_;
+};
+
+}  // namespace emx::pe

@@ -1,0 +1,169 @@
+#include "packet_unit.h"
+
+#include <fmt/format.h>
+
+#include "isa/isa.h"
+
+namespace emx::pe {
+
+using isa::PacketType;
+
+std::string describe_packet(const net::Packet& p) {
+  return fmt::format("{} packet from {} (address 0x{:08x}, data 0x{:08x})",
+                     isa::packet_type_name(static_cast<PacketType>(p.type)),
+                     p.src == p.dst ? "itself" : fmt::format("endpoint {}", p.src), p.addr, p.data);
+}
+
+PacketUnit::PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
+                       const MemoryUnitConfig& cfg)
+    : pe_(pe), pe_count_(pe_count), mem_(memory), cfg_(cfg) {}
+
+uint32_t PacketUnit::local_word(const net::Packet& p, const char* what) const {
+  const uint32_t a = gaddr_local(p.addr);
+  if (!mem_.valid(a, 4))
+    throw PacketError(fmt::format("{}: {} address 0x{:x} is outside PE {}'s memory [0x{:x}, 0x{:x})",
+                                  describe_packet(p), what, a, pe_, mem::kGuardBytes, mem_.size()));
+  return a;
+}
+
+net::Packet PacketUnit::reply_to(uint32_t cont, uint32_t value, const net::Packet& cause) const {
+  if (gaddr_pe(cont) >= pe_count_)
+    throw PacketError(fmt::format("{}: its continuation 0x{:08x} names PE {}, but the machine has "
+                                  "{} PEs", describe_packet(cause), cont, gaddr_pe(cont), pe_count_));
+  net::Packet r;
+  r.addr = cont;
+  r.data = value;
+  r.type = static_cast<uint8_t>(PacketType::invoke1);
+  r.src = static_cast<uint16_t>(pe_);
+  r.dst = static_cast<uint16_t>(gaddr_pe(cont));
+  return r;
+}
+
+ThreadToken PacketUnit::token(ThreadToken::Kind k, const net::Packet& p) const {
+  ThreadToken t;
+  t.kind = k;
+  t.src = p.src;
+  t.cont = p.addr;
+  t.op0 = p.data;
+  return t;
+}
+
+PacketEffect PacketUnit::accept(const net::Packet& p) {
+  PacketEffect e;
+  switch (static_cast<PacketType>(p.type)) {
+    case PacketType::invoke1:
+      e.thread = token(ThreadToken::Kind::invoke, p);
+      break;
+    case PacketType::special:
+      e.thread = token(ThreadToken::Kind::special, p);
+      break;
+    case PacketType::invoke2l:
+    case PacketType::invoke2r:
+      return match(p, p.type == static_cast<uint8_t>(PacketType::invoke2l));
+    case PacketType::syswr:
+      if (!cfg_.direct_remote_access) {
+        e.thread = token(ThreadToken::Kind::twrite, p);
+        break;
+      }
+      mem_.write32(local_word(p, "SYSWR"), p.data);
+      e.clocks = cfg_.syswr_clocks;
+      ++n_.syswr;
+      return e;
+    case PacketType::sysrd:
+      if (!cfg_.direct_remote_access) {
+        e.thread = token(ThreadToken::Kind::tread, p);
+        break;
+      }
+      e.reply = reply_to(p.data, mem_.read32(local_word(p, "SYSRD")), p);
+      e.clocks = cfg_.sysrd_clocks;
+      ++n_.sysrd;
+      return e;
+    case PacketType::twrite:
+      e.thread = token(ThreadToken::Kind::twrite, p);
+      break;
+    case PacketType::tread:
+      e.thread = token(ThreadToken::Kind::tread, p);
+      break;
+    case PacketType::iwrite:
+      return istructure_write(p);
+    case PacketType::iread:
+      return istructure_read(p);
+    case PacketType::host:
+      throw PacketError(describe_packet(p) + ": host packets go to the host, not to a PE");
+  }
+  if (!e.thread)
+    throw PacketError(fmt::format("{}: unknown packet type {}", describe_packet(p), p.type));
+  ++n_.threads;
+  return e;
+}
+
+PacketEffect PacketUnit::match(const net::Packet& p, bool left) {
+  PacketEffect e;
+  e.clocks = cfg_.match_clocks;
+  const uint32_t a = local_word(p, "matching slot");
+  const uint8_t mine = left ? tag::kLeftWaiting : tag::kRightWaiting;
+  const uint8_t other = left ? tag::kRightWaiting : tag::kLeftWaiting;
+  const uint8_t t = mem_.tag(a);
+  if (t & mine)
+    throw PacketError(fmt::format("{}: the matching slot already holds a {} operand",
+                                  describe_packet(p), left ? "left" : "right"));
+  if (t & other) {  // the partner is waiting: fire the thread with both operands
+    ThreadToken k = token(ThreadToken::Kind::invoke, p);
+    const uint32_t partner = mem_.read32(a);
+    k.op0 = left ? p.data : partner;
+    k.op1 = left ? partner : p.data;
+    mem_.set_tag(a, t & ~other);
+    --operands_waiting_;
+    ++n_.matched;
+    ++n_.threads;
+    e.thread = k;
+  } else {  // first arrival: store the operand in the slot, mark it
+    mem_.write32(a, p.data);
+    mem_.set_tag(a, t | mine);
+    ++operands_waiting_;
+    ++n_.stored_operands;
+  }
+  return e;
+}
+
+PacketEffect PacketUnit::istructure_write(const net::Packet& p) {
+  PacketEffect e;
+  e.clocks = cfg_.istructure_clocks;
+  ++n_.iwrite;
+  const uint32_t a = local_word(p, "I-structure");
+  const uint8_t t = mem_.tag(a);
+  if (t & tag::kIsPresent)
+    throw PacketError(describe_packet(p) + ": I-structure element written twice");
+  if (t & tag::kIsReader) {  // a reader waits: hand it the value (read-once: consumed)
+    e.reply = reply_to(mem_.read32(a), p.data, p);
+    mem_.set_tag(a, t & ~tag::kIsReader);
+    --readers_waiting_;
+  } else {
+    mem_.write32(a, p.data);
+    mem_.set_tag(a, t | tag::kIsPresent);
+  }
+  return e;
+}
+
+PacketEffect PacketUnit::istructure_read(const net::Packet& p) {
+  PacketEffect e;
+  e.clocks = cfg_.istructure_clocks;
+  ++n_.iread;
+  const uint32_t a = local_word(p, "I-structure");
+  const uint8_t t = mem_.tag(a);
+  if (t & tag::kIsReader)
+    throw PacketError(describe_packet(p) +
+                      ": a reader already waits on this read-once I-structure element");
+  if (t & tag::kIsPresent) {  // the value is there: reply and consume it
+    e.reply = reply_to(p.data, mem_.read32(a), p);
+    mem_.set_tag(a, t & ~tag::kIsPresent);
+  } else {  // defer: keep the continuation in the element
+    mem_.write32(a, p.data);
+    mem_.set_tag(a, t | tag::kIsReader);
+    ++readers_waiting_;
+    ++n_.deferred_reads;
+  }
+  return e;
+}
+
+}  // namespace emx::pe

@@ -1,0 +1,63 @@
+// The matching unit and the memory control unit of one PE, as a functional core: what an
+// arriving packet does to local memory, which thread it readies and which reply it sends,
+// and how many memory-unit clocks that takes. Plain C++ (no SystemC); the PE module
+// supplies the timing (a FIFO server) and the network. Semantics: docs/packets.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "network/packet.h"
+#include "pe_config.h"
+#include "sim/mem/local_memory.h"
+#include "thread_token.h"
+
+namespace emx::pe {
+
+// A packet the machine cannot serve (bad address, I-structure written twice, ...).
+struct PacketError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct PacketEffect {
+  uint32_t clocks = 0;                 // memory/matching unit busy time
+  std::optional<ThreadToken> thread;   // a thread became ready
+  std::optional<net::Packet> reply;    // a packet to send (SYSRD and I-structure replies)
+};
+
+class PacketUnit {
+ public:
+  PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
+             const MemoryUnitConfig& cfg);
+
+  PacketEffect accept(const net::Packet& p);
+
+  // What is waiting in memory (for deadlock reports).
+  uint64_t operands_waiting() const { return operands_waiting_; }
+  uint64_t readers_waiting() const { return readers_waiting_; }
+
+  struct Counters {
+    uint64_t syswr = 0, sysrd = 0, matched = 0, stored_operands = 0, iwrite = 0, iread = 0,
+             deferred_reads = 0, threads = 0;
+  };
+  const Counters& counters() const { return n_; }
+
+ private:
+  uint32_t local_word(const net::Packet& p, const char* what) const;
+  net::Packet reply_to(uint32_t continuation, uint32_t value, const net::Packet& cause) const;
+  PacketEffect match(const net::Packet& p, bool left);
+  PacketEffect istructure_write(const net::Packet& p);
+  PacketEffect istructure_read(const net::Packet& p);
+  ThreadToken token(ThreadToken::Kind k, const net::Packet& p) const;
+
+  unsigned pe_, pe_count_;
+  mem::LocalMemory& mem_;
+  const MemoryUnitConfig& cfg_;
+  uint64_t operands_waiting_ = 0, readers_waiting_ = 0;
+  Counters n_;
+};
+
+std::string describe_packet(const net::Packet& p);
+
+}  // namespace emx::pe

@@ -1,0 +1,79 @@
+// Thread dispatch: frames and templates, special handlers, register conventions.
+#include <gtest/gtest.h>
+
+#include "sim/pe/dispatcher.h"
+
+namespace emx::pe {
+namespace {
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  static constexpr uint32_t kCode = 0x1000, kFrame = 0x4000, kTemplate = 0x3000;
+  DispatcherTest() : memory(64 * 1024), hart(memory, timing), d(2, cfg, 0xf000) {
+    hart.set_code(kCode, 0x100);
+    ThreadEntries e;
+    e.thread_end = 0x10f0;
+    e.twrite_handler = 0x1080;
+    d.set_entries(e);
+    memory.write32(kFrame, kTemplate);         // frame word 0 -> template
+    memory.write32(kTemplate + 4 * 3, 0x1040);  // slot 3 starts at 0x1040
+  }
+  ThreadConfig cfg;  // 32-word frames
+  iss::TimingConfig timing;
+  mem::LocalMemory memory;
+  iss::Hart hart;
+  Dispatcher d;
+};
+
+TEST_F(DispatcherTest, InvocationStartsAtTheTemplateEntryOfItsSlot) {
+  ThreadToken t;
+  t.cont = make_gaddr(2, kFrame + 12);
+  t.op0 = 11;
+  t.op1 = 22;
+  EXPECT_EQ(d.start(hart, t), cfg.dispatch_clocks);
+  EXPECT_EQ(hart.pc, 0x1040u);
+  EXPECT_EQ(hart.x[10], 11u);   // a0
+  EXPECT_EQ(hart.x[11], 22u);   // a1
+  EXPECT_EQ(hart.x[12], t.cont);  // a2
+  EXPECT_EQ(hart.x[4], kFrame);   // tp
+  EXPECT_EQ(hart.x[2], 0xf000u);  // sp
+  EXPECT_EQ(hart.x[1], 0x10f0u);  // ra = __emx_thread_end
+}
+
+TEST_F(DispatcherTest, SlotZeroAndBadTemplatesAreErrors) {
+  ThreadToken t;
+  t.cont = make_gaddr(2, kFrame);
+  EXPECT_THROW(d.start(hart, t), PacketError);
+  t.cont = make_gaddr(2, kFrame + 8);  // template entry 2 is 0: not code
+  try {
+    d.start(hart, t);
+    FAIL();
+  } catch (const PacketError& e) {
+    EXPECT_NE(std::string(e.what()).find("which is not code"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(DispatcherTest, SpecialHandlersComeFromTheHandlerTable) {
+  ThreadToken t;
+  t.kind = ThreadToken::Kind::special;
+  t.cont = make_gaddr(2, 0) | (5u << 16) | 0x1234;
+  EXPECT_THROW(d.start(hart, t), PacketError);  // no table registered yet
+  hart.handler_table = 0x3800;
+  memory.write32(0x3800 + 4 * 5, 0x1060);
+  d.start(hart, t);
+  EXPECT_EQ(hart.pc, 0x1060u);
+  EXPECT_EQ(hart.x[11], 0x1234u);  // the 16-bit argument
+  EXPECT_EQ(hart.x[4], 0u);        // no frame
+}
+
+TEST_F(DispatcherTest, HandlerThreadsNeedTheRuntimeSymbols) {
+  ThreadToken t;
+  t.kind = ThreadToken::Kind::twrite;
+  d.start(hart, t);
+  EXPECT_EQ(hart.pc, 0x1080u);
+  t.kind = ThreadToken::Kind::tread;  // no __emx_handler_tread
+  EXPECT_THROW(d.start(hart, t), PacketError);
+}
+
+}  // namespace
+}  // namespace emx::pe
