@@ -11,8 +11,10 @@ constexpr unsigned pe_count = 0xCC1;   // number of PEs in the machine
 constexpr unsigned mem_bytes = 0xCC2;  // size of local memory in bytes
 constexpr unsigned clock_khz = 0xCC3;  // PE clock in kHz (for converting cycles to time)
 constexpr unsigned features = 0xCC4;   // feature bits: kFeature* below
+constexpr unsigned frame_words = 0xCC5;  // words per frame (operand segment)
 // Writable EMC-Y register (custom read/write user range 0x800-0x8FF).
 constexpr unsigned handlers = 0x800;   // local address of the special-handler table
+constexpr unsigned thread_stack = 0x801;  // sp of new threads (0: the loader's stack top)
 constexpr unsigned kFeatureDirectRemoteAccess = 1;  // SYSWR/SYSRD served by the memory unit
 constexpr unsigned kFeatureSendDisplacement = 2;    // send has its base+displacement form
 }  // namespace emx::isa::csr

@@ -41,6 +41,8 @@ const char* csr_name(unsigned c) {
     case csr::clock_khz: return "emx.clock_khz";
     case csr::features: return "emx.features";
     case csr::handlers: return "emx.handlers";
+    case csr::frame_words: return "emx.frame_words";
+    case csr::thread_stack: return "emx.thread_stack";
   }
   return nullptr;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "network/fabric.h"
 
@@ -36,15 +37,21 @@ int main(int argc, char** argv) {
 
   const auto start = std::chrono::steady_clock::now();
   Packet p;
+  // A stalled sender waits until earliest_slot_free, as a PE's send would.
+  std::vector<uint64_t> retry(pes, 0);
   for (uint64_t t = 0; t < clocks; ++t) {
     fabric.advance_to(t);
-    for (uint32_t pe = 0; pe < pes; ++pe)
-      if ((next_random() >> 32) < threshold && fabric.can_inject(pe, t)) {
-        p.src = uint16_t(pe);
-        p.dst = uint16_t(next_random() % pes);
-        ++p.seq;
-        fabric.inject(p, t);
+    for (uint32_t pe = 0; pe < pes; ++pe) {
+      if (t < retry[pe] || (next_random() >> 32) >= threshold) continue;
+      if (!fabric.can_inject(pe, t)) {
+        retry[pe] = fabric.earliest_slot_free(pe, t);
+        continue;
       }
+      p.src = uint16_t(pe);
+      p.dst = uint16_t(next_random() % pes);
+      ++p.seq;
+      fabric.inject(p, t);
+    }
   }
   while (!fabric.idle()) fabric.advance_to(fabric.next_event_time() + 1);
   const double seconds =

@@ -32,6 +32,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
     }
   outputs_.resize(links_ + endpoints_);
   injection_done_.assign(endpoints_, 0);
+  last_injection_.assign(endpoints_, 0);
   crossbar_next_.assign(endpoints_, 0);
   stats_.links.resize(links_);
   stats_.ejection.resize(endpoints_);
@@ -71,8 +72,12 @@ void Fabric::inject(const Packet& p, uint64_t t) {
   if (t + (crossbar ? cfg_.crossbar_latency : cfg_.routing_clocks) < now_)
     throw std::logic_error(
         fmt::format("inject at clock {}: the network has already run to clock {}", t, now_));
+  if (t < last_injection_[p.src])
+    throw std::logic_error(fmt::format("inject at clock {}: endpoint {} already sent at clock {}",
+                                       t, p.src, last_injection_[p.src]));
   if (!can_inject(p.src, t))
-    throw std::logic_error(fmt::format("inject at clock {}: endpoint {}'s queue is full", t, p.src));
+    throw std::logic_error(
+        fmt::format("inject at clock {}: endpoint {}'s injection queue is full", t, p.src));
 
   const uint32_t s = alloc_slot();
   packets_[s] = p;
@@ -81,6 +86,7 @@ void Fabric::inject(const Packet& p, uint64_t t) {
   slot.hops = 0;
   slot.dst = p.dst;
   slot.route = routing_.row_offset(p.dst);
+  last_injection_[p.src] = t;
   ++stats_.injected;
   ++in_flight_;
   if (crossbar) {
@@ -215,7 +221,6 @@ void Fabric::start_transfer(uint32_t output, uint32_t q, uint64_t now) {
     out.slot = s;
   }
 }
-
 
 void Fabric::transfer_done(uint32_t output, uint64_t now) {
   Output& out = outputs_[output];

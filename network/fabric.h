@@ -6,16 +6,17 @@
 // clocks_per_word) and starts only when the output is free AND the next switch's input
 // buffer has a free slot in the packet's buffer class (class = links crossed so far:
 // the deadlock-avoidance scheme, network/README.md); otherwise the packet waits, and so
-// do the packets queued behind it, back to the injection queue (back-pressure). Ejection
-// is never refused: the PE's input buffer spills to memory in hardware [paper].
+// do the packets queued behind it, back to the injection queue (back-pressure). A link
+// buffer slot is offered back upstream once the first word of its packet has moved on.
+// Ejection is never refused: the PE's input buffer spills to memory in hardware [paper].
 // Outputs go to the oldest waiting packet (earliest ready time, then lowest queue id).
 // "crossbar" is modelled separately: arrival = max(t + crossbar_latency, the ejection
 // port's next free arrival slot), with link_clocks between arrivals at one endpoint.
 //
 // Time: advance_to(t) runs all events at times < t, in (time, scheduling order), and
 // arbitrates outputs once per clock after that clock's events. Injections may come out
-// of global time order (temporally decoupled PEs), in time order per endpoint, as long
-// as t + routing_clocks >= now().
+// of global time order (temporally decoupled PEs), in time order per endpoint (checked),
+// as long as t + routing_clocks >= now(). Not thread-safe; one Fabric per machine.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -53,7 +54,8 @@ class Fabric {
   // (t itself when it is true now): when a stalled sender should try again.
   uint64_t earliest_slot_free(uint32_t endpoint, uint64_t t) const;
   // Sends p at clock t from p.src to p.dst (sets p.injected_at = t). Requires
-  // can_inject(p.src, t) and t + routing_clocks >= now(); throws std::logic_error if not.
+  // can_inject(p.src, t), t >= the endpoint's previous injection and
+  // t + routing_clocks >= now() (crossbar: + crossbar_latency); throws std::logic_error if not.
   void inject(const Packet& p, uint64_t t);
 
   // Processes every event at a time < t. Delivery callbacks may inject, not advance.
@@ -156,6 +158,7 @@ class Fabric {
   std::vector<Queue> queues_;
   std::vector<Output> outputs_;
   std::vector<uint64_t> injection_done_;   // per endpoint: end of its head's transfer out
+  std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
   std::vector<uint32_t> dirty_;
   EventQueue events_;

@@ -55,10 +55,11 @@ struct NetworkConfig {
              "switch, every endpoint has its own link in and out; ring; torus2d");
     v.field("groups", groups, 0u, 1024u,
             "circular_omega: number of groups G (EM-X: 16 boards); 0 = derive: "
-            "ceil(PEs / group_size), group_size 5 unless given (1 group of PEs nodes for <= 5 PEs)");
+            "ceil(PEs / group_size) [ours]");
     v.field("group_size", group_size, 0u, 1024u,
             "circular_omega: nodes k per group ring (EM-X: 5); 0 = derive: ceil(PEs / groups) "
-            "when groups is given, else 5 (PEs when <= 5); G*k >= PEs, spare nodes switch only");
+            "(at least 2) when groups is given, else 5, or PEs when PEs <= 5 [ours]; "
+            "G*k >= PEs, nodes beyond the PEs only switch");
     v.field("host_link", host_link, 0u, 1048575u,
             "circular_omega: node x whose inter-group link x -> shuffle(x) the host node is "
             "inserted on (x -> host -> shuffle(x)); 0 = the link leaving node 0 of group 0 [ours]");

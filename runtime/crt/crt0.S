@@ -14,3 +14,37 @@ _start:
 	/* a0 = main's return value: report it and end the thread; emx_exit never returns. */
 	tail	emx_exit
 	.size _start, . - _start
+
+/* Entry points the hardware uses (the simulator finds them by name in the ELF). They sit
+ * in .text.start with _start so --gc-sections keeps them.
+ *
+ * A thread starts with ra = __emx_thread_end, so a thread written as a C function ends
+ * when it returns. */
+	.globl	__emx_thread_end
+	.type	__emx_thread_end, @function
+__emx_thread_end:
+	.insn	i 0x0b, 1, x0, x0, 0		/* end */
+	.size	__emx_thread_end, . - __emx_thread_end
+
+/* Thread-invoked remote write (EM-X' and EM-4, where SYSWR is not served by the memory
+ * unit, and packet type twr): a0 = data, a2 = global address of the word. */
+	.globl	__emx_handler_twrite
+	.type	__emx_handler_twrite, @function
+__emx_handler_twrite:
+	slli	t0, a2, 10			/* drop the PE field ... */
+	srli	t0, t0, 8			/* ... and turn the word address into bytes */
+	sw	a0, 0(t0)
+	.insn	i 0x0b, 1, x0, x0, 0		/* end */
+	.size	__emx_handler_twrite, . - __emx_handler_twrite
+
+/* Thread-invoked remote read: a0 = continuation, a2 = global address of the word; the
+ * value goes back to the continuation as a 1-input invocation. */
+	.globl	__emx_handler_tread
+	.type	__emx_handler_tread, @function
+__emx_handler_tread:
+	slli	t0, a2, 10
+	srli	t0, t0, 8
+	lw	t1, 0(t0)
+	.insn	r 0x0b, 0, 0, x0, a0, t1	/* send.inv1 t1, a0 */
+	.insn	i 0x0b, 1, x0, x0, 0		/* end */
+	.size	__emx_handler_tread, . - __emx_handler_tread

@@ -25,6 +25,8 @@ bool Hart::csr_access(unsigned n, CsrOp op, uint32_t operand, bool do_write, uin
     case c::clock_khz: old = clock_khz_; break;
     case c::features: old = features; break;
     case c::handlers: old = handler_table; rw = &handler_table; mask = ~3u; break;
+    case c::frame_words: old = frame_words; break;
+    case c::thread_stack: old = thread_stack; rw = &thread_stack; mask = ~15u; break;
     default: return false;
   }
   if (!do_write) return true;

@@ -70,6 +70,8 @@ class Hart {
   // EMC-Y machine registers.
   uint32_t handler_table = 0;  // emx.handlers: local address of the special-handler table
   uint32_t features = ~0u;     // emx.features (isa/csr_numbers.h); set before set_code
+  uint32_t frame_words = 32;   // emx.frame_words
+  uint32_t thread_stack = 0;   // emx.thread_stack: sp of new threads (0: the default)
 
   mem::LocalMemory& memory() { return mem_; }
   uint32_t code_base() const { return code_base_; }

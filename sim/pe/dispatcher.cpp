@@ -74,7 +74,7 @@ uint32_t Dispatcher::start(iss::Hart& h, const ThreadToken& t) const {
   h.x[11] = t.kind == ThreadToken::Kind::special ? (t.cont & 0xffff) : t.op1;
   h.x[12] = t.cont;
   h.x[4] = frame;  // tp
-  h.x[2] = stack_top_;
+  h.x[2] = h.thread_stack ? h.thread_stack : stack_top_;
   h.x[1] = entries_.thread_end;
   return cfg_.dispatch_clocks;
 }

@@ -3,7 +3,8 @@
 //   a0 = first data word (left operand)     a1 = right operand (2-input) or the 16-bit
 //   a2 = the packet's address word               argument of a special packet
 //   tp = frame base (local byte address; 0 for handlers)
-//   sp = the stack top (threads run to completion, so they all share one stack)
+//   sp = the stack top (threads run to completion, so they all share one stack), or the
+//        runtime's choice in CSR emx.thread_stack
 //   ra = __emx_thread_end, so a thread written as a C function ends when it returns
 // Plain C++ (no SystemC).
 #pragma once

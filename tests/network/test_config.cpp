@@ -30,11 +30,18 @@ TEST(NetConfig, DefaultsAreTheDocumentedOnes) {
 }
 
 TEST(NetConfig, ReadsEveryKeyAndWritesItBack) {
-  const nlohmann::json j = {{"topology", "torus2d"}, {"groups", 8},         {"group_size", 10},
-                            {"host_link", 3},        {"torus_width", 7},   {"ring_bidirectional", false},
-                            {"switching", "cut_through"}, {"clocks_per_word", 2},
-                            {"routing_clocks", 3},   {"buffer_packets", 5},
-                            {"injection_queue_packets", 6}, {"crossbar_latency", 9}};
+  const nlohmann::json j = {{"topology", "torus2d"},
+                            {"groups", 8},
+                            {"group_size", 10},
+                            {"host_link", 3},
+                            {"torus_width", 7},
+                            {"ring_bidirectional", false},
+                            {"switching", "cut_through"},
+                            {"clocks_per_word", 2},
+                            {"routing_clocks", 3},
+                            {"buffer_packets", 5},
+                            {"injection_queue_packets", 6},
+                            {"crossbar_latency", 9}};
   NetworkConfig cfg = read(j);
   EXPECT_EQ(cfg.topology, TopologyKind::torus2d);
   EXPECT_EQ(cfg.switching, Switching::cut_through);
@@ -127,7 +134,8 @@ TEST(NetConfig, OddPeCountsBuildConnectedNetworks) {
                             TopologyKind::torus2d, TopologyKind::single_switch}) {
     NetworkConfig cfg;
     cfg.topology = kind;
-    for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 11u, 13u, 31u, 79u, 81u, 97u, 127u, 509u, 1021u}) {
+    for (uint32_t n :
+         {1u, 2u, 3u, 4u, 5u, 6u, 7u, 11u, 13u, 31u, 79u, 81u, 97u, 127u, 509u, 1021u}) {
       SCOPED_TRACE(testing::Message() << "topology " << int(kind) << ", " << n << " PEs");
       Topology topo(cfg, n);
       Routing routing(topo);  // throws if some endpoint cannot reach another

@@ -85,6 +85,36 @@ static inline unsigned emx_pe_count(void) { return EMX_CSR_READ(0xCC1); }
 static inline uint32_t emx_mem_bytes(void) { return EMX_CSR_READ(0xCC2); }
 static inline uint32_t emx_clock_khz(void) { return EMX_CSR_READ(0xCC3); }
 
+/* Feature bits of this machine (EMX_FEATURE_*): the config decides the mechanism. */
+#define EMX_FEATURE_DIRECT_REMOTE_ACCESS 1u /* SYSWR/SYSRD served by the memory unit */
+#define EMX_FEATURE_SEND_DISPLACEMENT 2u    /* send has its base+displacement form */
+static inline unsigned emx_features(void) { return EMX_CSR_READ(0xCC4); }
+/* Words per frame (operand segment); frames are aligned to their size. */
+static inline unsigned emx_frame_words(void) { return EMX_CSR_READ(0xCC5); }
+
+/* Threads. A thread starts with a0, a1 = its data words, a2 = the packet's address word,
+ * tp = its frame (docs/threads.md), so a thread is a C function
+ *     void my_thread(uint32_t a0, uint32_t a1, emx_gaddr_t cont);
+ * whose return ends it. Frame word 0 points to the template: a table of entry points
+ * indexed by slot; a continuation names a frame slot, global. */
+typedef void (*emx_thread_fn)(uint32_t, uint32_t, uint32_t);
+static inline void *emx_frame(void) {
+  void *f;
+  __asm__ volatile("mv %0, tp" : "=r"(f));
+  return f;
+}
+static inline emx_gaddr_t emx_continuation(const volatile void *frame, unsigned slot) {
+  return emx_gaddr(EMX_CSR_READ(0xCC0), (const volatile char *)frame + 4 * slot);
+}
+/* Special handlers: a table of entry points, indexed by bits 21:16 of the address word. */
+static inline void emx_set_handler_table(const emx_thread_fn *table) {
+  __asm__ volatile("csrw 0x800, %0" ::"r"(table) : "memory");
+}
+/* Where new threads' stacks start (0: the default, the top of the stack). */
+static inline void emx_set_thread_stack(void *sp) {
+  __asm__ volatile("csrw 0x801, %0" ::"r"(sp) : "memory");
+}
+
 /* Clocks since the PE started. The high half is read on both sides of the low half: if
  * it changed, the low half wrapped in between and we read again. */
 static inline uint64_t emx_cycles(void) {
