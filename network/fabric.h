@@ -50,6 +50,8 @@ class Fabric {
     const uint32_t leaving = queues_[endpoint].busy && injection_done_[endpoint] <= t ? 1 : 0;
     return occupancy_[endpoint] - leaving < cfg_.injection_queue_packets;
   }
+  // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
+  uint32_t injection_queue_length(uint32_t endpoint) const { return occupancy_[endpoint]; }
   // A lower bound of the first clock >= t at which can_inject(endpoint, ...) may be true
   // (t itself when it is true now): when a stalled sender should try again.
   uint64_t earliest_slot_free(uint32_t endpoint, uint64_t t) const;

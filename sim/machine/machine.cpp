@@ -20,36 +20,34 @@ const char* outcome_name(Outcome::Kind k) {
 
 // --- NetworkDriver -------------------------------------------------------------------
 
-NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, uint64_t period_ps)
-    : sc_module(name), fabric_(fabric), period_ps_(period_ps) {
+NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
+                             uint64_t period_ps)
+    : sc_module(name), fabric_(fabric), ports_(ports), period_ps_(period_ps) {
   SC_HAS_PROCESS(NetworkDriver);
   SC_THREAD(drive);
 }
 
-// Every PE's local clock is at or past SystemC time, and a send is stamped after its own
-// clock, so no packet can still be injected at a time <= now: the network may process
-// everything up to and including the present clock.
 void NetworkDriver::catch_up() {
   const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
+  ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
 }
 
-void NetworkDriver::wake_for_events() {
-  const uint64_t next = fabric_.next_event_time();
-  if (next == UINT64_MAX) return;
-  const uint64_t at = next * period_ps_, now = sc_core::sc_time_stamp().value();
+void NetworkDriver::wake_at(uint64_t cycle) {
+  const uint64_t at = cycle * period_ps_, now = sc_core::sc_time_stamp().value();
   wake_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
 }
 
 void NetworkDriver::drive() {
   for (;;) {
     catch_up();
-    const uint64_t next = fabric_.next_event_time();
+    const uint64_t next = next_time();
     if (next == UINT64_MAX) {
       wait(wake_);
     } else {
       const uint64_t at = next * period_ps_, now = sc_core::sc_time_stamp().value();
-      wait(sc_core::sc_time::from_value(at > now ? at - now : 0), wake_);
+      wait(sc_core::sc_time::from_value(at > now ? at - now : period_ps_), wake_);
     }
   }
 }
@@ -61,7 +59,8 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
     : cfg_(cfg), program_(program), host_(cfg.pes, console) {
   fabric_ = std::make_unique<net::Fabric>(cfg_.network, cfg_.pes);
   fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
-  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, cfg_.period_ps());
+  ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
+  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps());
 
   pe::ThreadEntries entries;
   entries.thread_end = program.symbols().address_of("__emx_thread_end");
@@ -100,10 +99,10 @@ uint64_t Machine::instructions() const {
   return n;
 }
 
-void Machine::inject(net::Packet p, uint64_t cycle) {
+void Machine::enqueue(net::Packet p, uint64_t cycle) {
   p.seq = next_seq_++;
-  fabric_->inject(p, cycle);
-  driver_->wake_for_events();
+  ports_->push(p, cycle);
+  driver_->wake_at(cycle);
 }
 
 void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
@@ -125,24 +124,23 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
                                   src, isa::packet_type_name(type), addr, dst, cfg_.pes - 1)};
     p.dst = static_cast<uint16_t>(dst);
   }
-  // A full output queue stalls the send: find out exactly (at SystemC time = our clock),
-  // then wait for the slot the network frees first.
+  // The output queue may be full: find out exactly, at SystemC time = our clock, and
+  // stall until the network frees the slot it frees first.
   pe::Pe& pe = *pes_[src];
-  while (!fabric_->can_inject(src, cycle)) {
-    const uint64_t at = cycle * cfg_.period_ps(), now = sc_core::sc_time_stamp().value();
-    if (at > now) sc_core::wait(sc_core::sc_time::from_value(at - now));
+  while (!ports_->surely_room(src)) {
+    pe.sync();
     catch_up();
-    if (fabric_->can_inject(src, cycle)) break;
-    cycle = std::max(cycle + 1, fabric_->earliest_slot_free(src, cycle));
-    (void)pe;
+    if (ports_->empty(src) && fabric_->can_inject(src, cycle)) break;
+    const uint64_t free = fabric_->earliest_slot_free(src, cycle);
+    cycle = std::max(cycle + 1, free == UINT64_MAX ? cycle + 1 : free);
   }
-  inject(p, cycle);
+  enqueue(p, cycle);
 }
 
 void Machine::reply(const net::Packet& p, uint64_t cycle) {
   net::Packet r = p;
   r.src_pc = 0;  // sent by the memory unit, not by an instruction
-  inject(r, cycle);
+  enqueue(r, cycle);
 }
 
 void Machine::deliver(const net::Packet& p, uint64_t cycle) {

@@ -11,6 +11,7 @@
 
 #include "machine_config.h"
 #include "network/fabric.h"
+#include "output_ports.h"
 #include "sim/host/host.h"
 #include "sim/loader/elf_image.h"
 #include "sim/pe/pe.h"
@@ -26,15 +27,21 @@ struct Outcome {
 };
 const char* outcome_name(Outcome::Kind k);
 
-// Advances the network in SystemC time: wakes at the fabric's next event.
+// Advances the network in SystemC time: the output ports and the fabric together.
+// Every PE's local clock is at or past SystemC time and a send is stamped after its own
+// clock, so no packet can still appear at a clock <= now: the network may process
+// everything up to and including the present clock, and any process may ask it to.
 class NetworkDriver : public sc_core::sc_module {
  public:
-  NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, uint64_t period_ps);
-  void catch_up();      // process every network event up to the present
-  void wake_for_events();  // after an injection: make sure we wake for its events
+  NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
+                uint64_t period_ps);
+  void catch_up();             // process everything up to the present clock
+  void wake_at(uint64_t cycle);  // make sure we run at this clock
  private:
   void drive();  // SC_THREAD
+  uint64_t next_time() const { return std::min(fabric_.next_event_time(), ports_.next_time()); }
   net::Fabric& fabric_;
+  OutputPorts& ports_;
   uint64_t period_ps_;
   sc_core::sc_event wake_;
 };
@@ -64,7 +71,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   void pe_error(unsigned pe, const std::string& what) override;
 
   void deliver(const net::Packet& p, uint64_t cycle);
-  void inject(net::Packet p, uint64_t cycle);
+  void enqueue(net::Packet p, uint64_t cycle);
   void stop(uint64_t cycle);
   std::string deadlock_report(uint64_t cycle) const;
   void register_stats();
@@ -73,6 +80,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   const loader::ElfImage& program_;
   host::Host host_;
   std::unique_ptr<net::Fabric> fabric_;
+  std::unique_ptr<OutputPorts> ports_;
   std::unique_ptr<NetworkDriver> driver_;
   std::vector<std::unique_ptr<pe::Pe>> pes_;
   stats::Registry stats_;

@@ -51,10 +51,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   uint64_t busy_cycles() const { return busy_cycles_; }
 
   void register_stats(stats::Registry& r);
+  // Wait until SystemC time reaches the local clock (from the execution unit's process).
+  void sync();
 
  private:
   void execute();  // SC_THREAD: the execution unit
-  void sync();     // wait until SystemC time reaches the local clock
   void next_thread(iss::Hart& h);
   uint64_t now_cycles() const;
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <ostream>
 #include <vector>
 
 #include "network/fabric.h"
@@ -36,6 +37,15 @@ inline const char* name_of(TopologyKind kind) {
   }
   return "?";
 }
+
+}  // namespace emx::net::test
+
+namespace emx::net {
+// Names in gtest's parameter printouts.
+inline void PrintTo(TopologyKind kind, std::ostream* os) { *os << test::name_of(kind); }
+}  // namespace emx::net
+
+namespace emx::net::test {
 
 inline constexpr TopologyKind kAllTopologies[] = {
     TopologyKind::circular_omega, TopologyKind::crossbar, TopologyKind::single_switch,

@@ -1,0 +1,40 @@
+#include "output_ports.h"
+
+#include <algorithm>
+
+namespace emx::machine {
+
+void OutputPorts::push(const net::Packet& p, uint64_t t) {
+  auto& q = q_[p.src];
+  // Execution-unit packets come in time order; a memory-unit reply may be earlier than
+  // packets the execution unit sent ahead: insert it before them (stable for equal times).
+  auto it = q.end();
+  while (it != q.begin() && std::prev(it)->t > t) --it;
+  q.insert(it, Entry{t, p});
+  due_.push({std::max(t, blocked_until_[p.src]), p.src});
+}
+
+void OutputPorts::flush(uint64_t limit) {
+  while (!due_.empty() && due_.top().first <= limit) {
+    const unsigned ep = due_.top().second;
+    due_.pop();
+    auto& q = q_[ep];
+    while (!q.empty()) {
+      const uint64_t at = std::max(q.front().t, blocked_until_[ep]);
+      if (at > limit) {
+        due_.push({at, ep});
+        break;
+      }
+      if (!fabric_.can_inject(ep, at)) {  // the network's injection queue is full
+        const uint64_t free = fabric_.earliest_slot_free(ep, at);
+        blocked_until_[ep] = free == UINT64_MAX ? at + 1 : std::max(free, at + 1);
+        due_.push({blocked_until_[ep], ep});
+        break;
+      }
+      fabric_.inject(q.front().p, at);
+      q.pop_front();
+    }
+  }
+}
+
+}  // namespace emx::machine

@@ -1,0 +1,50 @@
+// The PEs' output ports: per PE, the packets sent but not yet in the network, in time
+// order. Execution units run ahead of SystemC time (temporal decoupling) while memory
+// units reply at SystemC time, so a PE's packets are produced out of time order; here
+// they wait until SystemC time reaches them and enter the network in time order, merged.
+// The network's injection queue plus this queue is the PE's output queue: a send that
+// finds it full stalls (Machine::send).
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <vector>
+
+#include "network/fabric.h"
+
+namespace emx::machine {
+
+class OutputPorts {
+ public:
+  OutputPorts(net::Fabric& fabric, unsigned endpoints, uint32_t capacity)
+      : fabric_(fabric), q_(endpoints), blocked_until_(endpoints, 0), capacity_(capacity) {}
+
+  // Certainly room for one more packet of `ep` at any clock from now on: packets only
+  // leave the output queue as time passes.
+  bool surely_room(unsigned ep) const {
+    return fabric_.injection_queue_length(ep) + q_[ep].size() < capacity_;
+  }
+  bool empty(unsigned ep) const { return q_[ep].empty(); }
+
+  // A packet leaves `p.src` at clock t (not earlier than SystemC time).
+  void push(const net::Packet& p, uint64_t t);
+  // Moves every packet due by clock `limit` into the network, in time order per PE; a
+  // packet that finds the network's injection queue full waits for its slot.
+  void flush(uint64_t limit);
+  // The earliest clock at which flush has work (UINT64_MAX: none).
+  uint64_t next_time() const { return due_.empty() ? UINT64_MAX : due_.top().first; }
+
+ private:
+  struct Entry {
+    uint64_t t;
+    net::Packet p;
+  };
+  using Due = std::pair<uint64_t, unsigned>;  // (clock, endpoint)
+  net::Fabric& fabric_;
+  std::vector<std::deque<Entry>> q_;
+  std::vector<uint64_t> blocked_until_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  uint32_t capacity_;
+};
+
+}  // namespace emx::machine
