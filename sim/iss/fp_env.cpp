@@ -1,6 +1,9 @@
 #include "fp_env.h"
 
 #include <cfenv>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 namespace emx::iss::fp {
 
@@ -19,9 +22,21 @@ void enter(uint32_t rm) {
 }
 
 uint32_t take_flags() {
+#if defined(__SSE__)
+  // Called at every exit from the ISS: read the SSE status register directly, which is
+  // much cheaper than a library call (the x87 unit is not used for float arithmetic).
+  const unsigned csr = _mm_getcsr();
+  if (!(csr & 0x3d)) return 0;  // IE, ZE, OE, UE, PE (DE is not a RISC-V flag)
+  _mm_setcsr(csr & ~0x3fu);
+  const int h = ((csr & 0x01) ? FE_INVALID : 0) | ((csr & 0x04) ? FE_DIVBYZERO : 0) |
+                ((csr & 0x08) ? FE_OVERFLOW : 0) | ((csr & 0x10) ? FE_UNDERFLOW : 0) |
+                ((csr & 0x20) ? FE_INEXACT : 0);
+  std::feclearexcept(FE_ALL_EXCEPT);  // the x87 flags too, rarely set
+#else
   const int h = std::fetestexcept(FE_ALL_EXCEPT);
   if (!h) return 0;
   std::feclearexcept(FE_ALL_EXCEPT);
+#endif
   return ((h & FE_INEXACT) ? NX : 0) | ((h & FE_UNDERFLOW) ? UF : 0) |
          ((h & FE_OVERFLOW) ? OF : 0) | ((h & FE_DIVBYZERO) ? DZ : 0) |
          ((h & FE_INVALID) ? NV : 0);

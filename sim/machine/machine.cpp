@@ -35,14 +35,18 @@ void NetworkDriver::catch_up() {
 }
 
 void NetworkDriver::wake_at(uint64_t cycle) {
+  if (cycle >= scheduled_) return;  // we wake by then anyway (SystemC notifies are costly)
+  scheduled_ = cycle;
   const uint64_t at = cycle * period_ps_, now = sc_core::sc_time_stamp().value();
   wake_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
 }
 
 void NetworkDriver::drive() {
   for (;;) {
+    scheduled_ = 0;  // while we run, injections need no wake-up
     catch_up();
     const uint64_t next = next_time();
+    scheduled_ = next;
     if (next == UINT64_MAX) {
       wait(wake_);
     } else {

@@ -44,6 +44,7 @@ class NetworkDriver : public sc_core::sc_module {
   OutputPorts& ports_;
   uint64_t period_ps_;
   sc_core::sc_event wake_;
+  uint64_t scheduled_ = 0;  // the clock we will wake at for sure: no need to notify earlier
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {
