@@ -132,7 +132,7 @@ int dispatch(const std::vector<std::string>& w) {
   if (w[0] == "run") return cmd_run(rest);
   if (w[0] == "config") return cmd_config(rest);
   if (w[0] == "isa") return cmd_isa(rest);
-  if (w[0] == "demo") return cmd_run({"--pes", "1", "hello"});
+  if (w[0] == "demo") return cmd_run({"demo"});
   throw cli::UsageError("unknown command '" + w[0] + "' (see emx --help)");
 }
 

@@ -8,7 +8,7 @@ usage: emx COMMAND [options]
 
 commands:
   run PROGRAM [args]   run a program on the simulated machine (emx run --help)
-  demo                 the default experiment: build products must exist (scripts/emx demo)
+  demo                 the default demonstration: `emx run demo` on the default machine
   config --doc         print every config key with its default and meaning (docs/config.md)
   config --show [--config FILE] [--set key=value ...] [--pes N]
                        print the effective configuration as JSON

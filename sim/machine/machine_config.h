@@ -15,7 +15,7 @@ namespace emx::machine {
 
 struct PeConfig {
   uint32_t memory_bytes = 4u << 20;  // [assumed] 1 M words per PE
-  uint32_t reserved_bytes = 64u << 10;  // top of memory kept for the hardware
+  uint32_t reserved_bytes = 256u << 10;  // [assumed] input-buffer spill area: 32 K packets
   iss::TimingConfig timing;
   pe::IsaFeatures isa;
   pe::ThreadConfig threads;
