@@ -13,7 +13,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       routing_(topology_),
       endpoints_(topology_.endpoint_count()),
       links_(topology_.link_count()),
-      classes_(std::max(1u, routing_.diameter())),
+      classes_(routing_.classes()),
       link_clocks_(cfg.link_clocks()),
       head_delay_(cfg.switching == Switching::cut_through ? cfg.clocks_per_word
                                                           : cfg.link_clocks()),
@@ -26,9 +26,11 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   release_at_.assign(queues_.size(), kNever);
   for (uint32_t e = 0; e < endpoints_; ++e) queues_[e].node = uint16_t(topology_.endpoint_node(e));
   for (uint32_t l = 0; l < links_; ++l)
-    for (uint32_t c = 1; c <= classes_; ++c) {
-      queues_[link_queue(l, c)].node = uint16_t(topology_.link(l).to);
-      queues_[link_queue(l, c)].upstream = uint16_t(l);
+    for (uint32_t c = 0; c < classes_; ++c) {
+      Queue& q = queues_[link_queue(l, c)];
+      q.node = uint16_t(topology_.link(l).to);
+      q.upstream = uint16_t(l);
+      q.cls = uint16_t(c);
     }
   outputs_.resize(links_ + endpoints_);
   injection_done_.assign(endpoints_, 0);
@@ -137,18 +139,26 @@ void Fabric::schedule_head(uint32_t q, uint64_t now) {
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
 void Fabric::request_output(uint32_t q) {
-  const Slot& s = slots_[queues_[q].head];
-  const uint32_t node = queues_[q].node;
-  const uint8_t port = routing_.next_port_in_row(s.route, node);
+  const Queue& queue = queues_[q];
+  const Slot& s = slots_[queue.head];
+  const uint8_t port = routing_.next_port_in_row(s.route, queue.node);
   const bool eject = port == Routing::kEject;
-  const uint32_t link = eject ? 0 : topology_.first_link(node) + port;
+  const uint32_t link = eject ? 0 : topology_.first_link(queue.node) + port;
   const uint32_t output = eject ? links_ + s.dst : link;
-  // Filled in place: a temporary would be stored in pieces and reloaded whole, which
-  // defeats store forwarding on this hot path.
-  Waiter& w = outputs_[output].waiters.emplace_back();
+  Waiter w;
   w.ready = s.ready;
   w.queue = q;
-  w.next = eject ? kNil : link_queue(link, s.hops + 1u);
+  if (eject) {
+    w.next = kNil;
+  } else {
+    const uint32_t from = q < endpoints_ ? Routing::kNoLink : queue.upstream;
+    w.next = link_queue(link, routing_.next_class(queue.cls, from, link));
+  }
+  std::vector<Waiter>& waiters = outputs_[output].waiters;
+  size_t i = waiters.size();
+  waiters.emplace_back();
+  for (; i > 0 && w.before(waiters[i - 1]); --i) waiters[i] = waiters[i - 1];
+  waiters[i] = w;
   mark_dirty(output);
 }
 
@@ -166,23 +176,19 @@ void Fabric::mark_dirty(uint32_t output) {
 // what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
 void Fabric::arbitrate(uint32_t output, uint64_t now) {
   Output& out = outputs_[output];
-  if (out.busy || out.waiters.empty()) return;
-  const Waiter* best = nullptr;
-  const uint32_t capacity = cfg_.buffer_packets;
-  for (const Waiter& w : out.waiters) {
-    if (w.next != kNil && occupancy_[w.next] - uint32_t(release_at_[w.next] <= now) >= capacity)
-      continue;
-    if (!best || w.ready < best->ready || (w.ready == best->ready && w.queue < best->queue))
-      best = &w;
+  if (out.busy) return;
+  std::vector<Waiter>& waiters = out.waiters;
+  for (size_t i = 0; i < waiters.size(); ++i) {
+    if (waiters[i].next != kNil && full(waiters[i].next, now)) continue;
+    const Waiter w = waiters[i];
+    waiters.erase(waiters.begin() + std::ptrdiff_t(i));
+    start_transfer(output, w, now);
+    return;
   }
-  if (!best) return;
-  const uint32_t q = best->queue;
-  out.waiters[size_t(best - out.waiters.data())] = out.waiters.back();
-  out.waiters.pop_back();
-  start_transfer(output, q, now);
 }
 
-void Fabric::start_transfer(uint32_t output, uint32_t q, uint64_t now) {
+void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now) {
+  const uint32_t q = w.queue;
   Queue& src = queues_[q];
   const uint32_t s = src.head;
   src.head = slots_[s].next;
@@ -216,7 +222,7 @@ void Fabric::start_transfer(uint32_t output, uint32_t q, uint64_t now) {
     Slot& slot = slots_[s];
     ++slot.hops;
     slot.ready = now + head_delay_ + cfg_.routing_clocks;
-    append(link_queue(output, slot.hops), s);
+    append(w.next, s);
   } else {
     out.slot = s;
   }

@@ -4,8 +4,8 @@
 // output its route takes: a link to the next switch, or the ejection port into the
 // destination endpoint. A transfer occupies the output link_clocks (2 words x
 // clocks_per_word) and starts only when the output is free AND the next switch's input
-// buffer has a free slot in the packet's buffer class (class = links crossed so far:
-// the deadlock-avoidance scheme, network/README.md); otherwise the packet waits, and so
+// buffer has a free slot in the packet's next buffer class (Routing::next_class: the
+// deadlock-avoidance scheme, network/README.md); otherwise the packet waits, and so
 // do the packets queued behind it, back to the injection queue (back-pressure). A link
 // buffer slot is offered back upstream once the first word of its packet has moved on.
 // Ejection is never refused: the PE's input buffer spills to memory in hardware [paper].
@@ -97,11 +97,11 @@ class Fabric {
     uint64_t ready;  // clock from which it may use an output of its current switch
     uint32_t next;   // next slot in the same queue
     uint32_t route;  // Routing::row_offset(dst), saving a lookup per hop
-    uint16_t hops;   // links crossed so far = its buffer class
+    uint16_t hops;   // links crossed so far
     uint16_t dst;
   };
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
-  // input port (id = endpoints + link * classes + class - 1). A packet is unlinked when its
+  // input port (id = endpoints + link * classes + class). A packet is unlinked when its
   // transfer out starts; the queue stays `busy` (one transfer out at a time) until the
   // transfer ends. Its occupancy (slots held) is in occupancy_[id], a dense array because
   // arbitration reads it for every waiter. A slot is taken when the transfer in starts
@@ -113,6 +113,7 @@ class Fabric {
     uint32_t head = kNil, tail = kNil;
     uint16_t node = 0;      // the switch it belongs to
     uint16_t upstream = 0;  // link queues: the link feeding it (its slots are that link's credits)
+    uint16_t cls = 0;       // link queues: the buffer class
     bool busy = false;
   };
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
@@ -120,6 +121,9 @@ class Fabric {
     uint64_t ready;   // the head's ready time: older first
     uint32_t queue;
     uint32_t next;    // links: the buffer it needs a slot in downstream
+    bool before(const Waiter& o) const {
+      return ready != o.ready ? ready < o.ready : queue < o.queue;
+    }
   };
   // A link (id = link id) or ejection port (id = links + endpoint).
   struct Output {
@@ -128,11 +132,18 @@ class Fabric {
     bool dirty = false;           // to arbitrate at the end of this clock
     uint32_t source = kNil;       // queue being transferred from
     uint32_t slot = kNil;         // ejection: the packet being delivered
+    // In arbitration order, oldest first: the first one whose buffer downstream has room
+    // gets the output, so a scan stops there. Short (a few per output), kept sorted by
+    // insertion from the back, where new requests (the youngest) nearly always go.
     std::vector<Waiter> waiters;
   };
 
-  uint32_t link_queue(uint32_t link, uint32_t hops) const {
-    return endpoints_ + link * classes_ + (hops - 1);
+  uint32_t link_queue(uint32_t link, uint32_t cls) const {
+    return endpoints_ + link * classes_ + cls;
+  }
+  // Whether link queue q has no slot to offer upstream at `now`.
+  bool full(uint32_t q, uint64_t now) const {
+    return occupancy_[q] - uint32_t(release_at_[q] <= now) >= cfg_.buffer_packets;
   }
   uint32_t alloc_slot();
   void append(uint32_t q, uint32_t slot);
@@ -140,7 +151,7 @@ class Fabric {
   void request_output(uint32_t q);
   void mark_dirty(uint32_t output);
   void arbitrate(uint32_t output, uint64_t now);
-  void start_transfer(uint32_t output, uint32_t q, uint64_t now);
+  void start_transfer(uint32_t output, const Waiter& w, uint64_t now);
   void transfer_done(uint32_t output, uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
   void deliver(uint32_t slot, uint64_t now);

@@ -4,7 +4,8 @@
 
 namespace emx::net {
 
-Routing::Routing(const Topology& topo) : topo_(topo), nodes_(topo.node_count()) {
+Routing::Routing(const Topology& topo)
+    : topo_(topo), nodes_(topo.node_count()), scheme_(topo.class_scheme()) {
   constexpr uint32_t kUnreached = UINT32_MAX;
   const uint32_t endpoints = topo.endpoint_count();
 
@@ -31,7 +32,8 @@ Routing::Routing(const Topology& topo) : topo_(topo), nodes_(topo.node_count()) 
   }
 
   table_.assign(row_nodes.size() * nodes_, kEject);
-  std::vector<uint32_t> dist(nodes_), frontier;
+  std::vector<uint32_t> dist(nodes_), frontier, turns(nodes_);
+  uint32_t max_turns = 0;
   frontier.reserve(nodes_);
   for (uint32_t row = 0; row < row_nodes.size(); ++row) {
     const uint32_t dst = row_nodes[row];
@@ -64,7 +66,21 @@ Routing::Routing(const Topology& topo) : topo_(topo), nodes_(topo.node_count()) 
             "network: {} cannot route from node {} to node {}", topo.describe(), src_node, dst));
       diameter_ = std::max(diameter_, dist[src_node]);
     }
+    if (scheme_ == ClassScheme::datelines) {
+      // turns[u]: turns to a lower dimension on the route from u to dst, which set the
+      // number of classes. In BFS order, a node's next node comes before it.
+      turns[dst] = 0;
+      for (size_t i = 1; i < frontier.size(); ++i) {
+        const uint32_t u = frontier[i];
+        const Link& out = topo.link(topo.first_link(u) + ports[u]);
+        turns[u] = turns[out.to];
+        if (out.to != dst)
+          turns[u] += topo.link(topo.first_link(out.to) + ports[out.to]).dimension < out.dimension;
+        if (row_of_node[u] != kUnreached) max_turns = std::max(max_turns, turns[u]);
+      }
+    }
   }
+  classes_ = scheme_ == ClassScheme::hops ? std::max(1u, diameter_) : 2 * (max_turns + 1);
 }
 
 uint32_t Routing::hops(uint32_t src, uint32_t dst) const {

@@ -41,6 +41,22 @@ class Routing {
   // The largest hops() over all endpoint pairs.
   uint32_t diameter() const { return diameter_; }
 
+  // Buffer classes, for deadlock freedom (network/README.md, "Deadlock freedom"): a packet
+  // that crosses `link` enters the far end's buffer of class next_class(cls, from, link),
+  // where cls is the class of the buffer it leaves and `from` the link it came in by
+  // (kNoLink from its injection queue: cls is then ignored). classes() bounds them all.
+  //   ClassScheme::hops:      the hop number - 1.
+  //   ClassScheme::datelines: 2 x (turns so far to a lower dimension) + (crossed the
+  //                           dateline of the ring it now travels on).
+  uint32_t classes() const { return classes_; }
+  uint32_t next_class(uint32_t cls, uint32_t from, uint32_t link) const {
+    if (from == kNoLink) return scheme_ == ClassScheme::hops ? 0 : topo_.link(link).dateline;
+    if (scheme_ == ClassScheme::hops) return cls + 1;
+    const Link &in = topo_.link(from), &out = topo_.link(link);
+    if (in.dimension == out.dimension) return cls | out.dateline;  // the same ring
+    return (cls & ~1u) + (out.dimension < in.dimension ? 2 : 0) + out.dateline;
+  }
+
   const Topology& topology() const { return topo_; }
 
  private:
@@ -49,6 +65,8 @@ class Routing {
   std::vector<uint32_t> row_of_endpoint_;  // endpoint -> table row (one per endpoint node)
   std::vector<uint8_t> table_;             // [row][node] -> port
   uint32_t diameter_ = 0;
+  ClassScheme scheme_;
+  uint32_t classes_ = 1;
 };
 
 }  // namespace emx::net

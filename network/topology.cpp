@@ -90,6 +90,8 @@ Topology::Topology(const NetworkConfig& cfg, uint32_t pe_count)
       // hardware would have both; routing uses the lower port.
       b.freeze(*this);
       endpoint_node_[pe_count] = pe_count;
+      // Datelines: the forward ring is cut where it wraps (N -> 0), the backward one at 0 -> N.
+      for (Link& l : links_) l.dateline = l.kind == LinkKind::ring ? l.from == n - 1 : l.from == 0;
       break;
     }
     case TopologyKind::torus2d: {
@@ -114,6 +116,20 @@ Topology::Topology(const NetworkConfig& cfg, uint32_t pe_count)
       }
       b.freeze(*this);
       endpoint_node_[pe_count] = host;
+      // Every row and column is a pair of directed rings, cut at their wrap-around links;
+      // row 0's wrap-around runs through the host, its rings are cut where they leave it.
+      for (Link& l : links_) {
+        const uint32_t r = l.from / w, c = l.from % w;
+        switch (l.kind) {
+          case LinkKind::east: l.dateline = c == w - 1; break;
+          case LinkKind::west: l.dateline = c == 0; break;
+          case LinkKind::host_out: l.dateline = true; break;
+          case LinkKind::south: l.dateline = r == h - 1; break;
+          case LinkKind::north: l.dateline = r == 0; break;
+          default: break;
+        }
+        l.dimension = l.kind == LinkKind::south || l.kind == LinkKind::north ? 1 : 0;
+      }
       break;
     }
   }

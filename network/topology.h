@@ -25,6 +25,18 @@ const char* link_kind_name(LinkKind k);
 struct Link {
   uint32_t from, to;  // nodes
   LinkKind kind;
+  // For ClassScheme::datelines: the dimension the link moves in (ring: 0; torus: X = 0,
+  // host links included as they sit on row 0's X rings, Y = 1), and whether it is the
+  // dateline of its ring (each directed ring of links has exactly one).
+  uint8_t dimension = 0;
+  bool dateline = false;
+};
+
+// How the buffer class of each hop is chosen, for deadlock freedom (network/README.md,
+// "Deadlock freedom"; Routing::next_class computes it).
+enum class ClassScheme : uint8_t {
+  hops,       // one class per hop taken: works for any shortest-path routing
+  datelines,  // rings of links, each cut at its dateline: 2 classes per dimension round
 };
 
 class Topology {
@@ -34,6 +46,10 @@ class Topology {
   Topology(const NetworkConfig& cfg, uint32_t pe_count);
 
   TopologyKind kind() const { return kind_; }
+  ClassScheme class_scheme() const {
+    return kind_ == TopologyKind::ring || kind_ == TopologyKind::torus2d ? ClassScheme::datelines
+                                                                         : ClassScheme::hops;
+  }
   uint32_t pe_count() const { return pe_count_; }
   uint32_t endpoint_count() const { return pe_count_ + 1; }  // PEs + host
   uint32_t host_endpoint() const { return pe_count_; }

@@ -10,6 +10,9 @@
 #include "isa/isa.h"
 #include "options.h"
 #include "paths.h"
+#include "sim/trace/chrome_trace.h"
+#include "sim/trace/text_trace.h"
+#include "trace_options.h"
 #include "sim/machine/config_file.h"
 #include "sim/machine/machine.h"
 
@@ -56,6 +59,15 @@ int cmd_run(const std::vector<std::string>& words) {
   args.insert(args.end(), opt.args.begin(), opt.args.end());
 
   machine::Machine m(cfg, program, args, std::cout);
+  if (opt.trace_file.empty() && !opt.trace_text && (!opt.trace_window.empty() || !opt.trace_pes.empty()))
+    throw cli::UsageError("--trace-window and --trace-pes choose what --trace or --trace-text record");
+  if (!opt.trace_file.empty() || opt.trace_text) {
+    trace::Filter filter = cli::parse_trace_filter(opt.trace_window, opt.trace_pes, cfg.pes, cfg.clock_mhz);
+    if (!opt.trace_file.empty())
+      m.set_tracer(std::make_unique<trace::ChromeTrace>(opt.trace_file, cfg.pes, cfg.clock_mhz, filter));
+    else
+      m.set_tracer(std::make_unique<trace::TextTrace>(std::cerr, cfg.pes, cfg.clock_mhz, filter));
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const machine::Outcome o = m.run();
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

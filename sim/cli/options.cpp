@@ -43,6 +43,16 @@ options:
   --stats FILE      write statistics as JSON: simulated_time_ns, cycles, instructions,
                     host_seconds, results (from emx_result), config (effective), stats
   -q, --quiet       no summary
+  --trace FILE      write a trace for Perfetto (ui.perfetto.dev) or chrome://tracing:
+                    a track per PE with thread spans named by entry symbol, arrivals at
+                    the memory unit, flow arrows from each send to its arrival, counters
+                    for input-buffer occupancy and network load
+  --trace-text      print a readable event log (thread start/end, send, arrival) on
+                    stderr at the end of the run; for small runs
+  --trace-window FROM:TO
+                    trace only this stretch of simulated time, in clocks, or in
+                    microseconds with a "us" suffix (e.g. 0:5000, 100us:200us)
+  --trace-pes LIST  trace only these PEs, e.g. 0,3,8-11
   --help            this text
 )";
 
@@ -59,6 +69,10 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     else if (a == "--set") o.sets.push_back(value(a));
     else if (a == "--stats") o.stats_file = value(a);
     else if (a == "-q" || a == "--quiet") o.quiet = true;
+    else if (a == "--trace") o.trace_file = value(a);
+    else if (a == "--trace-text") o.trace_text = true;
+    else if (a == "--trace-window") o.trace_window = value(a);
+    else if (a == "--trace-pes") o.trace_pes = value(a);
     else if (a == "--pes") {
       const std::string v = value(a);
       try {

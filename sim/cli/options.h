@@ -17,6 +17,10 @@ struct RunOptions {
   std::optional<unsigned> pes;
   std::string stats_file;
   bool quiet = false;
+  std::string trace_file;      // Chrome/Perfetto JSON
+  bool trace_text = false;     // event log on stderr
+  std::string trace_window;    // "FROM:TO" in clocks, or with a "us" suffix
+  std::string trace_pes;       // "0,3,8-11"
   std::string program;
   std::vector<std::string> args;  // the program's own arguments
 };

@@ -32,6 +32,7 @@ void NetworkDriver::catch_up() {
   // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
+  if (after_advance) after_advance(now + 1);
 }
 
 void NetworkDriver::wake_at(uint64_t cycle) {
@@ -103,7 +104,7 @@ uint64_t Machine::instructions() const {
   return n;
 }
 
-void Machine::enqueue(net::Packet p, uint64_t cycle) {
+void Machine::enqueue(net::Packet& p, uint64_t cycle) {
   p.seq = next_seq_++;
   ports_->push(p, cycle);
   driver_->wake_at(cycle);
@@ -139,12 +140,14 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
     cycle = std::max(cycle + 1, free == UINT64_MAX ? cycle + 1 : free);
   }
   enqueue(p, cycle);
+  if (tracer_) tracer_->packet_sent(p, cycle, program_.symbols().describe(pc));
 }
 
 void Machine::reply(const net::Packet& p, uint64_t cycle) {
   net::Packet r = p;
   r.src_pc = 0;  // sent by the memory unit, not by an instruction
   enqueue(r, cycle);
+  if (tracer_) tracer_->packet_sent(r, cycle, "");
 }
 
 void Machine::deliver(const net::Packet& p, uint64_t cycle) {
@@ -152,6 +155,7 @@ void Machine::deliver(const net::Packet& p, uint64_t cycle) {
     pes_[p.dst]->arrive(p, cycle);
     return;
   }
+  if (tracer_) tracer_->packet_arrived(p, cycle, cycle, cycle, "host I/O");
   try {
     host_.receive(p.src, p.addr, p.data, cycle, pes_[p.src]->memory());
   } catch (const std::runtime_error& e) {
@@ -218,6 +222,7 @@ Outcome Machine::run() {
   host_.flush();
   const uint64_t now = sc_core::sc_time_stamp().value() / cfg_.period_ps();
   o.cycles = stopping_ ? end_cycle_ : now;
+  if (tracer_) tracer_->finish(o.cycles);
   if (failure_) {
     o.kind = failure_is_fault_ ? Outcome::Kind::fault : Outcome::Kind::error;
     o.report = *failure_;
@@ -236,6 +241,39 @@ Outcome Machine::run() {
     o.report = deadlock_report(now);
   }
   return o;
+}
+
+void Machine::set_tracer(std::unique_ptr<trace::Tracer> t) {
+  tracer_ = std::move(t);
+  for (auto& p : pes_) p->set_tracer(tracer_.get(), &program_.symbols());
+  sampler_.links.assign(fabric_->stats().links.size(), 0);
+  sampler_.ejection.assign(fabric_->stats().ejection.size(), 0);
+  driver_->after_advance = [this](uint64_t now) { sample_network(now); };
+}
+
+// Network load per sampling period, from the links' busy clocks (trace counters).
+void Machine::sample_network(uint64_t now) {
+  auto& s = sampler_;
+  while (now >= s.next + s.period) {
+    const auto& st = fabric_->stats();
+    double sum = 0, max = 0;
+    for (std::size_t k = 0; k < st.links.size(); ++k) {
+      const double b = static_cast<double>(st.links[k].busy_clocks - s.links[k]) / s.period;
+      s.links[k] = st.links[k].busy_clocks;
+      sum += b;
+      max = std::max(max, b);
+    }
+    std::vector<double> ej(st.ejection.size());
+    for (std::size_t k = 0; k < ej.size(); ++k) {
+      ej[k] = static_cast<double>(st.ejection[k].busy_clocks - s.ejection[k]) / s.period;
+      s.ejection[k] = st.ejection[k].busy_clocks;
+    }
+    tracer_->network_sample(s.next, s.next + s.period, st.links.empty() ? 0 : sum / st.links.size(),
+                            max, ej);
+    s.next += s.period;
+    // An idle network needs no sample per period: jump over the quiet stretch.
+    if (sum == 0 && now >= s.next + s.period) s.next = now / s.period * s.period;
+  }
 }
 
 void Machine::register_stats() {

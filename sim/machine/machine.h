@@ -3,6 +3,7 @@
 #pragma once
 #include <systemc>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -16,6 +17,7 @@
 #include "sim/loader/elf_image.h"
 #include "sim/pe/pe.h"
 #include "sim/stats/stats.h"
+#include "sim/trace/tracer.h"
 
 namespace emx::machine {
 
@@ -36,6 +38,8 @@ class NetworkDriver : public sc_core::sc_module {
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                 uint64_t period_ps);
   void catch_up();             // process everything up to the present clock
+  // Called after the network advanced (for trace sampling); empty: nothing.
+  std::function<void(uint64_t now)> after_advance;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
  private:
   void drive();  // SC_THREAD
@@ -53,6 +57,8 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
           const std::vector<std::string>& args, std::ostream& console);
   ~Machine() override;
 
+  // Record a trace of the run (before run()).
+  void set_tracer(std::unique_ptr<trace::Tracer> t);
   Outcome run();
 
   const MachineConfig& config() const { return cfg_; }
@@ -72,7 +78,8 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   void pe_error(unsigned pe, const std::string& what) override;
 
   void deliver(const net::Packet& p, uint64_t cycle);
-  void enqueue(net::Packet p, uint64_t cycle);
+  void enqueue(net::Packet& p, uint64_t cycle);
+  void sample_network(uint64_t now);
   void stop(uint64_t cycle);
   std::string deadlock_report(uint64_t cycle) const;
   void register_stats();
@@ -91,6 +98,11 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   bool failure_is_fault_ = false;
   bool stopping_ = false;
   uint64_t end_cycle_ = 0;
+  std::unique_ptr<trace::Tracer> tracer_;
+  struct Sampler {
+    uint64_t next = 0, period = 1000;
+    std::vector<uint64_t> links, ejection;  // busy clocks at the last sample
+  } sampler_;
 };
 
 }  // namespace emx::machine

@@ -58,6 +58,7 @@ void Pe::execute() {
   if (started_) {
     state_ = State::running;
     thread_started_at_ = hart_.cycles;
+    trace_thread_begin(hart_.cycles, ThreadToken{});
   } else {
     end_thread(hart_);  // nothing to run yet: wait for the first packet
     if (state_ == State::stopped) return;
@@ -90,8 +91,15 @@ void Pe::end_thread(iss::Hart& h) {
   }
 }
 
+void Pe::trace_thread_begin(uint64_t cycle, const ThreadToken& t) {
+  if (tracer_) tracer_->thread_begin(id_, cycle, hart_.pc, symbols_->describe(hart_.pc), t);
+}
+
 void Pe::next_thread(iss::Hart& h) {
-  if (state_ == State::running) busy_cycles_ += h.cycles - thread_started_at_;
+  if (state_ == State::running) {
+    busy_cycles_ += h.cycles - thread_started_at_;
+    if (tracer_) tracer_->thread_end(id_, h.cycles);
+  }
   // Interaction point: reach SystemC time, then every packet that arrived by our local
   // clock has been delivered, and the next thread is exactly the one the hardware takes.
   sync();
@@ -118,6 +126,10 @@ void Pe::next_thread(iss::Hart& h) {
   uint32_t clocks = input_.pop(t);
   clocks += dispatcher_.start(h, t);
   thread_started_at_ = h.cycles;
+  if (tracer_) {
+    trace_thread_begin(h.cycles, t);
+    tracer_->input_buffer(id_, h.cycles, input_.size());
+  }
   h.cycles += clocks;
   dispatch_cycles_ += clocks;
   ++threads_;
@@ -151,10 +163,32 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     }
     memory_unit_cycles_ += done - start;
     memory_unit_free_ = done;
+    if (tracer_) {
+      tracer_->packet_arrived(p, cycle, start, done, effect_text(p, e));
+      if (e.thread) tracer_->input_buffer(id_, e.thread->ready_at, input_.size());
+    }
     if (e.reply) machine_.reply(*e.reply, done);
   } catch (const std::runtime_error& e) {
     observer_.pe_error(id_, fmt::format("PE {} at cycle {}: {}", id_, cycle, e.what()));
   }
+}
+
+const char* Pe::effect_text(const net::Packet& p, const PacketEffect& e) const {
+  using isa::PacketType;
+  switch (static_cast<PacketType>(p.type)) {
+    case PacketType::invoke2l:
+    case PacketType::invoke2r:
+      return e.thread ? "matched its partner: thread ready" : "operand stored, waits for its partner";
+    case PacketType::iwrite:
+      return e.reply ? "I-structure written, waiting reader answered" : "I-structure written";
+    case PacketType::iread:
+      return e.reply ? "I-structure read, value sent" : "I-structure read deferred";
+    default:
+      break;
+  }
+  if (e.thread) return "thread ready";
+  if (e.reply) return "memory read, value sent";
+  return "memory written";
 }
 
 std::string Pe::waiting_on() const {

@@ -22,7 +22,9 @@
 #include "sim/iss/hart.h"
 #include "sim/machine/machine_config.h"
 #include "sim/mem/local_memory.h"
+#include "sim/loader/symbols.h"
 #include "sim/stats/stats.h"
+#include "sim/trace/tracer.h"
 
 namespace emx::pe {
 
@@ -51,6 +53,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   uint64_t busy_cycles() const { return busy_cycles_; }
 
   void register_stats(stats::Registry& r);
+  // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
+  void set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
+    tracer_ = t;
+    symbols_ = symbols;
+  }
   // Wait until SystemC time reaches the local clock (from the execution unit's process).
   void sync();
 
@@ -58,6 +65,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void execute();  // SC_THREAD: the execution unit
   void next_thread(iss::Hart& h);
   uint64_t now_cycles() const;
+  void trace_thread_begin(uint64_t cycle, const ThreadToken& t);
+  const char* effect_text(const net::Packet& p, const PacketEffect& e) const;
 
   // iss::HartEnv
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override;
@@ -74,6 +83,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   Dispatcher dispatcher_;
   uint64_t period_ps_;
   sc_core::sc_event token_ready_;
+  trace::Tracer* tracer_ = nullptr;
+  const loader::SymbolTable* symbols_ = nullptr;
 
   State state_ = State::idle;
   bool started_ = false;

@@ -202,6 +202,19 @@ class Outcomes(unittest.TestCase):
         self.assertEqual(s["simulated_time_ns"], s["cycles"] * 62.5)
         self.assertEqual(s["stats"]["pe"]["1"]["packets_sent"], 2)
 
+    def test_program_load_time_through_the_host(self):
+        def cycles(*extra):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "s.json")
+                r = emx("run", "-q", "--pes", "2", "--stats", path, *extra, elf("tiny"))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(path) as f:
+                    return json.load(f)["cycles"]
+        base = cycles()
+        # 48 bytes of code to each of 2 PEs at 1 MB/s and 16 MHz: 96 us = 1536 clocks.
+        loaded = cycles("--set", "host.charge_load_time=true", "--set", "host.bandwidth_mb_s=1")
+        self.assertEqual(loaded - base, 1536)
+
     def test_identical_statistics_on_two_runs(self):
         def run():
             with tempfile.TemporaryDirectory() as d:

@@ -182,5 +182,74 @@ class TemporalDecoupling(unittest.TestCase):
         self.assert_close("--pes", "16", "bench_stream", "4", "256")
 
 
+class Traces(unittest.TestCase):
+    """--trace (Chrome/Perfetto JSON) and --trace-text (event log)."""
+
+    def trace(self, *args):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.json")
+            r = emx("run", "-q", "--trace", path, *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                return json.load(f)["traceEvents"]
+
+    def test_perfetto_trace_of_a_small_program(self):
+        ev = self.trace("--pes", "4", "machine_checks", "istructure")
+        spans = [e for e in ev if e["ph"] == "X" and e["cat"] == "thread"]
+        self.assertIn("got_value", {e["name"] for e in spans})  # named by entry symbol
+        self.assertIn("_start", {e["name"] for e in spans})
+        starts = {e["id"]: e for e in ev if e["ph"] == "s"}
+        ends = {e["id"]: e for e in ev if e["ph"] == "f"}
+        self.assertEqual(set(starts), set(ends))  # every packet: an arrow from send to arrival
+        for i, s in starts.items():
+            self.assertEqual(s["name"], ends[i]["name"])  # labelled with the packet type
+            self.assertLessEqual(s["ts"], ends[i]["ts"])
+        names = {s["name"] for s in starts.values()}
+        self.assertTrue({"ird", "iwr", "inv1", "host"} <= names, names)
+        effects = {e["args"]["effect"] for e in ev if e["ph"] == "X" and e["cat"] == "arrival"}
+        self.assertIn("I-structure read deferred", effects)
+        self.assertIn("I-structure written, waiting reader answered", effects)
+        counters = {e["name"] for e in ev if e["ph"] == "C"}
+        self.assertIn("input buffer", counters)
+        tracks = {(e["pid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+        self.assertIn((0, "PE 0"), tracks)
+
+    def test_window_and_pe_subset_bound_the_trace(self):
+        ev = self.trace("--trace-pes", "2-3", "--trace-window", "0:20us", "micro_remote_read")
+        pids = {e["pid"] for e in ev if e["ph"] in ("X", "C", "s", "f")}
+        self.assertTrue(pids <= {2, 3, 80, 81}, pids)
+        self.assertTrue(all(e["ts"] < 20.0 for e in ev if "ts" in e and e["ph"] != "X"))
+
+    def test_network_load_counters(self):
+        ev = self.trace("--pes", "8", "micro_remote_write", "1024")
+        load = [e for e in ev if e["ph"] == "C" and e["name"] == "links busy %"]
+        self.assertTrue(load)
+        self.assertGreater(max(e["args"]["max"] for e in load), 90)  # the streaming link
+
+    def test_text_event_log_in_time_order(self):
+        r = emx("run", "-q", "--pes", "2", "--trace-text", "machine_checks", "match_lr")
+        self.assertEqual(r.returncode, 0)
+        lines = r.stderr.splitlines()
+        self.assertTrue(lines[0].startswith("--- emx event log"))
+        clocks = [int(l.split()[0]) for l in lines[1:]]
+        self.assertEqual(clocks, sorted(clocks))
+        text = "\n".join(lines)
+        self.assertRegex(text, r"PE 0 +send +inv2l -> PE 0")
+        self.assertIn("operand stored, waits for its partner", text)
+        self.assertIn("matched its partner: thread ready", text)
+        self.assertRegex(text, r"PE 0 +thread start matched \(0x[0-9a-f]+\) +a0=111 a1=222")
+
+    def test_bad_trace_options(self):
+        r = emx("run", "--trace-window", "5", "hello")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("choose what --trace or --trace-text record", r.stderr)
+        r = emx("run", "--trace-text", "--trace-pes", "0,99", "hello")
+        self.assertIn("expected PE numbers and ranges below 80", r.stderr)
+        r = emx("run", "--trace-text", "--trace-window", "9:3", "hello")
+        self.assertIn("TO must be after FROM", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
