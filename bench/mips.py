@@ -20,11 +20,12 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=40, help="repetitions inside the program")
+    ap.add_argument("--reps", type=int, default=200, help="repetitions inside the program")
     ap.add_argument("--runs", type=int, default=3, help="runs of the simulator")
     a = ap.parse_args()
-    subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
-    emx = os.path.join(TOP, "build", "sim", "emx")
+    if "EMX" not in os.environ:  # an explicit binary needs no set-up
+        subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
+    emx = os.environ.get("EMX", os.path.join(TOP, "build", "sim", "emx"))
     mips = []
     for k in range(a.runs):
         with tempfile.TemporaryDirectory() as d:

@@ -10,7 +10,17 @@ _start:
 	.option norelax
 	la	gp, __global_pointer$
 	.option pop
-	call	main
+	/* Programs that use the EM-C-like layer (suspension: runtime/src/context.c) set it up
+	 * first; for the others the weak reference is 0 and nothing happens. */
+	.weak	__emx_rt_init
+	lla	t0, __emx_rt_init
+	beqz	t0, 1f
+	mv	s0, a0			/* argc, argv for main */
+	mv	s1, a1
+	jalr	t0
+	mv	a0, s0
+	mv	a1, s1
+1:	call	main
 	/* a0 = main's return value: report it and end the thread; emx_exit never returns. */
 	tail	emx_exit
 	.size _start, . - _start
@@ -19,8 +29,9 @@ _start:
  * in .text.start with _start so --gc-sections keeps them.
  *
  * A thread starts with ra = __emx_thread_end, so a thread written as a C function ends
- * when it returns. */
-	.globl	__emx_thread_end
+ * when it returns. Weak: the EM-C-like layer replaces it with one that also gives a
+ * finished computation's stack back (runtime/src/context.S). */
+	.weak	__emx_thread_end
 	.type	__emx_thread_end, @function
 __emx_thread_end:
 	.insn	i 0x0b, 1, x0, x0, 0		/* end */

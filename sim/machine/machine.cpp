@@ -33,6 +33,10 @@ void NetworkDriver::catch_up() {
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
   if (after_advance) after_advance(now + 1);
+  // Called from a PE, this may have given the network earlier work than the driver is
+  // scheduled for: it must run then, or arrivals would be delivered late.
+  const uint64_t next = next_time();
+  if (next != UINT64_MAX) wake_at(next);
 }
 
 void NetworkDriver::wake_at(uint64_t cycle) {
@@ -129,11 +133,12 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
                                   src, isa::packet_type_name(type), addr, dst, cfg_.pes - 1)};
     p.dst = static_cast<uint16_t>(dst);
   }
-  // The output queue may be full: find out exactly, at SystemC time = our clock, and
-  // stall until the network frees the slot it frees first.
+  // The output queue may be full: find out exactly and stall until the network frees the
+  // slot it frees first. We look at SystemC time = the clock the send executes in, one
+  // before the packet leaves, so that nothing can still enter the network before it.
   pe::Pe& pe = *pes_[src];
   while (!ports_->surely_room(src)) {
-    pe.sync();
+    pe.sync_to(cycle - 1);
     catch_up();
     if (ports_->empty(src) && fabric_->can_inject(src, cycle)) break;
     const uint64_t free = fabric_->earliest_slot_free(src, cycle);

@@ -44,10 +44,13 @@ void Pe::start(uint32_t entry, uint32_t sp, uint32_t a0, uint32_t a1, uint64_t a
 
 uint64_t Pe::now_cycles() const { return sc_core::sc_time_stamp().value() / period_ps_; }
 
-void Pe::sync() {
+void Pe::sync() { sync_to(hart_.cycles); }
+
+void Pe::sync_to(uint64_t cycle) {
   // The memory unit may add stall clocks while we wait: wait until we really are there.
   for (;;) {
-    const uint64_t target = hart_.cycles * period_ps_, now = sc_core::sc_time_stamp().value();
+    const uint64_t target = std::min(cycle, hart_.cycles) * period_ps_,
+                   now = sc_core::sc_time_stamp().value();
     if (target <= now) break;
     wait(sc_core::sc_time::from_value(target - now));
   }

@@ -58,8 +58,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     tracer_ = t;
     symbols_ = symbols;
   }
-  // Wait until SystemC time reaches the local clock (from the execution unit's process).
+  // Wait until SystemC time reaches the local clock, or an earlier clock (from the
+  // execution unit's process).
   void sync();
+  void sync_to(uint64_t cycle);
 
  private:
   void execute();  // SC_THREAD: the execution unit

@@ -93,7 +93,7 @@ static inline unsigned emx_features(void) { return EMX_CSR_READ(0xCC4); }
 static inline unsigned emx_frame_words(void) { return EMX_CSR_READ(0xCC5); }
 
 /* Threads. A thread starts with a0, a1 = its data words, a2 = the packet's address word,
- * tp = its frame (docs/threads.md), so a thread is a C function
+ * tp = its frame (docs/pe.md; blocking C code: emx/threads.h), so a thread is a C function
  *     void my_thread(uint32_t a0, uint32_t a1, emx_gaddr_t cont);
  * whose return ends it. Frame word 0 points to the template: a table of entry points
  * indexed by slot; a continuation names a frame slot, global. */

@@ -1,0 +1,60 @@
+/* Remote memory access through global addresses (emx/gptr.h): reads that block the
+ * calling C code (SYSRD + continuation), split-phase reads, single-word and block writes
+ * (SYSWR), and a fence. On EM-X the memory unit serves SYSRD/SYSWR; on EM-X' and EM-4
+ * the hardware turns them into handler threads (crt0.S): the same calls work on every
+ * variant. An address on the calling PE is accessed directly. docs/runtime.md. */
+#ifndef EMX_REMOTE_H
+#define EMX_REMOTE_H
+
+#include <stddef.h>
+
+#include "threads.h"
+
+/* One word. Blocks (the thread ends; the reply resumes it) unless g is local. */
+static inline uint32_t emx_read(emx_gaddr_t g) {
+  if (emx_gaddr_is_local(g)) return *(volatile uint32_t *)emx_gaddr_local(g);
+  return EMX__REQUEST(EMX_PKT_sysrd, g).a0;
+}
+static inline int32_t emx_read_i32(emx_gaddr_t g) { return (int32_t)emx_read(g); }
+static inline float emx_read_f32(emx_gaddr_t g) { return emx_bits_f32(emx_read(g)); }
+
+/* One word, fire and forget (SYSWR). */
+static inline void emx_write(emx_gaddr_t g, uint32_t v) {
+  if (emx_gaddr_is_local(g)) *(volatile uint32_t *)emx_gaddr_local(g) = v;
+  else emx_send(EMX_PKT_syswr, g, v);
+}
+static inline void emx_write_i32(emx_gaddr_t g, int32_t v) { emx_write(g, (uint32_t)v); }
+static inline void emx_write_f32(emx_gaddr_t g, float v) { emx_write(g, emx_f32_bits(v)); }
+
+/* n words from local src to global dst, fire and forget. EM-X: 32 register-relative
+ * sends per loop iteration, about 2 clocks a word (the link's rate); EM-4 has no
+ * displacement form, so every word needs its own address update. */
+void emx_put(emx_gaddr_t dst, const void *src, size_t words);
+
+/* Split phase. emx_read_async: the word at g goes to continuation cont (a 1-input
+ * packet). emx_get_async: n words from global src to local dst; s counts the words
+ * still to come (in batches of a frame's slots), and emx_sync_wait(s) waits for all. */
+static inline void emx_read_async(emx_gaddr_t g, emx_gaddr_t cont) {
+  emx_send(EMX_PKT_sysrd, g, cont);
+}
+void emx_get_async(void *dst, emx_gaddr_t src, size_t words, emx_sync_t *s);
+/* Blocking block read. */
+static inline void emx_get(void *dst, emx_gaddr_t src, size_t words) {
+  emx_sync_t s;
+  emx_sync_init(&s, 0);
+  emx_get_async(dst, src, words, &s);
+  emx_sync_wait(&s);
+}
+
+/* Returns when every remote write this PE sent to PE pe before has been performed
+ * there (a remote read behind them: the network and the memory unit keep their order,
+ * and on EM-X'/EM-4 the handler threads run in arrival order). */
+extern uint32_t __emx_fence_word;
+static inline void emx_fence(unsigned pe) {
+  if (pe != emx_pe_id()) (void)EMX__REQUEST(EMX_PKT_sysrd, emx_gaddr(pe, &__emx_fence_word));
+}
+
+/* emx_fence for every other PE at once (the reads overlap). */
+void emx_fence_all(void);
+
+#endif

@@ -1,0 +1,88 @@
+/* Block writes and split-phase block reads (emx/remote.h). */
+#include <emx/remote.h>
+#include <string.h>
+
+#include "layer_internal.h"
+
+uint32_t __emx_fence_word;
+
+/* Register-relative sends: one load and one send per word. */
+#define PUT(k) emx_send_disp(EMX_PKT_syswr, k, g, s[k])
+#define PUT8(k) \
+  PUT(k); PUT(k + 1); PUT(k + 2); PUT(k + 3); PUT(k + 4); PUT(k + 5); PUT(k + 6); PUT(k + 7)
+static void put_displacement(emx_gaddr_t g, const uint32_t *s, size_t n) {
+  for (; n >= 32; n -= 32, s += 32, g += 32) {
+    PUT8(0); PUT8(8); PUT8(16); PUT8(24);
+  }
+  for (; n; --n) emx_send(EMX_PKT_syswr, g++, *s++);
+}
+#undef PUT8
+#undef PUT
+
+void emx_put(emx_gaddr_t dst, const void *src, size_t words) {
+  if (emx_gaddr_is_local(dst)) {
+    memmove(emx_gaddr_local(dst), src, words * 4);
+  } else if (emx_features() & EMX_FEATURE_SEND_DISPLACEMENT) {
+    put_displacement(dst, src, words);
+  } else {
+    const uint32_t *s = src;
+    for (size_t k = 0; k < words; ++k) emx_send(EMX_PKT_syswr, dst + k, s[k]);
+  }
+}
+
+/* Split-phase reads: each word's reply is a thread in a *get frame*, whose slot k
+ * stands for destination word k-1. A 1-input packet leaves its slot word alone, so the
+ * first words of the frame hold the bookkeeping as well: GET_DELTA = destination minus
+ * the frame's slot 1, so that a reply's address is delta + its slot's address; GET_LEFT
+ * = replies still to come; GET_SYNC = the counter, counted down once per frame. A reply
+ * costs the dispatch and about a dozen instructions. */
+enum { GET_DELTA = 1, GET_SYNC = 2, GET_LEFT = 3 };
+
+static void get_frame_done(uint32_t *f) {
+  emx_sync_t *s = (emx_sync_t *)(uintptr_t)f[GET_SYNC];
+  emx_frame_free(f);
+  __emx_sync_done_tail(s);
+}
+
+static void get_store(uint32_t value, uint32_t unused, uint32_t cont) {
+  (void)unused;
+  uint32_t *f = emx_frame();
+  /* cont << 10 >> 8: the slot's local byte address (the PE field shifted out). */
+  *(uint32_t *)(uintptr_t)(f[GET_DELTA] + ((cont << 10) >> 8)) = value;
+  if (--f[GET_LEFT] == 0) get_frame_done(f);
+  emx_end(); /* nothing to give back: this thread never blocks */
+}
+
+void emx_get_async(void *dst, emx_gaddr_t src, size_t words, emx_sync_t *s) {
+  if (emx_gaddr_is_local(src)) {
+    memmove(dst, emx_gaddr_local(src), words * 4);
+    return;
+  }
+  static const emx_thread_fn *tmpl;
+  if (!tmpl) tmpl = __emx_uniform_template(get_store);
+  const unsigned per_frame = __emx_frame_bytes / 4 - 1;
+  uint32_t *d = dst;
+  while (words) {
+    const unsigned m = words < per_frame ? (unsigned)words : per_frame;
+    uint32_t *f = emx_frame_alloc(tmpl);
+    f[GET_DELTA] = (uint32_t)(uintptr_t)d - (uint32_t)(uintptr_t)&f[1];
+    f[GET_SYNC] = (uint32_t)(uintptr_t)s;
+    f[GET_LEFT] = m;
+    ++s->count;
+    const emx_gaddr_t cont = emx_gaddr_mine(f);
+    for (unsigned k = 1; k <= m; ++k) emx_send(EMX_PKT_sysrd, src + k - 1, cont + k);
+    d += m;
+    src += m;
+    words -= m;
+  }
+}
+
+void emx_fence_all(void) {
+  uint32_t sink;
+  emx_sync_t s;
+  emx_sync_init(&s, 0);
+  const unsigned me = emx_pe_id(), pes = emx_pe_count();
+  for (unsigned pe = 0; pe < pes; ++pe)
+    if (pe != me) emx_get_async(&sink, emx_gaddr(pe, &__emx_fence_word), 1, &s);
+  emx_sync_wait(&s);
+}

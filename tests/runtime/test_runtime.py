@@ -1,0 +1,202 @@
+"""The EM-C-like layer of the runtime (runtime/include/emx/emc.h): its test programs
+(programs/runtime_tests, rt_*) and teaching examples (programs/examples, ex_*) run on the
+simulator, on the machine variants and PE counts that matter, against known results."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from emxrun import results, run_stats  # noqa: E402
+
+VARIANTS = ["emx80-16mhz", "emx-thread-write", "em4"]
+
+
+class Runs(unittest.TestCase):
+    def run_program(self, program, *args, pes=1, config=None, sets=(), exit_code=0):
+        """Runs PROGRAM; returns (stdout, results dict). The exit status must match."""
+        opts = ["--pes", str(pes)]
+        if config:
+            opts += ["--config", config]
+        for s in sets:
+            opts += ["--set", s]
+        r, s = run_stats(*opts, program, *map(str, args), timeout=600)
+        self.assertEqual(r.returncode, exit_code,
+                         f"{program} {args} {opts}\n{r.stdout}{r.stderr}")
+        return r.stdout, results(s) if s else {}
+
+
+class Suspension(Runs):
+    def test_live_values_survive_and_the_cost(self):
+        out, res = self.run_program("rt_suspend")
+        self.assertIn("live values kept across 200 suspensions: yes; other computation: yes", out)
+        # EM-C's figure: 4 live variables cost 8 clocks (a store and a load each).
+        self.assertAlmostEqual(res["yield_cycles_4_live"] - res["yield_cycles_0_live"], 8, delta=0.5)
+        self.assertLess(res["suspend_resume_cycles_0_live"], 30)
+
+    def test_yield_takes_turns(self):
+        out, _ = self.run_program("rt_yield")
+        self.assertEqual(out, "ABCABCABCABCABCABC\nstacks: 3 made, 2 free\n")
+
+    def test_printf_and_malloc_in_threads(self):
+        out, _ = self.run_program("rt_libc")
+        self.assertEqual(out.splitlines(), [
+            "worker 1: 1.500000e+00, after a yield; depth 21",
+            "worker 2: 3.000000e+00, after a yield; depth 22",
+            "worker 3: 4.500000e+00, after a yield; depth 23",
+            "worker 4: 6.000000e+00, after a yield; depth 24",
+            "handler: 1001 101 143.000",
+            "handler: 2001 102 285.857",
+            "handler: 3001 103 428.714",
+            "handler: 4001 104 571.571",
+            "all done",
+            "stacks: 5 made, 4 free",
+        ])
+
+
+class RemoteAccess(Runs):
+    def test_every_variant(self):
+        figures = {}
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, res = self.run_program("rt_remote", pes=8, config=config)
+                self.assertIn("remote access on 8 PEs: ok", out)
+                figures[config] = res
+        # Block writes: the link's 2 clocks a word on EM-X; handler threads on EM-X'
+        # (one receiver) and address updates plus handler threads on EM-4 are slower.
+        self.assertLess(figures["emx80-16mhz"]["put_cycles_per_word"], 2.3)
+        self.assertGreater(figures["emx-thread-write"]["put_cycles_per_word"], 4)
+        self.assertGreater(figures["em4"]["put_cycles_per_word"], 4)
+        self.assertLess(figures["emx80-16mhz"]["read_cycles"],
+                        figures["emx-thread-write"]["read_cycles"])
+        self.assertLess(figures["emx-thread-write"]["read_cycles"], figures["em4"]["read_cycles"])
+
+    def test_two_pes(self):
+        out, _ = self.run_program("rt_remote", pes=2)
+        self.assertIn("remote access on 2 PEs: ok", out)
+
+
+class IStructures(Runs):
+    CHECKS = ["local read after write", "local read before remote write", "local try, empty",
+              "local try, full", "local try, consumed", "remote read", "remote try, empty",
+              "remote try, full", "float element"]
+
+    def test_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, _ = self.run_program("rt_istruct", pes=3, config=config)
+                for check in self.CHECKS:
+                    self.assertIn(f"PE 0: {check}: ok\n", out)
+                self.assertIn("PE 1: data complete when the flag is set: ok\n", out)
+                self.assertIn("PE 0: 40 waiters woken in write order: ok\n", out)
+                self.assertIn("PE 0: stacks made for the waiters: 40, free now: 40\n", out)
+                self.assertNotIn("FAILED", out)
+
+
+class QStructures(Runs):
+    def test_many_readers_and_writers(self):
+        for pes in (1, 2, 5, 16, 80):
+            with self.subTest(pes=pes):
+                out, _ = self.run_program("rt_queue", pes=pes)
+                self.assertEqual(out, f"Q-structure, {pes} PEs x 50 values: ok\n")
+
+    def test_variants(self):
+        for config in VARIANTS[1:]:
+            with self.subTest(config=config):
+                out, _ = self.run_program("rt_queue", 20, pes=4, config=config)
+                self.assertEqual(out, "Q-structure, 4 PEs x 20 values: ok\n")
+
+
+class Collectives(Runs):
+    def check(self, pes, *args):
+        out, res = self.run_program("rt_collective", *args, pes=pes)
+        self.assertEqual(out, f"collectives on {pes} PEs: ok\n")
+        self.assertEqual(res["errors"], 0)
+        return res
+
+    def test_small_machines(self):
+        for pes in (1, 2, 3, 5, 7):
+            with self.subTest(pes=pes):
+                self.check(pes)
+
+    def test_80(self):
+        res = self.check(80)
+        self.assertLess(res["barrier_cycles"], 2000)
+
+    def test_1024(self):
+        self.check(1024, 2, 20)
+
+    def test_variants(self):
+        for config in VARIANTS[1:]:
+            with self.subTest(config=config):
+                out, _ = self.run_program("rt_collective", 2, 300, pes=5, config=config)
+                self.assertEqual(out, "collectives on 5 PEs: ok\n")
+
+
+class Invocation(Runs):
+    def test_frames_of_several_sizes(self):
+        for words, args in ((8, 6), (32, 12), (64, 12)):
+            with self.subTest(frame_words=words):
+                out, _ = self.run_program("rt_invoke", pes=5,
+                                          sets=[f"pe.threads.frame_words={words}"])
+                self.assertIn(f"frames of {words} words: {args} arguments per invocation\n", out)
+                self.assertNotIn("FAILED", out)
+                self.assertEqual(out.count(": ok\n"), 6)
+
+    def test_variants(self):
+        for config in VARIANTS[1:]:
+            with self.subTest(config=config):
+                out, _ = self.run_program("rt_invoke", pes=3, config=config)
+                self.assertEqual(out.count(": ok\n"), 6, out)
+
+
+class Pieces(Runs):
+    def test_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, _ = self.run_program("rt_misc", pes=2, config=config)
+                self.assertEqual(out.count(": ok\n"), 12, out)
+                self.assertNotIn("FAILED", out)
+
+
+class Examples(Runs):
+    def test_hello_in_pe_order(self):
+        for pes in (1, 5, 80):
+            with self.subTest(pes=pes):
+                out, _ = self.run_program("ex_hello", pes=pes)
+                want = "".join(f"Hello from PE {p} of {pes}\n" for p in range(pes))
+                want += f"The PE numbers add up to {pes * (pes - 1) // 2}\n"
+                self.assertEqual(out, want)
+
+    def test_fib(self):
+        for pes in (1, 8, 80):
+            with self.subTest(pes=pes):
+                out, res = self.run_program("ex_fib", 20, 8, pes=pes)
+                self.assertIn("fib(20) = 6765 (cutoff 8): correct\n", out)
+                self.assertEqual(res["fib"], 6765)
+                self.assertEqual(res["fib_threads"], self.fib_threads(20, 8))
+
+    @staticmethod
+    def fib_threads(n, cutoff):
+        """Threads of fib(n): one each, plus the children's above the cutoff."""
+        if n < cutoff:
+            return 1
+        return 1 + Examples.fib_threads(n - 1, cutoff) + Examples.fib_threads(n - 2, cutoff)
+
+    def test_pipeline(self):
+        for pes in (2, 6, 80):
+            with self.subTest(pes=pes):
+                out, res = self.run_program("ex_pipeline", 40, pes=pes)
+                self.assertIn(f"40 items through {pes} stages: sum", out)
+                self.assertIn("correct", out)
+
+    def test_matvec(self):
+        for how in ("read", "broadcast"):
+            with self.subTest(how=how):
+                out, res = self.run_program("ex_matvec", 64, how, pes=8)
+                self.assertIn("N = 64 on 8 PEs", out)
+                self.assertIn("correct", out)
+                self.assertEqual(res["matvec_checksum"], 561)
+
+
+if __name__ == "__main__":
+    unittest.main()
