@@ -99,3 +99,8 @@ __emx_thread_end:
 	STORE_GLOBAL(sp, __emx_stack_pool, t2)
 	END
 	.size	__emx_thread_end, . - __emx_thread_end
+
+/* For traces: the simulator names a resumed computation by the code it returns into, the
+ * address saved at this offset in the context (tp) that __emx_resume starts with. */
+	.globl	__emx_ctx_ra_offset
+	.set	__emx_ctx_ra_offset, CTX_RA

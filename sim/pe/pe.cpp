@@ -94,8 +94,25 @@ void Pe::end_thread(iss::Hart& h) {
   }
 }
 
+void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
+  tracer_ = t;
+  symbols_ = symbols;
+  resume_entry_ = symbols->address_of("__emx_resume");
+  resume_ra_offset_ = symbols->address_of("__emx_ctx_ra_offset");
+}
+
 void Pe::trace_thread_begin(uint64_t cycle, const ThreadToken& t) {
-  if (tracer_) tracer_->thread_begin(id_, cycle, hart_.pc, symbols_->describe(hart_.pc), t);
+  if (!tracer_) return;
+  ThreadToken shown = t;  // show the registers the thread starts with (a1 of a handler)
+  shown.op0 = hart_.x[10];
+  shown.op1 = hart_.x[11];
+  std::string name = symbols_->describe(hart_.pc);
+  // A blocked computation of the runtime resumes through one stub: name the span by the
+  // code it returns into (saved in its context, which tp points to).
+  const uint32_t ra_at = hart_.x[4] + resume_ra_offset_;
+  if (resume_entry_ && hart_.pc == resume_entry_ && resume_ra_offset_ && memory_.valid(ra_at, 4))
+    name = "resume " + symbols_->describe(memory_.read32(ra_at));
+  tracer_->thread_begin(id_, cycle, hart_.pc, name, shown);
 }
 
 void Pe::next_thread(iss::Hart& h) {

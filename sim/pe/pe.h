@@ -54,10 +54,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
 
   void register_stats(stats::Registry& r);
   // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
-  void set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
-    tracer_ = t;
-    symbols_ = symbols;
-  }
+  void set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols);
   // Wait until SystemC time reaches the local clock, or an earlier clock (from the
   // execution unit's process).
   void sync();
@@ -87,6 +84,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   sc_core::sc_event token_ready_;
   trace::Tracer* tracer_ = nullptr;
   const loader::SymbolTable* symbols_ = nullptr;
+  uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
 
   State state_ = State::idle;
   bool started_ = false;
