@@ -9,14 +9,15 @@
 
 enum { CONSOLE_BUFFER = 128 };
 
-static unsigned char line[CONSOLE_BUFFER];
+/* Word-aligned, a multiple of 4 bytes: a packet's data word is one load. */
+static unsigned char line[CONSOLE_BUFFER] __attribute__((aligned(4)));
 static unsigned line_len;
 
 void emx_console_flush(void) {
   for (unsigned k = 0; k < line_len; k += 4) {
-    unsigned n = line_len - k < 4 ? line_len - k : 4;
-    uint32_t word = 0;
-    for (unsigned b = 0; b < n; ++b) word |= (uint32_t)line[k + b] << (8 * b);
+    const unsigned n = line_len - k < 4 ? line_len - k : 4;
+    /* Little-endian: the first byte is the low byte; the host takes only n bytes. */
+    const uint32_t word = *(const uint32_t *)(const void *)(line + k);
     emx_host_send(EMX_HOST_CONSOLE, n, word);
   }
   line_len = 0;
