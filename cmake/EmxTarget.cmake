@@ -141,3 +141,10 @@ EMX_CRT0='$<TARGET_PROPERTY:emx_runtime,EMX_CRT0>'
 EMX_RUNTIME_LIB='$<TARGET_PROPERTY:emx_runtime,EMX_ARCHIVE>'
 ")
 endfunction()
+
+# An MPI program (docs/mpi.md): emx_add_program with MPI-EMX (runtime target emx_mpi).
+#   emx_add_mpi_program(NAME SOURCES ... [LIBS lib-target ...])
+function(emx_add_mpi_program name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  emx_add_program(${name} SOURCES ${ARG_SOURCES} LIBS ${ARG_LIBS} emx_mpi)
+endfunction()

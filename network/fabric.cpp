@@ -24,6 +24,8 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   queues_.resize(endpoints_ + size_t(links_) * classes_);
   occupancy_.assign(queues_.size(), 0);
   release_at_.assign(queues_.size(), kNever);
+  bound_.assign(queues_.size(), 0);
+  bound_generation_.assign(queues_.size(), 0);
   for (uint32_t e = 0; e < endpoints_; ++e) queues_[e].node = uint16_t(topology_.endpoint_node(e));
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
@@ -60,10 +62,60 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
   if (can_inject(endpoint, t)) return t;
   if (queues_[endpoint].busy) return injection_done_[endpoint];
-  // The head waits for an output: it cannot start before the next event, and then takes
-  // a whole transfer to leave.
+  // The head has yet to start its transfer out, then takes a whole transfer to leave.
   const uint64_t next = events_.next_time();
-  return next == UINT64_MAX ? UINT64_MAX : std::max(t + 1, next + link_clocks_);
+  if (next == UINT64_MAX) return UINT64_MAX;
+  return std::max(t + 1, start_bound(endpoint, next) + link_clocks_);
+}
+
+// A transfer starts in an arbitration, which only an event can trigger (an injection only
+// adds a waiter, it never makes one of the others eligible): not before `base`, the next
+// event. It also needs the head ready, its output free, and for a link a slot in the
+// buffer at the far end. The waiters before it in arbitration order that need the same
+// buffer (at an ejection port, which refuses nobody: all of them) go first, a transfer
+// each, and each takes one of that buffer's slots, which free at least a transfer apart.
+// A full buffer frees one a word after its head starts leaving, which is bounded the
+// same way, and so on along the chain of full buffers ahead:
+//   start(q_i) >= max(ready_i, max(output_free_i, start(q_i+1) + cpw) + ahead_i x L).
+// The chain is acyclic (a cycle of full buffers waiting for each other would be a
+// deadlock) and ends at a buffer with room or a head already leaving. Under saturation
+// it is long, and the bound far beyond the next event, which saves a stalled sender most
+// of its retries. Results are kept per buffer until the network moves (generation_):
+// the chains of stalled senders overlap.
+uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
+  chain_.clear();
+  uint64_t slot = 0;  // when the buffer after the chain's last may have room
+  for (;;) {
+    const Slot& head = slots_[queues_[q].head];
+    const Output& out = outputs_[head.output];
+    const uint32_t next = head.next_queue;
+    const Waiter self{head.ready, q, next};
+    uint32_t ahead = 0;
+    for (const Waiter& w : out.waiters) {
+      if (!w.before(self)) break;
+      ahead += w.next == next;
+    }
+    chain_.push_back({q, ahead, head.ready, std::max(base, out.busy ? out.busy_until : 0)});
+    if (next == kNil || !full(next, base)) break;
+    if (queues_[next].busy) {
+      slot = release_at_[next];
+      break;
+    }
+    if (bound_generation_[next] == generation_) {
+      slot = bound_[next] + cfg_.clocks_per_word;
+      break;
+    }
+    if (chain_.size() > queues_.size()) throw std::logic_error("start_bound: cyclic wait");
+    q = next;
+  }
+  uint64_t start = 0;
+  for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) {
+    start = std::max(it->ready, std::max(it->output_free, slot) + it->ahead * link_clocks_);
+    bound_[it->queue] = start;
+    bound_generation_[it->queue] = generation_;
+    slot = start + cfg_.clocks_per_word;
+  }
+  return start;
 }
 
 void Fabric::inject(const Packet& p, uint64_t t) {
@@ -87,7 +139,6 @@ void Fabric::inject(const Packet& p, uint64_t t) {
   Slot& slot = slots_[s];
   slot.hops = 0;
   slot.dst = p.dst;
-  slot.route = routing_.row_offset(p.dst);
   last_injection_[p.src] = t;
   ++stats_.injected;
   ++in_flight_;
@@ -114,11 +165,22 @@ uint32_t Fabric::alloc_slot() {
 
 // ---- queues and outputs ----
 
-// Adds a packet at the tail; a packet that becomes the head of an idle queue is routed,
-// and asks for its output, at its ready time.
+// Adds a packet at the tail and looks up its next step; a packet that becomes the head of
+// an idle queue asks for its output at its ready time.
 void Fabric::append(uint32_t q, uint32_t s) {
   Queue& queue = queues_[q];
-  slots_[s].next = kNil;
+  Slot& slot = slots_[s];
+  slot.next = kNil;
+  const uint8_t port = routing_.next_port(queue.node, slot.dst);
+  if (port == Routing::kEject) {
+    slot.output = links_ + slot.dst;
+    slot.next_queue = kNil;
+  } else {
+    const uint32_t link = topology_.first_link(queue.node) + port;
+    const uint32_t from = q < endpoints_ ? Routing::kNoLink : queue.upstream;
+    slot.output = link;
+    slot.next_queue = link_queue(link, routing_.next_class(queue.cls, from, link));
+  }
   if (queue.tail == kNil)
     queue.head = s;
   else
@@ -139,21 +201,12 @@ void Fabric::schedule_head(uint32_t q, uint64_t now) {
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
 void Fabric::request_output(uint32_t q) {
-  const Queue& queue = queues_[q];
-  const Slot& s = slots_[queue.head];
-  const uint8_t port = routing_.next_port_in_row(s.route, queue.node);
-  const bool eject = port == Routing::kEject;
-  const uint32_t link = eject ? 0 : topology_.first_link(queue.node) + port;
-  const uint32_t output = eject ? links_ + s.dst : link;
+  const Slot& head = slots_[queues_[q].head];
   Waiter w;
-  w.ready = s.ready;
+  w.ready = head.ready;
   w.queue = q;
-  if (eject) {
-    w.next = kNil;
-  } else {
-    const uint32_t from = q < endpoints_ ? Routing::kNoLink : queue.upstream;
-    w.next = link_queue(link, routing_.next_class(queue.cls, from, link));
-  }
+  w.next = head.next_queue;
+  const uint32_t output = head.output;
   std::vector<Waiter>& waiters = outputs_[output].waiters;
   size_t i = waiters.size();
   waiters.emplace_back();
@@ -282,6 +335,7 @@ void Fabric::advance_to(uint64_t t) {
   for (uint64_t now; (now = events_.next_time()) < t;) {
     now_ = now;
     events_.run_clock(now, [this, now](const EventQueue::Event& e) {
+      ++generation_;  // (a delivery callback may ask for earliest_slot_free mid-clock)
       switch (e.kind) {
         case kHeadReady: request_output(e.target); break;
         case kTransferDone: transfer_done(e.target, now); break;
@@ -296,6 +350,7 @@ void Fabric::advance_to(uint64_t t) {
       arbitrate(output, now);
     }
     dirty_.clear();
+    ++generation_;
   }
   now_ = std::max(now_, t);
   if (events_.empty() && in_flight_ > 0)

@@ -53,7 +53,8 @@ class Fabric {
   // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
   uint32_t injection_queue_length(uint32_t endpoint) const { return occupancy_[endpoint]; }
   // A lower bound of the first clock >= t at which can_inject(endpoint, ...) may be true
-  // (t itself when it is true now): when a stalled sender should try again.
+  // (t itself when it is true now): when a stalled sender should try again. It follows
+  // the queue ahead of the head (README, API contract) to keep such retries few.
   uint64_t earliest_slot_free(uint32_t endpoint, uint64_t t) const;
   // Sends p at clock t from p.src to p.dst (sets p.injected_at = t). Requires
   // can_inject(p.src, t), t >= the endpoint's previous injection and
@@ -94,10 +95,11 @@ class Fabric {
   // A packet in the network, by slot number: what every hop touches (Slot) apart from the
   // payload (packets_), to keep the hot data small. Slots are recycled via free_slots_.
   struct Slot {
-    uint64_t ready;  // clock from which it may use an output of its current switch
-    uint32_t next;   // next slot in the same queue
-    uint32_t route;  // Routing::row_offset(dst), saving a lookup per hop
-    uint16_t hops;   // links crossed so far
+    uint64_t ready;       // clock from which it may use an output of its current switch
+    uint32_t next;        // next slot in the same queue
+    uint32_t output;      // the output it needs at its current switch
+    uint32_t next_queue;  // for a link: the buffer it needs a slot in there, else kNil
+    uint16_t hops;        // links crossed so far
     uint16_t dst;
   };
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
@@ -145,6 +147,7 @@ class Fabric {
   bool full(uint32_t q, uint64_t now) const {
     return occupancy_[q] - uint32_t(release_at_[q] <= now) >= cfg_.buffer_packets;
   }
+  uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
   void append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
@@ -174,6 +177,20 @@ class Fabric {
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
   std::vector<uint32_t> dirty_;
+  // start_bound's results by queue, valid while bound_generation_ == generation_, which
+  // every event and every clock's arbitration bump; and its scratch chain. (A result
+  // stays a valid bound while its head waits, but a fresh one is much later.) A cache:
+  // mutable.
+  uint64_t generation_ = 1;
+  mutable std::vector<uint64_t> bound_;
+  mutable std::vector<uint64_t> bound_generation_;
+  struct ChainLink {
+    uint32_t queue;
+    uint32_t ahead;       // waiters before its head that need the same buffer, or port
+    uint64_t ready;       // its head's
+    uint64_t output_free; // the next event, or the end of its output's transfer
+  };
+  mutable std::vector<ChainLink> chain_;
   EventQueue events_;
   Delivery deliver_;
   FabricStats stats_;

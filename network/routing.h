@@ -24,11 +24,6 @@ class Routing {
   uint8_t next_port(uint32_t node, uint32_t dst) const {
     return table_[size_t(row_of_endpoint_[dst]) * nodes_ + node];
   }
-  // The same lookup in two steps, for a caller that keeps a packet's row while it travels.
-  uint32_t row_offset(uint32_t dst) const { return row_of_endpoint_[dst] * nodes_; }
-  uint8_t next_port_in_row(uint32_t row_offset, uint32_t node) const {
-    return table_[row_offset + node];
-  }
   // The same as a link id, or kNoLink at the destination's node.
   uint32_t next_link(uint32_t node, uint32_t dst) const {
     const uint8_t p = next_port(node, dst);
@@ -53,7 +48,8 @@ class Routing {
     if (from == kNoLink) return scheme_ == ClassScheme::hops ? 0 : topo_.link(link).dateline;
     if (scheme_ == ClassScheme::hops) return cls + 1;
     const Link &in = topo_.link(from), &out = topo_.link(link);
-    if (in.dimension == out.dimension) return cls | out.dateline;  // the same ring
+    // Consecutive links of one dimension in a shortest route stay in one directed ring.
+    if (in.dimension == out.dimension) return cls | out.dateline;
     return (cls & ~1u) + (out.dimension < in.dimension ? 2 : 0) + out.dateline;
   }
 

@@ -143,6 +143,45 @@ TEST(NetFabricSaturationTight, OneSlotBuffersCutThrough) {
   saturate(cfg, 80, 100, 7);
 }
 
+// earliest_slot_free stays a lower bound under saturation while the others keep sending:
+// half the packets go to PE 0 (a long queue at its ejection port, counted by the bound),
+// the rest anywhere (chains of full buffers ahead, followed by the bound on the ring and
+// the torus). A sender that finds its injection queue full asks for the bound and must
+// not find room before it; the bound must also often be well beyond the next event.
+class NetFabricRetry : public testing::TestWithParam<TopologyKind> {};
+
+TEST_P(NetFabricRetry, EarliestSlotFreeIsALowerBoundUnderSaturation) {
+  Fabric f(test::config_for(GetParam()), 80);
+  f.set_delivery([](const Packet&, uint64_t) {});
+  std::vector<uint64_t> retry(81, 0);
+  uint64_t rng = 99, refused = 0, far = 0;
+  for (uint64_t t = 0; t < 4000; ++t) {
+    f.advance_to(t);
+    for (uint16_t e = 0; e <= 80; ++e) {
+      if (f.can_inject(e, t)) {
+        ASSERT_GE(t, retry[e]) << "endpoint " << e << " has room before its bound";
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        Packet p;
+        p.src = e;
+        p.dst = uint16_t((rng >> 40) % 2 ? 0 : (rng >> 33) % 81);
+        f.inject(p, t);
+      } else if (t >= retry[e]) {
+        retry[e] = f.earliest_slot_free(e, t);
+        ASSERT_GT(retry[e], t);
+        ++refused;
+        far += retry[e] > f.next_event_time() + 2 * f.config().link_clocks();
+      }
+    }
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_GT(far, refused / 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Topologies, NetFabricRetry,
+                         testing::Values(TopologyKind::circular_omega, TopologyKind::single_switch,
+                                         TopologyKind::ring, TopologyKind::torus2d),
+                         [](const auto& info) { return std::string(test::name_of(info.param)); });
+
 TEST(NetFabricHost, ReachesEveryPeAndEveryPeReachesIt) {
   for (TopologyKind kind : test::kAllTopologies) {
     Fabric f(test::config_for(kind), 80);

@@ -118,6 +118,36 @@ TEST(NetTopology, TorusIsWidthByHeightWithTheHostOnTheRow0WrapLink) {
   EXPECT_EQ(t.out_degree(81), 2u);
 }
 
+// Buffer classes by dateline: one per directed ring of links (network/README.md).
+TEST(NetTopology, RingAndTorusMarkOneDatelinePerDirectedRing) {
+  const Topology ring(with(TopologyKind::ring), 80);
+  EXPECT_EQ(ring.class_scheme(), ClassScheme::datelines);
+  std::multiset<std::tuple<uint32_t, uint32_t, LinkKind>> datelines;
+  for (const Link& l : ring.links())
+    if (l.dateline) datelines.insert({l.from, l.to, l.kind});
+  EXPECT_EQ(datelines, (std::multiset<std::tuple<uint32_t, uint32_t, LinkKind>>{
+                           {80, 0, LinkKind::ring}, {0, 80, LinkKind::ring_back}}));
+
+  const Topology torus(with(TopologyKind::torus2d), 80);  // 9 x 9, host 81
+  EXPECT_EQ(torus.class_scheme(), ClassScheme::datelines);
+  uint32_t count = 0;
+  for (const Link& l : torus.links()) {
+    const bool y = l.kind == LinkKind::south || l.kind == LinkKind::north;
+    EXPECT_EQ(l.dimension, y ? 1 : 0);
+    if (!l.dateline) continue;
+    ++count;
+    switch (l.kind) {  // the wrap-around links; row 0's runs through the host
+      case LinkKind::east: EXPECT_EQ(l.from % 9, 8u); break;
+      case LinkKind::west: EXPECT_EQ(l.from % 9, 0u); break;
+      case LinkKind::south: EXPECT_EQ(l.from / 9, 8u); break;
+      case LinkKind::north: EXPECT_EQ(l.from / 9, 0u); break;
+      default: EXPECT_EQ(l.kind, LinkKind::host_out); break;
+    }
+  }
+  EXPECT_EQ(count, 2u * 9 + 2u * 9);  // east and west per row, south and north per column
+  EXPECT_EQ(Topology(NetworkConfig{}, 80).class_scheme(), ClassScheme::hops);
+}
+
 TEST(NetTopology, SingleSwitchAndCrossbarPutEveryEndpointOnOneNode) {
   for (TopologyKind kind : {TopologyKind::single_switch, TopologyKind::crossbar}) {
     const Topology t(with(kind), 80);

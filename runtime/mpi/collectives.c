@@ -1,0 +1,484 @@
+/* Collective operations over point-to-point messages on the communicator's collective
+ * context (so they never meet the user's receives, MPI_ANY_TAG included). Every member
+ * makes the same calls in the same order, and messages between two ranks with the same
+ * tag keep their order, so one tag per operation suffices.
+ *
+ * Algorithms: binomial trees for Bcast and Reduce (any root; a non-commutative user
+ * operation is reduced in rank order at the root), Reduce + Bcast for Allreduce, linear
+ * Gather/Scatter (the root posts all its receives or sends at once), Gather + Bcast for
+ * Allgather, all pairs at once for Alltoall, a chain for Scan. Barrier on all PEs is the
+ * runtime's butterfly (emx_barrier); on fewer, a dissemination barrier. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+enum { T_BARRIER = 1, T_BCAST, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN };
+
+static mpi_request *csend(const mpi_comm *c, const void *buf, uint32_t bytes, int rank, int tag) {
+  return post_send(c, c->ctx + 1, buf, bytes, rank, tag, mpi_protocol);
+}
+static mpi_request *crecv(const mpi_comm *c, void *buf, uint32_t bytes, int rank, int tag) {
+  return post_recv(c, c->ctx + 1, buf, bytes, rank, tag);
+}
+static void cwait(mpi_request *r) { (void)wait_request(r, 0); }
+static void cwait_all(mpi_request **r, int n) {
+  for (int k = 0; k < n; ++k)
+    if (r[k]) cwait(r[k]);
+}
+
+/* ---- Argument checks --------------------------------------------------------------------- */
+
+static int check_root(MPI_Comm comm, const mpi_comm *c, const char *fn, int root) {
+  if (root < 0 || root >= c->size)
+    return mpi_error(comm, MPI_ERR_ROOT, fn, "invalid root %d (communicator of %d ranks)", root,
+                     c->size);
+  return MPI_SUCCESS;
+}
+
+static int check_op(MPI_Comm comm, const char *fn, MPI_Op op) {
+  return op_valid(op) ? MPI_SUCCESS : mpi_error(comm, MPI_ERR_OP, fn, "invalid operation %d", op);
+}
+
+/* A buffer argument that may be MPI_IN_PLACE (then no check). */
+static int check_data(MPI_Comm comm, const char *fn, const void *buf, int count,
+                      MPI_Datatype type, int writable, uint32_t *bytes) {
+  if (buf == MPI_IN_PLACE) {
+    *bytes = 0;
+    const int size = type_size(type);
+    if (size >= 0 && count >= 0) *bytes = (uint32_t)(count * size);
+    return MPI_SUCCESS;
+  }
+  return check_buffer(comm, fn, buf, count, type, writable, bytes);
+}
+
+static void *scratch(MPI_Comm comm, const char *fn, uint32_t bytes) {
+  void *p = malloc(bytes ? bytes : 4);
+  if (!p) mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory for %u bytes of scratch", (unsigned)bytes);
+  return p;
+}
+
+/* ---- Barrier ---------------------------------------------------------------------------- */
+
+static void barrier(const mpi_comm *c) {
+  if (c->size == (int)emx_pe_count()) {
+    /* The butterfly need not block (its messages may be there already), and protocol
+     * messages wait in the input buffer until this computation ends its thread: let
+     * them run first, so that receives posted before the barrier are filed at their
+     * senders when it returns. */
+    emx_yield();
+    emx_barrier();
+    return;
+  }
+  const int n = c->size;
+  for (int k = 1; k < n; k <<= 1) {
+    mpi_request *r = crecv(c, 0, 0, (c->rank - k + n) % n, T_BARRIER);
+    cwait(csend(c, 0, 0, (c->rank + k) % n, T_BARRIER));
+    cwait(r);
+  }
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+  mpi_comm *c;
+  const int err = check_comm(comm, "MPI_Barrier", &c);
+  if (err) return err;
+  barrier(c);
+  return MPI_SUCCESS;
+}
+
+/* ---- Broadcast ------------------------------------------------------------------------ */
+
+/* Binomial tree over ranks relative to the root: receive from the parent (the rank
+ * without the lowest set bit), then send to the children, largest subtree first. */
+static void bcast(const mpi_comm *c, void *buf, uint32_t bytes, int root) {
+  const int n = c->size, vr = (c->rank - root + n) % n;
+  int mask = 1;
+  for (; mask < n; mask <<= 1)
+    if (vr & mask) {
+      cwait(crecv(c, buf, bytes, (vr - mask + root) % n, T_BCAST));
+      break;
+    }
+  mpi_request *children[16];
+  int k = 0;
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr + mask < n) children[k++] = csend(c, buf, bytes, (vr + mask + root) % n, T_BCAST);
+  cwait_all(children, k);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  mpi_comm *c;
+  uint32_t bytes;
+  int err = check_comm(comm, "MPI_Bcast", &c);
+  if (!err) err = check_root(comm, c, "MPI_Bcast", root);
+  if (!err) err = check_buffer(comm, "MPI_Bcast", buf, count, type, 1, &bytes);
+  if (err) return err;
+  bcast(c, buf, bytes, root);
+  return MPI_SUCCESS;
+}
+
+/* ---- Reductions ------------------------------------------------------------------------ */
+
+/* The reduction of everybody's `in` (count elements) into `out` at root. */
+static int reduce(const mpi_comm *c, MPI_Comm comm, const char *fn, const void *in, void *out,
+                  int count, MPI_Datatype type, MPI_Op op, int root) {
+  const int n = c->size;
+  const uint32_t bytes = (uint32_t)(count * type_size(type));
+  int err = MPI_SUCCESS;
+  if (!op_commutative(op)) {
+    /* Rank order matters: everything to the root, combined there from the right. */
+    if (c->rank != root) {
+      cwait(csend(c, in, bytes, root, T_REDUCE));
+      return MPI_SUCCESS;
+    }
+    char *all = scratch(comm, fn, bytes * n);
+    mpi_request **r = scratch(comm, fn, n * sizeof *r);
+    if (!all || !r) return MPI_ERR_NO_MEM;
+    for (int k = 0; k < n; ++k)
+      r[k] = k == root ? (memcpy(all + k * bytes, in, bytes), (mpi_request *)0)
+                       : crecv(c, all + k * bytes, bytes, k, T_REDUCE);
+    cwait_all(r, n);
+    memcpy(out, all + (n - 1) * bytes, bytes);
+    for (int k = n - 2; k >= 0 && !err; --k) err = op_apply(op, all + k * bytes, out, count, type);
+    free(all);
+    free(r);
+    return err;
+  }
+  char *acc = scratch(comm, fn, bytes), *tmp = scratch(comm, fn, bytes);
+  if (!acc || !tmp) return MPI_ERR_NO_MEM;
+  memcpy(acc, in, bytes);
+  const int vr = (c->rank - root + n) % n;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if (vr & mask) {
+      cwait(csend(c, acc, bytes, ((vr & ~mask) + root) % n, T_REDUCE));
+      break;
+    }
+    if ((vr | mask) < n) {
+      cwait(crecv(c, tmp, bytes, ((vr | mask) + root) % n, T_REDUCE));
+      if (!err) err = op_apply(op, tmp, acc, count, type);
+    }
+  }
+  if (c->rank == root) memcpy(out, acc, bytes);
+  free(acc);
+  free(tmp);
+  return err;
+}
+
+static int check_reduce(const char *fn, const void *sendbuf, const void *recvbuf, int count,
+                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, mpi_comm **c,
+                        int recv_here) {
+  uint32_t bytes;
+  int err = check_comm(comm, fn, c);
+  if (!err) err = check_op(comm, fn, op);
+  /* The pairing of operation and datatype, before any message moves (an error found
+   * only where values are combined would leave the other ranks waiting). */
+  if (!err && op < 32 && op_apply(op, 0, 0, 0, type) != MPI_SUCCESS)
+    err = type_size(type) < 0 ? mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type)
+                              : mpi_error(comm, MPI_ERR_OP, fn,
+                                          "operation %d is not defined on datatype %d", op, type);
+  if (!err) err = check_data(comm, fn, sendbuf, count, type, 0, &bytes);
+  if (!err && recv_here) err = check_buffer(comm, fn, recvbuf, count, type, 1, &bytes);
+  return err;
+}
+
+static int op_error(MPI_Comm comm, const char *fn, int err, MPI_Op op, MPI_Datatype type) {
+  if (!err) return MPI_SUCCESS;
+  return mpi_error(comm, err, fn, "operation %d is not defined on datatype %d", op, type);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               int root, MPI_Comm comm) {
+  mpi_comm *c;
+  int err = check_comm(comm, "MPI_Reduce", &c);
+  if (!err) err = check_root(comm, c, "MPI_Reduce", root);
+  if (err) return err;
+  err = check_reduce("MPI_Reduce", sendbuf, recvbuf, count, type, op, comm, &c,
+                     c->rank == root);
+  if (err) return err;
+  const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  err = reduce(c, comm, "MPI_Reduce", in, recvbuf, count, type, op, root);
+  return op_error(comm, "MPI_Reduce", err, op, type);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm) {
+  mpi_comm *c;
+  int err = check_reduce("MPI_Allreduce", sendbuf, recvbuf, count, type, op, comm, &c, 1);
+  if (err) return err;
+  const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  err = reduce(c, comm, "MPI_Allreduce", in, recvbuf, count, type, op, 0);
+  bcast(c, recvbuf, (uint32_t)(count * type_size(type)), 0);
+  return op_error(comm, "MPI_Allreduce", err, op, type);
+}
+
+/* Inclusive (Scan) or exclusive (Exscan) prefix reduction, along the chain of ranks:
+ * rank r gets the prefix of ranks below from r - 1 and passes its own on to r + 1. */
+static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype type, MPI_Op op, MPI_Comm comm, int inclusive) {
+  mpi_comm *c;
+  int err = check_reduce(fn, sendbuf, recvbuf, count, type, op, comm, &c, 1);
+  if (err) return err;
+  const uint32_t bytes = (uint32_t)(count * type_size(type));
+  char *mine = scratch(comm, fn, bytes), *below = scratch(comm, fn, bytes);
+  if (!mine || !below) return MPI_ERR_NO_MEM;
+  memcpy(mine, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  if (c->rank > 0) {
+    cwait(crecv(c, below, bytes, c->rank - 1, T_SCAN));
+    if (!inclusive) memcpy(recvbuf, below, bytes);
+    err = op_apply(op, below, mine, count, type); /* mine = below op mine */
+  }
+  if (c->rank + 1 < c->size) cwait(csend(c, mine, bytes, c->rank + 1, T_SCAN));
+  if (inclusive) memcpy(recvbuf, mine, bytes);
+  free(mine);
+  free(below);
+  return op_error(comm, fn, err, op, type);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+             MPI_Comm comm) {
+  return scan("MPI_Scan", sendbuf, recvbuf, count, type, op, comm, 1);
+}
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm) {
+  return scan("MPI_Exscan", sendbuf, recvbuf, count, type, op, comm, 0);
+}
+
+/* ---- Gather, scatter ------------------------------------------------------------------- */
+
+/* Block k of a v-collective: counts[k] elements of `size` bytes at displs[k] (or, for
+ * the regular forms, `count` elements at k * count). */
+typedef struct {
+  const int *counts, *displs;
+  int count, size;
+} layout;
+static uint32_t block_bytes(const layout *l, int k) {
+  return (uint32_t)((l->counts ? l->counts[k] : l->count) * l->size);
+}
+static uint32_t block_offset(const layout *l, int k) {
+  return (uint32_t)((l->counts ? l->displs[k] : k * l->count) * l->size);
+}
+
+/* Root receives block k from rank k; `mine` (NULL: in place) is the root's own. */
+static int gather(const mpi_comm *c, MPI_Comm comm, const char *fn, const void *mine,
+                  uint32_t mine_bytes, char *recvbuf, const layout *l, int root) {
+  if (c->rank != root) {
+    cwait(csend(c, mine, mine_bytes, root, T_GATHER));
+    return MPI_SUCCESS;
+  }
+  mpi_request **r = scratch(comm, fn, c->size * sizeof *r);
+  if (!r) return MPI_ERR_NO_MEM;
+  for (int k = 0; k < c->size; ++k)
+    r[k] = k == root ? 0 : crecv(c, recvbuf + block_offset(l, k), block_bytes(l, k), k, T_GATHER);
+  if (mine) memcpy(recvbuf + block_offset(l, root), mine, mine_bytes);
+  cwait_all(r, c->size);
+  free(r);
+  return MPI_SUCCESS;
+}
+
+/* Root sends block k to rank k; `mine` (NULL: in place) receives the root's own. */
+static int scatter(const mpi_comm *c, MPI_Comm comm, const char *fn, const char *sendbuf,
+                   const layout *l, void *mine, uint32_t mine_bytes, int root) {
+  if (c->rank != root) {
+    cwait(crecv(c, mine, mine_bytes, root, T_SCATTER));
+    return MPI_SUCCESS;
+  }
+  mpi_request **r = scratch(comm, fn, c->size * sizeof *r);
+  if (!r) return MPI_ERR_NO_MEM;
+  for (int k = 0; k < c->size; ++k)
+    r[k] = k == root ? 0 : csend(c, sendbuf + block_offset(l, k), block_bytes(l, k), k, T_SCATTER);
+  if (mine) memcpy(mine, sendbuf + block_offset(l, root), mine_bytes);
+  cwait_all(r, c->size);
+  free(r);
+  return MPI_SUCCESS;
+}
+
+/* Checks common to the rooted collectives: communicator, root, and MPI_IN_PLACE only at
+ * the root (`local` is the buffer that may be in place). */
+static int check_rooted(const char *fn, MPI_Comm comm, int root, const void *local,
+                        mpi_comm **c) {
+  int err = check_comm(comm, fn, c);
+  if (!err) err = check_root(comm, *c, fn, root);
+  if (!err && local == MPI_IN_PLACE && (*c)->rank != root)
+    err = mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE at rank %d, not the root %d",
+                    (*c)->rank, root);
+  return err;
+}
+
+/* The v-arrays at the root: non-negative counts, blocks inside memory. */
+static int check_blocks(MPI_Comm comm, const char *fn, const mpi_comm *c, const void *buf,
+                        const int *counts, const int *displs, MPI_Datatype type, int writable) {
+  for (int k = 0; k < c->size; ++k) {
+    uint32_t b;
+    const int size = type_size(type);
+    const int err =
+        check_buffer(comm, fn, (const char *)buf + (size > 0 ? displs[k] * size : 0), counts[k],
+                     type, writable, &b);
+    if (err) return err;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const char *fn = "MPI_Gather";
+  mpi_comm *c;
+  uint32_t sbytes, rbytes = 0;
+  int err = check_rooted(fn, comm, root, sendbuf, &c);
+  if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
+  if (!err && c->rank == root)
+    err = check_buffer(comm, fn, recvbuf, recvcount * c->size, recvtype, 1, &rbytes);
+  if (err) return err;
+  const layout l = {0, 0, recvcount, type_size(recvtype)};
+  const int in_place = sendbuf == MPI_IN_PLACE;
+  return gather(c, comm, fn, in_place ? 0 : sendbuf, sbytes, recvbuf, &l, root);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  const char *fn = "MPI_Gatherv";
+  mpi_comm *c;
+  uint32_t sbytes;
+  int err = check_rooted(fn, comm, root, sendbuf, &c);
+  if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
+  if (!err && c->rank == root)
+    err = check_blocks(comm, fn, c, recvbuf, recvcounts, displs, recvtype, 1);
+  if (err) return err;
+  const layout l = {recvcounts, displs, 0, type_size(recvtype)};
+  return gather(c, comm, fn, sendbuf == MPI_IN_PLACE ? 0 : sendbuf, sbytes, recvbuf, &l, root);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const char *fn = "MPI_Scatter";
+  mpi_comm *c;
+  uint32_t sbytes, rbytes;
+  int err = check_rooted(fn, comm, root, recvbuf, &c);
+  if (!err) err = check_data(comm, fn, recvbuf, recvcount, recvtype, 1, &rbytes);
+  if (!err && c->rank == root)
+    err = check_buffer(comm, fn, sendbuf, sendcount * c->size, sendtype, 0, &sbytes);
+  if (err) return err;
+  const layout l = {0, 0, sendcount, type_size(sendtype)};
+  return scatter(c, comm, fn, sendbuf, &l, recvbuf == MPI_IN_PLACE ? 0 : recvbuf, rbytes, root);
+}
+
+int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm) {
+  const char *fn = "MPI_Scatterv";
+  mpi_comm *c;
+  uint32_t rbytes;
+  int err = check_rooted(fn, comm, root, recvbuf, &c);
+  if (!err) err = check_data(comm, fn, recvbuf, recvcount, recvtype, 1, &rbytes);
+  if (!err && c->rank == root)
+    err = check_blocks(comm, fn, c, sendbuf, sendcounts, displs, sendtype, 0);
+  if (err) return err;
+  const layout l = {sendcounts, displs, 0, type_size(sendtype)};
+  return scatter(c, comm, fn, sendbuf, &l, recvbuf == MPI_IN_PLACE ? 0 : recvbuf, rbytes, root);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const char *fn = "MPI_Allgather";
+  mpi_comm *c;
+  uint32_t sbytes, rbytes;
+  int err = check_comm(comm, fn, &c);
+  if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
+  if (!err) err = check_buffer(comm, fn, recvbuf, recvcount * c->size, recvtype, 1, &rbytes);
+  if (err) return err;
+  const layout l = {0, 0, recvcount, type_size(recvtype)};
+  const void *mine = sendbuf;
+  if (sendbuf == MPI_IN_PLACE) {
+    mine = (char *)recvbuf + block_offset(&l, c->rank);
+    sbytes = block_bytes(&l, c->rank);
+  }
+  /* In place at rank 0 (the gathering root): its block is where it belongs. */
+  err = gather(c, comm, fn, sendbuf == MPI_IN_PLACE && c->rank == 0 ? 0 : mine, sbytes,
+               recvbuf, &l, 0);
+  if (!err) bcast(c, recvbuf, rbytes, 0);
+  return err;
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+  const char *fn = "MPI_Allgatherv";
+  mpi_comm *c;
+  uint32_t sbytes;
+  int err = check_comm(comm, fn, &c);
+  if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
+  if (!err) err = check_blocks(comm, fn, c, recvbuf, recvcounts, displs, recvtype, 1);
+  if (err) return err;
+  /* Gather into a packed buffer at rank 0, broadcast it, unpack at the displacements (the
+   * gaps between blocks are left alone). */
+  const layout l = {recvcounts, displs, 0, type_size(recvtype)};
+  int *packed_displs = scratch(comm, fn, c->size * sizeof *packed_displs);
+  if (!packed_displs) return MPI_ERR_NO_MEM;
+  int total = 0;
+  for (int k = 0; k < c->size; ++k) packed_displs[k] = total, total += recvcounts[k];
+  const layout p = {recvcounts, packed_displs, 0, l.size};
+  char *packed = scratch(comm, fn, (uint32_t)(total * l.size));
+  if (!packed) return MPI_ERR_NO_MEM;
+  const void *mine = sendbuf;
+  if (sendbuf == MPI_IN_PLACE) {
+    mine = (char *)recvbuf + block_offset(&l, c->rank);
+    sbytes = block_bytes(&l, c->rank);
+  }
+  err = gather(c, comm, fn, mine, sbytes, packed, &p, 0);
+  if (!err) bcast(c, packed, (uint32_t)(total * l.size), 0);
+  for (int k = 0; k < c->size && !err; ++k)
+    memmove((char *)recvbuf + block_offset(&l, k), packed + block_offset(&p, k), block_bytes(&l, k));
+  free(packed);
+  free(packed_displs);
+  return err;
+}
+
+/* ---- All to all ------------------------------------------------------------------------ */
+
+/* Every receive first, then the sends, starting with the next rank so that not everybody
+ * sends to rank 0 first. */
+static int alltoall(const mpi_comm *c, MPI_Comm comm, const char *fn, const char *sendbuf,
+                    const layout *s, char *recvbuf, const layout *r) {
+  const int n = c->size, me = c->rank;
+  mpi_request **req = scratch(comm, fn, 2 * n * sizeof *req);
+  if (!req) return MPI_ERR_NO_MEM;
+  for (int k = 0; k < n; ++k)
+    req[k] = k == me ? 0 : crecv(c, recvbuf + block_offset(r, k), block_bytes(r, k), k, T_ALLTOALL);
+  for (int j = 1; j < n; ++j) {
+    const int k = (me + j) % n;
+    req[n + k] = csend(c, sendbuf + block_offset(s, k), block_bytes(s, k), k, T_ALLTOALL);
+  }
+  req[n + me] = 0;
+  const uint32_t own = block_bytes(s, me) < block_bytes(r, me) ? block_bytes(s, me) : block_bytes(r, me);
+  memmove(recvbuf + block_offset(r, me), sendbuf + block_offset(s, me), own);
+  cwait_all(req, 2 * n);
+  free(req);
+  return MPI_SUCCESS;
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const char *fn = "MPI_Alltoall";
+  mpi_comm *c;
+  uint32_t b;
+  int err = check_comm(comm, fn, &c);
+  if (!err) err = check_buffer(comm, fn, sendbuf, sendcount * c->size, sendtype, 0, &b);
+  if (!err) err = check_buffer(comm, fn, recvbuf, recvcount * c->size, recvtype, 1, &b);
+  if (err) return err;
+  const layout s = {0, 0, sendcount, type_size(sendtype)};
+  const layout r = {0, 0, recvcount, type_size(recvtype)};
+  return alltoall(c, comm, fn, sendbuf, &s, recvbuf, &r);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                  const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  const char *fn = "MPI_Alltoallv";
+  mpi_comm *c;
+  int err = check_comm(comm, fn, &c);
+  if (!err) err = check_blocks(comm, fn, c, sendbuf, sendcounts, sdispls, sendtype, 0);
+  if (!err) err = check_blocks(comm, fn, c, recvbuf, recvcounts, rdispls, recvtype, 1);
+  if (err) return err;
+  const layout s = {sendcounts, sdispls, 0, type_size(sendtype)};
+  const layout r = {recvcounts, rdispls, 0, type_size(recvtype)};
+  return alltoall(c, comm, fn, sendbuf, &s, recvbuf, &r);
+}

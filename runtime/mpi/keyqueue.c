@@ -1,0 +1,79 @@
+/* Keyed FIFO queues: the associative memory of receive requests on the sender's PE and
+ * the request-issued queues (mpi_internal.h). A hash table of keys (peer, tag, context),
+ * each key with the FIFO of its items: MPI's order holds among requests with the same
+ * key, and `seq` (the insertion order over the whole table) decides between the FIFO of
+ * a concrete tag and that of MPI_ANY_TAG. A key disappears when its FIFO empties, so a
+ * key found has a head. The common lookup (a concrete tag, no MPI_ANY_TAG key in the
+ * table) is one hash and usually one comparison. */
+#include "mpi_internal.h"
+
+static mpi_pool key_pool = {.cell_bytes = sizeof(kq_key)};
+
+/* a is older than b (seq wraps around). */
+static inline int older(const kq_link *a, const kq_link *b) {
+  return (int32_t)(a->seq - b->seq) < 0;
+}
+
+void kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
+  kq_key *k = kq_find(t, pt, ctx);
+  if (!k) {
+    k = pool_get(&key_pool);
+    k->pt = pt;
+    k->ctx = ctx;
+    k->head = k->tail = 0;
+    kq_key **b = &t->bucket[kq_hash(pt, ctx)];
+    k->chain = *b;
+    k->pprev = b;
+    if (*b) (*b)->pprev = &k->chain;
+    *b = k;
+    if (kq_pt_tag(pt) == TAG_ANY16) ++t->any_keys;
+  }
+  item->next = 0;
+  item->seq = t->seq++;
+  if (k->tail) k->tail->next = item;
+  else k->head = item;
+  k->tail = item;
+}
+
+void kq_drop_key(kq_table *t, kq_key *k) {
+  *k->pprev = k->chain;
+  if (k->chain) k->chain->pprev = k->pprev;
+  if (kq_pt_tag(k->pt) == TAG_ANY16) --t->any_keys;
+  pool_put(&key_pool, k);
+}
+
+kq_link *kq_match(const kq_table *t, uint32_t pt, uint32_t ctx, kq_key **found) {
+  kq_key *best = 0;
+  if (kq_pt_tag(pt) != TAG_ANY16) {
+    best = kq_find(t, pt, ctx);
+    if (t->any_keys) {
+      kq_key *any = kq_find(t, kq_pt(kq_pt_peer(pt), TAG_ANY16), ctx);
+      if (any && (!best || older(any->head, best->head))) best = any;
+    }
+  } else {
+    /* Rare (a receive request for MPI_ANY_TAG meeting issued send requests): every key
+     * of this peer and context. */
+    for (unsigned b = 0; b < KQ_BUCKETS; ++b)
+      for (kq_key *k = t->bucket[b]; k; k = k->chain)
+        if (kq_pt_peer(k->pt) == kq_pt_peer(pt) && k->ctx == ctx &&
+            (!best || older(k->head, best->head)))
+          best = k;
+  }
+  *found = best;
+  return best ? best->head : 0;
+}
+
+int kq_remove(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
+  kq_key *k = kq_find(t, pt, ctx);
+  if (!k) return 0;
+  if (k->head == item) { /* the usual case: requests resolve in order */
+    kq_pop(t, k);
+    return 1;
+  }
+  kq_link *prev = k->head;
+  while (prev->next && prev->next != item) prev = prev->next;
+  if (!prev->next) return 0;
+  prev->next = item->next;
+  if (k->tail == item) k->tail = prev;
+  return 1;
+}

@@ -1,0 +1,426 @@
+/* Shared by the files of MPI-EMX (docs/mpi.md); not part of the user API.
+ *
+ * Every PE is one rank and runs handler threads for the protocol messages other ranks
+ * send it. Threads are atomic, so the matching structures need no locks; a handler never
+ * blocks, and the user's MPI calls block only where the structures are consistent. */
+#ifndef EMX_MPI_INTERNAL_H
+#define EMX_MPI_INTERNAL_H
+
+#include <emx/emc.h>
+#include <mpi.h>
+#include <stdint.h>
+
+/* ---- Variants (MPI_Init options) ---------------------------------------------------- */
+
+enum mpi_matching { MATCH_BOTH, MATCH_RECEIVER };
+enum mpi_protocol { PROTO_BUFFERED, PROTO_GET, PROTO_SYNC };
+extern enum mpi_matching mpi_matching;
+extern enum mpi_protocol mpi_protocol;
+
+/* Counts of protocol events on this PE (-mpi-stats: summed over ranks into emx_result
+ * records at MPI_Finalize; tests use them to see that each path ran). */
+enum mpi_counter {
+  C_ONE_SIDED,       /* sends matched on the sender's PE: one remote write */
+  C_SEND_REQUESTS,   /* send requests issued */
+  C_RECV_REQUESTS,   /* receive requests issued */
+  C_HELD,            /* receive requests held back behind a wildcard receive */
+  C_CONCURRENT,      /* send and receive requests crossed (counted at the sender) */
+  C_UNEXPECTED,      /* send requests filed before their receive was posted */
+  C_REMOVALS,        /* request-issued queue entries removed by a special packet */
+  C_FETCHED_WORDS,   /* words read by remote read */
+  C_COUNTERS
+};
+extern uint32_t mpi_counters[C_COUNTERS];
+#define COUNT(c) (++mpi_counters[c])
+
+/* ---- Queues keyed by (peer, tag, context): FIFO per key (keyqueue.c) ---------------- */
+
+/* An item of a keyed queue embeds this link; seq orders items of different keys. */
+typedef struct kq_link {
+  struct kq_link *next;
+  uint32_t seq;
+} kq_link;
+
+enum { KQ_BITS = 6, KQ_BUCKETS = 1 << KQ_BITS, TAG_ANY16 = 0xffff };
+
+/* A key packs peer PE and tag (TAG_ANY16 for MPI_ANY_TAG) into one word; the context
+ * is the other half of the key. */
+static inline uint32_t kq_pt(unsigned peer, unsigned tag) { return peer | tag << 16; }
+static inline unsigned kq_pt_peer(uint32_t pt) { return pt & 0xffff; }
+static inline unsigned kq_pt_tag(uint32_t pt) { return pt >> 16; }
+
+typedef struct kq_key {
+  struct kq_key *chain, **pprev; /* the bucket's chain */
+  uint32_t pt, ctx;
+  kq_link *head, *tail;          /* never empty */
+} kq_key;
+typedef struct {
+  kq_key *bucket[KQ_BUCKETS];
+  uint32_t seq;
+  uint32_t any_keys; /* keys with TAG_ANY16: none, and a lookup is one probe */
+} kq_table;
+
+static inline unsigned kq_hash(uint32_t pt, uint32_t ctx) {
+  return ((pt + ctx * 0x10001u) * 2654435761u) >> (32 - KQ_BITS);
+}
+static inline kq_key *kq_find(const kq_table *t, uint32_t pt, uint32_t ctx) {
+  kq_key *k = t->bucket[kq_hash(pt, ctx)];
+  while (k && (k->pt != pt || k->ctx != ctx)) k = k->chain;
+  return k;
+}
+
+void kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item);
+/* The oldest item that a message or request with key (pt, ctx) matches, and its key:
+ * for a concrete tag the older head of (peer, tag) and (peer, ANY); for TAG_ANY16 the
+ * oldest head of any tag of the peer. NULL if none. */
+kq_link *kq_match(const kq_table *t, uint32_t pt, uint32_t ctx, kq_key **found);
+/* Removes the head of key k (as kq_match found it). */
+void kq_drop_key(kq_table *t, kq_key *k);
+static inline void kq_pop(kq_table *t, kq_key *k) {
+  k->head = k->head->next;
+  if (!k->head) kq_drop_key(t, k);
+}
+/* kq_match for the common case inline: a concrete tag and no MPI_ANY_TAG key. */
+static inline kq_link *kq_match_fast(const kq_table *t, uint32_t pt, uint32_t ctx,
+                                     kq_key **found) {
+  if (__builtin_expect(t->any_keys != 0 || kq_pt_tag(pt) == TAG_ANY16, 0))
+    return kq_match(t, pt, ctx, found);
+  kq_key *k = kq_find(t, pt, ctx);
+  *found = k;
+  return k ? k->head : 0;
+}
+/* Removes `item`, filed under (pt, ctx); 0 if it is not there. */
+int kq_remove(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item);
+
+/* ---- Doubly linked lists in arrival order (posted receives, unexpected sends) --------- */
+
+typedef struct dl_link {
+  struct dl_link *prev, *next;
+} dl_link;
+typedef struct {
+  dl_link head; /* sentinel */
+} dl_list;
+static inline void dl_init(dl_list *l) { l->head.prev = l->head.next = &l->head; }
+static inline void dl_append(dl_list *l, dl_link *x) {
+  x->prev = l->head.prev;
+  x->next = &l->head;
+  l->head.prev->next = x;
+  l->head.prev = x;
+}
+static inline void dl_remove(dl_link *x) {
+  x->prev->next = x->next;
+  x->next->prev = x->prev;
+  x->prev = x->next = x;
+}
+#define DL_ENTRY(link, type, member) ((type *)((char *)(link) - __builtin_offsetof(type, member)))
+
+/* ---- Fixed-size cells from free lists (pool.c) -------------------------------------- */
+
+typedef struct {
+  void *free;
+  uint32_t cell_bytes;
+  uint32_t made, in_use;
+} mpi_pool;
+void *pool_refill(mpi_pool *p);
+/* A cell, not initialised: a memset of a cell costs more than the rest of a short
+ * message's path, so every user sets the fields it needs. Aborts when memory is out. */
+static inline void *pool_get(mpi_pool *p) {
+  void *c = p->free;
+  if (__builtin_expect(!c, 0)) return pool_refill(p);
+  p->free = *(void **)c;
+  ++p->in_use;
+  return c;
+}
+static inline void pool_put(mpi_pool *p, void *cell) {
+  *(void **)cell = p->free;
+  p->free = cell;
+  --p->in_use;
+}
+/* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
+uint32_t pool_cells_in_use(void);
+void pool_register(mpi_pool *p);
+
+/* ---- Facts about this PE, read once at MPI_Init ---------------------------------------- */
+
+extern unsigned mpi_me;      /* this PE */
+extern int mpi_direct;       /* EM-X: SYSWR/SYSRD served by the memory unit */
+extern uint32_t mpi_mem_end; /* local memory size */
+extern unsigned mpi_idx_stage, mpi_idx_rreq, mpi_idx_sreq, mpi_idx_remove; /* handlers */
+
+/* ---- Requests (requests.c) ---------------------------------------------------------- */
+
+enum req_kind { REQ_SEND = 1, REQ_RECV = 2 };
+enum req_flag {
+  RF_ACTIVE = 1u << 0,     /* started, not yet waited for */
+  RF_PERSISTENT = 1u << 1, /* Send_init / Recv_init */
+  RF_USER_FREED = 1u << 2, /* the handle is gone (Wait, Request_free) */
+  RF_COMPLETE = 1u << 3,   /* completion seen by this PE */
+  RF_ARMED = 1u << 4,      /* a notify frame reads `done` (Waitany, Request_free) */
+  RF_READER = 1u << 5,     /* a blocked MPI_Wait reads `done` */
+  RF_IN_PRQ = 1u << 6,     /* a posted receive not yet matched */
+  RF_WILD = 1u << 7,       /* posted with MPI_ANY_SOURCE */
+  RF_HELD = 1u << 8,       /* receive request held back behind a wildcard receive */
+  RF_IN_ISQ = 1u << 9,     /* in a request-issued queue */
+  RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
+};
+
+/* Word offsets of the fields a remote sender writes (one-sided send). */
+enum { REQ_W_DONE = 0, REQ_W_SRCTAG = 1, REQ_W_BYTES = 2, REQ_W_FIX = 3 };
+#define REQ_MAGIC 0x4d504952u /* "MPIR" */
+
+/* A computation blocked until one of several armed requests completes (wait.c). */
+typedef struct waiter {
+  emx_ctx_t *ctx;
+  int fired;
+} waiter;
+
+typedef struct mpi_request {
+  /* Written by a remote sender: keep first and in this order (REQ_W_*). */
+  uint32_t done;     /* I-structure: completion */
+  uint32_t srctag;   /* source PE | tag << 16 */
+  uint32_t bytes;    /* size of the message as sent (may exceed the buffer) */
+  uint32_t fix[2];   /* partial head and tail words of an unaligned one-sided send */
+  /* Local. */
+  uint32_t magic;
+  uint16_t kind, flags;
+  uint16_t refs;     /* protocol references: queues that name this request */
+  uint8_t proto;     /* a send's protocol (enum mpi_protocol) */
+  uint8_t unused;
+  void *buf;
+  uint32_t capacity; /* bytes: a send's size, a receive's buffer */
+  MPI_Comm comm;
+  int rank;          /* peer rank as the user gave it (or ANY_SOURCE / PROC_NULL) */
+  uint16_t pe;       /* peer PE (receives from MPI_ANY_SOURCE: unused) */
+  uint16_t tag;      /* TAG_ANY16 for MPI_ANY_TAG */
+  uint16_t ctx;      /* context id of the communicator's point-to-point traffic */
+  uint16_t base_pe;  /* the communicator's rank 0 */
+  kq_link isq;       /* in the request-issued queue */
+  dl_link prq;       /* in the posted-receive list */
+  waiter *waiter;    /* a blocked Wait/Waitany on an armed request */
+} mpi_request;
+
+extern mpi_pool mpi_request_pool;
+/* A request with its completion state clear; the caller sets the message fields. */
+static inline mpi_request *req_new(int kind) {
+  mpi_request *r = pool_get(&mpi_request_pool);
+  r->done = 0; /* a recycled cell's element has clear tags: the completion was taken */
+  r->magic = REQ_MAGIC;
+  r->kind = (uint16_t)kind;
+  r->flags = 0;
+  r->refs = 0;
+  r->srctag = r->bytes = 0;
+  r->waiter = 0;
+  return r;
+}
+static inline emx_gaddr_t req_gaddr(const mpi_request *r) {
+  return ((emx_gaddr_t)mpi_me << EMX_GADDR_PE_SHIFT) | ((uint32_t)(uintptr_t)&r->done >> 2);
+}
+/* Marks r complete (on its own PE): a flag when nothing reads `done` (this thread is the
+ * only one running), else an I-structure write (a packet to this PE) that wakes the
+ * blocked Wait or the notify frame of an armed request. */
+static inline void req_complete(mpi_request *r) {
+  if (r->flags & (RF_ARMED | RF_READER)) emx_iwrite(req_gaddr(r), 1);
+  else r->flags |= RF_COMPLETE;
+}
+/* Drops a protocol reference / the user's handle; the cell goes back to the free list
+ * when both are gone and the request is complete. */
+void req_unref(mpi_request *r);
+void req_unref_last(mpi_request *r); /* the references are gone: give back if freed */
+void req_release(mpi_request *r);
+/* A request about to be started again (persistent) or new: clear completion state. */
+void req_reset(mpi_request *r);
+/* Installs a notify frame on `done` (requests.c). */
+void req_arm(mpi_request *r);
+int req_is_complete(mpi_request *r); /* takes a present `done` value, never blocks */
+/* Lets the threads waiting in this PE's input buffer (protocol messages) run, then
+ * continues: what a loop of MPI_Test needs to make progress. Its own function, so that
+ * the callers do not save every register for the suspension. */
+void mpi_progress(void);
+/* Resumes the computation of w with r (once; called by a notify thread). */
+void waiter_fire(waiter *w, mpi_request *r);
+
+/* ---- Messages between PEs: special-handler records (records.c) ---------------------- */
+
+/* A protocol message of up to RECORD_STAGED + 1 32-bit words plus 6 bits: the first
+ * n-1 words are staged per source PE by one generic handler, the last packet starts the
+ * message's handler, which finds the staged words with record_words(). Packets of one
+ * source arrive and run in order, and a record is sent by one thread, so the staging
+ * area of a source holds one record at a time. */
+enum { RECORD_STAGED = 4 };
+extern uint32_t *mpi_staging; /* [source PE][RECORD_STAGED] */
+static inline void record_send(unsigned pe, unsigned handler_index, unsigned bits6,
+                               const uint32_t *words, unsigned n) {
+  for (unsigned k = 0; k + 1 < n; ++k) emx_invoke(pe, mpi_idx_stage, mpi_me | k << 10, words[k]);
+  emx_invoke(pe, handler_index, mpi_me | bits6 << 10, words[n - 1]);
+}
+static inline const uint32_t *record_words(unsigned src_pe) {
+  return mpi_staging + src_pe * RECORD_STAGED;
+}
+static inline unsigned record_src(uint32_t arg16) { return arg16 & 0x3ff; }
+static inline unsigned record_bits(uint32_t arg16) { return arg16 >> 10; }
+void records_init(void);
+
+/* ---- Transfers (transfer.c) --------------------------------------------------------- */
+
+/* One-sided send: writes n bytes from local src into buffer `dst` (a byte address on
+ * PE pe, room for cap bytes), then the status into the receive request at `rreq` and
+ * completes it: an I-structure write ordered after the data. Blocks (fences) if
+ * transfer_paced(n): never call it from a handler then. */
+int transfer_paced(uint32_t bytes);
+/* put_message for an aligned message to another PE on EM-X, inline: the packets
+ * themselves, in order (the memory unit performs them in arrival order, completion
+ * last); a short one word by word, a longer one by the block-write loop. 0 if the
+ * message is not such a one. */
+enum { SHORT_WORDS = 8 }; /* beyond, the block-write loop is faster despite its call */
+static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq,
+                            const void *src, uint32_t n, uint32_t srctag) {
+  if (!mpi_direct || n > cap || pe == mpi_me || ((dst | (uint32_t)(uintptr_t)src | n) & 3))
+    return 0;
+  const uint32_t *from = src;
+  const emx_gaddr_t g = ((emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT) | (dst >> 2);
+  if (n <= 4 * SHORT_WORDS)
+    for (uint32_t k = 0; k < n / 4; ++k) emx_send(EMX_PKT_syswr, g + k, from[k]);
+  else
+    emx_put(g, from, n / 4);
+  emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
+  emx_send(EMX_PKT_syswr, rreq + REQ_W_BYTES, n);
+  emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, 1);
+  return 1;
+}
+void put_message(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq, const void *src,
+                 uint32_t n, uint32_t srctag);
+/* Copies n bytes into a temporary buffer on PE pe, at the same offset modulo 4 as src
+ * (tmp must have n + 8 bytes): returns where the data starts there. */
+uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n);
+
+/* Split-phase remote read of whole words by SYSRD: `words` words from global src into
+ * local dst; done(arg) runs in the thread of the last reply. */
+typedef void (*fetch_done_fn)(void *arg);
+typedef struct fetch {
+  uint32_t *dst;
+  emx_gaddr_t src;
+  uint32_t left;   /* words not yet asked for */
+  uint32_t frames; /* frames waiting for replies */
+  fetch_done_fn done;
+  void *arg;
+} fetch;
+void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
+                 void *arg);
+void transfer_init(void);
+
+/* ---- Matching (sender_match.c, receiver_match.c) ------------------------------------ */
+
+extern kq_table mpi_isq_send, mpi_isq_recv;
+void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
+/* The 6 bits of a send request: the protocol, and whether the data word is the data. */
+enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
+
+/* A receive request filed on the sender's PE: the associative memory's items. */
+typedef struct {
+  kq_link link; /* first: the table's items are these links */
+  emx_gaddr_t rreq;
+  uint32_t buf, capacity;
+} recv_record;
+extern kq_table mpi_assoc;
+extern mpi_pool mpi_recv_record_pool;
+
+/* The paper's fast case, inline in MPI_Isend and MPI_Send: the receive was posted in
+ * advance and filed here, the message is short and aligned: remote writes straight into
+ * the receive buffer and request, then tell the receiver to forget its issued request.
+ * s is new (no reader): complete by flag. 0 if not this case (then send_start). */
+static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
+  if (mpi_matching != MATCH_BOTH) return 0;
+  kq_key *key;
+  recv_record *rr = (recv_record *)kq_match_fast(&mpi_assoc, kq_pt(s->pe, s->tag), s->ctx, &key);
+  if (!rr || !put_short(s->pe, rr->buf, rr->capacity, rr->rreq, s->buf, s->capacity,
+                        mpi_me | (uint32_t)s->tag << 16))
+    return 0;
+  kq_pop(&mpi_assoc, key);
+  s->flags |= RF_COMPLETE;
+  COUNT(C_ONE_SIDED);
+  emx_invoke(s->pe, mpi_idx_remove, mpi_me | 1u << 10, (rr->rreq & EMX_GADDR_LOCAL_MASK) << 2);
+  pool_put(&mpi_recv_record_pool, rr);
+  return 1;
+}
+void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
+void issue_recv_request(mpi_request *r);
+/* Issues the receive requests held back behind wildcard-source receives that are all
+ * matched now. */
+void release_held_requests(void);
+/* Tells PE pe to drop the request at local address `request` there from its
+ * request-issued queue of receive requests (recv_side) or send requests. */
+void send_isq_removal(unsigned pe, uint32_t request, int recv_side);
+void matching_init(void);
+/* Probing: the oldest unexpected message matching (source PE or ANY, tag, ctx). */
+int unexpected_probe(int src_pe, uint16_t tag, uint16_t ctx, MPI_Status *st, int base_pe);
+
+/* Fields of a receive completed on this PE. */
+void recv_finish(mpi_request *r, unsigned src_pe, unsigned tag, uint32_t bytes);
+
+/* ---- Communicators (comm.c) --------------------------------------------------------- */
+
+typedef struct mpi_comm {
+  uint16_t ctx;      /* point-to-point context; collectives use ctx + 1 */
+  uint16_t base_pe;  /* rank r is PE base_pe + r */
+  int size, rank;
+  MPI_Errhandler errhandler;
+  int topo;          /* MPI_CART or 0 */
+  int ndims;
+  int *dims, *periods;
+} mpi_comm;
+extern mpi_comm **mpi_comm_table; /* by handle; 0 entries before MPI_Init and after */
+extern int mpi_comm_count;          /* MPI_Finalize */
+mpi_comm *comm_get(MPI_Comm c);     /* NULL if not a valid communicator */
+/* A new communicator like proto with a fresh context id, agreed over `parent` (all its
+ * members call this; those that are not members of the new one get MPI_COMM_NULL). */
+int comm_new(const mpi_comm *proto, MPI_Comm parent, int member, MPI_Comm *out);
+void comm_init(void);
+
+/* ---- Datatypes and operations (datatypes.c, ops.c) ---------------------------------- */
+
+int type_size(MPI_Datatype t); /* bytes, -1 if not a valid datatype */
+/* The basic type t repeats, and how many of it one element of t holds; 0 if invalid. */
+int type_base(MPI_Datatype t, int *elements);
+int op_valid(MPI_Op op);
+int op_commutative(MPI_Op op);
+/* inout[i] = in[i] op inout[i] for n elements of type t; MPI_SUCCESS or an error. */
+int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t);
+
+/* ---- Errors (errors.c) -------------------------------------------------------------- */
+
+/* Reports an error of `fn` (e.g. "MPI_Send"): under MPI_ERRORS_ARE_FATAL prints rank,
+ * function and reason and aborts every rank; under MPI_ERRORS_RETURN returns code. */
+int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void mpi_internal_error(const char *what) __attribute__((noreturn));
+extern int mpi_initialized, mpi_finalized;
+#define MPI_REQUIRE_INIT(fn)                                                            \
+  do {                                                                                  \
+    if (!mpi_initialized || mpi_finalized)                                              \
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,                               \
+                       mpi_finalized ? "called after MPI_Finalize" : "called before MPI_Init"); \
+  } while (0)
+
+/* ---- Point to point inside the library (p2p.c, wait.c) ------------------------------- */
+
+/* Requests without argument checks, on context ctx (a communicator's own, or its
+ * collective context ctx + 1). rank may be MPI_PROC_NULL, and MPI_ANY_SOURCE for
+ * receives; tag TAG_ANY16 for receives. */
+mpi_request *post_send(const mpi_comm *c, uint16_t ctx, const void *buf, uint32_t bytes,
+                       int rank, int tag, int proto);
+mpi_request *post_recv(const mpi_comm *c, uint16_t ctx, void *buf, uint32_t bytes, int rank,
+                       int tag);
+/* Blocks until r completes, fills *st (may be NULL), releases a non-persistent request
+ * and returns its error (MPI_ERR_TRUNCATE) without reporting it. */
+int wait_request(mpi_request *r, MPI_Status *st);
+/* MPI_Wait, reporting errors as `fn` (MPI_Recv waits through it). */
+int wait_named(MPI_Request *request, MPI_Status *status, const char *fn);
+/* "message of N bytes truncated to ..." for a status with MPI_ERR_TRUNCATE (wait.c). */
+const char *truncation_message(const MPI_Status *st);
+
+/* Argument checks: MPI_SUCCESS or the error already reported (mpi_error). */
+int check_comm(MPI_Comm comm, const char *fn, mpi_comm **out);
+int check_buffer(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype type,
+                 int writable, uint32_t *bytes);
+
+#endif

@@ -1,0 +1,166 @@
+/* Reduction operations: the predefined ones on every basic type they are defined for,
+ * MAXLOC/MINLOC on the pair types, and user functions (MPI_Op_create). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "datatypes.h"
+#include "mpi_internal.h"
+
+/* b[i] = a[i] op b[i] for one C type; bitwise and logical operations only for
+ * integers (INTEGER = 1). */
+#define DEFINE_APPLY(name, T, INTEGER)                                           \
+  static int name(MPI_Op op, const T *a, T *b, int n) {                          \
+    switch (op) {                                                                \
+      case MPI_SUM: for (int i = 0; i < n; ++i) b[i] = a[i] + b[i]; break;        \
+      case MPI_PROD: for (int i = 0; i < n; ++i) b[i] = a[i] * b[i]; break;       \
+      case MPI_MAX: for (int i = 0; i < n; ++i) if (a[i] > b[i]) b[i] = a[i]; break; \
+      case MPI_MIN: for (int i = 0; i < n; ++i) if (a[i] < b[i]) b[i] = a[i]; break; \
+      case MPI_LAND: for (int i = 0; i < n; ++i) b[i] = a[i] && b[i]; break;      \
+      case MPI_LOR: for (int i = 0; i < n; ++i) b[i] = a[i] || b[i]; break;       \
+      case MPI_LXOR: for (int i = 0; i < n; ++i) b[i] = !a[i] != !b[i]; break;    \
+      default:                                                                   \
+        if (!(INTEGER)) return MPI_ERR_OP;                                       \
+        return name##_bits(op, (const void *)a, (void *)b, n);                   \
+    }                                                                            \
+    return MPI_SUCCESS;                                                          \
+  }
+
+/* Bitwise operations of integer types (a separate function so floats never see `&`). */
+#define DEFINE_BITS(name, T)                                                     \
+  static int name##_bits(MPI_Op op, const void *va, void *vb, int n) {            \
+    const T *a = va;                                                             \
+    T *b = vb;                                                                   \
+    switch (op) {                                                                \
+      case MPI_BAND: for (int i = 0; i < n; ++i) b[i] = a[i] & b[i]; break;       \
+      case MPI_BOR: for (int i = 0; i < n; ++i) b[i] = a[i] | b[i]; break;        \
+      case MPI_BXOR: for (int i = 0; i < n; ++i) b[i] = a[i] ^ b[i]; break;       \
+      default: return MPI_ERR_OP;                                                \
+    }                                                                            \
+    return MPI_SUCCESS;                                                          \
+  }
+#define NO_BITS(name)                                                           \
+  static int name##_bits(MPI_Op op, const void *a, void *b, int n) {             \
+    (void)op, (void)a, (void)b, (void)n;                                         \
+    return MPI_ERR_OP;                                                           \
+  }
+
+DEFINE_BITS(apply_i8, int8_t)
+DEFINE_APPLY(apply_i8, int8_t, 1)
+DEFINE_BITS(apply_u8, uint8_t)
+DEFINE_APPLY(apply_u8, uint8_t, 1)
+DEFINE_BITS(apply_i16, int16_t)
+DEFINE_APPLY(apply_i16, int16_t, 1)
+DEFINE_BITS(apply_u16, uint16_t)
+DEFINE_APPLY(apply_u16, uint16_t, 1)
+DEFINE_BITS(apply_i32, int32_t)
+DEFINE_APPLY(apply_i32, int32_t, 1)
+DEFINE_BITS(apply_u32, uint32_t)
+DEFINE_APPLY(apply_u32, uint32_t, 1)
+DEFINE_BITS(apply_i64, int64_t)
+DEFINE_APPLY(apply_i64, int64_t, 1)
+DEFINE_BITS(apply_u64, uint64_t)
+DEFINE_APPLY(apply_u64, uint64_t, 1)
+NO_BITS(apply_f32)
+DEFINE_APPLY(apply_f32, float, 0)
+NO_BITS(apply_f64)
+DEFINE_APPLY(apply_f64, double, 0)
+
+/* C _Bool: the logical operations only, as MPI defines. */
+static int apply_bool(MPI_Op op, const void *va, void *vb, int n) {
+  if (op != MPI_LAND && op != MPI_LOR && op != MPI_LXOR) return MPI_ERR_OP;
+  return apply_u8(op, va, vb, n);
+}
+
+/* MAXLOC / MINLOC: the extreme value, and the smallest index among equal values. */
+#define DEFINE_LOC(name, V)                                                       \
+  static int name(MPI_Op op, const void *va, void *vb, int n) {                   \
+    const struct { V v; int i; } *a = va;                                         \
+    struct { V v; int i; } *b = vb;                                               \
+    if (op != MPI_MAXLOC && op != MPI_MINLOC) return MPI_ERR_OP;                  \
+    for (int k = 0; k < n; ++k) {                                                 \
+      const int better = op == MPI_MAXLOC ? a[k].v > b[k].v : a[k].v < b[k].v;     \
+      if (better || (a[k].v == b[k].v && a[k].i < b[k].i)) {                      \
+        b[k].v = a[k].v;                                                          \
+        b[k].i = a[k].i;                                                          \
+      }                                                                           \
+    }                                                                             \
+    return MPI_SUCCESS;                                                           \
+  }
+DEFINE_LOC(apply_loc_int, int)
+DEFINE_LOC(apply_loc_short, short)
+DEFINE_LOC(apply_loc_float, float)
+DEFINE_LOC(apply_loc_double, double)
+
+/* ---- User operations ------------------------------------------------------------------- */
+
+enum { USER_OPS = 32 }; /* handles 32.. */
+typedef struct {
+  MPI_User_function *fn;
+  int commute;
+} user_op;
+static user_op *user_ops;
+static int user_count;
+
+static const user_op *user_get(MPI_Op op) {
+  const int k = op - USER_OPS;
+  return k >= 0 && k < user_count && user_ops[k].fn ? &user_ops[k] : 0;
+}
+
+int op_valid(MPI_Op op) { return (op >= MPI_MAX && op <= MPI_MINLOC) || user_get(op); }
+int op_commutative(MPI_Op op) {
+  const user_op *u = user_get(op);
+  return !u || u->commute;
+}
+
+int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op) {
+  int k = 0;
+  while (k < user_count && user_ops[k].fn) ++k;
+  if (k == user_count) {
+    user_op *t = realloc(user_ops, (user_count + 8) * sizeof *t);
+    if (!t) return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Op_create", "no memory");
+    for (int j = user_count; j < user_count + 8; ++j) t[j].fn = 0;
+    user_ops = t;
+    user_count += 8;
+  }
+  user_ops[k] = (user_op){fn, commute};
+  *op = USER_OPS + k;
+  return MPI_SUCCESS;
+}
+
+int MPI_Op_free(MPI_Op *op) {
+  if (!user_get(*op))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free", "not a user operation: %d", *op);
+  user_ops[*op - USER_OPS].fn = 0;
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+
+int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t) {
+  const user_op *u = user_get(op);
+  if (u) {
+    u->fn((void *)in, inout, &n, &t);
+    return MPI_SUCCESS;
+  }
+  int per;
+  const int base = type_base(t, &per);
+  if (!base) return MPI_ERR_TYPE;
+  n *= per;
+  switch (basic_types[base].kind) {
+    case K_I8: return apply_i8(op, in, inout, n);
+    case K_U8: return apply_u8(op, in, inout, n);
+    case K_I16: return apply_i16(op, in, inout, n);
+    case K_U16: return apply_u16(op, in, inout, n);
+    case K_I32: return apply_i32(op, in, inout, n);
+    case K_U32: return apply_u32(op, in, inout, n);
+    case K_I64: return apply_i64(op, in, inout, n);
+    case K_U64: return apply_u64(op, in, inout, n);
+    case K_BOOL: return apply_bool(op, in, inout, n);
+    case K_F32: return apply_f32(op, in, inout, n);
+    case K_F64: return apply_f64(op, in, inout, n);
+    case K_PAIR_INT: return apply_loc_int(op, in, inout, n);
+    case K_PAIR_SHORT: return apply_loc_short(op, in, inout, n);
+    case K_PAIR_FLOAT: return apply_loc_float(op, in, inout, n);
+    case K_PAIR_DOUBLE: return apply_loc_double(op, in, inout, n);
+    default: return MPI_ERR_OP;
+  }
+}

@@ -1,0 +1,323 @@
+/* Point-to-point calls: argument checks, request set-up, blocking forms, persistent
+ * requests, probes. The matching itself is sender_match.c and receiver_match.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "datatypes.h"
+#include "mpi_internal.h"
+
+extern const emx_thread_fn __emx_handlers_start[];
+
+/* ---- Argument checks ------------------------------------------------------------------ */
+
+int check_buffer(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype type,
+                 int writable, uint32_t *bytes) {
+  if (count < 0) return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
+  const int size = type_size(type);
+  if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type);
+  const uint64_t n = (uint64_t)(uint32_t)count * (uint32_t)size; /* mul + mulhu */
+  const uintptr_t a = (uintptr_t)buf;
+  /* A receive buffer must be writable memory (above the code and read-only data); any
+   * buffer must lie in this PE's memory. Remote writes into anything else would corrupt
+   * it silently. */
+  const uintptr_t low = writable ? (uintptr_t)__emx_handlers_start : 0x1000;
+  if (n && (a < low || n > emx_mem_bytes() || a > emx_mem_bytes() - n))
+    return mpi_error(comm, MPI_ERR_BUFFER, fn, "buffer %p of %llu bytes is not in %s memory",
+                     buf, (unsigned long long)n, writable ? "writable" : "local");
+  *bytes = (uint32_t)n;
+  return MPI_SUCCESS;
+}
+
+static int check_peer(MPI_Comm comm, const mpi_comm *c, const char *fn, int rank, int is_recv) {
+  if (rank == MPI_PROC_NULL || (is_recv && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
+  if (rank < 0 || rank >= c->size)
+    return mpi_error(comm, MPI_ERR_RANK, fn, "invalid %s rank %d (communicator of %d ranks)",
+                     is_recv ? "source" : "destination", rank, c->size);
+  return MPI_SUCCESS;
+}
+
+static int check_tag(MPI_Comm comm, const char *fn, int tag, int is_recv) {
+  if ((is_recv && tag == MPI_ANY_TAG) || (tag >= 0 && tag <= MPI_TAG_UB_VALUE))
+    return MPI_SUCCESS;
+  return mpi_error(comm, MPI_ERR_TAG, fn, "invalid tag %d (0 .. %d%s)", tag, MPI_TAG_UB_VALUE,
+                   is_recv ? " or MPI_ANY_TAG" : "");
+}
+
+/* ---- Requests --------------------------------------------------------------------------- */
+
+static inline mpi_request *setup(int kind, const mpi_comm *c, uint16_t ctx, void *buf,
+                                 uint32_t bytes, int rank, int tag) {
+  mpi_request *r = req_new(kind);
+  r->buf = buf;
+  r->capacity = bytes;
+  r->rank = rank;
+  r->ctx = ctx;
+  r->base_pe = c->base_pe;
+  r->pe = (uint16_t)(c->base_pe + (rank >= 0 ? rank : 0));
+  r->tag = tag == MPI_ANY_TAG ? TAG_ANY16 : (uint16_t)tag;
+  r->proto = PROTO_GET;
+  r->comm = MPI_COMM_NULL;
+  if (rank == MPI_PROC_NULL) r->flags |= RF_NULL_PEER;
+  return r;
+}
+
+/* The common case checked in a few instructions: a valid communicator, a basic datatype,
+ * a count, rank and tag in range (receives: MPI_ANY_SOURCE and MPI_ANY_TAG too), a buffer
+ * in memory. Anything else goes to the checks that name the error (or handle
+ * MPI_PROC_NULL). */
+static inline int args_ok(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+                          int rank, int tag, int is_recv, mpi_comm **c, uint32_t *bytes) {
+  if ((unsigned)comm >= (unsigned)mpi_comm_count || !(*c = mpi_comm_table[comm])) return 0;
+  if ((unsigned)type >= BASIC_TYPES || (unsigned)count > 0xffffffu) return 0;
+  const uint32_t n = (uint32_t)count * (uint32_t)basic_types[type].size;
+  const uint32_t a = (uint32_t)(uintptr_t)buf;
+  const uint32_t low = is_recv ? (uint32_t)(uintptr_t)__emx_handlers_start : 0x1000;
+  if (n && (a < low || a + n > mpi_mem_end || a + n < a)) return 0;
+  if ((unsigned)rank >= (unsigned)(*c)->size && !(is_recv && rank == MPI_ANY_SOURCE)) return 0;
+  if ((unsigned)tag > MPI_TAG_UB_VALUE && !(is_recv && tag == MPI_ANY_TAG)) return 0;
+  *bytes = n;
+  return basic_types[type].size > 0;
+}
+
+mpi_request *post_send(const mpi_comm *c, uint16_t ctx, const void *buf, uint32_t bytes,
+                       int rank, int tag, int proto) {
+  mpi_request *s = setup(REQ_SEND, c, ctx, (void *)buf, bytes, rank, tag);
+  s->proto = (uint8_t)proto;
+  s->flags |= RF_ACTIVE;
+  send_start(s);
+  return s;
+}
+
+mpi_request *post_recv(const mpi_comm *c, uint16_t ctx, void *buf, uint32_t bytes, int rank,
+                       int tag) {
+  mpi_request *r = setup(REQ_RECV, c, ctx, buf, bytes, rank, tag);
+  r->flags |= RF_ACTIVE;
+  recv_start(r);
+  return r;
+}
+
+/* Checks the arguments of a send or receive; on success *c and *bytes are set. */
+static int check_p2p(const char *fn, const void *buf, int count, MPI_Datatype type, int rank,
+                     int tag, MPI_Comm comm, int is_recv, mpi_comm **c, uint32_t *bytes) {
+  int err = check_comm(comm, fn, c);
+  if (!err) err = check_buffer(comm, fn, buf, count, type, is_recv, bytes);
+  if (!err) err = check_peer(comm, *c, fn, rank, is_recv);
+  if (!err) err = check_tag(comm, fn, tag, is_recv);
+  return err;
+}
+
+static int isend(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+                 int tag, MPI_Comm comm, int proto, int persistent, MPI_Request *request) {
+  mpi_comm *c;
+  uint32_t bytes;
+  const int err = check_p2p(fn, buf, count, type, dest, tag, comm, 0, &c, &bytes);
+  if (err) return err;
+  mpi_request *s;
+  if (persistent) {
+    s = setup(REQ_SEND, c, c->ctx, (void *)buf, bytes, dest, tag);
+    s->proto = (uint8_t)proto;
+    s->flags |= RF_PERSISTENT;
+  } else {
+    s = post_send(c, c->ctx, buf, bytes, dest, tag, proto);
+  }
+  s->comm = comm;
+  *request = s;
+  return MPI_SUCCESS;
+}
+
+static int irecv(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
+                 MPI_Comm comm, int persistent, MPI_Request *request) {
+  mpi_comm *c;
+  uint32_t bytes;
+  const int err = check_p2p(fn, buf, count, type, source, tag, comm, 1, &c, &bytes);
+  if (err) return err;
+  mpi_request *r;
+  if (persistent) {
+    r = setup(REQ_RECV, c, c->ctx, buf, bytes, source, tag);
+    r->flags |= RF_PERSISTENT;
+  } else {
+    r = post_recv(c, c->ctx, buf, bytes, source, tag);
+  }
+  r->comm = comm;
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+/* MPI_Isend and MPI_Send: the fast path, or the checks that report as `fn`. */
+static inline int start_send(const char *fn, const void *buf, int count, MPI_Datatype type,
+                             int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+  mpi_comm *c;
+  uint32_t bytes;
+  if (__builtin_expect(!args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 0))
+    return isend(fn, buf, count, type, dest, tag, comm, mpi_protocol, 0, request);
+  mpi_request *s = setup(REQ_SEND, c, c->ctx, (void *)buf, bytes, dest, tag);
+  s->proto = (uint8_t)mpi_protocol;
+  s->flags |= RF_ACTIVE;
+  s->comm = comm;
+  if (!send_fast(s)) send_start(s);
+  *request = s;
+  return MPI_SUCCESS;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+  return start_send("MPI_Isend", buf, count, type, dest, tag, comm, request);
+}
+/* Synchronous mode: the sync protocol completes the send only once it is matched (a
+ * sender-side match means the receive is posted already). */
+int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request) {
+  return isend("MPI_Issend", buf, count, type, dest, tag, comm, PROTO_SYNC, 0, request);
+}
+int MPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request) {
+  return isend("MPI_Irsend", buf, count, type, dest, tag, comm, mpi_protocol, 0, request);
+}
+static inline int start_recv(const char *fn, void *buf, int count, MPI_Datatype type,
+                             int source, int tag, MPI_Comm comm, MPI_Request *request) {
+  mpi_comm *c;
+  uint32_t bytes;
+  if (__builtin_expect(!args_ok(comm, buf, count, type, source, tag, 1, &c, &bytes), 0))
+    return irecv(fn, buf, count, type, source, tag, comm, 0, request);
+  mpi_request *r = setup(REQ_RECV, c, c->ctx, buf, bytes, source, tag);
+  r->flags |= RF_ACTIVE;
+  r->comm = comm;
+  recv_start(r);
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+  return start_recv("MPI_Irecv", buf, count, type, source, tag, comm, request);
+}
+
+static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatype type,
+                         int dest, int tag, MPI_Comm comm, int proto) {
+  MPI_Request r;
+  const int err = isend(fn, buf, count, type, dest, tag, comm, proto, 0, &r);
+  return err ? err : wait_request(r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  MPI_Request r;
+  const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, &r);
+  return err ? err : MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Ssend", buf, count, type, dest, tag, comm, PROTO_SYNC);
+}
+int MPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return blocking_send("MPI_Rsend", buf, count, type, dest, tag, comm, mpi_protocol);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+  MPI_Request r;
+  const int err = start_recv("MPI_Recv", buf, count, type, source, tag, comm, &r);
+  return err ? err : wait_named(&r, status, "MPI_Recv");
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Request r, s;
+  int err = irecv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &r);
+  if (err) return err;
+  err = isend("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, mpi_protocol,
+              0, &s);
+  if (err) return err;
+  (void)wait_request(s, MPI_STATUS_IGNORE);
+  MPI_Status st;
+  err = wait_request(r, &st);
+  if (status) *status = st;
+  if (err) return mpi_error(comm, err, "MPI_Sendrecv", "%s", truncation_message(&st));
+  return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+  mpi_comm *c;
+  uint32_t bytes;
+  int err = check_p2p("MPI_Sendrecv_replace", buf, count, type, dest, sendtag, comm, 1, &c,
+                      &bytes);
+  if (err) return err;
+  void *copy = malloc(bytes ? bytes : 1);
+  if (!copy) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace", "no memory");
+  memcpy(copy, buf, bytes);
+  err = MPI_Sendrecv(copy, count, type, dest, sendtag, buf, count, type, source, recvtag, comm,
+                     status);
+  free(copy);
+  return err;
+}
+
+/* ---- Persistent requests ------------------------------------------------------------------ */
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request) {
+  return isend("MPI_Send_init", buf, count, type, dest, tag, comm, mpi_protocol, 1, request);
+}
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request) {
+  return isend("MPI_Ssend_init", buf, count, type, dest, tag, comm, PROTO_SYNC, 1, request);
+}
+int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request) {
+  return irecv("MPI_Recv_init", buf, count, type, source, tag, comm, 1, request);
+}
+
+int MPI_Start(MPI_Request *request) {
+  MPI_REQUIRE_INIT("MPI_Start");
+  mpi_request *r = request ? *request : 0;
+  if (!r || r->magic != REQ_MAGIC || !(r->flags & RF_PERSISTENT))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Start", "not a persistent request");
+  if (r->flags & RF_ACTIVE)
+    return mpi_error(r->comm, MPI_ERR_REQUEST, "MPI_Start", "the request is active already");
+  req_reset(r);
+  if (r->rank == MPI_PROC_NULL) r->flags |= RF_NULL_PEER;
+  if (r->kind == REQ_SEND) send_start(r);
+  else recv_start(r);
+  return MPI_SUCCESS;
+}
+
+int MPI_Startall(int count, MPI_Request *requests) {
+  for (int k = 0; k < count; ++k) {
+    const int err = MPI_Start(&requests[k]);
+    if (err) return err;
+  }
+  return MPI_SUCCESS;
+}
+
+/* ---- Probes -------------------------------------------------------------------------------- */
+
+/* Only messages that are not matched yet can be probed, and those are exactly the
+ * unexpected send requests on this PE: a one-sided send is always matched already. */
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+  mpi_comm *c;
+  int err = check_comm(comm, "MPI_Iprobe", &c);
+  if (!err) err = check_peer(comm, c, "MPI_Iprobe", source, 1);
+  if (!err) err = check_tag(comm, "MPI_Iprobe", tag, 1);
+  if (err) return err;
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    if (status) *status = (MPI_Status){MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+    return MPI_SUCCESS;
+  }
+  const int pe = source == MPI_ANY_SOURCE ? -1 : c->base_pe + source;
+  const uint16_t t = tag == MPI_ANY_TAG ? TAG_ANY16 : (uint16_t)tag;
+  *flag = unexpected_probe(pe, t, c->ctx, status, c->base_pe);
+  if (!*flag) {
+    mpi_progress(); /* let arriving send requests be filed */
+    *flag = unexpected_probe(pe, t, c->ctx, status, c->base_pe);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  int flag = 0;
+  while (!flag) {
+    const int err = MPI_Iprobe(source, tag, comm, &flag, status);
+    if (err) return err;
+  }
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,39 @@
+/* Fixed-size cells from free lists: requests, receive-request records, unexpected
+ * messages, keys. Carved from malloc in batches and never given back, as the original
+ * kept its request objects in a free list (a few instructions to take one; the fast
+ * path is inline in mpi_internal.h). */
+#include <stdlib.h>
+
+#include "mpi_internal.h"
+
+enum { BATCH_BYTES = 2048, MAX_POOLS = 8 };
+static mpi_pool *pools[MAX_POOLS];
+static unsigned npools;
+
+void pool_register(mpi_pool *p) {
+  if (npools < MAX_POOLS) pools[npools++] = p;
+}
+
+void *pool_refill(mpi_pool *p) {
+  if (!p->made) pool_register(p);
+  const uint32_t size = (p->cell_bytes + 7) & ~7u;
+  const uint32_t n = size >= BATCH_BYTES ? 1 : BATCH_BYTES / size;
+  char *batch = malloc(n * size);
+  if (!batch) mpi_internal_error("no memory for MPI's request objects");
+  /* Fresh memory may carry tags from an earlier use; a request's first word is its
+   * I-structure element. */
+  for (uint32_t k = 0; k < n; ++k) emx_wtag(batch + k * size, 0);
+  for (uint32_t k = 1; k < n; ++k) {
+    *(void **)(batch + k * size) = p->free;
+    p->free = batch + k * size;
+  }
+  p->made += n;
+  ++p->in_use;
+  return batch;
+}
+
+uint32_t pool_cells_in_use(void) {
+  uint32_t n = 0;
+  for (unsigned k = 0; k < npools; ++k) n += pools[k]->in_use;
+  return n;
+}

@@ -1,0 +1,303 @@
+/* Receiver-side matching (docs/mpi.md): posted receives, unexpected send requests, the
+ * three protocols (buffered, get, sync), the receiver's half of the consistency control,
+ * and the rule that holds receive requests back behind a wildcard-source receive. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+/* A send request that arrived here: unexpected (in `unexpected`), or being delivered. */
+typedef struct {
+  dl_link link;
+  uint16_t pe, tag, ctx;
+  uint8_t proto, state;
+  uint8_t direct;      /* fetched straight into the receive buffer */
+  uint8_t in_list;
+  uint8_t inline_data; /* buffered, up to 4 bytes: `data` is the data itself */
+  emx_gaddr_t sreq;    /* the send request on the sender's PE */
+  uint32_t data;       /* the sender's buffer (get, sync) or the temporary one here */
+  uint32_t bytes;
+  char *tmp;           /* temporary buffer (malloc'd) holding the data at tmp + (data & 3) */
+  mpi_request *r;      /* the receive it goes to, once matched */
+  fetch f;
+} send_record;
+enum { SR_WAITING, SR_FETCHING, SR_FETCHED };
+
+kq_table mpi_isq_recv;    /* receive requests this PE issued, not yet resolved */
+static dl_list posted;     /* unmatched receives, in posting order */
+static dl_list unexpected; /* unmatched send requests, in arrival order */
+static unsigned wild_pending; /* unmatched MPI_ANY_SOURCE receives */
+static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
+
+#define RECV_OF_PRQ(l) DL_ENTRY(l, mpi_request, prq)
+#define RECV_OF_ISQ(l) ((mpi_request *)((char *)(l) - __builtin_offsetof(mpi_request, isq)))
+
+void matching_init(void) {
+  dl_init(&posted);
+  dl_init(&unexpected);
+}
+
+void recv_finish(mpi_request *r, unsigned src_pe, unsigned tag, uint32_t bytes) {
+  r->srctag = src_pe | tag << 16;
+  r->bytes = bytes;
+  req_complete(r);
+}
+
+static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* ---- Delivering a send request's data to a receive ---------------------------------- */
+
+static send_record *record_new(unsigned pe, uint16_t tag, uint16_t ctx, unsigned bits,
+                               const uint32_t *w) {
+  send_record *e = pool_get(&record_pool);
+  e->pe = (uint16_t)pe;
+  e->tag = tag;
+  e->ctx = ctx;
+  e->state = SR_WAITING;
+  e->direct = e->in_list = 0;
+  e->inline_data = (bits & SREQ_INLINE) != 0;
+  e->proto = (uint8_t)(bits & SREQ_PROTO);
+  e->sreq = w[0];
+  e->data = w[1];
+  e->bytes = w[2];
+  e->tmp = 0;
+  e->r = 0;
+  return e;
+}
+
+static void record_free(send_record *e) { pool_put(&record_pool, e); }
+
+/* The temporary buffer holds the data: copy it into the receive and finish both. */
+static void copy_out(send_record *e) {
+  mpi_request *r = e->r;
+  memcpy(r->buf, e->tmp + (e->data & 3), min32(e->bytes, r->capacity));
+  free(e->tmp);
+  recv_finish(r, e->pe, e->tag, e->bytes);
+  record_free(e);
+}
+
+/* The last word of a remote read is in. The send completes once its data is read (get:
+ * possibly before any receive is posted; sync: only after the match). */
+static void fetched(void *arg) {
+  send_record *e = arg;
+  emx_iwrite(e->sreq + REQ_W_DONE, 1);
+  if (e->direct) {
+    recv_finish(e->r, e->pe, e->tag, e->bytes);
+    record_free(e);
+    return;
+  }
+  e->state = SR_FETCHED;
+  if (e->r) copy_out(e);
+}
+
+/* Reads the sender's buffer, zero copy when buffer, size and source are word aligned,
+ * else the whole words around it into a temporary buffer. 0 if out of memory. */
+static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
+  e->state = SR_FETCHING;
+  if (dst && ((e->data | (uint32_t)(uintptr_t)dst | bytes) & 3) == 0) {
+    e->direct = 1;
+    fetch_start(&e->f, dst, emx_gaddr(e->pe, (void *)(uintptr_t)e->data), bytes / 4, fetched, e);
+    return 1;
+  }
+  const uint32_t off = e->data & 3, words = (off + bytes + 3) / 4;
+  e->tmp = malloc(4 * words + 4);
+  if (!e->tmp) {
+    e->state = SR_WAITING;
+    return 0;
+  }
+  fetch_start(&e->f, (uint32_t *)e->tmp, emx_gaddr(e->pe, (void *)(uintptr_t)(e->data - off)),
+              words, fetched, e);
+  return 1;
+}
+
+/* e (out of any list) matched posted receive r. */
+static void deliver(mpi_request *r, send_record *e) {
+  e->r = r;
+  if (e->proto == PROTO_BUFFERED) {
+    if (e->inline_data) {
+      __builtin_memcpy(r->buf, &e->data, min32(e->bytes, r->capacity));
+      recv_finish(r, e->pe, e->tag, e->bytes);
+      record_free(e);
+    } else if (e->bytes) {
+      e->tmp = (char *)(uintptr_t)(e->data & ~3u); /* the sender wrote at tmp + (data & 3) */
+      copy_out(e);
+    } else {
+      recv_finish(r, e->pe, e->tag, 0);
+      record_free(e);
+    }
+    return;
+  }
+  switch (e->state) {
+    case SR_FETCHED: copy_out(e); return;
+    case SR_FETCHING: return; /* fetched() copies when the data is in */
+    default:
+      if (!fetch_from_sender(e, min32(e->bytes, r->capacity), r->buf))
+        mpi_internal_error("no memory to receive a message");
+  }
+}
+
+/* ---- Posted receives -------------------------------------------------------------------- */
+
+static inline int tag_matches(uint16_t want, uint16_t tag) {
+  return want == TAG_ANY16 || want == tag;
+}
+
+/* The oldest posted receive a message from pe with tag and ctx matches. */
+static mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx) {
+  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
+    mpi_request *r = RECV_OF_PRQ(l);
+    if (r->ctx == ctx && ((r->flags & RF_WILD) || r->pe == pe) && tag_matches(r->tag, tag))
+      return r;
+  }
+  return 0;
+}
+
+/* r is matched: out of the posted list; a matched wildcard may free held requests. */
+static void posted_take(mpi_request *r) {
+  dl_remove(&r->prq);
+  r->flags &= (uint16_t)~(RF_IN_PRQ | RF_HELD);
+  if (r->flags & RF_WILD) {
+    --wild_pending;
+    release_held_requests();
+  }
+}
+
+/* A receive whose request is issued leaves the posted list: arriving send requests find
+ * it in the request-issued queue, which is searched first, and an issued receive is older
+ * than every receive still posted (those are wildcards and the receives held back behind
+ * them). The sender may complete it by remote write at any time, with no thread here. */
+void issue_recv_request(mpi_request *r) {
+  if (r->flags & RF_IN_PRQ) {
+    dl_remove(&r->prq);
+    r->flags &= (uint16_t)~RF_IN_PRQ;
+  }
+  kq_push(&mpi_isq_recv, kq_pt(r->pe, r->tag), r->ctx, &r->isq);
+  r->flags |= RF_IN_ISQ;
+  ++r->refs;
+  const uint32_t w[4] = {req_gaddr(r), (uint32_t)(uintptr_t)r->buf, r->capacity,
+                         r->tag | (uint32_t)r->ctx << 16};
+  record_send(r->pe, mpi_idx_rreq, 0, w, 4);
+  COUNT(C_RECV_REQUESTS);
+}
+
+/* A receive request may be issued only while no unmatched MPI_ANY_SOURCE receive was
+ * posted before it: otherwise the sender could match a message by remote write that the
+ * wildcard receive should get. Walk the posted receives in order up to the first
+ * unmatched wildcard and issue what was held back. */
+void release_held_requests(void) {
+  for (dl_link *l = posted.head.next, *next; l != &posted.head; l = next) {
+    next = l->next; /* issuing takes r out of the list */
+    mpi_request *r = RECV_OF_PRQ(l);
+    if (r->flags & RF_WILD) return;
+    if (r->flags & RF_HELD) {
+      r->flags &= (uint16_t)~RF_HELD;
+      issue_recv_request(r);
+    }
+  }
+}
+
+/* ---- Unexpected send requests ------------------------------------------------------------ */
+
+static send_record *unexpected_match(int pe, uint16_t tag, uint16_t ctx) {
+  for (dl_link *l = unexpected.head.next; l != &unexpected.head; l = l->next) {
+    send_record *e = DL_ENTRY(l, send_record, link);
+    if (e->ctx == ctx && (pe < 0 || e->pe == pe) && tag_matches(tag, e->tag)) return e;
+  }
+  return 0;
+}
+
+int unexpected_probe(int src_pe, uint16_t tag, uint16_t ctx, MPI_Status *st, int base_pe) {
+  const send_record *e = unexpected_match(src_pe, tag, ctx);
+  if (!e) return 0;
+  if (st) {
+    st->MPI_SOURCE = e->pe - base_pe;
+    st->MPI_TAG = e->tag;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->mpi_bytes_ = (int)e->bytes;
+    st->mpi_cancelled_ = 0;
+  }
+  return 1;
+}
+
+void recv_start(mpi_request *r) {
+  if (r->flags & RF_NULL_PEER) {
+    req_complete(r);
+    return;
+  }
+  const int wild = r->rank == MPI_ANY_SOURCE;
+  if (unexpected.head.next != &unexpected.head) {
+    send_record *e = unexpected_match(wild ? -1 : r->pe, r->tag, r->ctx);
+    if (e) {
+      dl_remove(&e->link);
+      e->in_list = 0;
+      deliver(r, e);
+      return;
+    }
+  }
+  if (!wild && mpi_matching == MATCH_BOTH && !wild_pending) {
+    issue_recv_request(r); /* the common case: straight to the sender */
+    return;
+  }
+  dl_append(&posted, &r->prq);
+  r->flags |= RF_IN_PRQ;
+  if (wild) {
+    r->flags |= RF_WILD;
+    ++wild_pending;
+  } else if (mpi_matching == MATCH_BOTH) {
+    r->flags |= RF_HELD;
+    COUNT(C_HELD);
+  }
+}
+
+/* ---- A send request arrives ----------------------------------------------------------- */
+
+/* words: send request, data address (or the data: SREQ_INLINE), bytes; last: tag | context
+ * << 16; bits: protocol and SREQ_INLINE. */
+void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  const uint32_t *w = record_words(pe);
+  const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
+  const unsigned bits = record_bits(arg16), proto = bits & SREQ_PROTO;
+  if (mpi_matching == MATCH_BOTH) {
+    kq_key *key;
+    kq_link *issued = kq_match_fast(&mpi_isq_recv, kq_pt(pe, tag), ctx, &key);
+    if (issued) {
+      /* Both sides issued requests (see mpi_h_rreq for the sender's half): buffered
+       * keeps this send request, sync and get drop it and the sender writes the data
+       * into the receive. Either way the receive is matched now. */
+      mpi_request *r = RECV_OF_ISQ(issued);
+      kq_pop(&mpi_isq_recv, key);
+      r->flags &= (uint16_t)~RF_IN_ISQ;
+      if (proto == PROTO_BUFFERED) {
+        deliver(r, record_new(pe, tag, ctx, bits, w));
+      }
+      req_unref(r);
+      return;
+    }
+    /* No receive request of ours will meet this send request at the sender: it must
+     * forget it before any later receive request of ours arrives there. */
+    send_isq_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(w[0]), 0);
+  }
+  send_record *e = record_new(pe, tag, ctx, bits, w);
+  mpi_request *r = posted_match(pe, tag, ctx);
+  if (r) {
+    posted_take(r);
+    deliver(r, e);
+    return;
+  }
+  dl_append(&unexpected, &e->link);
+  e->in_list = 1;
+  COUNT(C_UNEXPECTED);
+  if (proto == PROTO_GET) {
+    /* Get: read the data into a temporary buffer now, so the send can complete (if
+     * there is no memory, it waits for the receive like sync). */
+    if (e->bytes == 0) {
+      e->state = SR_FETCHED;
+      emx_iwrite(e->sreq + REQ_W_DONE, 1);
+    } else {
+      (void)fetch_from_sender(e, e->bytes, 0);
+    }
+  }
+}
+EMX_HANDLER(mpi_h_sreq);

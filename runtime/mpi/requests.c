@@ -1,0 +1,82 @@
+/* Request objects: fixed-size cells from a free list, completion through the `done`
+ * I-structure element, and the rule for giving a cell back (mpi_internal.h). */
+#include <stdlib.h>
+
+#include "mpi_internal.h"
+
+mpi_pool mpi_request_pool = {.cell_bytes = sizeof(mpi_request)};
+
+void req_reset(mpi_request *r) {
+  r->flags &= (uint16_t) ~(RF_COMPLETE | RF_WILD | RF_HELD | RF_NULL_PEER);
+  r->flags |= RF_ACTIVE;
+  r->srctag = 0;
+  r->bytes = 0;
+}
+
+int req_is_complete(mpi_request *r) {
+  if (r->flags & RF_COMPLETE) return 1;
+  if (r->flags & RF_ARMED) return 0; /* the notify frame will take the value */
+  uint32_t v;
+  if (!__emx_itake(&r->done, &v)) return 0;
+  r->flags |= RF_COMPLETE;
+  return 1;
+}
+
+static void maybe_reclaim(mpi_request *r) {
+  if (!(r->flags & RF_USER_FREED) || r->refs) return;
+  if ((r->flags & RF_ACTIVE) && !(r->flags & RF_COMPLETE)) return;
+  r->magic = 0;
+  pool_put(&mpi_request_pool, r);
+}
+
+void req_unref_last(mpi_request *r) { maybe_reclaim(r); }
+
+void req_unref(mpi_request *r) {
+  if (r->refs == 0) mpi_internal_error("request reference count below zero");
+  --r->refs;
+  maybe_reclaim(r);
+}
+
+void req_release(mpi_request *r) {
+  r->flags |= RF_USER_FREED;
+  maybe_reclaim(r);
+}
+
+/* ---- Armed requests: a frame reads `done` -------------------------------------------- */
+
+/* Waiting for any of several requests cannot be one I-structure read; instead each
+ * request gets a *notify frame* whose slot 1 is its I-structure reader. The notify
+ * thread marks the request complete and resumes the computation waiting on it, if any,
+ * or gives the cell back if the user has freed it (MPI_Request_free of an active
+ * request). An armed request stays armed until it completes, so no reader is ever
+ * withdrawn (which would race with the memory unit). */
+enum { N_REQ = 2 };
+static emx_thread_fn *notify_tmpl;
+
+static void notify(uint32_t value, uint32_t unused, uint32_t cont) {
+  (void)value, (void)unused, (void)cont;
+  uint32_t *f = emx_frame();
+  mpi_request *r = (mpi_request *)(uintptr_t)f[N_REQ];
+  emx_frame_free(f);
+  r->flags = (uint16_t)((r->flags & ~RF_ARMED) | RF_COMPLETE);
+  waiter *w = r->waiter;
+  if (w) {
+    r->waiter = 0;
+    waiter_fire(w, r); /* does not return when it resumes the waiter */
+    return;
+  }
+  maybe_reclaim(r);
+}
+
+void req_arm(mpi_request *r) {
+  if (!notify_tmpl) {
+    const unsigned words = emx_frame_words();
+    notify_tmpl = malloc(words * sizeof *notify_tmpl);
+    if (!notify_tmpl) mpi_internal_error("no memory for the notify template");
+    for (unsigned k = 0; k < words; ++k) notify_tmpl[k] = notify;
+  }
+  uint32_t *f = emx_frame_alloc(notify_tmpl);
+  f[N_REQ] = (uint32_t)(uintptr_t)r;
+  r->flags |= RF_ARMED;
+  emx_send(EMX_PKT_iread, req_gaddr(r), emx_continuation(f, 1));
+}

@@ -1,0 +1,177 @@
+/* Sender-side matching (docs/mpi.md): the associative memory of receive requests that
+ * receivers posted in advance, the one-sided send, and the sender's half of the
+ * consistency control when both sides issue requests at once.
+ *
+ * Handlers here and the calls that start sends run as whole threads, so every
+ * match-and-remove and miss-and-insert is atomic, as one SCB was on EM-X. */
+#include <stdlib.h>
+
+#include "mpi_internal.h"
+
+kq_table mpi_assoc;    /* receive requests filed here, by (receiver, tag, context) */
+kq_table mpi_isq_send; /* send requests this PE issued, not yet resolved */
+mpi_pool mpi_recv_record_pool = {.cell_bytes = sizeof(recv_record)};
+
+static inline uint32_t tagctx(const mpi_request *r) { return r->tag | (uint32_t)r->ctx << 16; }
+#define SEND_OF(link) ((mpi_request *)((char *)(link) - __builtin_offsetof(mpi_request, isq)))
+
+/* The request-issued queue entry of `local_request` on PE pe is resolved (a special
+ * packet: the entry is named by the request's address there). */
+void send_isq_removal(unsigned pe, uint32_t local_request, int recv_side) {
+  emx_invoke(pe, mpi_idx_remove, mpi_me | (unsigned)recv_side << 10, local_request);
+}
+#define send_isq_removal(pe, request, side) \
+  emx_invoke((pe), mpi_idx_remove, mpi_me | (unsigned)(side) << 10, (request))
+
+/* The data by remote write, then the status, then completion; s completes too. */
+static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
+                             emx_gaddr_t rreq) {
+  const uint32_t srctag = mpi_me | (uint32_t)s->tag << 16;
+  if (!put_short(pe, buf, cap, rreq, s->buf, s->capacity, srctag))
+    put_message(pe, buf, cap, rreq, s->buf, s->capacity, srctag);
+  req_complete(s);
+  COUNT(C_ONE_SIDED);
+}
+
+/* A one-sided send decided in a handler, when the data must be paced (blocking): in a
+ * computation of its own on this PE. The match is made already, so it may happen later. */
+static void one_sided_task(uint32_t *a) {
+  one_sided((mpi_request *)(uintptr_t)a[0], a[1], a[2], a[3], a[4]);
+}
+/* Its own function: emx_spawn contains a suspension (for a remote PE), which would make
+ * the handler save every callee-saved register. */
+static void __attribute__((noinline)) spawn_one_sided(mpi_request *s, unsigned pe, uint32_t buf,
+                                                      uint32_t cap, emx_gaddr_t rreq) {
+  const uint32_t args[5] = {(uint32_t)(uintptr_t)s, pe, buf, cap, rreq};
+  emx_spawn(mpi_me, one_sided_task, args, 5);
+}
+static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
+                                   emx_gaddr_t rreq) {
+  if (transfer_paced(s->capacity)) spawn_one_sided(s, pe, buf, cap, rreq);
+  else one_sided(s, pe, buf, cap, rreq);
+}
+
+/* ---- Buffered protocol: a temporary buffer on the receiver ---------------------------- */
+
+/* words: bytes, then the requester's continuation; the answer is the buffer (0: none). */
+static void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const uint32_t bytes = record_words(record_src(arg16))[0];
+  emx_send(EMX_PKT_invoke1, cont, (uint32_t)(uintptr_t)malloc(bytes));
+}
+EMX_HANDLER(mpi_h_tmp_alloc);
+
+/* Its own function: a suspension makes a function save every callee-saved register. */
+static uint32_t __attribute__((noinline)) remote_alloc(unsigned pe, uint32_t bytes) {
+  emx_ctx_t *c = emx_ctx_new();
+  const uint32_t w[2] = {bytes, emx_ctx_cont(c)};
+  record_send(pe, EMX_HANDLER_INDEX(mpi_h_tmp_alloc), 0, w, 2);
+  return emx_ctx_wait(c).a0;
+}
+
+/* ---- Starting a send ------------------------------------------------------------------ */
+
+static void send_request(mpi_request *s) {
+  uint32_t data = (uint32_t)(uintptr_t)s->buf;
+  unsigned bits = s->proto;
+  const int buffered = s->proto == PROTO_BUFFERED;
+  if (buffered && s->capacity <= 4) {
+    /* The whole message fits the send request's buffer word: the receiver's handler
+     * copies it out at once, no temporary buffer to ask for. */
+    __builtin_memcpy(&data, s->buf, s->capacity);
+    bits |= SREQ_INLINE;
+  } else if (buffered) {
+    /* Blocks; the entry in the request-issued queue is already there, so a receive
+     * request arriving meanwhile is handled by the consistency rule. */
+    const uint32_t tmp = remote_alloc(s->pe, s->capacity + 8);
+    if (!tmp) {
+      mpi_error(s->comm, MPI_ERR_NO_MEM, "MPI_Isend",
+                "rank %d has no memory for a buffered message of %u bytes", s->rank,
+                (unsigned)s->capacity);
+      return;
+    }
+    data = put_covering(s->pe, tmp, s->buf, s->capacity);
+  }
+  const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
+  record_send(s->pe, mpi_idx_sreq, bits, w, 4);
+  COUNT(C_SEND_REQUESTS);
+  if (buffered) req_complete(s); /* the data has left the user's buffer */
+}
+
+void send_start(mpi_request *s) {
+  if (__builtin_expect(s->flags & RF_NULL_PEER, 0)) {
+    req_complete(s);
+    return;
+  }
+  const uint32_t pt = kq_pt(s->pe, s->tag);
+  if (mpi_matching == MATCH_BOTH) {
+    kq_key *key;
+    kq_link *hit = kq_match_fast(&mpi_assoc, pt, s->ctx, &key);
+    if (hit) {
+      kq_pop(&mpi_assoc, key);
+      recv_record *rr = (recv_record *)hit;
+      one_sided(s, s->pe, rr->buf, rr->capacity, rr->rreq);
+      /* The receiver filed its receive request as issued: no send request will come to
+       * drop it, so tell it to forget it. */
+      send_isq_removal(s->pe, (uint32_t)(uintptr_t)emx_gaddr_local(rr->rreq), 1);
+      pool_put(&mpi_recv_record_pool, rr);
+      return;
+    }
+    /* Miss-and-insert: in the same thread as the lookup. */
+    kq_push(&mpi_isq_send, pt, s->ctx, &s->isq);
+    s->flags |= RF_IN_ISQ;
+    ++s->refs;
+  }
+  send_request(s);
+}
+
+/* ---- A receive request arrives ---------------------------------------------------------- */
+
+/* words: receive request, buffer, capacity; last: tag | context << 16. */
+void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  const uint32_t *w = record_words(pe);
+  const uint32_t pt = kq_pt(pe, last & 0xffff), ctx = last >> 16;
+  kq_key *key;
+  kq_link *issued = kq_match_fast(&mpi_isq_send, pt, ctx, &key);
+  if (issued) {
+    /* Both sides issued requests for the same message. Sync and get: drop our send
+     * request (the receiver will), send by remote write, which is faster. Buffered: the
+     * data is on its way to the receiver already; drop this receive request. */
+    mpi_request *s = SEND_OF(issued);
+    COUNT(C_CONCURRENT);
+    kq_pop(&mpi_isq_send, key);
+    s->flags &= (uint16_t)~RF_IN_ISQ;
+    if (s->proto != PROTO_BUFFERED) one_sided_from_handler(s, pe, w[1], w[2], w[0]);
+    req_unref(s);
+    return;
+  }
+  recv_record *rr = pool_get(&mpi_recv_record_pool);
+  rr->rreq = w[0];
+  rr->buf = w[1];
+  rr->capacity = w[2];
+  kq_push(&mpi_assoc, pt, ctx, &rr->link);
+}
+EMX_HANDLER(mpi_h_rreq);
+
+/* data = the request's address here; bits: 1 = a receive request, 0 = a send request.
+ * After every one-sided send the receiver runs this, often just before the next message
+ * arrives: the usual case (the entry heads its key, the request stays) is short. */
+void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  mpi_request *r = (mpi_request *)(uintptr_t)request;
+  kq_table *t = record_bits(arg16) ? &mpi_isq_recv : &mpi_isq_send;
+  if (r->magic != REQ_MAGIC || !(r->flags & RF_IN_ISQ))
+    mpi_internal_error("removal of a request that is not in the request-issued queue");
+  const uint32_t pt = kq_pt(r->pe, r->tag);
+  kq_key *k = kq_find(t, pt, r->ctx);
+  if (k && k->head == &r->isq) kq_pop(t, k);
+  else if (!kq_remove(t, pt, r->ctx, &r->isq))
+    mpi_internal_error("removal of a request that is not in the request-issued queue");
+  r->flags &= (uint16_t)~RF_IN_ISQ;
+  COUNT(C_REMOVALS);
+  if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_unref_last(r);
+  emx_end(); /* never blocks: no stack to give back */
+}
+EMX_HANDLER(mpi_h_remove);

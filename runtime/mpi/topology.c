@@ -1,0 +1,188 @@
+/* Cartesian topologies: row-major rank order (the last dimension varies fastest), no
+ * reordering, so rank r of a Cartesian communicator is rank r of its parent; ranks
+ * beyond the grid get MPI_COMM_NULL. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+enum { MAX_DIMS = 16 };
+
+int MPI_Dims_create(int nnodes, int ndims, int *dims) {
+  const char *fn = "MPI_Dims_create";
+  if (ndims < 0 || ndims > MAX_DIMS)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn, "invalid number of dimensions %d", ndims);
+  if (nnodes < 1) return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "invalid node count %d", nnodes);
+  int fixed = 1, free_dims = 0;
+  for (int k = 0; k < ndims; ++k) {
+    if (dims[k] < 0)
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn, "negative dimension %d", dims[k]);
+    if (dims[k]) fixed *= dims[k];
+    else ++free_dims;
+  }
+  if (nnodes % fixed)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn,
+                     "%d nodes do not divide into the fixed dimensions (product %d)", nnodes, fixed);
+  int rest = nnodes / fixed;
+  if (!free_dims) {
+    if (rest != 1)
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn,
+                       "the dimensions make %d nodes, not %d", fixed, nnodes);
+    return MPI_SUCCESS;
+  }
+  /* Prime factors, largest first, each to the free dimension that is smallest so far:
+   * dimensions as close to each other as possible. */
+  int free_val[MAX_DIMS], nf = 0;
+  for (int k = 0; k < free_dims; ++k) free_val[k] = 1;
+  int factors[32], n = 0;
+  for (int p = 2; p * p <= rest; ++p)
+    while (rest % p == 0) factors[n++] = p, rest /= p;
+  if (rest > 1) factors[n++] = rest;
+  for (int k = n - 1; k >= 0; --k) {
+    int smallest = 0;
+    for (int j = 1; j < free_dims; ++j)
+      if (free_val[j] < free_val[smallest]) smallest = j;
+    free_val[smallest] *= factors[k];
+  }
+  /* Non-increasing order, as MPI asks. */
+  for (int a = 0; a < free_dims; ++a)
+    for (int b = a + 1; b < free_dims; ++b)
+      if (free_val[b] > free_val[a]) {
+        const int t = free_val[a];
+        free_val[a] = free_val[b];
+        free_val[b] = t;
+      }
+  for (int k = 0; k < ndims; ++k)
+    if (!dims[k]) dims[k] = free_val[nf++];
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int *dims, const int *periods, int reorder,
+                    MPI_Comm *comm_cart) {
+  const char *fn = "MPI_Cart_create";
+  (void)reorder; /* ranks stay those of the parent */
+  mpi_comm *c;
+  int err = check_comm(comm, fn, &c);
+  if (err) return err;
+  if (ndims < 0 || ndims > MAX_DIMS)
+    return mpi_error(comm, MPI_ERR_DIMS, fn, "invalid number of dimensions %d", ndims);
+  long cells = 1;
+  for (int k = 0; k < ndims; ++k) {
+    if (dims[k] <= 0) return mpi_error(comm, MPI_ERR_DIMS, fn, "dimension %d is %d", k, dims[k]);
+    cells *= dims[k];
+    if (cells > c->size)
+      return mpi_error(comm, MPI_ERR_TOPOLOGY, fn, "a grid of more than %d cells for %d ranks",
+                       c->size, c->size);
+  }
+  mpi_comm proto = *c;
+  proto.size = (int)cells;
+  proto.topo = MPI_CART;
+  proto.ndims = ndims;
+  proto.dims = malloc((ndims ? ndims : 1) * sizeof(int));
+  proto.periods = malloc((ndims ? ndims : 1) * sizeof(int));
+  if (!proto.dims || !proto.periods) return mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory");
+  for (int k = 0; k < ndims; ++k) {
+    proto.dims[k] = dims[k];
+    proto.periods[k] = periods[k] != 0;
+  }
+  const int member = c->rank < cells;
+  err = comm_new(&proto, comm, member, comm_cart);
+  if (err || !member) {
+    free(proto.dims);
+    free(proto.periods);
+  }
+  return err;
+}
+
+static int check_cart(MPI_Comm comm, const char *fn, mpi_comm **c) {
+  const int err = check_comm(comm, fn, c);
+  if (err) return err;
+  if ((*c)->topo != MPI_CART)
+    return mpi_error(comm, MPI_ERR_TOPOLOGY, fn, "communicator %d has no Cartesian topology", comm);
+  return MPI_SUCCESS;
+}
+
+static void coords_of(const mpi_comm *c, int rank, int *coords) {
+  for (int k = c->ndims - 1; k >= 0; --k) {
+    coords[k] = rank % c->dims[k];
+    rank /= c->dims[k];
+  }
+}
+
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int *coords) {
+  const char *fn = "MPI_Cart_coords";
+  mpi_comm *c;
+  int err = check_cart(comm, fn, &c);
+  if (err) return err;
+  if (rank < 0 || rank >= c->size)
+    return mpi_error(comm, MPI_ERR_RANK, fn, "invalid rank %d (communicator of %d ranks)", rank, c->size);
+  if (maxdims < c->ndims)
+    return mpi_error(comm, MPI_ERR_ARG, fn, "maxdims %d < %d dimensions", maxdims, c->ndims);
+  coords_of(c, rank, coords);
+  return MPI_SUCCESS;
+}
+
+/* Coordinates wrap in periodic dimensions; out of range in another: -1. */
+static int rank_of(const mpi_comm *c, const int *coords) {
+  int rank = 0;
+  for (int k = 0; k < c->ndims; ++k) {
+    int x = coords[k];
+    const int d = c->dims[k];
+    if (c->periods[k]) x = ((x % d) + d) % d;
+    else if (x < 0 || x >= d) return -1;
+    rank = rank * d + x;
+  }
+  return rank;
+}
+
+int MPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank) {
+  const char *fn = "MPI_Cart_rank";
+  mpi_comm *c;
+  const int err = check_cart(comm, fn, &c);
+  if (err) return err;
+  *rank = rank_of(c, coords);
+  if (*rank < 0)
+    return mpi_error(comm, MPI_ERR_ARG, fn, "coordinates outside a non-periodic dimension");
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *source, int *dest) {
+  const char *fn = "MPI_Cart_shift";
+  mpi_comm *c;
+  const int err = check_cart(comm, fn, &c);
+  if (err) return err;
+  if (direction < 0 || direction >= c->ndims)
+    return mpi_error(comm, MPI_ERR_DIMS, fn, "direction %d of a %d-dimensional grid", direction,
+                     c->ndims);
+  int coords[MAX_DIMS];
+  coords_of(c, c->rank, coords);
+  const int here = coords[direction];
+  coords[direction] = here + disp;
+  *dest = rank_of(c, coords);
+  coords[direction] = here - disp;
+  *source = rank_of(c, coords);
+  if (*dest < 0) *dest = MPI_PROC_NULL;
+  if (*source < 0) *source = MPI_PROC_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cartdim_get(MPI_Comm comm, int *ndims) {
+  mpi_comm *c;
+  const int err = check_cart(comm, "MPI_Cartdim_get", &c);
+  if (err) return err;
+  *ndims = c->ndims;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords) {
+  const char *fn = "MPI_Cart_get";
+  mpi_comm *c;
+  const int err = check_cart(comm, fn, &c);
+  if (err) return err;
+  if (maxdims < c->ndims)
+    return mpi_error(comm, MPI_ERR_ARG, fn, "maxdims %d < %d dimensions", maxdims, c->ndims);
+  memcpy(dims, c->dims, c->ndims * sizeof *dims);
+  memcpy(periods, c->periods, c->ndims * sizeof *periods);
+  coords_of(c, c->rank, coords);
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,313 @@
+/* Completion: Wait, Test and their -all/-any/-some forms, Request_free, Get_count.
+ *
+ * MPI_Wait blocks on the request's I-structure element: the computation ends its thread
+ * and the completing write (a remote sender's, or this PE's own) resumes it; nothing
+ * polls. MPI_Test takes the element's value if it is there (rtag, the non-blocking
+ * I-structure read). Waiting for any of several requests arms them (requests.c). */
+#include <stdio.h>
+
+#include "mpi_internal.h"
+
+void __attribute__((noinline)) mpi_progress(void) { emx_yield(); }
+
+void waiter_fire(waiter *w, mpi_request *r) {
+  if (w->fired) return;
+  w->fired = 1;
+  __emx_resume_direct(w->ctx, (uint32_t)(uintptr_t)r, 0, emx_ctx_cont(w->ctx));
+}
+
+/* Blocks until r completes (its own function: a function with a suspension saves every
+ * callee-saved register, which the fast path of MPI_Wait should not pay). */
+static void __attribute__((noinline)) block_on(mpi_request *r) {
+  if (r->flags & RF_ARMED) {
+    waiter w = {emx_ctx_new(), 0};
+    r->waiter = &w;
+    (void)emx_ctx_wait(w.ctx); /* the notify thread marks r complete */
+    return;
+  }
+  r->flags |= RF_READER;
+  (void)emx_iread(req_gaddr(r));
+  r->flags = (uint16_t)((r->flags & ~RF_READER) | RF_COMPLETE);
+}
+
+static uint32_t trunc_sent, trunc_cap;
+
+const char *truncation_message(const MPI_Status *st) {
+  static char text[96];
+  (void)st;
+  snprintf(text, sizeof text, "message of %u bytes truncated to the receive buffer of %u bytes",
+           (unsigned)trunc_sent, (unsigned)trunc_cap);
+  return text;
+}
+
+static inline void set_status(MPI_Status *st, int source, int tag, int error, uint32_t bytes) {
+  if (st) *st = (MPI_Status){source, tag, error, (int)bytes, 0};
+}
+
+static void empty_status(MPI_Status *st) { set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0); }
+
+/* r is complete: its status, and the request goes (or, persistent, becomes inactive). */
+static int finish(mpi_request *r, MPI_Status *st) {
+  int err = MPI_SUCCESS;
+  if (r->kind != REQ_RECV) {
+    set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+  } else if (r->flags & RF_NULL_PEER) {
+    set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+  } else {
+    uint32_t bytes = r->bytes;
+    if (bytes > r->capacity) {
+      trunc_sent = bytes;
+      trunc_cap = r->capacity;
+      bytes = r->capacity;
+      err = MPI_ERR_TRUNCATE;
+    }
+    set_status(st, (int)(r->srctag & 0xffff) - r->base_pe, (int)(r->srctag >> 16), err, bytes);
+  }
+  if (r->flags & RF_PERSISTENT) r->flags &= (uint16_t)~RF_ACTIVE;
+  else req_release(r);
+  return err;
+}
+
+int wait_request(mpi_request *r, MPI_Status *st) {
+  if (!(r->flags & RF_COMPLETE) && !req_is_complete(r)) block_on(r);
+  return finish(r, st);
+}
+
+/* A handle the user passed: NULL and inactive persistent requests complete at once
+ * with an empty status. Returns 1 if *rp is an active request. */
+static int active(MPI_Request *handle, const char *fn, int *err) {
+  mpi_request *r = *handle;
+  *err = MPI_SUCCESS;
+  if (!r) return 0;
+  if (((uintptr_t)r & 3) || r->magic != REQ_MAGIC) {
+    *err = mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "invalid request %p", (void *)r);
+    return 0;
+  }
+  return (r->flags & RF_ACTIVE) != 0;
+}
+
+/* Finishes an active request the user named; reports truncation. */
+static int complete_handle(MPI_Request *handle, MPI_Status *st, const char *fn) {
+  mpi_request *r = *handle;
+  const MPI_Comm comm = r->comm;
+  const int persistent = r->flags & RF_PERSISTENT;
+  MPI_Status local;
+  const int err = finish(r, &local); /* r may be back in the free list now */
+  if (st) *st = local;
+  if (!persistent) *handle = MPI_REQUEST_NULL;
+  return err ? mpi_error(comm, err, fn, "%s", truncation_message(&local)) : MPI_SUCCESS;
+}
+
+int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
+  mpi_request *r = *request;
+  /* The common case: an active, non-persistent, unarmed request; a receive's status
+   * without truncation. */
+  if (__builtin_expect(r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
+                           (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER)) ==
+                               RF_ACTIVE,
+                       1)) {
+    uint32_t v;
+    if (!(r->flags & RF_COMPLETE) && !__emx_itake(&r->done, &v)) block_on(r);
+    if (r->kind == REQ_RECV) {
+      if (__builtin_expect(r->bytes > r->capacity, 0)) {
+        r->flags |= RF_COMPLETE;
+        return complete_handle(request, status, fn);
+      }
+      if (status)
+        *status = (MPI_Status){(int)(r->srctag & 0xffff) - r->base_pe, (int)(r->srctag >> 16),
+                               MPI_SUCCESS, (int)r->bytes, 0};
+    } else if (status) {
+      empty_status(status);
+    }
+    r->flags |= RF_COMPLETE | RF_USER_FREED;
+    if (!r->refs) { /* else the last protocol reference gives it back */
+      r->magic = 0;
+      pool_put(&mpi_request_pool, r);
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  int err;
+  if (!active(request, fn, &err)) {
+    empty_status(status);
+    return err;
+  }
+  if (!(r->flags & RF_COMPLETE) && !req_is_complete(r)) block_on(r);
+  return complete_handle(request, status, fn);
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+  return wait_named(request, status, "MPI_Wait");
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  int err;
+  *flag = 1;
+  if (!active(request, "MPI_Test", &err)) {
+    empty_status(status);
+    return err;
+  }
+  mpi_request *r = *request;
+  if (!req_is_complete(r)) {
+    /* Protocol messages for this PE wait in its input buffer until the running
+     * computation ends its thread: let them run, so that a loop of MPI_Test makes
+     * progress. */
+    mpi_progress();
+    if (!req_is_complete(r)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  return complete_handle(request, status, "MPI_Test");
+}
+
+int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
+  int result = MPI_SUCCESS;
+  for (int k = 0; k < count; ++k) {
+    MPI_Status *st = statuses ? &statuses[k] : MPI_STATUS_IGNORE;
+    const int err = MPI_Wait(&requests[k], st);
+    if (err) result = MPI_ERR_IN_STATUS;
+  }
+  return result;
+}
+
+/* The index of a complete active request, -1 if none; *any: some request is active. */
+static int find_complete(int count, MPI_Request *requests, int *any, const char *fn, int *err) {
+  *any = 0;
+  for (int k = 0; k < count; ++k) {
+    if (!active(&requests[k], fn, err)) {
+      if (*err) return -1;
+      continue;
+    }
+    *any = 1;
+    if (req_is_complete(requests[k])) return k;
+  }
+  return -1;
+}
+
+int MPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status) {
+  int any, err;
+  int k = find_complete(count, requests, &any, "MPI_Waitany", &err);
+  if (err) return err;
+  if (!any) {
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (k < 0) {
+    /* Arm every active request and wait for the first notification. */
+    waiter w = {emx_ctx_new(), 0};
+    for (int j = 0; j < count; ++j) {
+      mpi_request *r = requests[j];
+      if (!r || !(r->flags & RF_ACTIVE)) continue;
+      if (!(r->flags & RF_ARMED)) req_arm(r);
+      r->waiter = &w;
+    }
+    const mpi_request *fired = (const mpi_request *)(uintptr_t)emx_ctx_wait(w.ctx).a0;
+    /* Still in the notify thread's time: no other one ran, so no request points to w
+     * after this loop. */
+    for (int j = 0; j < count; ++j) {
+      mpi_request *r = requests[j];
+      if (r && (r->flags & RF_ACTIVE)) r->waiter = 0;
+      if (r == fired) k = j;
+    }
+  }
+  *index = k;
+  return complete_handle(&requests[k], status, "MPI_Waitany");
+}
+
+int MPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_Status *status) {
+  int any, err;
+  int k = find_complete(count, requests, &any, "MPI_Testany", &err);
+  if (err) return err;
+  if (k < 0 && any) {
+    mpi_progress();
+    k = find_complete(count, requests, &any, "MPI_Testany", &err);
+  }
+  if (k < 0) {
+    *flag = !any;
+    *index = MPI_UNDEFINED;
+    if (!any) empty_status(status);
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  *index = k;
+  return complete_handle(&requests[k], status, "MPI_Testany");
+}
+
+static int all_complete(int count, MPI_Request *requests, int *err) {
+  for (int k = 0; k < count; ++k) {
+    if (!active(&requests[k], "MPI_Testall", err)) {
+      if (*err) return 0;
+      continue;
+    }
+    if (!req_is_complete(requests[k])) return 0; /* the complete ones keep RF_COMPLETE */
+  }
+  return 1;
+}
+
+int MPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *statuses) {
+  int err;
+  *flag = all_complete(count, requests, &err);
+  if (err) return err;
+  if (!*flag) {
+    mpi_progress();
+    *flag = all_complete(count, requests, &err);
+    if (err || !*flag) return err;
+  }
+  return MPI_Waitall(count, requests, statuses);
+}
+
+int MPI_Waitsome(int incount, MPI_Request *requests, int *outcount, int *indices,
+                 MPI_Status *statuses) {
+  int index;
+  const int err = MPI_Waitany(incount, requests, &index, statuses ? &statuses[0] : 0);
+  if (err) return err;
+  if (index == MPI_UNDEFINED) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  /* Waitany finished one request; report it and every other complete one. */
+  int n = 0;
+  indices[n++] = index;
+  for (int k = 0; k < incount; ++k) {
+    int e;
+    if (k == index || !active(&requests[k], "MPI_Waitsome", &e)) continue;
+    if (!req_is_complete(requests[k])) continue;
+    indices[n] = k;
+    complete_handle(&requests[k], statuses ? &statuses[n] : MPI_STATUS_IGNORE, "MPI_Waitsome");
+    ++n;
+  }
+  *outcount = n;
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *request) {
+  int err;
+  mpi_request *r = *request;
+  if (!r) return MPI_SUCCESS;
+  if (active(request, "MPI_Request_free", &err) && !req_is_complete(r)) {
+    /* Still running: the notify frame gives the cell back when it completes. */
+    if (!(r->flags & RF_ARMED)) req_arm(r);
+  } else if (err) {
+    return err;
+  }
+  req_release(r);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count) {
+  const int size = type_size(type);
+  if (size < 0) return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_count", "invalid datatype %d", type);
+  if (size == 0) *count = status->mpi_bytes_ == 0 ? 0 : MPI_UNDEFINED;
+  else *count = status->mpi_bytes_ % size ? MPI_UNDEFINED : status->mpi_bytes_ / size;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count) {
+  int per;
+  const int base = type_base(type, &per);
+  if (!base) return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_elements", "invalid datatype %d", type);
+  return MPI_Get_count(status, base, count);
+}

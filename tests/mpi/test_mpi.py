@@ -1,0 +1,237 @@
+"""MPI-EMX (runtime/mpi, docs/mpi.md): its test programs (programs/mpi/tests, mpi_t_*) and
+the ping-pong program run on the simulator, for the six variants (matching on both sides or
+on the receiver only x buffered / get / sync protocol), on the PE counts and machine
+variants that matter."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from emxrun import results, run_stats  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MATCHINGS = ["both", "receiver"]
+PROTOCOLS = ["buffered", "get", "sync"]
+VARIANTS = [(m, p) for m in MATCHINGS for p in PROTOCOLS]
+P2P_TESTS = ["order", "wildcard", "holdback", "alternate", "simultaneous", "unexpected",
+             "sizes", "completion", "free", "persistent", "procnull", "status", "self",
+             "ssend"]
+
+
+def variant_args(matching, protocol):
+    return [f"-mpi-matching={matching}", f"-mpi-protocol={protocol}"]
+
+
+class Runs(unittest.TestCase):
+    def run_program(self, program, *args, pes=2, config=None, exit_code=0, timeout=600):
+        """Runs PROGRAM; returns (stdout, results dict). The exit status must match."""
+        opts = ["--pes", str(pes)]
+        if config:
+            opts += ["--config", config]
+        r, s = run_stats(*opts, program, *map(str, args), timeout=timeout)
+        self.assertEqual(r.returncode, exit_code,
+                         f"{program} {args} {opts}\n{r.stdout}{r.stderr}")
+        return r.stdout, results(s) if s else {}
+
+    def assert_all_ok(self, out, names):
+        self.assertEqual(out, "".join(f"{n}: ok\n" for n in names))
+
+
+class PointToPoint(Runs):
+    """Every point-to-point test in every variant: order, wildcards and the held-back
+    receive requests, both sides issuing at once, unexpected messages, 0 B .. 100 KB
+    (beyond 64 KiB) aligned and not, completion calls, Request_free, persistent requests,
+    PROC_NULL, status and Get_count, self messages, synchronous mode."""
+
+    def test_every_variant_on_3_pes(self):
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, res = self.run_program("mpi_t_p2p", "all", "-mpi-stats",
+                                            *variant_args(matching, protocol), pes=3)
+                self.assert_all_ok(out, P2P_TESTS)
+                # Every request, record and key went back to its free list.
+                self.assertEqual(res["mpi_cells_in_use"], 0)
+                # The paths this variant has: one-sided sends and receive requests only
+                # with matching on both sides; remote reads only with get and sync.
+                if matching == "both":
+                    self.assertGreater(res["mpi_one_sided"], 0)
+                    self.assertGreater(res["mpi_concurrent"], 0)
+                    self.assertGreater(res["mpi_held"], 0)
+                    self.assertGreater(res["mpi_removals"], 0)
+                else:
+                    for key in ("mpi_one_sided", "mpi_recv_requests", "mpi_removals"):
+                        self.assertEqual(res[key], 0, key)
+                self.assertGreater(res["mpi_unexpected"], 0)
+                # Buffered reads only for MPI_Issend (always sync), one word.
+                if protocol == "buffered":
+                    self.assertLess(res["mpi_fetched_words"], 10)
+                else:
+                    self.assertGreater(res["mpi_fetched_words"], 1000)
+
+    def test_one_and_two_and_many_pes(self):
+        # One PE: every message goes to itself; 2: pairs; 16: many rings at once.
+        for pes in (1, 2, 16):
+            for matching, protocol in (("both", "get"), ("receiver", "sync")):
+                with self.subTest(pes=pes, matching=matching, protocol=protocol):
+                    tests = [t for t in P2P_TESTS if pes < 16 or t != "sizes"]
+                    out, _ = self.run_program("mpi_t_p2p", *tests,
+                                              *variant_args(matching, protocol), pes=pes)
+                    self.assert_all_ok(out, tests)
+
+    def test_concurrent_requests_repeated(self):
+        # Many rounds of sends and receives issued at once from both sides, on 6 PEs.
+        for protocol in PROTOCOLS:
+            with self.subTest(protocol=protocol):
+                out, res = self.run_program("mpi_t_p2p", *["simultaneous", "alternate"] * 3,
+                                            "-mpi-stats", *variant_args("both", protocol),
+                                            pes=6)
+                self.assert_all_ok(out, ["simultaneous", "alternate"] * 3)
+                self.assertGreater(res["mpi_concurrent"], 1000)
+                self.assertEqual(res["mpi_cells_in_use"], 0)
+
+
+class MachineVariants(Runs):
+    """EM-X' and EM-4 serve remote writes by handler threads: completion must still come
+    after the data (emx_iwrite_flag)."""
+
+    def test_thread_write_and_em4(self):
+        tests = ["order", "alternate", "sizes", "unexpected", "completion"]
+        for config in ("emx-thread-write", "em4"):
+            for matching, protocol in (("both", "get"), ("both", "buffered"),
+                                       ("receiver", "sync")):
+                with self.subTest(config=config, matching=matching, protocol=protocol):
+                    out, _ = self.run_program("mpi_t_p2p", *tests,
+                                              *variant_args(matching, protocol), pes=3,
+                                              config=config)
+                    self.assert_all_ok(out, tests)
+
+
+class Collectives(Runs):
+    """Every collective with every root (sampled roots on 80 PEs), counts 0, 1, 7 and
+    more, on the world, a duplicate and a smaller Cartesian communicator."""
+    NAMES = ["world", "dup", "subset"]
+
+    def test_small_machines_every_variant(self):
+        for pes in (1, 2, 5):
+            for matching, protocol in VARIANTS:
+                with self.subTest(pes=pes, matching=matching, protocol=protocol):
+                    out, _ = self.run_program("mpi_t_coll", *variant_args(matching, protocol),
+                                              pes=pes)
+                    self.assert_all_ok(out, self.NAMES)
+
+    def test_16_pes(self):
+        for matching, protocol in (("both", "get"), ("receiver", "buffered")):
+            with self.subTest(matching=matching, protocol=protocol):
+                out, _ = self.run_program("mpi_t_coll", 40,
+                                          *variant_args(matching, protocol), pes=16)
+                self.assert_all_ok(out, self.NAMES)
+
+    def test_80_pes(self):
+        out, _ = self.run_program("mpi_t_coll", 20, *variant_args("both", "get"), pes=80)
+        self.assert_all_ok(out, self.NAMES)
+
+
+class Topology(Runs):
+    def test_cartesian(self):
+        for pes in (1, 2, 5, 16, 80):
+            with self.subTest(pes=pes):
+                out, _ = self.run_program("mpi_t_cart", pes=pes)
+                self.assert_all_ok(out, ["dims", "cart2d", "cart3d"])
+
+
+class Errors(Runs):
+    def test_errors_returned(self):
+        for matching, protocol in (("both", "get"), ("receiver", "buffered")):
+            with self.subTest(matching=matching, protocol=protocol):
+                out, _ = self.run_program("mpi_t_errors", "returned",
+                                          *variant_args(matching, protocol), pes=3)
+                self.assertEqual(out, "returned: ok\n")
+
+    def test_fatal_errors_name_rank_function_reason(self):
+        cases = {
+            "fatal-rank": (6, "MPI error on rank 0 in MPI_Send: invalid destination rank 4 "
+                              "(communicator of 3 ranks) (invalid rank)"),
+            "fatal-tag": (4, "MPI error on rank 0 in MPI_Send: invalid tag -1 (0 .. 32767) "
+                             "(invalid tag)"),
+            "fatal-count": (2, "MPI error on rank 0 in MPI_Recv: negative count -2 "
+                               "(invalid count)"),
+            "fatal-comm": (5, "MPI error on rank 0 in MPI_Barrier: invalid communicator 77 "
+                              "(invalid communicator)"),
+            "abort": (3, "MPI_Abort on rank 0: error code 3"),
+        }
+        for what, (code, message) in cases.items():
+            with self.subTest(what=what):
+                out, _ = self.run_program("mpi_t_errors", what, pes=3, exit_code=code)
+                self.assertEqual(out, message + "\n")
+
+    def test_bad_option(self):
+        out, _ = self.run_program("mpi_t_p2p", "order", "-mpi-protocol=fast", pes=2,
+                                  exit_code=12)
+        self.assertIn("MPI_Init: unknown option -mpi-protocol=fast", out)
+
+
+class PingPong(Runs):
+    """The experiment's programs run in every variant; the figures are scripts/mpi-pingpong's
+    business, here only their order: with receives posted in advance, matching on both
+    sides beats matching on the receiver and the naive order, and zero bytes cost no
+    more than four."""
+
+    def test_every_variant(self):
+        lat = {}
+        for matching, protocol in VARIANTS:
+            for mode in ("naive", "advance"):
+                with self.subTest(matching=matching, protocol=protocol, mode=mode):
+                    out, res = self.run_program("mpi_pingpong", mode, 4, 20,
+                                                *variant_args(matching, protocol), pes=3)
+                    self.assertIn(f"{mode} ping-pong, 4 bytes, 20 iterations", out)
+                    lat[matching, protocol, mode] = res["oneway_cycles"]
+        for protocol in PROTOCOLS:
+            self.assertLess(lat["both", protocol, "advance"], lat["receiver", protocol, "advance"])
+            self.assertLess(lat["both", protocol, "advance"], lat["both", protocol, "naive"])
+        _, zero = self.run_program("mpi_pingpong", "advance", 0, 20, pes=3)
+        self.assertLessEqual(zero["oneway_cycles"], lat["both", "get", "advance"])
+
+
+class Compiler(Runs):
+    """An ordinary MPI program built outside the project with scripts/emx-mpicc."""
+
+    def test_emx_mpicc(self):
+        build = os.path.dirname(os.path.dirname(os.path.abspath(os.environ["EMX"])))
+        source = r'''
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char *argv[]) {
+  int rank, size, token = 0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    token = 1;
+    MPI_Send(&token, 1, MPI_INT, 1 % size, 0, MPI_COMM_WORLD);
+    MPI_Recv(&token, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("token %d after %d ranks, argc %d\n", token, size, argc);
+  } else {
+    MPI_Recv(&token, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    token++;
+    MPI_Send(&token, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return 0;
+}
+'''
+        with tempfile.TemporaryDirectory() as d:
+            src, elf = os.path.join(d, "ring.c"), os.path.join(d, "ring.elf")
+            with open(src, "w") as f:
+                f.write(source)
+            cc = subprocess.run([os.path.join(ROOT, "scripts", "emx-mpicc"), "--build-dir",
+                                 build, "-o", elf, src], capture_output=True, text=True)
+            self.assertEqual(cc.returncode, 0, cc.stderr)
+            self.assertEqual(cc.stderr, "")
+            out, _ = self.run_program(elf, "x", "-mpi-protocol=sync", pes=5)
+            self.assertEqual(out, "token 5 after 5 ranks, argc 2\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
