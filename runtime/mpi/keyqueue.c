@@ -14,7 +14,7 @@ static inline int older(const kq_link *a, const kq_link *b) {
   return (int32_t)(a->seq - b->seq) < 0;
 }
 
-void kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
+kq_key *kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
   kq_key *k = kq_find(t, pt, ctx);
   if (!k) {
     k = pool_get(&key_pool);
@@ -33,6 +33,7 @@ void kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
   if (k->tail) k->tail->next = item;
   else k->head = item;
   k->tail = item;
+  return k;
 }
 
 void kq_drop_key(kq_table *t, kq_key *k) {
@@ -61,19 +62,4 @@ kq_link *kq_match(const kq_table *t, uint32_t pt, uint32_t ctx, kq_key **found) 
   }
   *found = best;
   return best ? best->head : 0;
-}
-
-int kq_remove(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
-  kq_key *k = kq_find(t, pt, ctx);
-  if (!k) return 0;
-  if (k->head == item) { /* the usual case: requests resolve in order */
-    kq_pop(t, k);
-    return 1;
-  }
-  kq_link *prev = k->head;
-  while (prev->next && prev->next != item) prev = prev->next;
-  if (!prev->next) return 0;
-  prev->next = item->next;
-  if (k->tail == item) k->tail = prev;
-  return 1;
 }

@@ -69,7 +69,9 @@ static inline kq_key *kq_find(const kq_table *t, uint32_t pt, uint32_t ctx) {
   return k;
 }
 
-void kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item);
+/* Appends item to the FIFO of (pt, ctx); returns the key, valid while the item is in it
+ * (a key goes only when its FIFO is empty). */
+kq_key *kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item);
 /* The oldest item that a message or request with key (pt, ctx) matches, and its key:
  * for a concrete tag the older head of (peer, tag) and (peer, ANY); for TAG_ANY16 the
  * oldest head of any tag of the peer. NULL if none. */
@@ -89,8 +91,6 @@ static inline kq_link *kq_match_fast(const kq_table *t, uint32_t pt, uint32_t ct
   *found = k;
   return k ? k->head : 0;
 }
-/* Removes `item`, filed under (pt, ctx); 0 if it is not there. */
-int kq_remove(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item);
 
 /* ---- Doubly linked lists in arrival order (posted receives, unexpected sends) --------- */
 
@@ -160,9 +160,15 @@ enum req_flag {
   RF_IN_PRQ = 1u << 6,     /* a posted receive not yet matched */
   RF_WILD = 1u << 7,       /* posted with MPI_ANY_SOURCE */
   RF_HELD = 1u << 8,       /* receive request held back behind a wildcard receive */
-  RF_IN_ISQ = 1u << 9,     /* in a request-issued queue */
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
 };
+
+/* An entry of a request-issued queue (requests.c). */
+typedef struct isq_entry {
+  kq_link link; /* first: the table's items are these links */
+  struct mpi_request *req;
+  kq_key *key;  /* where it is filed */
+} isq_entry;
 
 /* Word offsets of the fields a remote sender writes (one-sided send). */
 enum { REQ_W_DONE = 0, REQ_W_SRCTAG = 1, REQ_W_BYTES = 2, REQ_W_FIX = 3 };
@@ -184,8 +190,9 @@ typedef struct mpi_request {
   uint32_t magic;
   uint16_t kind, flags;
   uint16_t refs;     /* protocol references: queues that name this request */
+  uint16_t isq_count; /* its entries in a request-issued queue (a persistent request can
+                         have the previous round's too) */
   uint8_t proto;     /* a send's protocol (enum mpi_protocol) */
-  uint8_t unused;
   void *buf;
   uint32_t capacity; /* bytes: a send's size, a receive's buffer */
   MPI_Comm comm;
@@ -194,8 +201,9 @@ typedef struct mpi_request {
   uint16_t tag;      /* TAG_ANY16 for MPI_ANY_TAG */
   uint16_t ctx;      /* context id of the communicator's point-to-point traffic */
   uint16_t base_pe;  /* the communicator's rank 0 */
-  kq_link isq;       /* in the request-issued queue */
   dl_link prq;       /* in the posted-receive list */
+  isq_entry *isq_newest; /* its newest request-issued queue entry */
+  isq_entry isq_own;     /* the entry it uses when that one is free */
   waiter *waiter;    /* a blocked Wait/Waitany on an armed request */
 } mpi_request;
 
@@ -208,6 +216,8 @@ static inline mpi_request *req_new(int kind) {
   r->kind = (uint16_t)kind;
   r->flags = 0;
   r->refs = 0;
+  r->isq_count = 0;
+  r->isq_own.req = 0;
   r->srctag = r->bytes = 0;
   r->waiter = 0;
   return r;
@@ -229,6 +239,17 @@ void req_unref_last(mpi_request *r); /* the references are gone: give back if fr
 void req_release(mpi_request *r);
 /* A request about to be started again (persistent) or new: clear completion state. */
 void req_reset(mpi_request *r);
+/* The request-issued queues: entries of their own (isq_entry) that name the request and
+ * hold a reference, so that a persistent request can be started again while the entry
+ * of its previous round waits for its removal packet. */
+void isq_add(kq_table *t, mpi_request *r);
+/* Pops the head entry of `key` (found by kq_match); returns its request, whose reference
+ * the caller now holds (req_unref). */
+mpi_request *isq_take(kq_table *t, kq_key *key);
+/* Removes the oldest entry naming r (removals of one peer arrive in order); 0 if none. The
+ * caller holds the entry's reference. */
+int isq_remove(kq_table *t, mpi_request *r);
+
 /* Installs a notify frame on `done` (requests.c). */
 void req_arm(mpi_request *r);
 int req_is_complete(mpi_request *r); /* takes a present `done` value, never blocks */

@@ -30,7 +30,6 @@ static unsigned wild_pending; /* unmatched MPI_ANY_SOURCE receives */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
 
 #define RECV_OF_PRQ(l) DL_ENTRY(l, mpi_request, prq)
-#define RECV_OF_ISQ(l) ((mpi_request *)((char *)(l) - __builtin_offsetof(mpi_request, isq)))
 
 void matching_init(void) {
   dl_init(&posted);
@@ -171,9 +170,7 @@ void issue_recv_request(mpi_request *r) {
     dl_remove(&r->prq);
     r->flags &= (uint16_t)~RF_IN_PRQ;
   }
-  kq_push(&mpi_isq_recv, kq_pt(r->pe, r->tag), r->ctx, &r->isq);
-  r->flags |= RF_IN_ISQ;
-  ++r->refs;
+  isq_add(&mpi_isq_recv, r);
   const uint32_t w[4] = {req_gaddr(r), (uint32_t)(uintptr_t)r->buf, r->capacity,
                          r->tag | (uint32_t)r->ctx << 16};
   record_send(r->pe, mpi_idx_rreq, 0, w, 4);
@@ -266,9 +263,7 @@ void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
       /* Both sides issued requests (see mpi_h_rreq for the sender's half): buffered
        * keeps this send request, sync and get drop it and the sender writes the data
        * into the receive. Either way the receive is matched now. */
-      mpi_request *r = RECV_OF_ISQ(issued);
-      kq_pop(&mpi_isq_recv, key);
-      r->flags &= (uint16_t)~RF_IN_ISQ;
+      mpi_request *r = isq_take(&mpi_isq_recv, key);
       if (proto == PROTO_BUFFERED) {
         deliver(r, record_new(pe, tag, ctx, bits, w));
       }

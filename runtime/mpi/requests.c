@@ -22,6 +22,60 @@ int req_is_complete(mpi_request *r) {
   return 1;
 }
 
+/* ---- Request-issued queue entries --------------------------------------------------- */
+
+/* A request files its own embedded entry; only a persistent request started again while
+ * its previous round's entry still waits for its removal takes one from the pool. */
+static mpi_pool isq_pool = {.cell_bytes = sizeof(isq_entry)};
+
+void isq_add(kq_table *t, mpi_request *r) {
+  isq_entry *e = r->isq_own.req ? pool_get(&isq_pool) : &r->isq_own;
+  e->req = r;
+  e->key = kq_push(t, kq_pt(r->pe, r->tag), r->ctx, &e->link);
+  r->isq_newest = e;
+  ++r->isq_count;
+  ++r->refs;
+}
+
+static void entry_free(mpi_request *r, isq_entry *e) {
+  --r->isq_count;
+  if (e == &r->isq_own) e->req = 0;
+  else pool_put(&isq_pool, e);
+}
+
+mpi_request *isq_take(kq_table *t, kq_key *key) {
+  isq_entry *e = (isq_entry *)key->head;
+  kq_pop(t, key);
+  mpi_request *r = e->req;
+  entry_free(r, e);
+  return r;
+}
+
+int isq_remove(kq_table *t, mpi_request *r) {
+  if (r->isq_count == 1) { /* its only entry: no lookup */
+    isq_entry *e = r->isq_newest;
+    if (e->key->head == &e->link) {
+      (void)isq_take(t, e->key);
+      return 1;
+    }
+  }
+  kq_key *k = kq_find(t, kq_pt(r->pe, r->tag), r->ctx);
+  if (!k || !r->isq_count) return 0;
+  if (((isq_entry *)k->head)->req == r) { /* the usual case: requests resolve in order */
+    (void)isq_take(t, k);
+    return 1;
+  }
+  for (kq_link *prev = k->head; prev->next; prev = prev->next) {
+    isq_entry *e = (isq_entry *)prev->next;
+    if (e->req != r) continue;
+    prev->next = e->link.next;
+    if (k->tail == &e->link) k->tail = prev;
+    entry_free(r, e);
+    return 1;
+  }
+  return 0;
+}
+
 static void maybe_reclaim(mpi_request *r) {
   if (!(r->flags & RF_USER_FREED) || r->refs) return;
   if ((r->flags & RF_ACTIVE) && !(r->flags & RF_COMPLETE)) return;

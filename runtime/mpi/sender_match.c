@@ -13,7 +13,6 @@ kq_table mpi_isq_send; /* send requests this PE issued, not yet resolved */
 mpi_pool mpi_recv_record_pool = {.cell_bytes = sizeof(recv_record)};
 
 static inline uint32_t tagctx(const mpi_request *r) { return r->tag | (uint32_t)r->ctx << 16; }
-#define SEND_OF(link) ((mpi_request *)((char *)(link) - __builtin_offsetof(mpi_request, isq)))
 
 /* The request-issued queue entry of `local_request` on PE pe is resolved (a special
  * packet: the entry is named by the request's address there). */
@@ -118,9 +117,7 @@ void send_start(mpi_request *s) {
       return;
     }
     /* Miss-and-insert: in the same thread as the lookup. */
-    kq_push(&mpi_isq_send, pt, s->ctx, &s->isq);
-    s->flags |= RF_IN_ISQ;
-    ++s->refs;
+    isq_add(&mpi_isq_send, s);
   }
   send_request(s);
 }
@@ -139,10 +136,8 @@ void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
     /* Both sides issued requests for the same message. Sync and get: drop our send
      * request (the receiver will), send by remote write, which is faster. Buffered: the
      * data is on its way to the receiver already; drop this receive request. */
-    mpi_request *s = SEND_OF(issued);
+    mpi_request *s = isq_take(&mpi_isq_send, key);
     COUNT(C_CONCURRENT);
-    kq_pop(&mpi_isq_send, key);
-    s->flags &= (uint16_t)~RF_IN_ISQ;
     if (s->proto != PROTO_BUFFERED) one_sided_from_handler(s, pe, w[1], w[2], w[0]);
     req_unref(s);
     return;
@@ -162,14 +157,8 @@ void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
   (void)addr;
   mpi_request *r = (mpi_request *)(uintptr_t)request;
   kq_table *t = record_bits(arg16) ? &mpi_isq_recv : &mpi_isq_send;
-  if (r->magic != REQ_MAGIC || !(r->flags & RF_IN_ISQ))
+  if (r->magic != REQ_MAGIC || !isq_remove(t, r))
     mpi_internal_error("removal of a request that is not in the request-issued queue");
-  const uint32_t pt = kq_pt(r->pe, r->tag);
-  kq_key *k = kq_find(t, pt, r->ctx);
-  if (k && k->head == &r->isq) kq_pop(t, k);
-  else if (!kq_remove(t, pt, r->ctx, &r->isq))
-    mpi_internal_error("removal of a request that is not in the request-issued queue");
-  r->flags &= (uint16_t)~RF_IN_ISQ;
   COUNT(C_REMOVALS);
   if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_unref_last(r);
   emx_end(); /* never blocks: no stack to give back */
