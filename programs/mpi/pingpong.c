@@ -10,6 +10,8 @@
  * Results (emx_result, rank 2): oneway_cycles, oneway_us, and for advance
  * preissue_cycles (per receive, the larger of the two ranks). Tag 100, MPI_BYTE. */
 #include <mpi.h>
+
+#include "pingpong_loop.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,22 +40,6 @@ static void naive(int me, int peer, int initiator, char *buf, int bytes, int ite
   (void)me;
 }
 
-/* The loop after the receives are posted. */
-static void advance_loop(int peer, int initiator, char *buf, int bytes, int iters,
-                         MPI_Request *recvs) {
-  MPI_Request s;
-  for (int k = 0; k < iters; ++k) {
-    if (initiator) {
-      MPI_Isend(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &s);
-      MPI_Wait(&s, MPI_STATUS_IGNORE);
-      MPI_Wait(&recvs[k], MPI_STATUS_IGNORE);
-    } else {
-      MPI_Wait(&recvs[k], MPI_STATUS_IGNORE);
-      MPI_Isend(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &s);
-      MPI_Wait(&s, MPI_STATUS_IGNORE);
-    }
-  }
-}
 
 static double post_all(int peer, char *buf, int bytes, int iters, MPI_Request *recvs) {
   const double t0 = cycles_now();
@@ -88,7 +74,7 @@ int main(int argc, char **argv) {
   if (active) { /* warm up the free lists, frames and stacks */
     if (advance) {
       post_all(peer, buf, bytes, WARMUP, recvs);
-      advance_loop(peer, initiator, buf, bytes, WARMUP, recvs);
+      pingpong_advance_loop(peer, initiator, buf, bytes, WARMUP, TAG, recvs);
     } else {
       naive(me, peer, initiator, buf, bytes, WARMUP);
     }
@@ -97,7 +83,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (active) {
     const double t0 = cycles_now();
-    if (advance) advance_loop(peer, initiator, buf, bytes, iters, recvs);
+    if (advance) pingpong_advance_loop(peer, initiator, buf, bytes, iters, TAG, recvs);
     else naive(me, peer, initiator, buf, bytes, iters);
     oneway = (cycles_now() - t0) / (2.0 * iters);
   }

@@ -13,6 +13,8 @@
  * initiating rank: "bytes=N iterations=K oneway_cycles=C mbps=M". */
 #include <emx/emc.h>
 #include <mpi.h>
+
+#include "pingpong_loop.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +29,11 @@ static int iterations(int bytes) {
 /* ---- MPI ---------------------------------------------------------------------------- */
 
 static double mpi_round_trips(int peer, int initiator, char *buf, int bytes, int iters) {
-  MPI_Request *recvs = malloc(iters * sizeof *recvs), s;
+  MPI_Request *recvs = malloc(iters * sizeof *recvs);
   for (int k = 0; k < iters; ++k) MPI_Irecv(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &recvs[k]);
   MPI_Barrier(MPI_COMM_WORLD);
   const uint64_t t0 = emx_cycles();
-  for (int k = 0; k < iters; ++k) {
-    if (initiator) {
-      MPI_Isend(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &s);
-      MPI_Wait(&s, MPI_STATUS_IGNORE);
-      MPI_Wait(&recvs[k], MPI_STATUS_IGNORE);
-    } else {
-      MPI_Wait(&recvs[k], MPI_STATUS_IGNORE);
-      MPI_Isend(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &s);
-      MPI_Wait(&s, MPI_STATUS_IGNORE);
-    }
-  }
+  pingpong_advance_loop(peer, initiator, buf, bytes, iters, TAG, recvs);
   const uint64_t t1 = emx_cycles();
   free(recvs);
   return (double)(t1 - t0);

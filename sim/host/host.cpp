@@ -48,7 +48,6 @@ void Host::receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
           lines_[src].clear();
         }
       }
-      console_bytes_ += arg;
       return;
     }
     case EMX_HOST_EXIT:

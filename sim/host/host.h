@@ -45,7 +45,6 @@ class Host {
   const std::vector<ResultRecord>& results() const { return results_; }
   std::optional<int> exit_code(unsigned pe) const { return exit_codes_[pe]; }
   unsigned exited() const { return exited_; }
-  uint64_t console_bytes() const { return console_bytes_; }
 
  private:
   struct PendingResult {
@@ -59,7 +58,6 @@ class Host {
   std::vector<PendingResult> pending_;
   std::vector<ResultRecord> results_;
   unsigned exited_ = 0;
-  uint64_t console_bytes_ = 0;
 };
 
 }  // namespace emx::host

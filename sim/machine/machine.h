@@ -61,11 +61,9 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   void set_tracer(std::unique_ptr<trace::Tracer> t);
   Outcome run();
 
-  const MachineConfig& config() const { return cfg_; }
   stats::Registry& stats() { return stats_; }
   const host::Host& host() const { return host_; }
   uint64_t instructions() const;
-  const net::Fabric& fabric() const { return *fabric_; }
 
  private:
   // pe::MachinePort

@@ -50,7 +50,6 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   enum class State : uint8_t { idle, running, stopped };
   State state() const { return state_; }
   std::string waiting_on() const;  // for deadlock reports
-  uint64_t busy_cycles() const { return busy_cycles_; }
 
   void register_stats(stats::Registry& r);
   // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
