@@ -64,6 +64,8 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   stats::Registry& stats() { return stats_; }
   const host::Host& host() const { return host_; }
   uint64_t instructions() const;
+  unsigned pe_count() const { return static_cast<unsigned>(pes_.size()); }
+  const pe::Pe& pe(unsigned i) const { return *pes_[i]; }
 
  private:
   // pe::MachinePort
