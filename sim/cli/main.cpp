@@ -12,6 +12,7 @@
 #include "paths.h"
 #include "sim/trace/chrome_trace.h"
 #include "sim/trace/text_trace.h"
+#include "profile_report.h"
 #include "trace_options.h"
 #include "sim/machine/config_file.h"
 #include "sim/machine/machine.h"
@@ -45,6 +46,15 @@ void print_summary(const std::string& program, const machine::MachineConfig& cfg
   if (o.kind == machine::Outcome::Kind::exited) std::cerr << "exit code       " << o.exit_code << "\n";
 }
 
+void write_profile(const cli::ProfileInput& p, const std::string& file) {
+  if (file == "-") return cli::write_profile_text(p, std::cerr);
+  std::ofstream out(file);
+  if (!out) throw cli::UsageError("cannot write the profile file " + file);
+  const bool json = file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0;
+  if (json) cli::write_profile_json(p, out);
+  else cli::write_profile_text(p, out);
+}
+
 int cmd_run(const std::vector<std::string>& words) {
   if (!words.empty() && (words[0] == "--help" || words[0] == "-h")) {
     std::cout << cli::kRunHelp;
@@ -68,12 +78,26 @@ int cmd_run(const std::vector<std::string>& words) {
     else
       m.set_tracer(std::make_unique<trace::TextTrace>(std::cerr, cfg.pes, cfg.clock_mhz, filter));
   }
+  if (opt.profile_file.empty() && !opt.profile_pes.empty())
+    throw cli::UsageError("--profile-pes chooses the PEs that --profile sums over");
+  cli::ProfileInput profile{{}, &program.symbols()};
+  if (!opt.profile_file.empty()) {
+    const std::vector<bool> chosen =
+        opt.profile_pes.empty() ? std::vector<bool>(cfg.pes, true)
+                                : cli::parse_pe_list("--profile-pes", opt.profile_pes, cfg.pes);
+    for (unsigned k = 0; k < cfg.pes; ++k)
+      if (chosen[k]) {
+        m.pe(k).hart().enable_profile();
+        profile.harts.push_back(&m.pe(k).hart());
+      }
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const machine::Outcome o = m.run();
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout.flush();
   if (!o.report.empty()) std::cerr << o.report;
   if (!opt.quiet) print_summary(opt.program, cfg, o, m.instructions(), host_s);
+  if (!opt.profile_file.empty()) write_profile(profile, opt.profile_file);
 
   if (!opt.stats_file.empty()) {
     nlohmann::json s;

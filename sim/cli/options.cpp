@@ -53,6 +53,11 @@ options:
                     trace only this stretch of simulated time, in clocks, or in
                     microseconds with a "us" suffix (e.g. 0:5000, 100us:200us)
   --trace-pes LIST  trace only these PEs, e.g. 0,3,8-11
+  --profile FILE    write an instruction profile at the end: clocks and instructions by
+                    function, then the hottest instructions with their disassembly,
+                    summed over the PEs; FILE "-" is stderr, a name ending in .json
+                    gives JSON
+  --profile-pes LIST  profile only these PEs, e.g. 0 or 0-3
   --help            this text
 )";
 
@@ -73,6 +78,8 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     else if (a == "--trace-text") o.trace_text = true;
     else if (a == "--trace-window") o.trace_window = value(a);
     else if (a == "--trace-pes") o.trace_pes = value(a);
+    else if (a == "--profile") o.profile_file = value(a);
+    else if (a == "--profile-pes") o.profile_pes = value(a);
     else if (a == "--pes") {
       const std::string v = value(a);
       try {

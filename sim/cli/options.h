@@ -21,6 +21,8 @@ struct RunOptions {
   bool trace_text = false;     // event log on stderr
   std::string trace_window;    // "FROM:TO" in clocks, or with a "us" suffix
   std::string trace_pes;       // "0,3,8-11"
+  std::string profile_file;    // instruction profile: "-" stderr, *.json JSON, else text
+  std::string profile_pes;     // "0,3,8-11"; empty: every PE
   std::string program;
   std::vector<std::string> args;  // the program's own arguments
 };

@@ -23,6 +23,30 @@ uint64_t parse_time(const std::string& t, double mhz, const std::string& all) {
 
 }  // namespace
 
+std::vector<bool> parse_pe_list(const std::string& option, const std::string& pes,
+                                unsigned pe_count) {
+  std::vector<bool> chosen(pe_count, false);
+  std::size_t pos = 0;
+  while (pos <= pes.size()) {
+    const auto comma = std::min(pes.find(',', pos), pes.size());
+    const std::string item = pes.substr(pos, comma - pos);
+    const auto dash = item.find('-');
+    try {
+      std::size_t u1 = 0, u2 = 0;
+      const unsigned long lo = std::stoul(item.substr(0, dash), &u1);
+      const unsigned long hi = dash == std::string::npos ? lo : std::stoul(item.substr(dash + 1), &u2);
+      if (u1 != (dash == std::string::npos ? item.size() : dash) || hi < lo || hi >= pe_count)
+        throw std::out_of_range(item);
+      for (unsigned long k = lo; k <= hi; ++k) chosen[k] = true;
+    } catch (const std::exception&) {
+      throw UsageError(option + " " + pes + ": expected PE numbers and ranges below " +
+                       std::to_string(pe_count) + ", e.g. 0,3,8-11");
+    }
+    pos = comma + 1;
+  }
+  return chosen;
+}
+
 trace::Filter parse_trace_filter(const std::string& window, const std::string& pes,
                                  unsigned pe_count, double mhz) {
   trace::Filter f;
@@ -34,27 +58,7 @@ trace::Filter parse_trace_filter(const std::string& window, const std::string& p
     f.to = to.empty() ? UINT64_MAX : parse_time(to, mhz, window);
     if (f.to <= f.from) throw UsageError("--trace-window " + window + ": TO must be after FROM");
   }
-  if (!pes.empty()) {
-    f.pes.assign(pe_count, false);
-    std::size_t pos = 0;
-    while (pos <= pes.size()) {
-      const auto comma = std::min(pes.find(',', pos), pes.size());
-      const std::string item = pes.substr(pos, comma - pos);
-      const auto dash = item.find('-');
-      try {
-        std::size_t u1 = 0, u2 = 0;
-        const unsigned long lo = std::stoul(item.substr(0, dash), &u1);
-        const unsigned long hi = dash == std::string::npos ? lo : std::stoul(item.substr(dash + 1), &u2);
-        if (u1 != (dash == std::string::npos ? item.size() : dash) || hi < lo || hi >= pe_count)
-          throw std::out_of_range(item);
-        for (unsigned long k = lo; k <= hi; ++k) f.pes[k] = true;
-      } catch (const std::exception&) {
-        throw UsageError("--trace-pes " + pes + ": expected PE numbers and ranges below " +
-                         std::to_string(pe_count) + ", e.g. 0,3,8-11");
-      }
-      pos = comma + 1;
-    }
-  }
+  if (!pes.empty()) f.pes = parse_pe_list("--trace-pes", pes, pe_count);
   return f;
 }
 

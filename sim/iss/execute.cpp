@@ -44,7 +44,17 @@ struct WordCheck {
 };
 }  // namespace
 
+void Hart::enable_profile() {
+  profile_.count.assign(code_.size(), 0);
+  profile_.cycles.assign(code_.size(), 0);
+}
+
 Hart::Stop Hart::run(uint64_t cycle_limit) {
+  return profile_.count.empty() ? run_loop<false>(cycle_limit) : run_loop<true>(cycle_limit);
+}
+
+template <bool kProfile>
+Hart::Stop Hart::run_loop(uint64_t cycle_limit) {
   uint32_t pc = this->pc;
   uint64_t cycles = this->cycles;
   uint64_t instret = this->instret;
@@ -60,6 +70,7 @@ Hart::Stop Hart::run(uint64_t cycle_limit) {
       const uint32_t off = pc - base;
       if (__builtin_expect(off >= span, 0)) throw Trap{FaultKind::fetch_outside_code, pc, {}};
       const Decoded& d = code[off >> 2];
+      [[maybe_unused]] const uint64_t start = cycles;
       cycles += d.cost;
       ++instret;
       uint32_t npc = pc + 4;
@@ -72,6 +83,11 @@ Hart::Stop Hart::run(uint64_t cycle_limit) {
 #undef INSN
         case isa::Op::illegal:
           throw Trap{FaultKind::illegal_instruction, 0, {}};
+      }
+      if constexpr (kProfile) {
+        ++profile_.count[off >> 2];
+        // end: the clocks after it belong to the next thread's dispatch or to idling.
+        profile_.cycles[off >> 2] += d.op == isa::Op::end ? d.cost : cycles - start;
       }
       pc = npc;
     }

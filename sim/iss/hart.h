@@ -56,6 +56,15 @@ class Hart {
   void request_stop() { stop_requested_ = true; }
   const Fault& fault() const { return fault_; }
 
+  // Instruction profile (emx run --profile): per code word, how often it retired and the
+  // clocks it took, stalls of a send included, the wait for the next thread excluded.
+  // Off unless enabled (before run()); run() then takes a separately compiled loop.
+  struct Profile {
+    std::vector<uint64_t> count, cycles;  // indexed by (pc - code_base) / 4
+  };
+  void enable_profile();
+  const Profile& profile() const { return profile_; }
+
   uint32_t insn_word(uint32_t pc) const;  // for reports; 0 when outside code
   Decoded decode(uint32_t word) const;
 
@@ -82,6 +91,8 @@ class Hart {
   bool csr_access(unsigned csr, CsrOp op, uint32_t operand, bool do_write, uint32_t& old);
 
  private:
+  template <bool kProfile>
+  Stop run_loop(uint64_t cycle_limit);
   template <class T>
   T load(uint32_t a) const;
   template <class T>
@@ -98,6 +109,7 @@ class Hart {
   uint32_t pe_id_ = 0, pe_count_ = 1, clock_khz_ = 16000;
   bool stop_requested_ = false;
   Fault fault_;
+  Profile profile_;
 };
 
 }  // namespace emx::iss

@@ -66,6 +66,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   uint64_t instructions() const;
   unsigned pe_count() const { return static_cast<unsigned>(pes_.size()); }
   const pe::Pe& pe(unsigned i) const { return *pes_[i]; }
+  pe::Pe& pe(unsigned i) { return *pes_[i]; }
 
  private:
   // pe::MachinePort
