@@ -35,12 +35,15 @@ static long ring_preposted(int iter, int bytes, int left, int right, char *out) 
   MPI_Irecv(in[0][1], bytes, MPI_BYTE, right, 2, MPI_COMM_WORLD, &rq[0][1]);
   for (int i = 0; i < iter; ++i) {
     const int p = i & 1;
-    MPI_Send(out, bytes, MPI_BYTE, right, 1, MPI_COMM_WORLD);
-    MPI_Send(out, bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD);
+    /* The next round's receive requests go out before this round's data: a neighbour
+     * cannot send round i+1 before it has our round-i message, which follows our
+     * request on the same path, so its sends always find the request. */
     if (i + 1 < iter) {
       MPI_Irecv(in[!p][0], bytes, MPI_BYTE, left, 1, MPI_COMM_WORLD, &rq[!p][0]);
       MPI_Irecv(in[!p][1], bytes, MPI_BYTE, right, 2, MPI_COMM_WORLD, &rq[!p][1]);
     }
+    MPI_Send(out, bytes, MPI_BYTE, right, 1, MPI_COMM_WORLD);
+    MPI_Send(out, bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD);
     MPI_Waitall(2, rq[p], MPI_STATUSES_IGNORE);
     checksum += in[p][0][0] + in[p][1][0];
   }

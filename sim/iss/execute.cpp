@@ -71,9 +71,14 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit) {
       const uint32_t off = pc - base;
       if (__builtin_expect(off >= span, 0)) throw Trap{FaultKind::fetch_outside_code, pc, {}};
       const Decoded& d = code[off >> 2];
-      [[maybe_unused]] const uint64_t start = cycles;
       cycles += d.cost;
       ++instret;
+      // Counted at fetch, as instret is: the last end of a run may never return.
+      if constexpr (kProfile) {
+        ++profile_.count[off >> 2];
+        profile_.cycles[off >> 2] += d.cost;
+      }
+      [[maybe_unused]] const uint64_t after_cost = cycles;
       uint32_t npc = pc + 4;
       switch (d.op) {
 #define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
@@ -85,17 +90,17 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit) {
         case isa::Op::illegal:
           throw Trap{FaultKind::illegal_instruction, 0, {}};
       }
-      if constexpr (kProfile) {
-        ++profile_.count[off >> 2];
-        // end: the clocks after it belong to the next thread's dispatch or to idling.
-        profile_.cycles[off >> 2] += d.op == isa::Op::end ? d.cost : cycles - start;
-      }
+      // Extra clocks (taken branch, send stall); after an end they are the next thread's.
+      if constexpr (kProfile)
+        if (d.op != isa::Op::end) profile_.cycles[off >> 2] += cycles - after_cost;
       pc = npc;
     }
     if (stop_requested_) result = Stop::stopped;
   } catch (const Trap& t) {
     fault_ = Fault{t.kind, pc, t.addr, t.detail};
     --instret;  // the faulting instruction did not retire
+    if constexpr (kProfile)
+      if (pc - base < span) --profile_.count[(pc - base) >> 2];
     result = Stop::fault;
   }
   this->pc = pc;

@@ -227,5 +227,60 @@ class Outcomes(unittest.TestCase):
         self.assertEqual(run(), run())
 
 
+class Profile(unittest.TestCase):
+    """emx run --profile: counts per function and instruction, summed over the PEs chosen."""
+
+    def profile(self, *extra):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.json")
+            r = emx("run", "-q", "--pes", "3", "--profile", path, *extra, elf("tiny"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                return json.load(f)
+
+    def test_json_counts_every_instruction_of_every_pe(self):
+        p = self.profile()
+        self.assertEqual(p["pes"], 3)
+        self.assertEqual(p["instructions"], 3 * 12)  # as the statistics count them
+        self.assertEqual(p["functions"], [{"name": "_start", "instructions": 36, "clocks": 36,
+                                           "calls": 3}])
+        self.assertEqual(p["hot"][0], {"pc": 0x1000, "where": "_start", "count": 3, "clocks": 3,
+                                       "disasm": "csrrs t1, emx.peid, zero"})
+        self.assertIn("end", [h["disasm"] for h in p["hot"]])
+
+    def test_profile_pes_chooses_the_pes(self):
+        p = self.profile("--profile-pes", "1-2")
+        self.assertEqual((p["pes"], p["instructions"]), (2, 24))
+
+    def test_text_report_on_stderr(self):
+        r = emx("run", "-q", "--pes", "2", "--profile", "-", elf("tiny"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "ok\n" * 2)
+        self.assertIn("emx profile: 2 PEs, 24 instructions", r.stderr)
+        self.assertRegex(r.stderr, r"\n +24 +100.00 +24 +1.00 +2 +12.0  _start\n")
+        self.assertIn("send.host a1, t0", r.stderr)
+
+    def test_clocks_follow_the_timing_config(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.json")
+            emx("run", "-q", "--pes", "1", "--set", "sim.max_cycles=3000", "--set",
+                "pe.timing.jump=3", "--profile", path, elf("spin"))
+            with open(path) as f:
+                p = json.load(f)
+        (j,) = p["hot"]
+        self.assertEqual(j["disasm"], "jal zero, 0x1000")
+        self.assertEqual(j["clocks"], 3 * j["count"])
+        self.assertEqual(j["count"], 1000)
+        self.assertEqual(p["functions"][0]["calls"], 1000)  # the loop re-enters _start
+
+    def test_bad_options(self):
+        r = emx("run", "--pes", "2", "--profile-pes", "0", elf("tiny"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--profile-pes chooses the PEs that --profile sums over", r.stderr)
+        r = emx("run", "--pes", "2", "--profile", "-", "--profile-pes", "5", elf("tiny"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--profile-pes 5: expected PE numbers and ranges below 2", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
