@@ -348,19 +348,25 @@ extern mpi_pool mpi_recv_record_pool;
 /* The paper's fast case, inline in MPI_Isend and MPI_Send: the receive was posted in
  * advance and filed here, the message is short and aligned: remote writes straight into
  * the receive buffer and request, then tell the receiver to forget its issued request.
- * s is new (no reader): complete by flag. 0 if not this case (then send_start). */
-static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
+ * 0 if not this case (nothing was sent). */
+static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsigned tag,
+                                                               unsigned ctx, const void *buf,
+                                                               uint32_t bytes) {
   if (mpi_matching != MATCH_BOTH) return 0;
   kq_key *key;
-  recv_record *rr = (recv_record *)kq_match_fast(&mpi_assoc, kq_pt(s->pe, s->tag), s->ctx, &key);
-  if (!rr || !put_short(s->pe, rr->buf, rr->capacity, rr->rreq, s->buf, s->capacity,
-                        mpi_me | (uint32_t)s->tag << 16))
+  recv_record *rr = (recv_record *)kq_match_fast(&mpi_assoc, kq_pt(pe, tag), ctx, &key);
+  if (!rr || !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16))
     return 0;
   kq_pop(&mpi_assoc, key);
-  s->flags |= RF_COMPLETE;
   COUNT(C_ONE_SIDED);
-  emx_invoke(s->pe, mpi_idx_remove, mpi_me | 1u << 10, (rr->rreq & EMX_GADDR_LOCAL_MASK) << 2);
+  emx_invoke(pe, mpi_idx_remove, mpi_me | 1u << 10, (rr->rreq & EMX_GADDR_LOCAL_MASK) << 2);
   pool_put(&mpi_recv_record_pool, rr);
+  return 1;
+}
+/* put_to_posted for a new request s (no reader: complete by flag); 0: use send_start. */
+static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
+  if (!put_to_posted(s->pe, s->tag, s->ctx, s->buf, s->capacity)) return 0;
+  s->flags |= RF_COMPLETE;
   return 1;
 }
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
