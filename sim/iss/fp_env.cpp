@@ -42,6 +42,19 @@ uint32_t take_flags() {
          ((h & FE_INVALID) ? NV : 0);
 }
 
+void resume(uint32_t rm) {
+#if defined(__SSE__)
+  // Usually nothing to do: one read of the SSE control/status register.
+  static constexpr unsigned kRoundingBits[] = {0x0000, 0x6000, 0x2000, 0x4000, 0x0000};  // by rm
+  const unsigned csr = _mm_getcsr();
+  if ((csr & 0x6000) != kRoundingBits[rm <= kRmm ? rm : kRne]) std::fesetround(host_round(rm));
+  if (csr & 0x3f) std::feclearexcept(FE_ALL_EXCEPT);
+#else
+  std::feclearexcept(FE_ALL_EXCEPT);
+  if (std::fegetround() != host_round(rm)) std::fesetround(host_round(rm));
+#endif
+}
+
 uint32_t leave() {
   const uint32_t f = take_flags();
   if (std::fegetround() != FE_TONEAREST) std::fesetround(FE_TONEAREST);

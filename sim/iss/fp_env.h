@@ -18,5 +18,9 @@ void enter(uint32_t rm);
 uint32_t leave();
 // Collected flags so far (clears them; the rounding mode stays).
 uint32_t take_flags();
+// Back in the ISS after an environment call, during which other PEs or the simulator may
+// have used the host FPU: the host rounds as rm again, and flags raised meanwhile belong
+// to no hart (cleared).
+void resume(uint32_t rm);
 
 }  // namespace emx::iss::fp

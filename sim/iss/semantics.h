@@ -62,6 +62,7 @@
   do {                               \
     cycles = this->cycles;           \
     if (stop_requested_) limit = 0;  \
+    fp::resume(frm);                 \
   } while (0)
 
 #define CSR_OP(op, operand, write)                                           \
