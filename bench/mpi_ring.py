@@ -2,9 +2,14 @@
 """Simulated MPI messages per host second: an 80-rank ring exchange of small messages.
 
     bench/mpi_ring.py [--pes 80] [--iter 200] [--bytes 8] [--runs 3]
+                      [--mode sendrecv|preposted|both] [--variants default|all]
 
-Runs build/programs/bench_mpi_ring.elf (every rank Sendrecv's to both neighbours ITER
-times) and prints messages per host second. A benchmark, not a test: host-dependent.
+Runs build/programs/bench_mpi_ring.elf: every rank exchanges ITER rounds of BYTES-byte
+messages with both ring neighbours, either by MPI_Sendrecv (requests of the two sides
+cross: the general path) or with the next round's receives posted before the current
+round's sends (MPI-EMX's one-sided send). Prints messages per host second, simulated
+instructions and packets per message, for the default variant (both-sides matching) or
+all six. A benchmark, not a test: the rate depends on the host.
 """
 import argparse
 import json
@@ -16,6 +21,24 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EMX = os.environ.get("EMX", os.path.join(TOP, "build", "sim", "emx"))
+MODES = {"sendrecv": 0, "preposted": 1}
+VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "sync")]
+
+
+def measure(a, mode, variant):
+    flags = [] if variant is None else [f"-mpi-matching={variant[0]}", f"-mpi-protocol={variant[1]}"]
+    rates = []
+    for _ in range(a.runs):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.json")
+            subprocess.run([EMX, "run", "-q", "--pes", str(a.pes), "--stats", path, "bench_mpi_ring",
+                            str(a.iter), str(a.bytes), str(MODES[mode]), *flags], check=True,
+                           stdout=subprocess.DEVNULL)
+            with open(path) as f:
+                s = json.load(f)
+        msgs = {r["name"]: r["value"] for r in s["results"]}["messages"]
+        rates.append(msgs / s["host_seconds"])
+    return msgs, s, statistics.median(rates)
 
 
 def main():
@@ -24,23 +47,24 @@ def main():
     ap.add_argument("--iter", type=int, default=200)
     ap.add_argument("--bytes", type=int, default=8)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--mode", choices=["sendrecv", "preposted", "both"], default="both")
+    ap.add_argument("--variants", choices=["default", "all"], default="default")
     a = ap.parse_args()
     if "EMX" not in os.environ:
         subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
-    rates = []
-    for k in range(a.runs):
-        with tempfile.TemporaryDirectory() as d:
-            stats = os.path.join(d, "s.json")
-            subprocess.run([EMX, "run", "-q", "--pes", str(a.pes), "--stats", stats, "bench_mpi_ring",
-                            str(a.iter), str(a.bytes)], check=True, stdout=subprocess.DEVNULL)
-            with open(stats) as f:
-                s = json.load(f)
-        msgs = {r["name"]: r["value"] for r in s["results"]}["messages"]
-        rates.append(msgs / s["host_seconds"])
-        print(f"run {k + 1}: {msgs} messages, {s['cycles']} cycles, {s['host_seconds']:.3f} s host: "
-              f"{rates[-1] / 1e3:.0f} k messages/s")
-    print(f"median: {statistics.median(rates) / 1e3:.0f} k simulated MPI messages per host second "
-          f"({a.pes} ranks)")
+    modes = ["sendrecv", "preposted"] if a.mode == "both" else [a.mode]
+    variants = [None] if a.variants == "default" else VARIANTS
+    print(f"{a.pes} ranks, {a.iter} rounds of 2 messages of {a.bytes} bytes per rank; "
+          f"median of {a.runs} runs")
+    print(f"{'variant':<20} {'mode':<10} {'k msg/s':>8} {'instr/msg':>10} {'packets/msg':>12} "
+          f"{'sim us/round':>13}")
+    for v in variants:
+        for mode in modes:
+            msgs, s, rate = measure(a, mode, v)
+            name = "default (both/get)" if v is None else f"{v[0]}/{v[1]}"
+            print(f"{name:<20} {mode:<10} {rate / 1e3:>8.0f} {s['instructions'] / msgs:>10.0f} "
+                  f"{s['stats']['network']['delivered'] / msgs:>12.1f} "
+                  f"{s['simulated_time_ns'] / 1e3 / a.iter:>13.1f}")
 
 
 if __name__ == "__main__":
