@@ -22,8 +22,6 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX)
     throw std::logic_error("network too large for 16-bit node and link numbers");
   queues_.resize(endpoints_ + size_t(links_) * classes_);
-  occupancy_.assign(queues_.size(), 0);
-  release_at_.assign(queues_.size(), kNever);
   bound_.assign(queues_.size(), 0);
   bound_generation_.assign(queues_.size(), 0);
   for (uint32_t e = 0; e < endpoints_; ++e) queues_[e].node = uint16_t(topology_.endpoint_node(e));
@@ -48,7 +46,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
   dirty_.reserve(outputs_.size());
-  for (Output& o : outputs_) o.waiters.reserve(4);
+  spill_.resize(outputs_.size());
 }
 
 uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
@@ -91,14 +89,12 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
     const uint32_t next = head.next_queue;
     const Waiter self{head.ready, q, next};
     uint32_t ahead = 0;
-    for (const Waiter& w : out.waiters) {
-      if (!w.before(self)) break;
-      ahead += w.next == next;
-    }
+    const Waiter* ws = waiters(head.output);
+    for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
     chain_.push_back({q, ahead, head.ready, std::max(base, out.busy ? out.busy_until : 0)});
     if (next == kNil || !full(next, base)) break;
     if (queues_[next].busy) {
-      slot = release_at_[next];
+      slot = queues_[next].release_at;
       break;
     }
     if (bound_generation_[next] == generation_) {
@@ -186,7 +182,7 @@ void Fabric::append(uint32_t q, uint32_t s) {
   else
     slots_[queue.tail].next = s;
   queue.tail = s;
-  ++occupancy_[q];
+  ++queue.occupancy;
   if (!queue.busy && queue.head == s) events_.push(slots_[s].ready, kHeadReady, q);
 }
 
@@ -207,11 +203,18 @@ void Fabric::request_output(uint32_t q) {
   w.queue = q;
   w.next = head.next_queue;
   const uint32_t output = head.output;
-  std::vector<Waiter>& waiters = outputs_[output].waiters;
-  size_t i = waiters.size();
-  waiters.emplace_back();
-  for (; i > 0 && w.before(waiters[i - 1]); --i) waiters[i] = waiters[i - 1];
-  waiters[i] = w;
+  Output& out = outputs_[output];
+  Waiter* ws = out.inline_waiters;
+  if (out.spilled || out.waiting == kInlineWaiters) {
+    std::vector<Waiter>& spill = spill_[output];
+    if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
+    out.spilled = true;
+    spill.emplace_back();
+    ws = spill.data();
+  }
+  uint32_t i = out.waiting++;
+  for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
+  ws[i] = w;
   mark_dirty(output);
 }
 
@@ -219,7 +222,7 @@ void Fabric::request_output(uint32_t q) {
 // idle later in this clock is marked again then.
 void Fabric::mark_dirty(uint32_t output) {
   Output& out = outputs_[output];
-  if (out.dirty || out.busy || out.waiters.empty()) return;
+  if (out.dirty || out.busy || out.waiting == 0) return;
   out.dirty = true;
   dirty_.push_back(output);
 }
@@ -230,11 +233,15 @@ void Fabric::mark_dirty(uint32_t output) {
 void Fabric::arbitrate(uint32_t output, uint64_t now) {
   Output& out = outputs_[output];
   if (out.busy) return;
-  std::vector<Waiter>& waiters = out.waiters;
-  for (size_t i = 0; i < waiters.size(); ++i) {
-    if (waiters[i].next != kNil && full(waiters[i].next, now)) continue;
-    const Waiter w = waiters[i];
-    waiters.erase(waiters.begin() + std::ptrdiff_t(i));
+  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
+  for (uint32_t i = 0; i < out.waiting; ++i) {
+    if (ws[i].next != kNil && full(ws[i].next, now)) continue;
+    const Waiter w = ws[i];
+    std::copy(ws + i + 1, ws + out.waiting, ws + i);
+    if (--out.waiting == 0 || out.spilled) {
+      if (out.spilled) spill_[output].pop_back();
+      if (out.waiting == 0) out.spilled = false;
+    }
     start_transfer(output, w, now);
     return;
   }
@@ -260,14 +267,12 @@ void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now) {
     // The upstream link may use the slot from this clock on: it must arbitrate then. If
     // it is busy until then anyway, the end of its transfer will; else a wake-up.
     const uint64_t release = now + cfg_.clocks_per_word;
-    release_at_[q] = release;
-    const Output& up = outputs_[queues_[q].upstream];
+    src.release_at = release;
+    const Output& up = outputs_[src.upstream];
     if (!up.busy || up.busy_until < release) events_.push(release, kRelease, q);
   }
 
-  PortStats& ps = output < links_ ? stats_.links[output] : stats_.ejection[output - links_];
-  ++ps.packets;
-  ps.busy_clocks += link_clocks_;
+  ++out.packets;
 
   if (output < links_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
@@ -288,8 +293,8 @@ void Fabric::transfer_done(uint32_t output, uint64_t now) {
   const uint32_t q = out.source;
   Queue& src = queues_[q];
   src.busy = false;
-  --occupancy_[q];
-  release_at_[q] = kNever;
+  --src.occupancy;
+  src.release_at = kNever;
   if (src.head != kNil) schedule_head(q, now);
   if (output >= links_) deliver(out.slot, now);
 }
@@ -300,9 +305,7 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
   const uint32_t dst = slots_[s].dst;
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
-  PortStats& ps = stats_.ejection[dst];
-  ++ps.packets;
-  ps.busy_clocks += link_clocks_;
+  ++outputs_[links_ + dst].packets;
   if (arrival == now)
     deliver(s, now);
   else
@@ -310,6 +313,15 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
 }
 
 // ---- time ----
+
+const FabricStats& Fabric::stats() const {
+  for (uint32_t o = 0; o < outputs_.size(); ++o) {
+    PortStats& ps = o < links_ ? stats_.links[o] : stats_.ejection[o - links_];
+    ps.packets = outputs_[o].packets;
+    ps.busy_clocks = outputs_[o].packets * link_clocks_;
+  }
+  return stats_;
+}
 
 void Fabric::deliver(uint32_t s, uint64_t now) {
   // Copied out and the slot freed first: the callback may inject, which may grow slots_.

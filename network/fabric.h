@@ -47,15 +47,37 @@ class Fabric {
   // conservative (possibly false) before. Always true for "crossbar" (ideal network).
   bool can_inject(uint32_t endpoint, uint64_t t) const {
     if (cfg_.topology == TopologyKind::crossbar) return true;
-    const uint32_t leaving = queues_[endpoint].busy && injection_done_[endpoint] <= t ? 1 : 0;
-    return occupancy_[endpoint] - leaving < cfg_.injection_queue_packets;
+    const Queue& q = queues_[endpoint];
+    const uint32_t leaving = q.busy && injection_done_[endpoint] <= t ? 1 : 0;
+    return q.occupancy - leaving < cfg_.injection_queue_packets;
   }
   // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
-  uint32_t injection_queue_length(uint32_t endpoint) const { return occupancy_[endpoint]; }
+  uint32_t injection_queue_length(uint32_t endpoint) const { return queues_[endpoint].occupancy; }
   // A lower bound of the first clock >= t at which can_inject(endpoint, ...) may be true
   // (t itself when it is true now): when a stalled sender should try again. It follows
   // the queue ahead of the head (README, API contract) to keep such retries few.
   uint64_t earliest_slot_free(uint32_t endpoint, uint64_t t) const;
+  // The first clock from which can_inject(endpoint, ...) is true whatever other traffic
+  // does, as long as nothing else enters this queue: 0 if it has room now, the end of its
+  // head's transfer out if that is under way and frees enough room (a transfer once
+  // started ends on time), else UINT64_MAX (it depends on traffic still to come).
+  uint64_t injection_room_from(uint32_t endpoint) const {
+    const Queue& q = queues_[endpoint];
+    if (q.occupancy < cfg_.injection_queue_packets) return 0;
+    if (q.busy && q.occupancy - 1u < cfg_.injection_queue_packets)
+      return injection_done_[endpoint];
+    return UINT64_MAX;
+  }
+  // The packet whose delivery into `endpoint` is under way (its ejection transfer has
+  // started; it arrives at `at`), or nullptr. Any other arrival there ends at least
+  // link_clocks after now(). Not for "crossbar".
+  const Packet* arriving(uint32_t endpoint, uint64_t& at) const {
+    const Output& out = outputs_[links_ + endpoint];
+    if (!out.busy) return nullptr;
+    at = out.busy_until;
+    return &packets_[out.slot];
+  }
+  uint32_t link_clocks() const { return link_clocks_; }
   // Sends p at clock t from p.src to p.dst (sets p.injected_at = t). Requires
   // can_inject(p.src, t), t >= the endpoint's previous injection and
   // t + routing_clocks >= now() (crossbar: + crossbar_latency); throws std::logic_error if not.
@@ -79,11 +101,12 @@ class Fabric {
   const NetworkConfig& config() const { return cfg_; }
   const Topology& topology() const { return topology_; }
   const Routing& routing() const { return routing_; }
-  const FabricStats& stats() const { return stats_; }
+  const FabricStats& stats() const;
   uint32_t buffer_classes() const { return classes_; }
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
+  static constexpr uint64_t kNever = UINT64_MAX;
   enum EventKind : uint32_t {
     kHeadReady,        // target queue: its head packet has been routed, it asks for an output
     kTransferDone,     // target output: its transfer ends, tail left the source buffer
@@ -94,7 +117,7 @@ class Fabric {
 
   // A packet in the network, by slot number: what every hop touches (Slot) apart from the
   // payload (packets_), to keep the hot data small. Slots are recycled via free_slots_.
-  struct Slot {
+  struct alignas(32) Slot {
     uint64_t ready;       // clock from which it may use an output of its current switch
     uint32_t next;        // next slot in the same queue
     uint32_t output;      // the output it needs at its current switch
@@ -105,17 +128,21 @@ class Fabric {
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
   // input port (id = endpoints + link * classes + class). A packet is unlinked when its
   // transfer out starts; the queue stays `busy` (one transfer out at a time) until the
-  // transfer ends. Its occupancy (slots held) is in occupancy_[id], a dense array because
-  // arbitration reads it for every waiter. A slot is taken when the transfer in starts
-  // and given back when the transfer out ends. A link buffer, though, is a FIFO of words:
-  // the space of a packet being sent on frees as its words leave, so the upstream link
-  // may use the slot from release_at_[id] (the first word gone) on. (Freeing it after
-  // the last word would need 3 slots per class for one stream to keep a link busy.)
-  struct Queue {
+  // transfer ends. Its occupancy counts the slots held: a slot is taken when the transfer
+  // in starts and given back when the transfer out ends. A link buffer, though, is a
+  // FIFO of words: the space of a packet being sent on frees as its words leave, so the
+  // upstream link may use the slot from release_at (the first word gone) on. (Freeing it
+  // after the last word would need 3 slots per class for one stream to keep a link
+  // busy.) What a hop touches of a queue is in one 32-byte record: in the machine the
+  // host's caches hold the state of 80 or more PEs between two network steps, so the
+  // number of cache lines per hop counts.
+  struct alignas(32) Queue {
+    uint64_t release_at = kNever;  // clock its busy transfer frees a slot, or kNever
     uint32_t head = kNil, tail = kNil;
-    uint16_t node = 0;      // the switch it belongs to
-    uint16_t upstream = 0;  // link queues: the link feeding it (its slots are that link's credits)
-    uint16_t cls = 0;       // link queues: the buffer class
+    uint16_t node = 0;       // the switch it belongs to
+    uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
+    uint16_t cls = 0;        // link queues: the buffer class
+    uint16_t occupancy = 0;  // slots held
     bool busy = false;
   };
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
@@ -127,25 +154,37 @@ class Fabric {
       return ready != o.ready ? ready < o.ready : queue < o.queue;
     }
   };
-  // A link (id = link id) or ejection port (id = links + endpoint).
-  struct Output {
+  // A link (id = link id) or ejection port (id = links + endpoint): one cache line, which
+  // holds its first kInlineWaiters waiters too (more spill to spill_[id], then all of
+  // them), so a request or a grant touches one line.
+  static constexpr uint32_t kInlineWaiters = 2;
+  struct alignas(64) Output {
     uint64_t busy_until = 0;  // end of the current (or last) transfer
+    uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
+    uint32_t source = kNil;   // queue being transferred from
+    uint32_t slot = kNil;     // ejection: the packet being delivered
+    uint32_t waiting = 0;     // waiters
     bool busy = false;
-    bool dirty = false;           // to arbitrate at the end of this clock
-    uint32_t source = kNil;       // queue being transferred from
-    uint32_t slot = kNil;         // ejection: the packet being delivered
+    bool dirty = false;       // to arbitrate at the end of this clock
+    bool spilled = false;     // the waiters are in spill_[id]
     // In arbitration order, oldest first: the first one whose buffer downstream has room
     // gets the output, so a scan stops there. Short (a few per output), kept sorted by
     // insertion from the back, where new requests (the youngest) nearly always go.
-    std::vector<Waiter> waiters;
+    Waiter inline_waiters[kInlineWaiters];
   };
+  static_assert(sizeof(Output) == 64, "one cache line");
+  const Waiter* waiters(uint32_t output) const {
+    const Output& out = outputs_[output];
+    return out.spilled ? spill_[output].data() : out.inline_waiters;
+  }
 
   uint32_t link_queue(uint32_t link, uint32_t cls) const {
     return endpoints_ + link * classes_ + cls;
   }
   // Whether link queue q has no slot to offer upstream at `now`.
   bool full(uint32_t q, uint64_t now) const {
-    return occupancy_[q] - uint32_t(release_at_[q] <= now) >= cfg_.buffer_packets;
+    const Queue& queue = queues_[q];
+    return queue.occupancy - uint32_t(queue.release_at <= now) >= cfg_.buffer_packets;
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
@@ -167,12 +206,10 @@ class Fabric {
 
   std::vector<Slot> slots_;
   std::vector<Packet> packets_;  // by slot
-  static constexpr uint64_t kNever = UINT64_MAX;
-  std::vector<uint16_t> occupancy_;  // by queue
-  std::vector<uint64_t> release_at_;  // by queue: clock its busy transfer frees a slot, or kNever
   std::vector<uint32_t> free_slots_;
   std::vector<Queue> queues_;
   std::vector<Output> outputs_;
+  std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
   std::vector<uint64_t> injection_done_;   // per endpoint: end of its head's transfer out
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
@@ -193,7 +230,7 @@ class Fabric {
   mutable std::vector<ChainLink> chain_;
   EventQueue events_;
   Delivery deliver_;
-  FabricStats stats_;
+  mutable FabricStats stats_;  // the per-port counters are filled in by stats()
   uint64_t now_ = 0;
   uint64_t in_flight_ = 0;
   bool advancing_ = false;

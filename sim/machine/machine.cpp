@@ -24,7 +24,7 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
                              uint64_t period_ps)
     : sc_module(name), fabric_(fabric), ports_(ports), period_ps_(period_ps) {
   SC_HAS_PROCESS(NetworkDriver);
-  SC_THREAD(drive);
+  SC_METHOD(drive);  // a method: no stack to switch to at every network clock
 }
 
 void NetworkDriver::catch_up() {
@@ -47,17 +47,15 @@ void NetworkDriver::wake_at(uint64_t cycle) {
 }
 
 void NetworkDriver::drive() {
-  for (;;) {
-    scheduled_ = 0;  // while we run, injections need no wake-up
-    catch_up();
-    const uint64_t next = next_time();
-    scheduled_ = next;
-    if (next == UINT64_MAX) {
-      wait(wake_);
-    } else {
-      const uint64_t at = next * period_ps_, now = sc_core::sc_time_stamp().value();
-      wait(sc_core::sc_time::from_value(at > now ? at - now : period_ps_), wake_);
-    }
+  scheduled_ = 0;  // while we run, injections need no wake-up
+  catch_up();
+  const uint64_t next = next_time();
+  scheduled_ = next;
+  if (next == UINT64_MAX) {
+    next_trigger(wake_);
+  } else {
+    const uint64_t at = next * period_ps_, now = sc_core::sc_time_stamp().value();
+    next_trigger(sc_core::sc_time::from_value(at > now ? at - now : period_ps_), wake_);
   }
 }
 
@@ -138,6 +136,7 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   // before the packet leaves, so that nothing can still enter the network before it.
   pe::Pe& pe = *pes_[src];
   while (!ports_->surely_room(src)) {
+    if (accept_without_sync(src, cycle)) break;
     pe.sync_to(cycle - 1);
     catch_up();
     if (ports_->empty(src) && fabric_->can_inject(src, cycle)) break;
@@ -146,6 +145,34 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   }
   enqueue(p, cycle);
   if (tracer_) tracer_->packet_sent(p, cycle, program_.symbols().describe(pc));
+}
+
+// A send at `cycle` that finds its output queue full: whether the loop in send() would
+// accept it at a clock we can already name, and then at which (into `cycle`), without
+// waiting for SystemC time. The loop accepts at the first clock X it reaches (cycle, or
+// the clock the network frees a slot) at which the output port is empty and the
+// injection queue has room, looking at a network run up to X. With the port empty and
+// the queue's room certain from F on (its head's transfer out is under way and ends at
+// F: a transfer once started ends on time), X = max(cycle, F), and the answer is yes
+// unless a packet enters the queue before X. Only this PE's memory-unit replies can:
+// they follow arrivals here, and an arrival before X either is under way already or
+// starts after now(), which ends no earlier than now() + link_clocks. So when X is
+// within that, the one arrival under way decides: none, or one of a type that never
+// replies (and no stall clocks for the execution unit to collect meanwhile) is a yes.
+// The wait in SystemC time that this saves changes no simulated figure (syncs count
+// host work).
+bool Machine::accept_without_sync(unsigned src, uint64_t& cycle) const {
+  if (!ports_->empty(src)) return false;
+  const uint64_t frees = fabric_->injection_room_from(src);
+  if (frees == UINT64_MAX) return false;
+  const uint64_t x = std::max(cycle, frees);
+  if (x > fabric_->now() + fabric_->link_clocks()) return false;
+  uint64_t at = 0;
+  if (const net::Packet* a = fabric_->arriving(src, at); a && at < x) {
+    if (cfg_.pe.memory_unit.exu_stall_clocks || pe::may_reply(*a)) return false;
+  }
+  cycle = x;
+  return true;
 }
 
 void Machine::reply(const net::Packet& p, uint64_t cycle) {

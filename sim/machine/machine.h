@@ -42,7 +42,7 @@ class NetworkDriver : public sc_core::sc_module {
   std::function<void(uint64_t now)> after_advance;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
  private:
-  void drive();  // SC_THREAD
+  void drive();  // SC_METHOD
   uint64_t next_time() const { return std::min(fabric_.next_event_time(), ports_.next_time()); }
   net::Fabric& fabric_;
   OutputPorts& ports_;
@@ -78,6 +78,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   void pe_faulted(unsigned pe, const iss::Fault& fault) override;
   void pe_error(unsigned pe, const std::string& what) override;
 
+  bool accept_without_sync(unsigned src, uint64_t& cycle) const;
   void deliver(const net::Packet& p, uint64_t cycle);
   void enqueue(net::Packet& p, uint64_t cycle);
   void sample_network(uint64_t now);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "isa/isa.h"
 #include "network/packet.h"
 #include "pe_config.h"
 #include "sim/mem/local_memory.h"
@@ -59,5 +60,12 @@ class PacketUnit {
 };
 
 std::string describe_packet(const net::Packet& p);
+
+// Whether accepting p can make the memory unit send a reply (SYSRD, I-structures).
+inline bool may_reply(const net::Packet& p) {
+  using isa::PacketType;
+  const auto t = static_cast<PacketType>(p.type);
+  return t == PacketType::sysrd || t == PacketType::iwrite || t == PacketType::iread;
+}
 
 }  // namespace emx::pe
