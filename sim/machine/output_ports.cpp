@@ -5,13 +5,23 @@
 namespace emx::machine {
 
 void OutputPorts::push(const net::Packet& p, uint64_t t) {
-  auto& q = q_[p.src];
+  auto& q = q_[p.src].items;
   // Execution-unit packets come in time order; a memory-unit reply may be earlier than
   // packets the execution unit sent ahead: insert it before them (stable for equal times).
-  auto it = q.end();
-  while (it != q.begin() && std::prev(it)->t > t) --it;
-  q.insert(it, Entry{t, p});
+  size_t at = q.size();
+  while (at > q_[p.src].head && q[at - 1].t > t) --at;
+  q.insert(q.begin() + std::ptrdiff_t(at), Entry{t, p});
   due_.push({std::max(t, blocked_until_[p.src]), p.src});
+}
+
+void OutputPorts::Fifo::pop_front() {
+  if (++head == items.size()) {
+    items.clear();
+    head = 0;
+  } else if (head >= 64 && 2 * head >= items.size()) {  // a long backlog: drop the dead part
+    items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
+    head = 0;
+  }
 }
 
 void OutputPorts::flush(uint64_t limit) {
@@ -19,7 +29,7 @@ void OutputPorts::flush(uint64_t limit) {
     const unsigned ep = due_.top().second;
     due_.pop();
     auto& q = q_[ep];
-    while (!q.empty()) {
+    while (q.size()) {
       const uint64_t at = std::max(q.front().t, blocked_until_[ep]);
       if (at > limit) {
         due_.push({at, ep});

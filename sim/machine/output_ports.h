@@ -6,7 +6,6 @@
 // finds it full stalls (Machine::send).
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <queue>
 #include <vector>
 
@@ -24,7 +23,7 @@ class OutputPorts {
   bool surely_room(unsigned ep) const {
     return fabric_.injection_queue_length(ep) + q_[ep].size() < capacity_;
   }
-  bool empty(unsigned ep) const { return q_[ep].empty(); }
+  bool empty(unsigned ep) const { return q_[ep].size() == 0; }
 
   // A packet leaves `p.src` at clock t (not earlier than SystemC time).
   void push(const net::Packet& p, uint64_t t);
@@ -39,9 +38,18 @@ class OutputPorts {
     uint64_t t;
     net::Packet p;
   };
+  // A short FIFO in a vector that keeps its storage (a deque allocates per block): the
+  // entries from `head` on; emptied whenever it drains, which it does all the time.
+  struct Fifo {
+    std::vector<Entry> items;
+    size_t head = 0;
+    size_t size() const { return items.size() - head; }
+    Entry& front() { return items[head]; }
+    void pop_front();
+  };
   using Due = std::pair<uint64_t, unsigned>;  // (clock, endpoint)
   net::Fabric& fabric_;
-  std::vector<std::deque<Entry>> q_;
+  std::vector<Fifo> q_;
   std::vector<uint64_t> blocked_until_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   uint32_t capacity_;
