@@ -46,8 +46,9 @@ struct WordCheck {
 }  // namespace
 
 void Hart::enable_profile() {
-  profile_.count.assign(code_.size(), 0);
-  profile_.cycles.assign(code_.size(), 0);
+  const std::size_t words = code_ ? code_->size() : 0;
+  profile_.count.assign(words, 0);
+  profile_.cycles.assign(words, 0);
 }
 
 Hart::Stop Hart::run(uint64_t cycle_limit) {
@@ -60,7 +61,7 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit) {
   uint64_t cycles = this->cycles;
   uint64_t instret = this->instret;
   uint64_t limit = cycle_limit;
-  const Decoded* const code = code_.data();
+  const Decoded* const code = code_ ? code_->data() : nullptr;
   const uint32_t base = code_base_, span = code_bytes_;
   const WordCheck checked_word{mem_span_};
   stop_requested_ = false;

@@ -74,11 +74,16 @@ Decoded Hart::decode(uint32_t word) const {
   return d;
 }
 
-void Hart::set_code(uint32_t base, uint32_t bytes) {
+void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const DecodedCode> shared) {
   code_base_ = base;
   code_bytes_ = bytes & ~3u;
-  code_.resize(code_bytes_ / 4);
-  for (uint32_t k = 0; k < code_bytes_ / 4; ++k) code_[k] = decode(mem_.read32(base + 4 * k));
+  if (shared && shared->size() == code_bytes_ / 4) {
+    code_ = std::move(shared);
+    return;
+  }
+  auto code = std::make_shared<DecodedCode>(code_bytes_ / 4);
+  for (uint32_t k = 0; k < code_bytes_ / 4; ++k) (*code)[k] = decode(mem_.read32(base + 4 * k));
+  code_ = std::move(code);
 }
 
 uint32_t Hart::insn_word(uint32_t at) const {

@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fault.h"
@@ -46,8 +47,13 @@ class Hart {
   Hart(mem::LocalMemory& memory, const TimingConfig& timing);
 
   void set_env(HartEnv* env) { env_ = env; }
-  // The executable region: it is decoded once here; stores into it fault.
-  void set_code(uint32_t base, uint32_t bytes);
+  // The executable region: it is decoded once here; stores into it fault. `shared` is the
+  // decoding another hart made of the same bytes with the same timing and features (the
+  // PEs of a machine run one program): one copy for all keeps the host's caches for the
+  // simulated memory.
+  using DecodedCode = std::vector<Decoded>;
+  void set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const DecodedCode> shared = {});
+  std::shared_ptr<const DecodedCode> decoded_code() const { return code_; }
   void set_machine_info(uint32_t pe_id, uint32_t pe_count, uint32_t clock_khz);
 
   // Execute until cycles >= cycle_limit, a stop request, or a fault.
@@ -104,7 +110,7 @@ class Hart {
   std::array<uint32_t, isa::kTimingClassCount> costs_{};
   uint32_t taken_extra_ = 0;  // branch_taken - branch
   HartEnv* env_ = nullptr;
-  std::vector<Decoded> code_;
+  std::shared_ptr<const DecodedCode> code_;
   uint32_t code_base_ = 0, code_bytes_ = 0;
   uint32_t pe_id_ = 0, pe_count_ = 1, clock_khz_ = 16000;
   bool stop_requested_ = false;

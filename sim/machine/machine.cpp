@@ -88,7 +88,9 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
     auto p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer);
     // Every PE gets the code (packets may start threads anywhere); `runs` PEs run main.
     const auto s = host::Host::load(program, args, p->memory(), cfg_.stack_top());
-    p->load(program.code_base(), program.code_bytes(), entries);
+    // One decoding of the code for all PEs: the same bytes, timing and features.
+    p->load(program.code_base(), program.code_bytes(), entries,
+            pes_.empty() ? nullptr : pes_.front()->hart().decoded_code());
     if (k < runs) {
       p->start(program.entry(), s.sp, static_cast<uint32_t>(args.size()), s.argv, start_cycle);
       ++started_;

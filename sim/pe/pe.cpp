@@ -28,8 +28,9 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
   SC_THREAD(execute);
 }
 
-void Pe::load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries) {
-  hart_.set_code(code_base, code_bytes);
+void Pe::load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries,
+              std::shared_ptr<const iss::Hart::DecodedCode> shared) {
+  hart_.set_code(code_base, code_bytes, std::move(shared));
   dispatcher_.set_entries(entries);
 }
 

@@ -41,7 +41,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
 
   // Before simulation: the program's code and the hardware's entry points; and, on PEs
   // that run it, the first thread (the program's entry with sp, a0 = argc, a1 = argv).
-  void load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries);
+  // `shared`: the code as another PE of the machine decoded it (iss::Hart::set_code).
+  void load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries,
+            std::shared_ptr<const iss::Hart::DecodedCode> shared = {});
   void start(uint32_t entry, uint32_t sp, uint32_t a0, uint32_t a1, uint64_t at_cycle);
 
   // A packet for this PE has fully arrived (called by the network, in time order).
