@@ -27,7 +27,14 @@ class HartEnv {
   // The end instruction. The env sets up the next thread (pc, registers, cycles) or
   // calls h.request_stop().
   virtual void end_thread(Hart& h) = 0;
+  // Apply to memory every packet that has arrived at this PE by h.cycles (the memory
+  // unit's work): an interaction point for reads whose answer arrivals may change.
+  virtual void settle(Hart& h) { (void)h; }
 };
+
+// The tag bit the memory unit sets when an I-structure element receives its value
+// (sim/pe/thread_token.h names the others).
+constexpr uint8_t kTagPresent = 0x01;
 
 // One instruction, decoded once when the code is loaded.
 struct Decoded {

@@ -91,7 +91,21 @@
     npc = this->pc;                                                          \
   } while (0)
 
-#define TAG_READ(a) mem_.tag(checked_word(a))
+// rtag: a word whose element is not present yet may have received its value by our
+// clock in a packet not yet delivered (we run ahead of SystemC time): settle, then read
+// again. A present element stays present for this PE's reads (it alone consumes it).
+#define TAG_READ(a)                                   \
+  ({                                                  \
+    const uint32_t tag_at_ = checked_word(a);         \
+    uint8_t tag_ = mem_.tag(tag_at_);                 \
+    if (!(tag_ & kTagPresent) && env_) {              \
+      SYNC_OUT();                                     \
+      env_->settle(*this);                            \
+      SYNC_IN();                                      \
+      tag_ = mem_.tag(tag_at_);                       \
+    }                                                 \
+    tag_;                                             \
+  })
 #define TAG_WRITE(a, v) mem_.set_tag(checked_word(a), static_cast<uint8_t>(v))
 
 #define F1 fp_value(f[d.rs1])

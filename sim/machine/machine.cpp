@@ -108,9 +108,9 @@ uint64_t Machine::instructions() const {
   return n;
 }
 
-void Machine::enqueue(net::Packet& p, uint64_t cycle) {
+void Machine::enqueue(net::Packet& p, uint64_t cycle, bool reply) {
   p.seq = next_seq_++;
-  ports_->push(p, cycle);
+  ports_->push(p, cycle, reply);
   driver_->wake_at(cycle);
 }
 
@@ -145,7 +145,7 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
     const uint64_t free = fabric_->earliest_slot_free(src, cycle);
     cycle = std::max(cycle + 1, free == UINT64_MAX ? cycle + 1 : free);
   }
-  enqueue(p, cycle);
+  enqueue(p, cycle, false);
   if (tracer_) tracer_->packet_sent(p, cycle, program_.symbols().describe(pc));
 }
 
@@ -180,7 +180,7 @@ bool Machine::accept_without_sync(unsigned src, uint64_t& cycle) const {
 void Machine::reply(const net::Packet& p, uint64_t cycle) {
   net::Packet r = p;
   r.src_pc = 0;  // sent by the memory unit, not by an instruction
-  enqueue(r, cycle);
+  enqueue(r, cycle, true);
   if (tracer_) tracer_->packet_sent(r, cycle, "");
 }
 

@@ -80,7 +80,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
 
   bool accept_without_sync(unsigned src, uint64_t& cycle) const;
   void deliver(const net::Packet& p, uint64_t cycle);
-  void enqueue(net::Packet& p, uint64_t cycle);
+  void enqueue(net::Packet& p, uint64_t cycle, bool reply);
   void sample_network(uint64_t now);
   void stop(uint64_t cycle);
   std::string deadlock_report(uint64_t cycle) const;

@@ -4,13 +4,14 @@
 
 namespace emx::machine {
 
-void OutputPorts::push(const net::Packet& p, uint64_t t) {
+void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   auto& q = q_[p.src].items;
   // Execution-unit packets come in time order; a memory-unit reply may be earlier than
-  // packets the execution unit sent ahead: insert it before them (stable for equal times).
+  // packets the execution unit sent ahead, or at the same clock: insert it before them.
   size_t at = q.size();
-  while (at > q_[p.src].head && q[at - 1].t > t) --at;
-  q.insert(q.begin() + std::ptrdiff_t(at), Entry{t, p});
+  while (at > q_[p.src].head && (q[at - 1].t > t || (reply && q[at - 1].t == t && !q[at - 1].reply)))
+    --at;
+  q.insert(q.begin() + std::ptrdiff_t(at), Entry{t, p, reply});
   due_.push({std::max(t, blocked_until_[p.src]), p.src});
 }
 

@@ -25,8 +25,10 @@ class OutputPorts {
   }
   bool empty(unsigned ep) const { return q_[ep].size() == 0; }
 
-  // A packet leaves `p.src` at clock t (not earlier than SystemC time).
-  void push(const net::Packet& p, uint64_t t);
+  // A packet leaves `p.src` at clock t (not earlier than SystemC time), sent by the
+  // execution unit or, `reply`, by the memory unit. At one clock the memory unit's
+  // packets go first (its port has priority), whatever order the host produced them in.
+  void push(const net::Packet& p, uint64_t t, bool reply);
   // Moves every packet due by clock `limit` into the network, in time order per PE; a
   // packet that finds the network's injection queue full waits for its slot.
   void flush(uint64_t limit);
@@ -37,6 +39,7 @@ class OutputPorts {
   struct Entry {
     uint64_t t;
     net::Packet p;
+    bool reply;
   };
   // A short FIFO in a vector that keeps its storage (a deque allocates per block): the
   // entries from `head` on; emptied whenever it drains, which it does all the time.

@@ -4,10 +4,14 @@
 
 namespace emx::pe {
 
-uint32_t InputBuffer::push(ThreadToken t) {
+uint32_t InputBuffer::push(ThreadToken t, uint64_t arrival) {
+  // Pops before this arrival are before it for the hardware too; the rest are after.
+  while (!unsettled_.empty() && unsettled_.front().at < arrival) unsettled_.pop_front();
+  uint64_t occupancy = q_.size() + unsettled_.size(), spilled = spilled_now_;
+  for (const Pop& p : unsettled_) spilled += p.spilled;
   uint32_t clocks = 0;
-  if (q_.size() >= cfg_.onchip_packets) {
-    if (spilled_now_ >= spill_capacity_)
+  if (occupancy >= cfg_.onchip_packets) {
+    if (spilled >= spill_capacity_)
       throw std::runtime_error("input buffer overflow: the memory spill area (pe.reserved_bytes) "
                                "holds " + std::to_string(spill_capacity_) +
                                " packets and is full");
@@ -17,13 +21,15 @@ uint32_t InputBuffer::push(ThreadToken t) {
     clocks = cfg_.spill_clocks;
   }
   q_.push_back(t);
-  if (q_.size() > max_) max_ = q_.size();
+  if (occupancy + 1 > max_) max_ = occupancy + 1;
   return clocks;
 }
 
-uint32_t InputBuffer::pop(ThreadToken& out) {
+uint32_t InputBuffer::pop(ThreadToken& out, uint64_t at, uint64_t settled) {
   out = q_.front();
   q_.pop_front();
+  while (!unsettled_.empty() && unsettled_.front().at <= settled) unsettled_.pop_front();
+  if (at > settled) unsettled_.push_back({at, out.spilled});
   if (!out.spilled) return 0;
   --spilled_now_;
   ++refills_;

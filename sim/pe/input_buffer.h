@@ -16,15 +16,20 @@ class InputBuffer {
   InputBuffer(const InputBufferConfig& cfg, uint64_t spill_capacity_packets)
       : cfg_(cfg), spill_capacity_(spill_capacity_packets) {}
 
-  // Adds a ready thread; returns the memory-unit clocks its arrival costs (a spill).
-  // Throws std::runtime_error when the spill area is full.
-  uint32_t push(ThreadToken t);
+  // Adds a ready thread for a packet that arrived at clock `arrival`; returns the
+  // memory-unit clocks its arrival costs (a spill). Throws std::runtime_error when the
+  // spill area is full. Occupancy is the hardware's at `arrival`: a head the execution
+  // unit took at a clock >= arrival (popped earlier on the host, ahead in simulated time)
+  // still counts.
+  uint32_t push(ThreadToken t, uint64_t arrival = 0);
 
   bool empty() const { return q_.empty(); }
   std::size_t size() const { return q_.size(); }
   const ThreadToken& front() const { return q_.front(); }
-  // Removes the head; returns the refill clocks its dispatch costs.
-  uint32_t pop(ThreadToken& out);
+  // Removes the head, taken by the execution unit at clock `at`; returns the refill clocks
+  // its dispatch costs. `settled`: every arrival up to this clock has been pushed (later
+  // ones come at clocks > settled), so pops at or before it need no remembering.
+  uint32_t pop(ThreadToken& out, uint64_t at = 0, uint64_t settled = UINT64_MAX);
 
   uint64_t spills() const { return spills_; }
   uint64_t refills() const { return refills_; }
@@ -38,6 +43,12 @@ class InputBuffer {
   uint64_t spill_capacity_;
   std::deque<ThreadToken> q_;
   uint64_t spilled_now_ = 0;
+  // Pops not yet settled: (clock, whether the packet had spilled), oldest first.
+  struct Pop {
+    uint64_t at;
+    bool spilled;
+  };
+  std::deque<Pop> unsettled_;
   uint64_t spills_ = 0, refills_ = 0, max_ = 0;
 };
 

@@ -95,6 +95,12 @@ void Pe::end_thread(iss::Hart& h) {
   }
 }
 
+void Pe::settle(iss::Hart& h) {
+  (void)h;
+  sync();
+  machine_.catch_up();
+}
+
 void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
   tracer_ = t;
   symbols_ = symbols;
@@ -121,9 +127,16 @@ void Pe::next_thread(iss::Hart& h) {
     busy_cycles_ += h.cycles - thread_started_at_;
     if (tracer_) tracer_->thread_end(id_, h.cycles);
   }
-  // Interaction point: reach SystemC time, then every packet that arrived by our local
-  // clock has been delivered, and the next thread is exactly the one the hardware takes.
-  sync();
+  // The next thread is the one the hardware takes once every packet that arrived by our
+  // local clock is in the input buffer: reach SystemC time and let the network catch up.
+  // Unless the head is ready by our clock already: packets still on their way arrive
+  // after SystemC time, later than the head, and queue behind it (the input buffer counts
+  // their occupancy at their own arrival clocks). Not when an arrival could stall a
+  // running thread (memory_unit.exu_stall_clocks: the stall's place would move) or a
+  // tracer samples the buffer.
+  const bool head_ready = !input_.empty() && input_.front().ready_at <= h.cycles &&
+                          !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_;
+  if (!head_ready) sync();
   machine_.catch_up();
   for (;;) {
     if (!input_.empty()) {
@@ -144,7 +157,7 @@ void Pe::next_thread(iss::Hart& h) {
   }
   state_ = State::running;
   ThreadToken t;
-  uint32_t clocks = input_.pop(t);
+  uint32_t clocks = input_.pop(t, h.cycles, now_cycles());
   clocks += dispatcher_.start(h, t);
   thread_started_at_ = h.cycles;
   if (tracer_) {
@@ -177,7 +190,7 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     }
     if (e.thread) {
       e.thread->ready_at = done;
-      done += input_.push(*e.thread);  // a spill keeps the memory unit busy
+      done += input_.push(*e.thread, cycle);  // a spill keeps the memory unit busy
       const uint64_t now = sc_core::sc_time_stamp().value();
       const uint64_t at = e.thread->ready_at * period_ps_;
       token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));

@@ -71,6 +71,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // iss::HartEnv
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override;
   void end_thread(iss::Hart& h) override;
+  void settle(iss::Hart& h) override;
 
   unsigned id_;
   const machine::MachineConfig& cfg_;

@@ -181,6 +181,13 @@ class TemporalDecoupling(unittest.TestCase):
     def test_compute_and_stream(self):
         self.assert_close("--pes", "16", "bench_stream", "4", "256")
 
+    def test_mpi(self):
+        # Many short threads, started without waiting for SystemC time when the next one is
+        # certain, and I-structure completions polled by MPI_Test-like reads.
+        self.assert_close("mpi_pingpong", "advance", "4", "20")
+        self.assert_close("--pes", "16", "bench_mpi_ring", "20", "8", "0")
+        self.assert_close("--pes", "16", "bench_mpi_ring", "20", "8", "1")
+
 
 class Traces(unittest.TestCase):
     """--trace (Chrome/Perfetto JSON) and --trace-text (event log)."""
