@@ -37,5 +37,29 @@ TEST(InputBuffer, AFullSpillAreaIsAnError) {
   EXPECT_THROW(b.push(t), std::runtime_error);
 }
 
+// The execution unit may take the head at a clock the network has not reached yet (the
+// next thread was certain); a packet that arrives before that clock but is delivered
+// later must meet the occupancy the hardware had at its arrival.
+TEST(InputBuffer, OccupancyIsTheOneAtTheArrivalClock) {
+  InputBufferConfig cfg;
+  cfg.onchip_packets = 2;
+  for (const bool early_pop : {true, false}) {
+    InputBuffer b(cfg, 100);
+    ThreadToken t;
+    EXPECT_EQ(b.push(t, 10), 0u);
+    EXPECT_EQ(b.push(t, 11), 0u);
+    // Taken at clock 20; arrivals up to `settled` are in already.
+    b.pop(t, 20, early_pop ? 12 : 20);
+    if (early_pop) {
+      EXPECT_EQ(b.push(t, 15), cfg.spill_clocks);  // at 15 the head was still there
+      EXPECT_EQ(b.max_occupancy(), 3u);
+      EXPECT_EQ(b.push(t, 21), cfg.spill_clocks);  // after the pop: two are in (11, 15)
+    } else {
+      EXPECT_EQ(b.push(t, 21), 0u);
+      EXPECT_EQ(b.max_occupancy(), 2u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace emx::pe
