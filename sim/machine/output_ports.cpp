@@ -12,7 +12,7 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   while (at > q_[p.src].head && (q[at - 1].t > t || (reply && q[at - 1].t == t && !q[at - 1].reply)))
     --at;
   q.insert(q.begin() + std::ptrdiff_t(at), Entry{t, p, reply});
-  due_.push({std::max(t, blocked_until_[p.src]), p.src});
+  schedule(p.src, std::max(t, blocked_until_[p.src]));
 }
 
 void OutputPorts::Fifo::pop_front() {
@@ -26,20 +26,23 @@ void OutputPorts::Fifo::pop_front() {
 }
 
 void OutputPorts::flush(uint64_t limit) {
-  while (!due_.empty() && due_.top().first <= limit) {
+  for (;;) {
+    drop_stale();
+    if (due_.empty() || due_.top().first > limit) break;
     const unsigned ep = due_.top().second;
     due_.pop();
+    scheduled_[ep] = UINT64_MAX;
     auto& q = q_[ep];
     while (q.size()) {
       const uint64_t at = std::max(q.front().t, blocked_until_[ep]);
       if (at > limit) {
-        due_.push({at, ep});
+        schedule(ep, at);
         break;
       }
       if (!fabric_.can_inject(ep, at)) {  // the network's injection queue is full
         const uint64_t free = fabric_.earliest_slot_free(ep, at);
         blocked_until_[ep] = free == UINT64_MAX ? at + 1 : std::max(free, at + 1);
-        due_.push({blocked_until_[ep], ep});
+        schedule(ep, blocked_until_[ep]);
         break;
       }
       fabric_.inject(q.front().p, at);

@@ -16,7 +16,11 @@ namespace emx::machine {
 class OutputPorts {
  public:
   OutputPorts(net::Fabric& fabric, unsigned endpoints, uint32_t capacity)
-      : fabric_(fabric), q_(endpoints), blocked_until_(endpoints, 0), capacity_(capacity) {}
+      : fabric_(fabric),
+        q_(endpoints),
+        blocked_until_(endpoints, 0),
+        scheduled_(endpoints, UINT64_MAX),
+        capacity_(capacity) {}
 
   // Certainly room for one more packet of `ep` at any clock from now on: packets only
   // leave the output queue as time passes.
@@ -33,7 +37,10 @@ class OutputPorts {
   // packet that finds the network's injection queue full waits for its slot.
   void flush(uint64_t limit);
   // The earliest clock at which flush has work (UINT64_MAX: none).
-  uint64_t next_time() const { return due_.empty() ? UINT64_MAX : due_.top().first; }
+  uint64_t next_time() const {
+    drop_stale();
+    return due_.empty() ? UINT64_MAX : due_.top().first;
+  }
 
  private:
   struct Entry {
@@ -51,10 +58,22 @@ class OutputPorts {
     void pop_front();
   };
   using Due = std::pair<uint64_t, unsigned>;  // (clock, endpoint)
+  // Makes sure flush looks at `ep` at clock t: one entry per endpoint in due_ (its
+  // earliest), not one per packet, keeps the heap as small as the number of PEs.
+  void schedule(unsigned ep, uint64_t t) {
+    if (t >= scheduled_[ep]) return;
+    scheduled_[ep] = t;
+    due_.push({t, ep});
+  }
+  // Entries superseded by an earlier one for the same endpoint (a cache: mutable).
+  void drop_stale() const {
+    while (!due_.empty() && due_.top().first != scheduled_[due_.top().second]) due_.pop();
+  }
   net::Fabric& fabric_;
   std::vector<Fifo> q_;
   std::vector<uint64_t> blocked_until_;
-  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::vector<uint64_t> scheduled_;  // by endpoint: its entry in due_, UINT64_MAX: none
+  mutable std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   uint32_t capacity_;
 };
 
