@@ -21,7 +21,7 @@ void enter(uint32_t rm) {
   if (rm != kRne) std::fesetround(host_round(rm));
 }
 
-uint32_t take_flags() {
+uint32_t take_flags_slow() {
 #if defined(__SSE__)
   // Called at every exit from the ISS: read the SSE status register directly, which is
   // much cheaper than a library call (the x87 unit is not used for float arithmetic).
@@ -42,17 +42,9 @@ uint32_t take_flags() {
          ((h & FE_INVALID) ? NV : 0);
 }
 
-void resume(uint32_t rm) {
-#if defined(__SSE__)
-  // Usually nothing to do: one read of the SSE control/status register.
-  static constexpr unsigned kRoundingBits[] = {0x0000, 0x6000, 0x2000, 0x4000, 0x0000};  // by rm
-  const unsigned csr = _mm_getcsr();
-  if ((csr & 0x6000) != kRoundingBits[rm <= kRmm ? rm : kRne]) std::fesetround(host_round(rm));
-  if (csr & 0x3f) std::feclearexcept(FE_ALL_EXCEPT);
-#else
+void resume_slow(uint32_t rm) {
   std::feclearexcept(FE_ALL_EXCEPT);
   if (std::fegetround() != host_round(rm)) std::fesetround(host_round(rm));
-#endif
 }
 
 uint32_t leave() {

@@ -4,6 +4,9 @@
 // CSR access, end of run()), so other PEs and the simulator never see them.
 #pragma once
 #include <cstdint>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 namespace emx::iss::fp {
 
@@ -17,10 +20,25 @@ void enter(uint32_t rm);
 // Stop collecting: return the collected RISC-V flags, clear them, round to nearest.
 uint32_t leave();
 // Collected flags so far (clears them; the rounding mode stays).
-uint32_t take_flags();
+uint32_t take_flags_slow();
+inline uint32_t take_flags() {
+#if defined(__SSE__)
+  // At every environment call: usually no flag is up, one read of the SSE status decides.
+  if (!(_mm_getcsr() & 0x3d)) return 0;  // IE, ZE, OE, UE, PE (DE is not a RISC-V flag)
+#endif
+  return take_flags_slow();
+}
 // Back in the ISS after an environment call, during which other PEs or the simulator may
 // have used the host FPU: the host rounds as rm again, and flags raised meanwhile belong
 // to no hart (cleared).
-void resume(uint32_t rm);
+void resume_slow(uint32_t rm);
+inline void resume(uint32_t rm) {
+#if defined(__SSE__)
+  static constexpr unsigned kRoundingBits[] = {0x0000, 0x6000, 0x2000, 0x4000, 0x0000};  // by rm
+  const unsigned csr = _mm_getcsr();
+  if ((csr & 0x603f) == kRoundingBits[rm <= kRmm ? rm : kRne]) return;  // the usual case
+#endif
+  resume_slow(rm);
+}
 
 }  // namespace emx::iss::fp
