@@ -291,11 +291,10 @@ int transfer_paced(uint32_t bytes);
 /* put_message for an aligned message to another PE on EM-X, inline: the packets
  * themselves, in order (the memory unit performs them in arrival order, completion
  * last); a short one word by word, a longer one by the block-write loop. 0 if the
- * message is not such a one. known_srctag: the receive named this source and tag (its
- * receive request's key has a concrete tag), so its request holds them already. */
+ * message is not such a one. */
 enum { SHORT_WORDS = 8 }; /* beyond, the block-write loop is faster despite its call */
 static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq,
-                            const void *src, uint32_t n, uint32_t srctag, int known_srctag) {
+                            const void *src, uint32_t n, uint32_t srctag) {
   if (!mpi_direct || n > cap || pe == mpi_me || ((dst | (uint32_t)(uintptr_t)src | n) & 3))
     return 0;
   const uint32_t *from = src;
@@ -304,7 +303,7 @@ static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t
     for (uint32_t k = 0; k < n / 4; ++k) emx_send(EMX_PKT_syswr, g + k, from[k]);
   else
     emx_put(g, from, n / 4);
-  if (!known_srctag) emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
+  emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
   emx_send(EMX_PKT_syswr, rreq + REQ_W_BYTES, n);
   emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, 1);
   return 1;
@@ -356,8 +355,7 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
   if (mpi_matching != MATCH_BOTH) return 0;
   kq_key *key;
   recv_record *rr = (recv_record *)kq_match_fast(&mpi_assoc, kq_pt(pe, tag), ctx, &key);
-  if (!rr || !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16,
-                        kq_pt_tag(key->pt) != TAG_ANY16))
+  if (!rr || !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16))
     return 0;
   kq_pop(&mpi_assoc, key);
   COUNT(C_ONE_SIDED);

@@ -171,9 +171,6 @@ void issue_recv_request(mpi_request *r) {
     r->flags &= (uint16_t)~RF_IN_PRQ;
   }
   isq_add(&mpi_isq_recv, r);
-  /* A match through this request comes from r->pe with r->tag unless the tag is
-   * MPI_ANY_TAG: a one-sided send then leaves them out (put_short). */
-  if (r->tag != TAG_ANY16) r->srctag = r->pe | (uint32_t)r->tag << 16;
   const uint32_t w[4] = {req_gaddr(r), (uint32_t)(uintptr_t)r->buf, r->capacity,
                          r->tag | (uint32_t)r->ctx << 16};
   record_send(r->pe, mpi_idx_rreq, 0, w, 4);

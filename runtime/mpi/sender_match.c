@@ -26,7 +26,7 @@ void send_isq_removal(unsigned pe, uint32_t local_request, int recv_side) {
 static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
                              emx_gaddr_t rreq) {
   const uint32_t srctag = mpi_me | (uint32_t)s->tag << 16;
-  if (!put_short(pe, buf, cap, rreq, s->buf, s->capacity, srctag, 0))
+  if (!put_short(pe, buf, cap, rreq, s->buf, s->capacity, srctag))
     put_message(pe, buf, cap, rreq, s->buf, s->capacity, srctag);
   req_complete(s);
   COUNT(C_ONE_SIDED);
