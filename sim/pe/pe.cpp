@@ -191,9 +191,13 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     if (e.thread) {
       e.thread->ready_at = done;
       done += input_.push(*e.thread, cycle);  // a spill keeps the memory unit busy
-      const uint64_t now = sc_core::sc_time_stamp().value();
-      const uint64_t at = e.thread->ready_at * period_ps_;
-      token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+      // Only an idle execution unit waits for this event; a busy one looks at the input
+      // buffer when its thread ends (a timed notification costs a heap operation).
+      if (state_ == State::idle) {
+        const uint64_t now = sc_core::sc_time_stamp().value();
+        const uint64_t at = e.thread->ready_at * period_ps_;
+        token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+      }
     }
     memory_unit_cycles_ += done - start;
     memory_unit_free_ = done;
