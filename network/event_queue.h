@@ -27,6 +27,7 @@ class EventQueue {
     uint64_t size = 64;
     while (size <= horizon) size *= 2;
     buckets_.resize(size);
+    touched_.assign(size, 0);
     mask_ = size - 1;
     occupied_.assign(size / 64, 0);
   }
@@ -45,6 +46,16 @@ class EventQueue {
       far_.push_back({time, seq_++, uint64_t(kind) << 32 | target});
       std::push_heap(far_.begin(), far_.end(), later);
     }
+  }
+
+  // Keeps `time` (within the wheel's window: at most `horizon` ahead) a pending time
+  // without an event: for an event the Fabric found it can skip, so that next_time(),
+  // which callers see, stays what it would have been with the event.
+  void touch(uint64_t time) {
+    const uint64_t b = time & mask_;
+    near_count_ += !touched_[b];
+    touched_[b] = 1;
+    occupied_[b / 64] |= uint64_t(1) << (time & 63);
   }
 
   // The earliest pending event's time, UINT64_MAX if none.
@@ -78,7 +89,8 @@ class EventQueue {
       const uint64_t e = bucket[i];
       handle(Event{uint32_t(e >> 32), uint32_t(e)});
     }
-    near_count_ -= bucket.size();
+    near_count_ -= bucket.size() + touched_[time & mask_];
+    touched_[time & mask_] = 0;
     bucket.clear();
     occupied_[(time & mask_) / 64] &= ~(uint64_t(1) << (time & 63));
   }
@@ -104,6 +116,7 @@ class EventQueue {
 
   std::vector<std::vector<uint64_t>> buckets_;  // kind << 32 | target
   std::vector<uint64_t> occupied_;  // bit per bucket
+  std::vector<uint8_t> touched_;    // per bucket: touch()ed (counted once in near_count_)
   uint64_t mask_ = 0;
   uint64_t base_ = 0;  // window: [base_, base_ + mask_]
   size_t near_count_ = 0;

@@ -17,6 +17,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       link_clocks_(cfg.link_clocks()),
       head_delay_(cfg.switching == Switching::cut_through ? cfg.clocks_per_word
                                                           : cfg.link_clocks()),
+      hop_classes_(routing_.scheme() == ClassScheme::hops),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX)
@@ -24,11 +25,15 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   queues_.resize(endpoints_ + size_t(links_) * classes_);
   bound_.assign(queues_.size(), 0);
   bound_generation_.assign(queues_.size(), 0);
-  for (uint32_t e = 0; e < endpoints_; ++e) queues_[e].node = uint16_t(topology_.endpoint_node(e));
+  for (uint32_t e = 0; e < endpoints_; ++e) {
+    queues_[e].node = uint16_t(topology_.endpoint_node(e));
+    queues_[e].first_link = topology_.first_link(queues_[e].node);
+  }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
       Queue& q = queues_[link_queue(l, c)];
       q.node = uint16_t(topology_.link(l).to);
+      q.first_link = topology_.first_link(q.node);
       q.upstream = uint16_t(l);
       q.cls = uint16_t(c);
     }
@@ -45,7 +50,8 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   packets_.reserve(packets);
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
-  dirty_.reserve(outputs_.size());
+  dirty_.assign(outputs_.size(), 0);
+  releases_.assign(outputs_.size(), 0);  // one per transfer started in a clock at most
   spill_.resize(outputs_.size());
 }
 
@@ -53,6 +59,181 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
   if (cfg_.topology == TopologyKind::crossbar) return cfg_.crossbar_latency;
   const uint64_t hops = routing_.hops(src, dst);
   return hops * (cfg_.routing_clocks + head_delay_) + cfg_.routing_clocks + link_clocks_;
+}
+
+// ---- queues and outputs ----
+//
+// The per-hop functions below are forced inline into advance_to: called a few times per
+// hop each, their call overhead (saving registers, reloading members) cost about as much
+// as their work.
+#define EMX_NET_HOT [[gnu::always_inline]] inline
+
+// Adds a packet at the tail and looks up its next step; a packet that becomes the head of
+// an idle queue asks for its output at its ready time.
+EMX_NET_HOT void Fabric::append(uint32_t q, uint32_t s) {
+  Queue& queue = queues_[q];
+  Slot& slot = slots_[s];
+  slot.next = kNil;
+  const uint8_t port = slot.ports[queue.node];
+  if (port == Routing::kEject) {
+    slot.output = links_ + slot.dst;
+    slot.next_queue = kNil;
+  } else {
+    const uint32_t link = queue.first_link + port;
+    // Hop classes (the common case) are the hop number - 1: no table needed.
+    const uint32_t cls = hop_classes_ ? (q < endpoints_ ? 0 : queue.cls + 1u)
+                                      : routing_.next_class(queue.cls,
+                                                            q < endpoints_ ? Routing::kNoLink
+                                                                           : queue.upstream,
+                                                            link);
+    slot.output = link;
+    slot.next_queue = link_queue(link, cls);
+  }
+  const bool was_empty = queue.tail == kNil;
+  if (was_empty)
+    queue.head = s;
+  else
+    slots_[queue.tail].next = s;
+  queue.tail = s;
+  ++queue.occupancy;
+  if (was_empty && !queue.busy) events_.push(slot.ready, kHeadReady, q);
+}
+
+// The new head of a queue asks for its output now, or at its ready time.
+EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
+  const uint64_t ready = slots_[queues_[q].head].ready;
+  if (ready <= now)
+    request_output(q);
+  else
+    events_.push(ready, kHeadReady, q);
+}
+
+// Enters the queue's (ready) head packet as a waiter of the output its route takes.
+EMX_NET_HOT void Fabric::request_output(uint32_t q) {
+  const Slot& head = slots_[queues_[q].head];
+  Waiter w;
+  w.ready = head.ready;
+  w.queue = q;
+  w.next = head.next_queue;
+  const uint32_t output = head.output;
+  Output& out = outputs_[output];
+  Waiter* ws = out.inline_waiters;
+  if (out.spilled || out.waiting == kInlineWaiters) {
+    std::vector<Waiter>& spill = spill_[output];
+    if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
+    out.spilled = true;
+    spill.emplace_back();
+    ws = spill.data();
+  }
+  uint32_t i = out.waiting++;
+  for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
+  ws[i] = w;
+  mark_dirty(output);
+}
+
+// Only an idle output with waiters can grant anything; one that gets waiters or becomes
+// idle later in this clock is marked again then. Without branches: which way it goes
+// depends on the traffic, and mispredictions were a good part of the cost.
+EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
+  Output& out = outputs_[output];
+  const bool mark = !(out.dirty | out.busy) & (out.waiting != 0);
+  dirty_[dirty_count_] = output;
+  dirty_count_ += mark;
+  out.dirty |= mark;
+}
+
+// Grants a free output to the oldest waiting packet that has a slot in its next buffer.
+// A packet whose buffer class is full downstream does not hold up the others: that is
+// what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
+EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
+  Output& out = outputs_[output];
+  if (out.busy) return;
+  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
+  for (uint32_t i = 0; i < out.waiting; ++i) {
+    if (ws[i].next != kNil && full(ws[i].next, now)) continue;
+    const Waiter w = ws[i];
+    std::copy(ws + i + 1, ws + out.waiting, ws + i);
+    if (--out.waiting == 0 || out.spilled) {
+      if (out.spilled) spill_[output].pop_back();
+      if (out.waiting == 0) out.spilled = false;
+    }
+    start_transfer(output, w, now);
+    return;
+  }
+}
+
+EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now) {
+  const uint32_t q = w.queue;
+  Queue& src = queues_[q];
+  const uint32_t s = src.head;
+  Slot& slot = slots_[s];
+  src.head = slot.next;
+  if (src.head == kNil) src.tail = kNil;
+  src.busy = true;
+
+  Output& out = outputs_[output];
+  const uint64_t done = now + link_clocks_;
+  out.busy = true;
+  out.busy_until = done;
+  out.source = q;
+  ++out.packets;
+  events_.push(done, kTransferDone, output);
+  if (q < endpoints_) {
+    injection_done_[q] = done;
+  } else {
+    // The upstream link may use the slot from this clock on: it must arbitrate then. If
+    // it is busy until then anyway, the end of its transfer will; else a wake-up.
+    const uint64_t release = now + cfg_.clocks_per_word;
+    src.release_at = release;
+    const Output& up = outputs_[src.upstream];
+    if (!up.busy || up.busy_until < release) releases_[release_count_++] = q;
+  }
+
+  if (output < links_) {
+    // The slot downstream is taken now (credit-based flow control); the packet may be
+    // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
+    ++slot.hops;
+    slot.ready = now + head_delay_ + cfg_.routing_clocks;
+    append(w.next, s);
+  } else {
+    out.slot = s;
+  }
+}
+
+EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
+  Output& out = outputs_[output];
+  out.busy = false;
+  mark_dirty(output);
+  const uint32_t q = out.source;
+  Queue& src = queues_[q];
+  src.busy = false;
+  --src.occupancy;
+  src.release_at = kNever;
+  if (src.head != kNil) schedule_head(q, now);
+  if (output >= links_) deliver(out.slot, now);
+}
+
+// The wake-ups for the slots that the transfers started this clock free upstream a word
+// later (start_transfer lists them): each marks its upstream output to arbitrate then.
+// Only the arbitration pushes into that clock's bucket now (the transfers end, and their
+// packets become ready, later), so pushing them after it keeps the events' order. A
+// wake-up that will find nothing to do is left out, its clock kept pending (touch) so
+// that next_event_time and earliest_slot_free see the same times: that is when the
+// upstream output is busy beyond it (its own transfer end arbitrates it, an event
+// scheduled before this one), or, with one clock per word, when it is idle with no
+// waiter (any waiter arriving at that clock marks it itself). About 99 % of them at
+// moderate load.
+void Fabric::schedule_releases(uint64_t now) {
+  const uint64_t release = now + cfg_.clocks_per_word;
+  for (uint32_t i = 0; i < release_count_; ++i) {
+    const uint32_t q = releases_[i];
+    const Output& up = outputs_[queues_[q].upstream];
+    if (up.busy ? up.busy_until >= release : cfg_.clocks_per_word == 1 && up.waiting == 0)
+      events_.touch(release);
+    else
+      events_.push(release, kRelease, q);
+  }
+  release_count_ = 0;
 }
 
 // ---- injection ----
@@ -135,6 +316,7 @@ void Fabric::inject(const Packet& p, uint64_t t) {
   Slot& slot = slots_[s];
   slot.hops = 0;
   slot.dst = p.dst;
+  slot.ports = routing_.ports_to(p.dst);
   last_injection_[p.src] = t;
   ++stats_.injected;
   ++in_flight_;
@@ -157,146 +339,6 @@ uint32_t Fabric::alloc_slot() {
   const uint32_t s = free_slots_.back();
   free_slots_.pop_back();
   return s;
-}
-
-// ---- queues and outputs ----
-
-// Adds a packet at the tail and looks up its next step; a packet that becomes the head of
-// an idle queue asks for its output at its ready time.
-void Fabric::append(uint32_t q, uint32_t s) {
-  Queue& queue = queues_[q];
-  Slot& slot = slots_[s];
-  slot.next = kNil;
-  const uint8_t port = routing_.next_port(queue.node, slot.dst);
-  if (port == Routing::kEject) {
-    slot.output = links_ + slot.dst;
-    slot.next_queue = kNil;
-  } else {
-    const uint32_t link = topology_.first_link(queue.node) + port;
-    const uint32_t from = q < endpoints_ ? Routing::kNoLink : queue.upstream;
-    slot.output = link;
-    slot.next_queue = link_queue(link, routing_.next_class(queue.cls, from, link));
-  }
-  if (queue.tail == kNil)
-    queue.head = s;
-  else
-    slots_[queue.tail].next = s;
-  queue.tail = s;
-  ++queue.occupancy;
-  if (!queue.busy && queue.head == s) events_.push(slots_[s].ready, kHeadReady, q);
-}
-
-// The new head of a queue asks for its output now, or at its ready time.
-void Fabric::schedule_head(uint32_t q, uint64_t now) {
-  const uint64_t ready = slots_[queues_[q].head].ready;
-  if (ready <= now)
-    request_output(q);
-  else
-    events_.push(ready, kHeadReady, q);
-}
-
-// Enters the queue's (ready) head packet as a waiter of the output its route takes.
-void Fabric::request_output(uint32_t q) {
-  const Slot& head = slots_[queues_[q].head];
-  Waiter w;
-  w.ready = head.ready;
-  w.queue = q;
-  w.next = head.next_queue;
-  const uint32_t output = head.output;
-  Output& out = outputs_[output];
-  Waiter* ws = out.inline_waiters;
-  if (out.spilled || out.waiting == kInlineWaiters) {
-    std::vector<Waiter>& spill = spill_[output];
-    if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
-    out.spilled = true;
-    spill.emplace_back();
-    ws = spill.data();
-  }
-  uint32_t i = out.waiting++;
-  for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
-  ws[i] = w;
-  mark_dirty(output);
-}
-
-// Only an idle output with waiters can grant anything; one that gets waiters or becomes
-// idle later in this clock is marked again then.
-void Fabric::mark_dirty(uint32_t output) {
-  Output& out = outputs_[output];
-  if (out.dirty || out.busy || out.waiting == 0) return;
-  out.dirty = true;
-  dirty_.push_back(output);
-}
-
-// Grants a free output to the oldest waiting packet that has a slot in its next buffer.
-// A packet whose buffer class is full downstream does not hold up the others: that is
-// what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
-void Fabric::arbitrate(uint32_t output, uint64_t now) {
-  Output& out = outputs_[output];
-  if (out.busy) return;
-  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
-  for (uint32_t i = 0; i < out.waiting; ++i) {
-    if (ws[i].next != kNil && full(ws[i].next, now)) continue;
-    const Waiter w = ws[i];
-    std::copy(ws + i + 1, ws + out.waiting, ws + i);
-    if (--out.waiting == 0 || out.spilled) {
-      if (out.spilled) spill_[output].pop_back();
-      if (out.waiting == 0) out.spilled = false;
-    }
-    start_transfer(output, w, now);
-    return;
-  }
-}
-
-void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now) {
-  const uint32_t q = w.queue;
-  Queue& src = queues_[q];
-  const uint32_t s = src.head;
-  src.head = slots_[s].next;
-  if (src.head == kNil) src.tail = kNil;
-  src.busy = true;
-
-  Output& out = outputs_[output];
-  const uint64_t done = now + link_clocks_;
-  out.busy = true;
-  out.busy_until = done;
-  out.source = q;
-  events_.push(done, kTransferDone, output);
-  if (q < endpoints_) {
-    injection_done_[q] = done;
-  } else {
-    // The upstream link may use the slot from this clock on: it must arbitrate then. If
-    // it is busy until then anyway, the end of its transfer will; else a wake-up.
-    const uint64_t release = now + cfg_.clocks_per_word;
-    src.release_at = release;
-    const Output& up = outputs_[src.upstream];
-    if (!up.busy || up.busy_until < release) events_.push(release, kRelease, q);
-  }
-
-  ++out.packets;
-
-  if (output < links_) {
-    // The slot downstream is taken now (credit-based flow control); the packet may be
-    // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
-    Slot& slot = slots_[s];
-    ++slot.hops;
-    slot.ready = now + head_delay_ + cfg_.routing_clocks;
-    append(w.next, s);
-  } else {
-    out.slot = s;
-  }
-}
-
-void Fabric::transfer_done(uint32_t output, uint64_t now) {
-  Output& out = outputs_[output];
-  out.busy = false;
-  mark_dirty(output);
-  const uint32_t q = out.source;
-  Queue& src = queues_[q];
-  src.busy = false;
-  --src.occupancy;
-  src.release_at = kNever;
-  if (src.head != kNil) schedule_head(q, now);
-  if (output >= links_) deliver(out.slot, now);
 }
 
 // ---- crossbar ----
@@ -333,6 +375,10 @@ void Fabric::deliver(uint32_t s, uint64_t now) {
   stats_.hops_sum += slots_[s].hops;
   free_slots_.push_back(s);
   --in_flight_;
+  // A delivery callback may ask for earliest_slot_free mid-clock: its cached bounds must
+  // not outlive the events before. (Only a callback or a caller between two advance_to
+  // calls can ask, so a new generation per callback and per clock is enough.)
+  ++generation_;
   if (deliver_) deliver_(packet, now);
 }
 
@@ -347,7 +393,6 @@ void Fabric::advance_to(uint64_t t) {
   for (uint64_t now; (now = events_.next_time()) < t;) {
     now_ = now;
     events_.run_clock(now, [this, now](const EventQueue::Event& e) {
-      ++generation_;  // (a delivery callback may ask for earliest_slot_free mid-clock)
       switch (e.kind) {
         case kHeadReady: request_output(e.target); break;
         case kTransferDone: transfer_done(e.target, now); break;
@@ -356,12 +401,15 @@ void Fabric::advance_to(uint64_t t) {
         case kCrossbarDeliver: deliver(e.target, now); break;
       }
     });
-    // Arbitrate once all of this clock's requests and releases are in.
-    for (uint32_t output : dirty_) {
+    // Arbitrate once all of this clock's requests and releases are in (a grant marks
+    // nothing, so the list does not change meanwhile).
+    for (uint32_t i = 0; i < dirty_count_; ++i) {
+      const uint32_t output = dirty_[i];
       outputs_[output].dirty = false;
       arbitrate(output, now);
     }
-    dirty_.clear();
+    dirty_count_ = 0;
+    schedule_releases(now);
     ++generation_;
   }
   now_ = std::max(now_, t);

@@ -118,13 +118,15 @@ class Fabric {
   // A packet in the network, by slot number: what every hop touches (Slot) apart from the
   // payload (packets_), to keep the hot data small. Slots are recycled via free_slots_.
   struct alignas(32) Slot {
-    uint64_t ready;       // clock from which it may use an output of its current switch
-    uint32_t next;        // next slot in the same queue
-    uint32_t output;      // the output it needs at its current switch
-    uint32_t next_queue;  // for a link: the buffer it needs a slot in there, else kNil
-    uint16_t hops;        // links crossed so far
+    uint64_t ready;        // clock from which it may use an output of its current switch
+    const uint8_t* ports;  // Routing::ports_to(dst): its next port, by node
+    uint32_t next;         // next slot in the same queue
+    uint32_t output;       // the output it needs at its current switch
+    uint32_t next_queue;   // for a link: the buffer it needs a slot in there, else kNil
+    uint16_t hops;         // links crossed so far
     uint16_t dst;
   };
+  static_assert(sizeof(Slot) == 32, "two per cache line");
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
   // input port (id = endpoints + link * classes + class). A packet is unlinked when its
   // transfer out starts; the queue stays `busy` (one transfer out at a time) until the
@@ -139,12 +141,14 @@ class Fabric {
   struct alignas(32) Queue {
     uint64_t release_at = kNever;  // clock its busy transfer frees a slot, or kNever
     uint32_t head = kNil, tail = kNil;
+    uint32_t first_link = 0; // its switch's port 0 (Topology::first_link)
     uint16_t node = 0;       // the switch it belongs to
     uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
     uint16_t cls = 0;        // link queues: the buffer class
     uint16_t occupancy = 0;  // slots held
     bool busy = false;
   };
+  static_assert(sizeof(Queue) == 32, "one record per hop");
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
   struct Waiter {
     uint64_t ready;   // the head's ready time: older first
@@ -195,6 +199,7 @@ class Fabric {
   void arbitrate(uint32_t output, uint64_t now);
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now);
   void transfer_done(uint32_t output, uint64_t now);
+  void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
   void deliver(uint32_t slot, uint64_t now);
 
@@ -213,9 +218,17 @@ class Fabric {
   std::vector<uint64_t> injection_done_;   // per endpoint: end of its head's transfer out
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
+  // The outputs to arbitrate at the end of this clock, in the order they were marked
+  // (each at most once: sized for all of them, so marking needs no branch).
   std::vector<uint32_t> dirty_;
+  uint32_t dirty_count_ = 0;
+  // The link queues whose transfer out started this clock and may need a kRelease
+  // (schedule_releases); at most one per output.
+  std::vector<uint32_t> releases_;
+  uint32_t release_count_ = 0;
+  const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
-  // every event and every clock's arbitration bump; and its scratch chain. (A result
+  // every delivery and every clock's arbitration bump; and its scratch chain. (A result
   // stays a valid bound while its head waits, but a fresh one is much later.) A cache:
   // mutable.
   uint64_t generation_ = 1;

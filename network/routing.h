@@ -24,6 +24,11 @@ class Routing {
   uint8_t next_port(uint32_t node, uint32_t dst) const {
     return table_[size_t(row_of_endpoint_[dst]) * nodes_ + node];
   }
+  // The row of next ports towards `dst`, indexed by node (the Fabric keeps it per packet,
+  // to look its next port up with one load per hop).
+  const uint8_t* ports_to(uint32_t dst) const {
+    return &table_[size_t(row_of_endpoint_[dst]) * nodes_];
+  }
   // The same as a link id, or kNoLink at the destination's node.
   uint32_t next_link(uint32_t node, uint32_t dst) const {
     const uint8_t p = next_port(node, dst);
@@ -44,6 +49,7 @@ class Routing {
   //   ClassScheme::datelines: 2 x (turns so far to a lower dimension) + (crossed the
   //                           dateline of the ring it now travels on).
   uint32_t classes() const { return classes_; }
+  ClassScheme scheme() const { return scheme_; }
   uint32_t next_class(uint32_t cls, uint32_t from, uint32_t link) const {
     if (from == kNoLink) return scheme_ == ClassScheme::hops ? 0 : topo_.link(link).dateline;
     if (scheme_ == ClassScheme::hops) return cls + 1;
