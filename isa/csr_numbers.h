@@ -6,6 +6,10 @@ namespace emx::isa::csr {
 constexpr unsigned fflags = 0x001, frm = 0x002, fcsr = 0x003;
 constexpr unsigned cycle = 0xC00, time = 0xC01, instret = 0xC02;
 constexpr unsigned cycleh = 0xC80, timeh = 0xC81, instreth = 0xC82;
+// The CSRs whose value is the PE's clock.
+constexpr bool reads_clock(unsigned n) {
+  return n == cycle || n == time || n == cycleh || n == timeh;
+}
 constexpr unsigned pe_id = 0xCC0;      // this PE's number
 constexpr unsigned pe_count = 0xCC1;   // number of PEs in the machine
 constexpr unsigned mem_bytes = 0xCC2;  // size of local memory in bytes

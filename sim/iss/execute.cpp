@@ -7,6 +7,7 @@
 #include "fp_env.h"
 #include "fp_ops.h"
 #include "hart.h"
+#include "isa/csr_numbers.h"
 #include "semantics.h"
 
 namespace emx::iss {

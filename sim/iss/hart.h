@@ -30,6 +30,9 @@ class HartEnv {
   // Apply to memory every packet that has arrived at this PE by h.cycles (the memory
   // unit's work): an interaction point for reads whose answer arrivals may change.
   virtual void settle(Hart& h) { (void)h; }
+  // The program reads the clock (CSR cycle or time): the env makes h.cycles exact first
+  // (a PE that deferred its stall clocks takes them now).
+  virtual void clock_read(Hart& h) { (void)h; }
 };
 
 // The tag bit the memory unit sets when an I-structure element receives its value

@@ -68,6 +68,10 @@
 #define CSR_OP(op, operand, write)                                           \
   do {                                                                       \
     SYNC_OUT();                                                              \
+    if (env_ && isa::csr::reads_clock(static_cast<unsigned>(IMM))) {        \
+      env_->clock_read(*this);                                               \
+      SYNC_IN();                                                             \
+    }                                                                        \
     uint32_t csr_old_;                                                       \
     if (!csr_access(static_cast<unsigned>(IMM), op, operand, write, csr_old_)) \
       FAULT(illegal_instruction);                                            \

@@ -32,6 +32,7 @@ void NetworkDriver::catch_up() {
   // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
+  ports_.resolve(now, on_accept);
   if (after_advance) after_advance(now + 1);
   // Called from a PE, this may have given the network earlier work than the driver is
   // scheduled for: it must run then, or arrivals would be delivered late.
@@ -68,6 +69,9 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
   driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps());
+  driver_->on_accept = [this](unsigned ep, uint64_t stall, bool last) {
+    pes_[ep]->floating_send_accepted(stall, last);
+  };
 
   pe::ThreadEntries entries;
   entries.thread_end = program.symbols().address_of("__emx_thread_end");
@@ -137,6 +141,15 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   // slot it frees first. We look at SystemC time = the clock the send executes in, one
   // before the packet leaves, so that nothing can still enter the network before it.
   pe::Pe& pe = *pes_[src];
+  // Lazy stall accounting (OutputPorts::push_floating): the execution unit goes on and
+  // takes its stall clocks later, unless the send is certainly accepted now.
+  if (ports_->deferred(src) ||
+      (pe.lazy_sends() && !ports_->surely_room(src) && !accept_without_sync(src, cycle))) {
+    p.seq = next_seq_++;
+    ports_->push_floating(p, cycle);
+    driver_->wake_at(ports_->next_time());
+    return;
+  }
   while (!ports_->surely_room(src)) {
     if (accept_without_sync(src, cycle)) break;
     pe.sync_to(cycle - 1);

@@ -40,6 +40,8 @@ class NetworkDriver : public sc_core::sc_module {
   void catch_up();             // process everything up to the present clock
   // Called after the network advanced (for trace sampling); empty: nothing.
   std::function<void(uint64_t now)> after_advance;
+  // A floating send of PE ep was accepted after `stall` clocks; `last`: none floats now.
+  std::function<void(unsigned ep, uint64_t stall, bool last)> on_accept;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
  private:
   void drive();  // SC_METHOD
@@ -74,6 +76,8 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
             uint64_t& cycle) override;
   void reply(const net::Packet& p, uint64_t cycle) override;
   void catch_up() override { driver_->catch_up(); }
+  bool floating_sends(unsigned pe) const override { return ports_->floating(pe); }
+  uint64_t take_send_stall(unsigned pe) override { return ports_->take_shift(pe); }
   // pe::PeObserver
   void pe_faulted(unsigned pe, const iss::Fault& fault) override;
   void pe_error(unsigned pe, const std::string& what) override;

@@ -15,6 +15,12 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   schedule(p.src, std::max(t, blocked_until_[p.src]));
 }
 
+void OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) {
+  FloatingFifo& f = floating_[p.src];
+  f.items.push_back({p, provisional});
+  if (f.size() == 1) check_at(p.src, provisional + shift_[p.src]);
+}
+
 void OutputPorts::Fifo::pop_front() {
   if (++head == items.size()) {
     items.clear();

@@ -6,6 +6,7 @@
 // finds it full stalls (Machine::send).
 #pragma once
 #include <cstdint>
+#include <algorithm>
 #include <queue>
 #include <vector>
 
@@ -20,6 +21,9 @@ class OutputPorts {
         q_(endpoints),
         blocked_until_(endpoints, 0),
         scheduled_(endpoints, UINT64_MAX),
+        floating_(endpoints),
+        shift_(endpoints, 0),
+        candidate_(endpoints, UINT64_MAX),
         capacity_(capacity) {}
 
   // Certainly room for one more packet of `ep` at any clock from now on: packets only
@@ -36,10 +40,40 @@ class OutputPorts {
   // Moves every packet due by clock `limit` into the network, in time order per PE; a
   // packet that finds the network's injection queue full waits for its slot.
   void flush(uint64_t limit);
-  // The earliest clock at which flush has work (UINT64_MAX: none).
+  // The earliest clock at which flush or resolve has work (UINT64_MAX: none).
   uint64_t next_time() const {
     drop_stale();
-    return due_.empty() ? UINT64_MAX : due_.top().first;
+    const uint64_t due = due_.empty() ? UINT64_MAX : due_.top().first;
+    return std::min(due, next_check());
+  }
+
+  // ---- Sends whose stall is settled later (lazy stall accounting) ----
+  // An execution unit that finds its output queue full need not wait for the network to
+  // learn how long it stalls: it goes on with a provisional clock, as if it had not
+  // stalled, and its sends from then on are *floating*. Here each floating send, in
+  // order, is accepted at the clock the execution unit's send would have been: the
+  // first clock X >= its earliest (provisional clock + the stalls before it) at which
+  // the port holds nothing else of this PE and the injection queue has room, looking at
+  // the network at X - 1 (the rule of Machine::send). The execution unit takes the
+  // stalls into its clock (take_shift) when it next does something whose effect depends
+  // on its clock (ends a thread, reads the clock, a tag it must settle).
+  bool floating(unsigned ep) const { return floating_[ep].size() != 0; }
+  // Floating sends, or stall clocks the execution unit has not taken yet: its clock is
+  // provisional, so its next send floats too.
+  bool deferred(unsigned ep) const { return floating(ep) || shift_[ep] != 0; }
+  // A send of the execution unit of `p.src` at provisional clock `provisional`.
+  void push_floating(const net::Packet& p, uint64_t provisional);
+  // The network has run up to clock now + 1 (events < now + 1): accept the floating
+  // sends whose turn is at now + 1. on_accept(ep, stall clocks, last) for each; `last`:
+  // no floating send of ep is left.
+  template <class OnAccept>
+  void resolve(uint64_t now, OnAccept&& on_accept);
+  // The clocks the execution unit of ep has stalled, not yet in its clock; resets them.
+  // Only when nothing of ep floats.
+  uint64_t take_shift(unsigned ep) {
+    const uint64_t s = shift_[ep];
+    shift_[ep] = 0;
+    return s;
   }
 
  private:
@@ -69,12 +103,61 @@ class OutputPorts {
   void drop_stale() const {
     while (!due_.empty() && due_.top().first != scheduled_[due_.top().second]) due_.pop();
   }
+  struct Floating {
+    net::Packet p;
+    uint64_t provisional;
+  };
+  struct FloatingFifo {
+    std::vector<Floating> items;
+    size_t head = 0;
+    size_t size() const { return items.size() - head; }
+    Floating& front() { return items[head]; }
+    void pop_front() {
+      if (++head == items.size()) items.clear(), head = 0;
+    }
+  };
+  // The front floating send of ep tries clock x: the check runs at network time x - 1.
+  void check_at(unsigned ep, uint64_t x) {
+    candidate_[ep] = x;
+    checks_.push({x - 1, ep});
+  }
+  uint64_t next_check() const {
+    while (!checks_.empty() && candidate_[checks_.top().second] - 1 != checks_.top().first)
+      checks_.pop();
+    return checks_.empty() ? UINT64_MAX : checks_.top().first;
+  }
   net::Fabric& fabric_;
   std::vector<Fifo> q_;
   std::vector<uint64_t> blocked_until_;
   std::vector<uint64_t> scheduled_;  // by endpoint: its entry in due_, UINT64_MAX: none
   mutable std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::vector<FloatingFifo> floating_;
+  std::vector<uint64_t> shift_;      // by endpoint: accepted - provisional clock, last accepted
+  std::vector<uint64_t> candidate_;  // by endpoint: the clock its front floating send tries
+  mutable std::priority_queue<Due, std::vector<Due>, std::greater<Due>> checks_;  // (x - 1, ep)
   uint32_t capacity_;
 };
+
+template <class OnAccept>
+void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
+  while (next_check() <= now) {
+    const unsigned ep = checks_.top().second;
+    checks_.pop();
+    const uint64_t x = candidate_[ep];
+    candidate_[ep] = UINT64_MAX;
+    if (!(q_[ep].size() == 0 && fabric_.can_inject(ep, x))) {
+      const uint64_t free = fabric_.earliest_slot_free(ep, x);
+      check_at(ep, free == UINT64_MAX ? x + 1 : std::max(x + 1, free));
+      continue;
+    }
+    FloatingFifo& f = floating_[ep];
+    const uint64_t earliest = f.front().provisional + shift_[ep];
+    shift_[ep] = x - f.front().provisional;
+    push(f.front().p, x, false);
+    f.pop_front();
+    if (f.size()) check_at(ep, f.front().provisional + shift_[ep]);
+    on_accept(ep, x - earliest, f.size() == 0);
+  }
+}
 
 }  // namespace emx::machine

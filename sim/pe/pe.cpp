@@ -77,6 +77,7 @@ void Pe::execute() {
       case iss::Hart::Stop::stopped:
         return;
       case iss::Hart::Stop::fault:
+        settle_sends(hart_);
         state_ = State::stopped;
         sync();
         observer_.pe_faulted(id_, hart_.fault());
@@ -96,9 +97,23 @@ void Pe::end_thread(iss::Hart& h) {
 }
 
 void Pe::settle(iss::Hart& h) {
-  (void)h;
+  settle_sends(h);
   sync();
   machine_.catch_up();
+}
+
+bool Pe::lazy_sends() const {
+  return !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ && hart_.profile().count.empty();
+}
+
+void Pe::floating_send_accepted(uint64_t stall, bool last) {
+  send_stall_cycles_ += stall;
+  if (last) sends_settled_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Pe::settle_sends(iss::Hart& h) {
+  while (machine_.floating_sends(id_)) wait(sends_settled_);
+  h.cycles += machine_.take_send_stall(id_);
 }
 
 void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
@@ -123,6 +138,7 @@ void Pe::trace_thread_begin(uint64_t cycle, const ThreadToken& t) {
 }
 
 void Pe::next_thread(iss::Hart& h) {
+  settle_sends(h);  // the thread ends at its real clock
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
     if (tracer_) tracer_->thread_end(id_, h.cycles);

@@ -53,6 +53,13 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   State state() const { return state_; }
   std::string waiting_on() const;  // for deadlock reports
 
+  // Lazy stall accounting (Machine::send): whether this PE's sends may float (not when
+  // a tracer records send clocks, a profile charges stalls to sends, or memory-unit
+  // work stalls a running thread); a floating send was accepted after `stall` clocks,
+  // `last`: none floats any more.
+  bool lazy_sends() const;
+  void floating_send_accepted(uint64_t stall, bool last);
+
   void register_stats(stats::Registry& r);
   // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
   void set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols);
@@ -72,6 +79,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override;
   void end_thread(iss::Hart& h) override;
   void settle(iss::Hart& h) override;
+  void clock_read(iss::Hart& h) override { settle_sends(h); }
+  // Wait until no send floats, then take the stall clocks into the local clock.
+  void settle_sends(iss::Hart& h);
 
   unsigned id_;
   const machine::MachineConfig& cfg_;
@@ -84,6 +94,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   Dispatcher dispatcher_;
   uint64_t period_ps_;
   sc_core::sc_event token_ready_;
+  sc_core::sc_event sends_settled_;  // the last floating send was accepted
   trace::Tracer* tracer_ = nullptr;
   const loader::SymbolTable* symbols_ = nullptr;
   uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption

@@ -23,6 +23,11 @@ class MachinePort {
   // Bring the network up to the present SystemC time: every packet that has arrived by
   // now has been delivered. Any process may call it at any time.
   virtual void catch_up() = 0;
+  // Lazy stall accounting (sim/machine/output_ports.h): whether sends of `pe` still
+  // float (their stall is not known yet), and the stall clocks not yet taken into the
+  // execution unit's clock (taking them resets them; only when none float).
+  virtual bool floating_sends(unsigned pe) const = 0;
+  virtual uint64_t take_send_stall(unsigned pe) = 0;
 };
 
 // Lifecycle events of a PE.
