@@ -33,6 +33,8 @@ class EventQueue {
   }
 
   void reserve(size_t n) { far_.reserve(n); }
+  // The wheel's size: delays below it need no heap.
+  uint64_t window() const { return mask_ + 1; }
   bool empty() const { return near_count_ == 0 && far_.empty(); }
 
   // time must be >= the time of the last run_clock().

@@ -17,6 +17,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       link_clocks_(cfg.link_clocks()),
       head_delay_(cfg.switching == Switching::cut_through ? cfg.clocks_per_word
                                                           : cfg.link_clocks()),
+      ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
@@ -28,6 +29,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   for (uint32_t e = 0; e < endpoints_; ++e) {
     queues_[e].node = uint16_t(topology_.endpoint_node(e));
     queues_[e].first_link = topology_.first_link(queues_[e].node);
+    queues_[e].next_cls = 0;
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
@@ -36,6 +38,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       q.first_link = topology_.first_link(q.node);
       q.upstream = uint16_t(l);
       q.cls = uint16_t(c);
+      q.next_cls = uint16_t(c + 1);
     }
   outputs_.resize(links_ + endpoints_);
   injection_done_.assign(endpoints_, 0);
@@ -52,6 +55,10 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   events_.reserve(packets + 64);
   dirty_.assign(outputs_.size(), 0);
   releases_.assign(outputs_.size(), 0);  // one per transfer started in a clock at most
+  // A clock's grants are needed until ready_delay_ or link_clocks later; the wheel's size
+  // is beyond both.
+  grants_.resize(events_.window());
+  grants_mask_ = events_.window() - 1;
   spill_.resize(outputs_.size());
 }
 
@@ -68,9 +75,9 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 // as their work.
 #define EMX_NET_HOT [[gnu::always_inline]] inline
 
-// Adds a packet at the tail and looks up its next step; a packet that becomes the head of
-// an idle queue asks for its output at its ready time.
-EMX_NET_HOT void Fabric::append(uint32_t q, uint32_t s) {
+// Adds a packet at the tail and looks up its next step. Returns whether it became the head
+// of an idle queue: it must then ask for its output at its ready time (kHeadReady).
+EMX_NET_HOT bool Fabric::append(uint32_t q, uint32_t s) {
   Queue& queue = queues_[q];
   Slot& slot = slots_[s];
   slot.next = kNil;
@@ -81,7 +88,7 @@ EMX_NET_HOT void Fabric::append(uint32_t q, uint32_t s) {
   } else {
     const uint32_t link = queue.first_link + port;
     // Hop classes (the common case) are the hop number - 1: no table needed.
-    const uint32_t cls = hop_classes_ ? (q < endpoints_ ? 0 : queue.cls + 1u)
+    const uint32_t cls = hop_classes_ ? queue.next_cls
                                       : routing_.next_class(queue.cls,
                                                             q < endpoints_ ? Routing::kNoLink
                                                                            : queue.upstream,
@@ -96,7 +103,7 @@ EMX_NET_HOT void Fabric::append(uint32_t q, uint32_t s) {
     slots_[queue.tail].next = s;
   queue.tail = s;
   ++queue.occupancy;
-  if (was_empty && !queue.busy) events_.push(slot.ready, kHeadReady, q);
+  return was_empty && !queue.busy;
 }
 
 // The new head of a queue asks for its output now, or at its ready time.
@@ -117,18 +124,34 @@ EMX_NET_HOT void Fabric::request_output(uint32_t q) {
   w.next = head.next_queue;
   const uint32_t output = head.output;
   Output& out = outputs_[output];
-  Waiter* ws = out.inline_waiters;
-  if (out.spilled || out.waiting == kInlineWaiters) {
+  const uint32_t n = out.waiting;
+  static_assert(kInlineWaiters == 2, "the fast path below");
+  if (n == 0) {  // the common case first
+    out.inline_waiters[0] = w;
+  } else if (n == 1 && !out.spilled) {
+    Waiter* ws = out.inline_waiters;
+    if (w.before(ws[0])) {
+      ws[1] = ws[0];
+      ws[0] = w;
+    } else {
+      ws[1] = w;
+    }
+  } else {
     std::vector<Waiter>& spill = spill_[output];
     if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
     out.spilled = true;
     spill.emplace_back();
-    ws = spill.data();
+    Waiter* ws = spill.data();
+    uint32_t i = n;
+    for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
+    ws[i] = w;
   }
-  uint32_t i = out.waiting++;
-  for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
-  ws[i] = w;
-  mark_dirty(output);
+  out.waiting = n + 1;
+  // mark_dirty, knowing it has a waiter now.
+  const bool mark = !(out.dirty | out.busy);
+  dirty_[dirty_count_] = output;
+  dirty_count_ += mark;
+  out.dirty |= mark;
 }
 
 // Only an idle output with waiters can grant anything; one that gets waiters or becomes
@@ -148,7 +171,22 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
   Output& out = outputs_[output];
   if (out.busy) return;
-  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
+  if (!out.spilled) {  // one or two waiters, inline: the common case, without loops
+    Waiter* ws = out.inline_waiters;
+    const uint32_t n = out.waiting;
+    uint32_t i = 0;
+    if (n == 0) return;
+    if (ws[0].next != kNil && full(ws[0].next, now)) {
+      if (n == 1 || (ws[1].next != kNil && full(ws[1].next, now))) return;
+      i = 1;
+    }
+    const Waiter w = ws[i];
+    if (i == 0) ws[0] = ws[1];  // (a stale copy when n == 1: not a waiter)
+    out.waiting = n - 1;
+    start_transfer(output, w, now);
+    return;
+  }
+  Waiter* ws = spill_[output].data();
   for (uint32_t i = 0; i < out.waiting; ++i) {
     if (ws[i].next != kNil && full(ws[i].next, now)) continue;
     const Waiter w = ws[i];
@@ -177,7 +215,17 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   out.busy_until = done;
   out.source = q;
   ++out.packets;
-  events_.push(done, kTransferDone, output);
+  // The transfers that start in one clock all end link_clocks later, one after the
+  // other in the order they started: one kTransfersDone event (at the place the first
+  // one's kTransferDone would take) for the clock's list of grants.
+  std::vector<Grant>& grants = grants_[now & grants_mask_];
+  if (grants_clock_ != now) {
+    grants_clock_ = now;
+    heads_ready_pushed_ = false;
+    grants.clear();
+    events_.push(done, kTransfersDone, uint32_t(now & grants_mask_));
+  }
+  grants.push_back({output, kNil});
   if (q < endpoints_) {
     injection_done_[q] = done;
   } else {
@@ -194,7 +242,18 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
     ++slot.hops;
     slot.ready = now + head_delay_ + cfg_.routing_clocks;
-    append(w.next, s);
+    if (append(w.next, s)) {
+      // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
+      // that enter an idle queue this clock, in the same order: one kHeadsReady event
+      // for them all (at the first one's place). When that is the clock the transfers
+      // end (cut-through with routing_clocks = clocks_per_word), their events alternate:
+      // kTransfersDone handles both.
+      grants.back().ready_queue = w.next;
+      if (!heads_ready_pushed_ && ready_delay_ != link_clocks_) {
+        heads_ready_pushed_ = true;
+        events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
+      }
+    }
   } else {
     out.slot = s;
   }
@@ -203,7 +262,11 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
 EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
   Output& out = outputs_[output];
   out.busy = false;
-  mark_dirty(output);
+  // mark_dirty, knowing it was busy until now, so not marked yet.
+  const bool mark = out.waiting != 0;
+  dirty_[dirty_count_] = output;
+  dirty_count_ += mark;
+  out.dirty = mark;
   const uint32_t q = out.source;
   Queue& src = queues_[q];
   src.busy = false;
@@ -327,7 +390,7 @@ void Fabric::inject(const Packet& p, uint64_t t) {
     return;
   }
   slot.ready = t + cfg_.routing_clocks;
-  append(p.src, s);
+  if (append(p.src, s)) events_.push(slot.ready, kHeadReady, p.src);
 }
 
 uint32_t Fabric::alloc_slot() {
@@ -395,7 +458,16 @@ void Fabric::advance_to(uint64_t t) {
     events_.run_clock(now, [this, now](const EventQueue::Event& e) {
       switch (e.kind) {
         case kHeadReady: request_output(e.target); break;
-        case kTransferDone: transfer_done(e.target, now); break;
+        case kTransfersDone:
+          for (const Grant& g : grants_[e.target]) {
+            transfer_done(g.output, now);
+            if (ready_delay_ == link_clocks_ && g.ready_queue != kNil) request_output(g.ready_queue);
+          }
+          break;
+        case kHeadsReady:
+          for (const Grant& g : grants_[e.target])
+            if (g.ready_queue != kNil) request_output(g.ready_queue);
+          break;
         case kRelease: mark_dirty(queues_[e.target].upstream); break;
         case kCrossbarArrive: crossbar_arrive(e.target, now); break;
         case kCrossbarDeliver: deliver(e.target, now); break;

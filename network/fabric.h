@@ -109,7 +109,10 @@ class Fabric {
   static constexpr uint64_t kNever = UINT64_MAX;
   enum EventKind : uint32_t {
     kHeadReady,        // target queue: its head packet has been routed, it asks for an output
-    kTransferDone,     // target output: its transfer ends, tail left the source buffer
+    kTransfersDone,    // target grants_ entry: the transfers started that clock end (their
+                       // tails left the source buffers), in order
+    kHeadsReady,       // target grants_ entry: the packets that entered an idle queue that
+                       // clock are routed, each asks for an output, in order
     kRelease,          // target link queue: a slot is free from now on, wake its upstream
     kCrossbarArrive,   // target slot: crossbar, the packet reaches the ejection port
     kCrossbarDeliver,  // target slot: crossbar, the packet has fully arrived
@@ -146,6 +149,7 @@ class Fabric {
     uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
     uint16_t cls = 0;        // link queues: the buffer class
     uint16_t occupancy = 0;  // slots held
+    uint16_t next_cls = 0;   // hop classes: the class its packets take next (0 from injection)
     bool busy = false;
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
@@ -192,7 +196,7 @@ class Fabric {
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
-  void append(uint32_t q, uint32_t slot);
+  bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
   void request_output(uint32_t q);
   void mark_dirty(uint32_t output);
@@ -226,6 +230,18 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
+  // The transfers started in a clock (grants_[clock & grants_mask_]), in order, with the
+  // queue each made the new head of an idle queue (which will ask for an output
+  // ready_delay_ later), else kNil: kTransfersDone and kHeadsReady events name them.
+  struct Grant {
+    uint32_t output;
+    uint32_t ready_queue;
+  };
+  std::vector<std::vector<Grant>> grants_;
+  uint64_t grants_mask_ = 0;
+  uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
+  bool heads_ready_pushed_ = false; // that clock's kHeadsReady event is scheduled
+  const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
