@@ -225,7 +225,11 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     grants.clear();
     events_.push(done, kTransfersDone, uint32_t(now & grants_mask_));
   }
-  grants.push_back({output, kNil});
+  // (Field by field: a record built in registers and copied whole stalled on store
+  // forwarding, a good share of the engine's time in the machine.)
+  Grant& grant = grants.emplace_back();
+  grant.output = output;
+  grant.ready_queue = kNil;
   if (q < endpoints_) {
     injection_done_[q] = done;
   } else {
@@ -234,21 +238,28 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     const uint64_t release = now + cfg_.clocks_per_word;
     src.release_at = release;
     const Output& up = outputs_[src.upstream];
-    if (!up.busy || up.busy_until < release) releases_[release_count_++] = q;
+    if (!up.busy || up.busy_until < release) {
+      // The common case of schedule_releases' skipped wake-up decided now: an output
+      // that is neither busy nor to be arbitrated later this clock keeps no waiter.
+      if (cfg_.clocks_per_word == 1 && !up.busy && !up.dirty && up.waiting == 0)
+        events_.touch(release);
+      else
+        releases_[release_count_++] = q;
+    }
   }
 
   if (output < links_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
     ++slot.hops;
-    slot.ready = now + head_delay_ + cfg_.routing_clocks;
+    slot.ready = now + ready_delay_;
     if (append(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
       // that enter an idle queue this clock, in the same order: one kHeadsReady event
       // for them all (at the first one's place). When that is the clock the transfers
       // end (cut-through with routing_clocks = clocks_per_word), their events alternate:
       // kTransfersDone handles both.
-      grants.back().ready_queue = w.next;
+      grant.ready_queue = w.next;
       if (!heads_ready_pushed_ && ready_delay_ != link_clocks_) {
         heads_ready_pushed_ = true;
         events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
