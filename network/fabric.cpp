@@ -58,6 +58,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   // A clock's grants are needed until ready_delay_ or link_clocks later; the wheel's size
   // is beyond both.
   grants_.resize(events_.window());
+  heads_.resize(events_.window());
   grants_mask_ = events_.window() - 1;
   spill_.resize(outputs_.size());
 }
@@ -206,7 +207,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   const uint32_t s = src.head;
   Slot& slot = slots_[s];
   src.head = slot.next;
-  if (src.head == kNil) src.tail = kNil;
+  src.tail = src.head == kNil ? kNil : src.tail;  // (no branch: which way is random)
   src.busy = true;
 
   Output& out = outputs_[output];
@@ -221,7 +222,6 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   std::vector<Grant>& grants = grants_[now & grants_mask_];
   if (grants_clock_ != now) {
     grants_clock_ = now;
-    heads_ready_pushed_ = false;
     grants.clear();
     events_.push(done, kTransfersDone, uint32_t(now & grants_mask_));
   }
@@ -259,10 +259,16 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       // for them all (at the first one's place). When that is the clock the transfers
       // end (cut-through with routing_clocks = clocks_per_word), their events alternate:
       // kTransfersDone handles both.
-      grant.ready_queue = w.next;
-      if (!heads_ready_pushed_ && ready_delay_ != link_clocks_) {
-        heads_ready_pushed_ = true;
-        events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
+      if (ready_delay_ == link_clocks_) {
+        grant.ready_queue = w.next;
+      } else {
+        std::vector<uint32_t>& heads = heads_[now & grants_mask_];
+        if (heads_clock_ != now) {
+          heads_clock_ = now;
+          heads.clear();
+          events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
+        }
+        heads.push_back(w.next);
       }
     }
   } else {
@@ -476,8 +482,7 @@ void Fabric::advance_to(uint64_t t) {
           }
           break;
         case kHeadsReady:
-          for (const Grant& g : grants_[e.target])
-            if (g.ready_queue != kNil) request_output(g.ready_queue);
+          for (const uint32_t q : heads_[e.target]) request_output(q);
           break;
         case kRelease: mark_dirty(queues_[e.target].upstream); break;
         case kCrossbarArrive: crossbar_arrive(e.target, now); break;

@@ -230,9 +230,10 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
-  // The transfers started in a clock (grants_[clock & grants_mask_]), in order, with the
-  // queue each made the new head of an idle queue (which will ask for an output
-  // ready_delay_ later), else kNil: kTransfersDone and kHeadsReady events name them.
+  // The transfers started in a clock (grants_[clock & grants_mask_]), in order, and the
+  // queues they made the new head of an idle queue (heads_, the same way), which ask for
+  // an output ready_delay_ later: kTransfersDone and kHeadsReady events name them. (When
+  // ready_delay_ == link_clocks, each grant names its queue or kNil instead.)
   struct Grant {
     uint32_t output;
     uint32_t ready_queue;
@@ -240,7 +241,8 @@ class Fabric {
   std::vector<std::vector<Grant>> grants_;
   uint64_t grants_mask_ = 0;
   uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
-  bool heads_ready_pushed_ = false; // that clock's kHeadsReady event is scheduled
+  std::vector<std::vector<uint32_t>> heads_;
+  uint64_t heads_clock_ = kNever;   // the clock heads_ was last added to
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
