@@ -10,6 +10,7 @@
 #include <queue>
 #include <vector>
 
+#include "network/event_queue.h"
 #include "network/fabric.h"
 
 namespace emx::machine {
@@ -113,19 +114,21 @@ class OutputPorts {
     size_t size() const { return items.size() - head; }
     Floating& front() { return items[head]; }
     void pop_front() {
-      if (++head == items.size()) items.clear(), head = 0;
+      if (++head == items.size()) {
+        items.clear(), head = 0;
+      } else if (head >= 256 && 2 * head >= items.size()) {  // a long run: drop the dead part
+        items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
+        head = 0;
+      }
     }
   };
   // The front floating send of ep tries clock x: the check runs at network time x - 1.
+  // (A check is scheduled only when the previous one of ep has run: none goes stale.)
   void check_at(unsigned ep, uint64_t x) {
     candidate_[ep] = x;
-    checks_.push({x - 1, ep});
+    checks_.push(x - 1, 0, ep);
   }
-  uint64_t next_check() const {
-    while (!checks_.empty() && candidate_[checks_.top().second] - 1 != checks_.top().first)
-      checks_.pop();
-    return checks_.empty() ? UINT64_MAX : checks_.top().first;
-  }
+  uint64_t next_check() const { return checks_.next_time(); }
   net::Fabric& fabric_;
   std::vector<Fifo> q_;
   std::vector<uint64_t> blocked_until_;
@@ -134,29 +137,30 @@ class OutputPorts {
   std::vector<FloatingFifo> floating_;
   std::vector<uint64_t> shift_;      // by endpoint: accepted - provisional clock, last accepted
   std::vector<uint64_t> candidate_;  // by endpoint: the clock its front floating send tries
-  mutable std::priority_queue<Due, std::vector<Due>, std::greater<Due>> checks_;  // (x - 1, ep)
+  net::EventQueue checks_{64};  // at x - 1: the endpoints whose front tries clock x
   uint32_t capacity_;
 };
 
 template <class OnAccept>
 void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
-  while (next_check() <= now) {
-    const unsigned ep = checks_.top().second;
-    checks_.pop();
-    const uint64_t x = candidate_[ep];
-    candidate_[ep] = UINT64_MAX;
-    if (!(q_[ep].size() == 0 && fabric_.can_inject(ep, x))) {
-      const uint64_t free = fabric_.earliest_slot_free(ep, x);
-      check_at(ep, free == UINT64_MAX ? x + 1 : std::max(x + 1, free));
-      continue;
-    }
-    FloatingFifo& f = floating_[ep];
-    const uint64_t earliest = f.front().provisional + shift_[ep];
-    shift_[ep] = x - f.front().provisional;
-    push(f.front().p, x, false);
-    f.pop_front();
-    if (f.size()) check_at(ep, f.front().provisional + shift_[ep]);
-    on_accept(ep, x - earliest, f.size() == 0);
+  for (uint64_t t = next_check(); t <= now; t = next_check()) {
+    checks_.run_clock(t, [&](const net::EventQueue::Event& e) {
+      const unsigned ep = e.target;
+      const uint64_t x = candidate_[ep];
+      candidate_[ep] = UINT64_MAX;
+      if (!(q_[ep].size() == 0 && fabric_.can_inject(ep, x))) {
+        const uint64_t free = fabric_.injection_room_from(ep);
+        check_at(ep, free == UINT64_MAX ? x + 1 : std::max(x + 1, free));
+        return;
+      }
+      FloatingFifo& f = floating_[ep];
+      const uint64_t earliest = f.front().provisional + shift_[ep];
+      shift_[ep] = x - f.front().provisional;
+      push(f.front().p, x, false);
+      f.pop_front();
+      if (f.size()) check_at(ep, f.front().provisional + shift_[ep]);
+      on_accept(ep, x - earliest, f.size() == 0);
+    });
   }
 }
 
