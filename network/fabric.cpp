@@ -191,7 +191,8 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
   for (uint32_t i = 0; i < out.waiting; ++i) {
     if (ws[i].next != kNil && full(ws[i].next, now)) continue;
     const Waiter w = ws[i];
-    std::copy(ws + i + 1, ws + out.waiting, ws + i);
+    // (By hand: a few waiters, which std::copy moved by a call to memmove.)
+    for (uint32_t k = i + 1; k < out.waiting; ++k) ws[k - 1] = ws[k];
     if (--out.waiting == 0 || out.spilled) {
       if (out.spilled) spill_[output].pop_back();
       if (out.waiting == 0) out.spilled = false;
