@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """Whole-machine simulation speed.
 
-    bench/machine.py [--pes 80] [--rounds 40] [--words 256] [--runs 3]
+    bench/machine.py [--pes 80] [--mixes 40x256,40x512,20x1024,20x2048] [--runs 3]
 
-1. Every PE computes and streams remote writes (build/programs/bench_stream.elf):
-   aggregate simulated instructions per host second and network packet-hops per host
-   second (a packet-hop is one link crossed).
+1. Every PE computes and streams remote writes (build/programs/bench_stream.elf: ROUNDS
+   rounds of a radix-counting compute phase and a block of WORDS remote writes to
+   another PE), for each mix ROUNDSxWORDS: aggregate simulated instructions per host
+   second and network packet-hops per host second (a packet-hop is one link crossed).
+   More words per round shift the work from the execution units to the network.
 2. The host memory of a 1024-PE machine whose program touches little memory (hello).
-A benchmark, not a test: the figures depend on the host.
+A benchmark, not a test: the figures depend on the host (medians of --runs runs).
 """
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -34,29 +35,35 @@ def run(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pes", type=int, default=80)
-    ap.add_argument("--rounds", type=int, default=40)
-    ap.add_argument("--words", type=int, default=256)
+    ap.add_argument("--mixes", default="40x256,40x512,20x1024,20x2048",
+                    help="comma-separated ROUNDSxWORDS")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
     if "EMX" not in os.environ:  # an explicit binary needs no set-up
         subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
-    mips, hops = [], []
-    for k in range(a.runs):
-        s = run(["--pes", str(a.pes), "bench_stream", str(a.rounds), str(a.words)])
-        h = s["host_seconds"]
-        net = s["stats"]["network"]
-        mips.append(s["instructions"] / h / 1e6)
-        hops.append(net["hops_sum"] / h / 1e6)
-        print(f"run {k + 1}: {s['instructions']} instructions, {net['hops_sum']} packet-hops, "
-              f"{s['cycles']} cycles, {h:.3f} s host: {mips[-1]:.1f} MIPS, {hops[-1]:.2f} M hops/s")
-    print(f"median on {a.pes} PEs: {statistics.median(mips):.1f} simulated MIPS aggregate, "
-          f"{statistics.median(hops):.2f} M packet-hops per host second")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    s = run(["--pes", "1024", "hello"])
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(f"1024 PEs running hello: peak host memory {max(rss, before) / 1024:.0f} MiB "
-          f"({s['host_seconds']:.2f} s host)")
-
+    print(f"{a.pes} PEs computing and streaming; medians of {a.runs} runs")
+    print(f"{'rounds x words':>15} {'instructions':>13} {'packet-hops':>12} {'cycles':>9} "
+          f"{'host s':>7} {'M instr/s':>10} {'M hops/s':>9}")
+    for mix in a.mixes.split(","):
+        rounds, words = mix.split("x")
+        mips, hops, host = [], [], []
+        for _ in range(a.runs):
+            s = run(["--pes", str(a.pes), "bench_stream", rounds, words])
+            h = s["host_seconds"]
+            net = s["stats"]["network"]
+            host.append(h)
+            mips.append(s["instructions"] / h / 1e6)
+            hops.append(net["hops_sum"] / h / 1e6)
+        print(f"{mix:>15} {s['instructions']:>13} {net['hops_sum']:>12} {s['cycles']:>9} "
+              f"{statistics.median(host):>7.3f} {statistics.median(mips):>10.1f} "
+              f"{statistics.median(hops):>9.2f}")
+    # The peak memory of that one child (os.wait4 gives its own usage, not the maximum
+    # over all children so far).
+    child = subprocess.Popen([EMX, "run", "-q", "--pes", "1024", "hello"], stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    if status != 0:
+        sys.exit("the 1024-PE hello run failed")
+    print(f"1024 PEs running hello: peak host memory {usage.ru_maxrss / 1024:.0f} MiB")
 
 if __name__ == "__main__":
     sys.exit(main())
