@@ -156,7 +156,9 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       FloatingFifo& f = floating_[ep];
       const uint64_t earliest = f.front().provisional + shift_[ep];
       shift_[ep] = x - f.front().provisional;
-      push(f.front().p, x, false);
+      // The port is empty and the injection queue has room at x = the network's clock:
+      // the packet enters it now, as flush would at x.
+      fabric_.inject(f.front().p, x);
       f.pop_front();
       if (f.size()) check_at(ep, f.front().provisional + shift_[ep]);
       on_accept(ep, x - earliest, f.size() == 0);
