@@ -16,19 +16,9 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
 }
 
 void OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) {
-  FloatingFifo& f = floating_[p.src];
+  Fifo<Floating>& f = floating_[p.src];
   f.items.push_back({p, provisional});
   if (f.size() == 1) check_at(p.src, provisional + shift_[p.src]);
-}
-
-void OutputPorts::Fifo::pop_front() {
-  if (++head == items.size()) {
-    items.clear();
-    head = 0;
-  } else if (head >= 64 && 2 * head >= items.size()) {  // a long backlog: drop the dead part
-    items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
-    head = 0;
-  }
 }
 
 void OutputPorts::flush(uint64_t limit) {

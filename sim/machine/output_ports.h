@@ -83,14 +83,24 @@ class OutputPorts {
     net::Packet p;
     bool reply;
   };
-  // A short FIFO in a vector that keeps its storage (a deque allocates per block): the
-  // entries from `head` on; emptied whenever it drains, which it does all the time.
+  // A FIFO in a vector that keeps its storage (a deque allocates per block): the items
+  // from `head` on; emptied whenever it drains, compacted when a long run leaves more
+  // dead items than live ones.
+  template <class T>
   struct Fifo {
-    std::vector<Entry> items;
+    std::vector<T> items;
     size_t head = 0;
     size_t size() const { return items.size() - head; }
-    Entry& front() { return items[head]; }
-    void pop_front();
+    T& front() { return items[head]; }
+    void pop_front() {
+      if (++head == items.size()) {
+        items.clear();
+        head = 0;
+      } else if (head >= 64 && 2 * head >= items.size()) {
+        items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
+        head = 0;
+      }
+    }
   };
   using Due = std::pair<uint64_t, unsigned>;  // (clock, endpoint)
   // Makes sure flush looks at `ep` at clock t: one entry per endpoint in due_ (its
@@ -108,20 +118,6 @@ class OutputPorts {
     net::Packet p;
     uint64_t provisional;
   };
-  struct FloatingFifo {
-    std::vector<Floating> items;
-    size_t head = 0;
-    size_t size() const { return items.size() - head; }
-    Floating& front() { return items[head]; }
-    void pop_front() {
-      if (++head == items.size()) {
-        items.clear(), head = 0;
-      } else if (head >= 256 && 2 * head >= items.size()) {  // a long run: drop the dead part
-        items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
-        head = 0;
-      }
-    }
-  };
   // The front floating send of ep tries clock x: the check runs at network time x - 1.
   // (A check is scheduled only when the previous one of ep has run: none goes stale.)
   void check_at(unsigned ep, uint64_t x) {
@@ -130,11 +126,11 @@ class OutputPorts {
   }
   uint64_t next_check() const { return checks_.next_time(); }
   net::Fabric& fabric_;
-  std::vector<Fifo> q_;
+  std::vector<Fifo<Entry>> q_;
   std::vector<uint64_t> blocked_until_;
   std::vector<uint64_t> scheduled_;  // by endpoint: its entry in due_, UINT64_MAX: none
   mutable std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
-  std::vector<FloatingFifo> floating_;
+  std::vector<Fifo<Floating>> floating_;
   std::vector<uint64_t> shift_;      // by endpoint: accepted - provisional clock, last accepted
   std::vector<uint64_t> candidate_;  // by endpoint: the clock its front floating send tries
   net::EventQueue checks_{64};  // at x - 1: the endpoints whose front tries clock x
@@ -153,7 +149,7 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
         check_at(ep, free == UINT64_MAX ? x + 1 : std::max(x + 1, free));
         return;
       }
-      FloatingFifo& f = floating_[ep];
+      Fifo<Floating>& f = floating_[ep];
       const uint64_t earliest = f.front().provisional + shift_[ep];
       shift_[ep] = x - f.front().provisional;
       // The port is empty and the injection queue has room at x = the network's clock:
