@@ -103,6 +103,16 @@ int main(int argc, char **argv) {
       SEND4; SEND4;
     }
     return 0;
+  } else if (!strcmp(mode, "backpressure_bad_pe")) {
+    /* Stalled sends (they float: the stall is taken later), then a fault: the report
+     * must give the clock after the stalls. */
+    if (me != 0) return 0;
+    const emx_gaddr_t far = emx_gaddr(emx_pe_count() / 2, &shared_word);
+    for (unsigned k = 0; k < 8; ++k) {
+      SEND4; SEND4;
+    }
+    emx_send(EMX_PKT_syswr, emx_gaddr(900, &shared_word), 1);
+    return 0;
   } else if (!strcmp(mode, "bad_pe")) {
     if (me != 0) return 0;
     emx_send(EMX_PKT_syswr, emx_gaddr(900, &shared_word), 1);

@@ -100,6 +100,21 @@ class Mechanisms(unittest.TestCase):
         self.assertIn("names PE 900, but the machine has PEs 0..79", r.stderr)
         self.assertRegex(r.stderr, r"pc 0x[0-9a-f]{8} in main\+0x[0-9a-f]+ +send\.syswr")
 
+    def test_a_fault_after_stalled_sends_reports_the_stalled_clock(self):
+        # The sends before the fault float (lazy stall accounting); with a tracer the PE
+        # waits at each instead. The fault is reported at the same clock either way.
+        import re
+        import tempfile
+        r = emx("run", "-q", "--pes", "80", "machine_checks", "backpressure_bad_pe")
+        with tempfile.TemporaryDirectory() as d:
+            t = emx("run", "-q", "--pes", "80", "--trace", os.path.join(d, "t.json"),
+                    "machine_checks", "backpressure_bad_pe")
+        self.assertEqual((r.returncode, t.returncode), (70, 70))
+        lazy = re.search(r"emx: fault on PE 0 at .*", r.stderr).group(0)
+        waiting = re.search(r"emx: fault on PE 0 at .*", t.stderr).group(0)
+        self.assertEqual(lazy, waiting)
+        self.assertIn("names PE 900", r.stderr)
+
     def test_deadlock_reports_what_each_pe_waits_on(self):
         r = emx("run", "-q", "--pes", "4", "machine_checks", "deadlock_match")
         self.assertEqual(r.returncode, 71)
