@@ -28,7 +28,10 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
 }
 
 void NetworkDriver::catch_up() {
-  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  process_through(sc_core::sc_time_stamp().value() / period_ps_);
+}
+
+void NetworkDriver::process_through(uint64_t now) {
   // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
@@ -40,6 +43,27 @@ void NetworkDriver::catch_up() {
   if (next != UINT64_MAX) wake_at(next);
 }
 
+// While no other process is due, the network may run ahead of SystemC time: every PE
+// waits, each until a clock W at or after the next pending activity (or for an event that
+// only this processing can notify, which then is the next pending activity), and a PE
+// resuming at W sends nothing stamped before W + 1. So the clocks up to that activity can
+// be processed now, as the catch_up of the process that runs first at each clock would,
+// without a SystemC activation per network clock. Bounded by run_ahead_limit (the
+// simulation's end) and by a stop request.
+void NetworkDriver::run_ahead() {
+  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  for (;;) {
+    if (stopped && stopped()) return;
+    const uint64_t next = next_time();
+    if (next == UINT64_MAX || next >= run_ahead_limit) return;
+    const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
+    if (gap == sc_core::SC_ZERO_TIME) return;  // something runs at this time
+    const uint64_t due = now + gap.value() / period_ps_;  // the next process's clock
+    if (next > due) return;
+    process_through(next);
+  }
+}
+
 void NetworkDriver::wake_at(uint64_t cycle) {
   if (cycle >= scheduled_) return;  // we wake by then anyway (SystemC notifies are costly)
   scheduled_ = cycle;
@@ -48,8 +72,10 @@ void NetworkDriver::wake_at(uint64_t cycle) {
 }
 
 void NetworkDriver::drive() {
+  wake_.cancel();  // we run now: an earlier wake-up request is served
   scheduled_ = 0;  // while we run, injections need no wake-up
   catch_up();
+  run_ahead();
   const uint64_t next = next_time();
   scheduled_ = next;
   if (next == UINT64_MAX) {
@@ -69,6 +95,8 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
   driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps());
+  driver_->run_ahead_limit = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
+  driver_->stopped = [this] { return stopping_; };
   driver_->on_accept = [this](unsigned ep, uint64_t stall, bool last) {
     pes_[ep]->floating_send_accepted(stall, last);
   };

@@ -43,8 +43,14 @@ class NetworkDriver : public sc_core::sc_module {
   // A floating send of PE ep was accepted after `stall` clocks; `last`: none floats now.
   std::function<void(unsigned ep, uint64_t stall, bool last)> on_accept;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
+  // Running ahead of SystemC time (run_ahead) stops before this clock, and when this
+  // says the simulation is stopping.
+  uint64_t run_ahead_limit = UINT64_MAX;
+  std::function<bool()> stopped;
  private:
   void drive();  // SC_METHOD
+  void process_through(uint64_t now);  // everything up to and including clock `now`
+  void run_ahead();
   uint64_t next_time() const { return std::min(fabric_.next_event_time(), ports_.next_time()); }
   net::Fabric& fabric_;
   OutputPorts& ports_;

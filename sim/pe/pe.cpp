@@ -103,7 +103,9 @@ void Pe::settle(iss::Hart& h) {
 }
 
 bool Pe::lazy_sends() const {
-  return !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ && hart_.profile().count.empty();
+  // Not with a time limit either: a PE with a provisional clock would run past it.
+  return !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ && hart_.profile().count.empty() &&
+         !cfg_.sim.max_cycles;
 }
 
 void Pe::floating_send_accepted(uint64_t stall, bool last) {
