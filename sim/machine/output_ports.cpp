@@ -17,7 +17,7 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
 
 void OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) {
   Fifo<Floating>& f = floating_[p.src];
-  f.items.push_back({p, provisional});
+  f.items.push_back(Floating::of(p, provisional));
   if (f.size() == 1) check_at(p.src, provisional + shift_[p.src]);
 }
 

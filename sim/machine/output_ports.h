@@ -114,10 +114,31 @@ class OutputPorts {
   void drop_stale() const {
     while (!due_.empty() && due_.top().first != scheduled_[due_.top().second]) due_.pop();
   }
+  // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
+  // is written when sent and read back up to a quantum later, usually from memory.
   struct Floating {
-    net::Packet p;
     uint64_t provisional;
+    uint64_t seq;
+    uint32_t addr, data, src_pc;
+    uint16_t dst;
+    uint8_t type, data_tag;
+    static Floating of(const net::Packet& p, uint64_t provisional) {
+      return {provisional, p.seq, p.addr, p.data, p.src_pc, p.dst, p.type, p.data_tag};
+    }
+    net::Packet packet(unsigned src) const {
+      net::Packet p;
+      p.addr = addr;
+      p.data = data;
+      p.type = type;
+      p.data_tag = data_tag;
+      p.src = static_cast<uint16_t>(src);
+      p.dst = dst;
+      p.seq = seq;
+      p.src_pc = src_pc;
+      return p;
+    }
   };
+  static_assert(sizeof(Floating) == 32, "two per cache line");
   // The front floating send of ep tries clock x: the check runs at network time x - 1.
   // (A check is scheduled only when the previous one of ep has run: none goes stale.)
   void check_at(unsigned ep, uint64_t x) {
@@ -154,7 +175,7 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       shift_[ep] = x - f.front().provisional;
       // The port is empty and the injection queue has room at x = the network's clock:
       // the packet enters it now, as flush would at x.
-      fabric_.inject(f.front().p, x);
+      fabric_.inject(f.front().packet(ep), x);
       f.pop_front();
       if (f.size()) check_at(ep, f.front().provisional + shift_[ep]);
       on_accept(ep, x - earliest, f.size() == 0);
