@@ -82,7 +82,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
             uint64_t& cycle) override;
   void reply(const net::Packet& p, uint64_t cycle) override;
   void catch_up() override { driver_->catch_up(); }
-  bool floating_sends(unsigned pe) const override { return ports_->floating(pe); }
+  size_t floating_sends(unsigned pe) const override { return ports_->floating_count(pe); }
   uint64_t take_send_stall(unsigned pe) override { return ports_->take_shift(pe); }
   // pe::PeObserver
   void pe_faulted(unsigned pe, const iss::Fault& fault) override;

@@ -59,6 +59,7 @@ class OutputPorts {
   // stalls into its clock (take_shift) when it next does something whose effect depends
   // on its clock (ends a thread, reads the clock, a tag it must settle).
   bool floating(unsigned ep) const { return floating_[ep].size() != 0; }
+  size_t floating_count(unsigned ep) const { return floating_[ep].size(); }
   // Floating sends, or stall clocks the execution unit has not taken yet: its clock is
   // provisional, so its next send floats too.
   bool deferred(unsigned ep) const { return floating(ep) || shift_[ep] != 0; }

@@ -188,6 +188,9 @@ void Pe::next_thread(iss::Hart& h) {
 }
 
 void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) {
+  // A long stream without a thread end would let floating sends pile up (memory, and a
+  // provisional clock lagging further and further): take their stalls now and then.
+  if (machine_.floating_sends(id_) >= kMaxFloatingSends) settle_sends(h);
   ++packets_sent_;
   const uint64_t before = h.cycles;
   machine_.send(id_, type, addr, data, h.pc, h.cycles);

@@ -83,6 +83,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void clock_read(iss::Hart& h) override { settle_sends(h); }
   // Wait until no send floats, then take the stall clocks into the local clock.
   void settle_sends(iss::Hart& h);
+  static constexpr size_t kMaxFloatingSends = 256;
 
   unsigned id_;
   const machine::MachineConfig& cfg_;

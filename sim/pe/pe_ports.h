@@ -1,6 +1,7 @@
 // What a PE module needs from the machine around it, as small interfaces so the PE can
 // be built and tested with stand-ins.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,10 +24,10 @@ class MachinePort {
   // Bring the network up to the present SystemC time: every packet that has arrived by
   // now has been delivered. Any process may call it at any time.
   virtual void catch_up() = 0;
-  // Lazy stall accounting (sim/machine/output_ports.h): whether sends of `pe` still
+  // Lazy stall accounting (sim/machine/output_ports.h): how many sends of `pe` still
   // float (their stall is not known yet), and the stall clocks not yet taken into the
   // execution unit's clock (taking them resets them; only when none float).
-  virtual bool floating_sends(unsigned pe) const = 0;
+  virtual size_t floating_sends(unsigned pe) const = 0;
   virtual uint64_t take_send_stall(unsigned pe) = 0;
 };
 
