@@ -66,6 +66,23 @@ void NetworkConfig::validate(uint32_t pe_count) const {
   check_pe_count(pe_count);
   if (topology == TopologyKind::circular_omega) omega_shape(pe_count);
   if (topology == TopologyKind::torus2d) torus_shape(pe_count);
+  if (buffer_classes == BufferClasses::datelines && topology != TopologyKind::ring &&
+      topology != TopologyKind::torus2d)
+    throw config::ConfigError(fmt::format(
+        "config key 'network.buffer_classes': \"datelines\" applies only to the ring and "
+        "torus2d topologies, not to network.topology = \"{}\"; use \"auto\" or \"hops\"",
+        topology_name(topology)));
+}
+
+const char* topology_name(TopologyKind k) {
+  switch (k) {
+    case TopologyKind::circular_omega: return "circular_omega";
+    case TopologyKind::crossbar: return "crossbar";
+    case TopologyKind::single_switch: return "single_switch";
+    case TopologyKind::ring: return "ring";
+    case TopologyKind::torus2d: return "torus2d";
+  }
+  return "?";
 }
 
 }  // namespace emx::net

@@ -10,6 +10,9 @@ namespace emx::net {
 
 enum class TopologyKind : uint8_t { circular_omega, crossbar, single_switch, ring, torus2d };
 enum class Switching : uint8_t { store_and_forward, cut_through };
+// The buffer-class scheme for deadlock freedom (network/README.md, "Deadlock freedom"):
+// automatic = hops for the circular omega, datelines for ring and torus2d.
+enum class BufferClasses : uint8_t { automatic, hops, datelines };
 
 // Shapes derived from the config and the PE count (0 in the config = derive).
 struct OmegaShape {
@@ -30,6 +33,7 @@ struct NetworkConfig {
   uint32_t clocks_per_word = 1;
   uint32_t routing_clocks = 1;
   uint32_t buffer_packets = 2;
+  BufferClasses buffer_classes = BufferClasses::automatic;
   uint32_t injection_queue_packets = 4;
   uint32_t crossbar_latency = 4;
 
@@ -49,6 +53,10 @@ struct NetworkConfig {
     static constexpr config::Choice<Switching> kSwitching[] = {
         {"store_and_forward", Switching::store_and_forward},
         {"cut_through", Switching::cut_through}};
+    static constexpr config::Choice<BufferClasses> kBufferClasses[] = {
+        {"auto", BufferClasses::automatic},
+        {"hops", BufferClasses::hops},
+        {"datelines", BufferClasses::datelines}};
     v.choice("topology", topology, kTopologies,
              "circular_omega: EM-X groups x ring + perfect-shuffle links [ours]; crossbar: ideal, "
              "fixed latency, contention only at the destination; single_switch: one central "
@@ -78,6 +86,12 @@ struct NetworkConfig {
             "use an output [assumed]");
     v.field("buffer_packets", buffer_packets, 1u, 255u,
             "input buffer capacity, packets, per link input port and per buffer class [assumed]");
+    v.choice("buffer_classes", buffer_classes, kBufferClasses,
+             "deadlock-avoidance buffer classes per link input port [ours]: hops: one class per "
+             "hop taken (class = hop - 1, as many as the diameter): more packets per port, "
+             "higher saturated throughput, slower to simulate on long rings; datelines (ring "
+             "and torus2d only): 2 classes on the ring, 4 on the torus, cut at each ring's "
+             "wrap-around link; auto: hops for circular_omega, datelines for ring and torus2d");
     v.field("injection_queue_packets", injection_queue_packets, 1u, 1024u,
             "PE output queue into its switch, packets; a send stalls when it is full [assumed]");
     v.field("crossbar_latency", crossbar_latency, 1u, 65535u,
@@ -91,5 +105,7 @@ struct NetworkConfig {
 };
 
 inline constexpr uint32_t kMaxPes = 1024;  // the 10-bit PE field of a global address
+
+const char* topology_name(TopologyKind k);  // the key's value, e.g. "circular_omega"
 
 }  // namespace emx::net

@@ -19,6 +19,16 @@ const char* link_kind_name(LinkKind k) {
   return "?";
 }
 
+ClassScheme class_scheme_for(TopologyKind kind, BufferClasses buffer_classes) {
+  switch (buffer_classes) {
+    case BufferClasses::hops: return ClassScheme::hops;
+    case BufferClasses::datelines: return ClassScheme::datelines;
+    case BufferClasses::automatic: break;
+  }
+  return kind == TopologyKind::ring || kind == TopologyKind::torus2d ? ClassScheme::datelines
+                                                                     : ClassScheme::hops;
+}
+
 struct Topology::Builder {
   explicit Builder(uint32_t nodes) : out(nodes) {}
 
@@ -46,7 +56,9 @@ struct Topology::Builder {
 };
 
 Topology::Topology(const NetworkConfig& cfg, uint32_t pe_count)
-    : kind_(cfg.topology), pe_count_(pe_count) {
+    : kind_(cfg.topology),
+      scheme_(class_scheme_for(cfg.topology, cfg.buffer_classes)),
+      pe_count_(pe_count) {
   cfg.validate(pe_count);
   endpoint_node_.resize(endpoint_count());
   // PE p sits on node p in every topology with one PE per node; the host gets its own node.

@@ -38,6 +38,9 @@ enum class ClassScheme : uint8_t {
   hops,       // one class per hop taken: works for any shortest-path routing
   datelines,  // rings of links, each cut at its dateline: 2 classes per dimension round
 };
+// The scheme `buffer_classes` selects for `kind` (the config is validated: datelines only
+// for ring and torus2d).
+ClassScheme class_scheme_for(TopologyKind kind, BufferClasses buffer_classes);
 
 class Topology {
  public:
@@ -46,10 +49,8 @@ class Topology {
   Topology(const NetworkConfig& cfg, uint32_t pe_count);
 
   TopologyKind kind() const { return kind_; }
-  ClassScheme class_scheme() const {
-    return kind_ == TopologyKind::ring || kind_ == TopologyKind::torus2d ? ClassScheme::datelines
-                                                                         : ClassScheme::hops;
-  }
+  // network.buffer_classes, resolved: auto = datelines for ring and torus2d, else hops.
+  ClassScheme class_scheme() const { return scheme_; }
   uint32_t pe_count() const { return pe_count_; }
   uint32_t endpoint_count() const { return pe_count_ + 1; }  // PEs + host
   uint32_t host_endpoint() const { return pe_count_; }
@@ -74,6 +75,7 @@ class Topology {
   struct Builder;
 
   TopologyKind kind_;
+  ClassScheme scheme_;
   uint32_t pe_count_;
   uint32_t node_count_ = 0;
   OmegaShape omega_{};

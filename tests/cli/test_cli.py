@@ -72,6 +72,13 @@ class Config(unittest.TestCase):
         r = emx("run", "--set", "host.start=some", elf("tiny"))
         self.assertIn("config key 'host.start': must be one of: all, pe0", r.stderr)
 
+    def test_datelines_need_a_ring_or_torus(self):
+        r = emx("run", "--set", "network.buffer_classes=datelines", elf("tiny"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("config key 'network.buffer_classes': \"datelines\" applies only to the "
+                      "ring and torus2d topologies, not to network.topology = \"circular_omega\"",
+                      r.stderr)
+
     def test_bad_json_file_and_missing_file(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             f.write('{"pes": 4,}')

@@ -23,6 +23,7 @@ TEST(NetConfig, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(cfg.link_clocks(), 2u);
   EXPECT_EQ(cfg.routing_clocks, 1u);
   EXPECT_EQ(cfg.buffer_packets, 2u);
+  EXPECT_EQ(cfg.buffer_classes, BufferClasses::automatic);
   EXPECT_EQ(cfg.injection_queue_packets, 4u);
   EXPECT_EQ(cfg.crossbar_latency, 4u);
   EXPECT_EQ(cfg.host_link, 0u);
@@ -40,6 +41,7 @@ TEST(NetConfig, ReadsEveryKeyAndWritesItBack) {
                             {"clocks_per_word", 2},
                             {"routing_clocks", 3},
                             {"buffer_packets", 5},
+                            {"buffer_classes", "datelines"},
                             {"injection_queue_packets", 6},
                             {"crossbar_latency", 9}};
   NetworkConfig cfg = read(j);
@@ -55,7 +57,7 @@ TEST(NetConfig, DocumentsEveryKey) {
   NetworkConfig cfg;
   config::Documenter d("network");
   cfg.visit(d);
-  EXPECT_EQ(d.rows.size(), 12u);
+  EXPECT_EQ(d.rows.size(), 13u);
   for (const auto& row : d.rows) EXPECT_FALSE(row.doc.empty()) << row.key;
 }
 
