@@ -3,6 +3,7 @@
 // a send instruction takes one clock), for a number of clocks, then the network drains.
 // Prints link traversals (packet-hops) per host second.
 //   bench_fabric [pes=80] [clocks=200000] [topology=circular_omega] [load=1]
+//                [buffer_classes=auto]
 #include <fmt/format.h>
 
 #include <chrono>
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
   const uint64_t clocks = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 200000;
   NetworkConfig cfg;
   if (argc > 3) {
-    const nlohmann::json j = {{"topology", argv[3]}};  // the Reader keeps a reference
+    nlohmann::json j = {{"topology", argv[3]}};  // the Reader keeps a reference
+    if (argc > 5) j["buffer_classes"] = argv[5];
     emx::config::Reader r(j, "network");
     cfg.visit(r);
   }
@@ -58,9 +60,11 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const FabricStats& s = fabric.stats();
-  fmt::print("{}: {} clocks, {} packets delivered, mean latency {:.1f} clocks, mean hops {:.2f}\n",
-             fabric.topology().describe(), fabric.now(), s.delivered,
-             double(s.latency_sum) / double(s.delivered), double(s.hops_sum) / double(s.delivered));
+  fmt::print("{}, {} buffer classes: {} clocks, {} packets delivered ({:.2f} per clock), mean "
+             "latency {:.1f} clocks, mean hops {:.2f}\n",
+             fabric.topology().describe(), fabric.buffer_classes(), fabric.now(), s.delivered,
+             double(s.delivered) / double(fabric.now()), double(s.latency_sum) / double(s.delivered),
+             double(s.hops_sum) / double(s.delivered));
   fmt::print("{:.3f} s host time: {:.2f} M packet-hops/s ({:.2f} M packets/s, "
              "{:.2f} M switch traversals/s)\n",
              seconds, double(s.hops_sum) / seconds / 1e6, double(s.delivered) / seconds / 1e6,
