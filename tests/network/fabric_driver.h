@@ -27,16 +27,7 @@ inline NetworkConfig config_for(TopologyKind kind) {
   return cfg;
 }
 
-inline const char* name_of(TopologyKind kind) {
-  switch (kind) {
-    case TopologyKind::circular_omega: return "circular_omega";
-    case TopologyKind::crossbar: return "crossbar";
-    case TopologyKind::single_switch: return "single_switch";
-    case TopologyKind::ring: return "ring";
-    case TopologyKind::torus2d: return "torus2d";
-  }
-  return "?";
-}
+inline const char* name_of(TopologyKind kind) { return topology_name(kind); }
 
 }  // namespace emx::net::test
 
