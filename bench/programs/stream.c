@@ -13,10 +13,7 @@ static uint32_t block[MAX_WORDS], inbox[MAX_WORDS], keys[KEYS], cnt[256];
 static void done(uint32_t reply_to, uint32_t unused, uint32_t cont);
 static void ack(uint32_t unused0, uint32_t unused1, uint32_t cont);
 static const emx_thread_fn tmpl[] = {0, done, ack};
-static struct {
-  const emx_thread_fn *t;
-  uint32_t slot[31];
-} frame __attribute__((aligned(128))) = {tmpl, {0}};
+static emx_static_frame_t frame EMX_FRAME_ALIGN = {tmpl, {0}};
 static unsigned rounds, acks;
 static uint32_t checksum;
 

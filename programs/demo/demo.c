@@ -11,10 +11,7 @@
 static void add_partial(uint32_t pe, uint32_t unused, uint32_t cont);
 static void got_read(uint32_t value, uint32_t unused, uint32_t cont);
 static const emx_thread_fn tmpl[] = {0, add_partial, got_read};
-static struct {
-  const emx_thread_fn *t;
-  uint32_t slot[31];
-} frame __attribute__((aligned(128))) = {tmpl, {0}};
+static emx_static_frame_t frame EMX_FRAME_ALIGN = {tmpl, {0}};
 
 static uint64_t total, started;
 static unsigned partials;

@@ -98,6 +98,14 @@ static inline unsigned emx_frame_words(void) { return EMX_CSR_READ(0xCC5); }
  * whose return ends it. Frame word 0 points to the template: a table of entry points
  * indexed by slot; a continuation names a frame slot, global. */
 typedef void (*emx_thread_fn)(uint32_t, uint32_t, uint32_t);
+/* A frame laid out by the program itself (the default 32 words, aligned to its size):
+ *   static emx_static_frame_t frame EMX_FRAME_ALIGN = {tmpl, {0}};
+ * slot[k - 1] is frame word k, whose continuation starts template entry k. */
+typedef struct {
+  const emx_thread_fn *tmpl;
+  uint32_t slot[31];
+} emx_static_frame_t;
+#define EMX_FRAME_ALIGN __attribute__((aligned(128)))
 static inline void *emx_frame(void) {
   void *f;
   __asm__ volatile("mv %0, tp" : "=r"(f));
