@@ -79,6 +79,9 @@ static void emit_stats(void) {
   uint32_t mine[C_COUNTERS + 1], total[C_COUNTERS + 1];
   emx_yield();
   for (int k = 0; k < C_COUNTERS; ++k) mine[k] = mpi_counters[k];
+  kq_sweep(&mpi_assoc); /* idle keys are not in use */
+  kq_sweep(&mpi_isq_send);
+  kq_sweep(&mpi_isq_recv);
   mine[C_COUNTERS] = pool_cells_in_use();
   MPI_Reduce(mine, total, C_COUNTERS + 1, MPI_UNSIGNED, MPI_SUM, 0, MPI_COMM_WORLD);
   if (emx_pe_id() == 0)

@@ -2,11 +2,16 @@
  * the request-issued queues (mpi_internal.h). A hash table of keys (peer, tag, context),
  * each key with the FIFO of its items: MPI's order holds among requests with the same
  * key, and `seq` (the insertion order over the whole table) decides between the FIFO of
- * a concrete tag and that of MPI_ANY_TAG. A key disappears when its FIFO empties, so a
- * key found has a head. The common lookup (a concrete tag, no MPI_ANY_TAG key in the
- * table) is one hash and usually one comparison. */
+ * a concrete tag and that of MPI_ANY_TAG. The common lookup (a concrete tag, no
+ * MPI_ANY_TAG item in the table) is one hash and usually one comparison.
+ *
+ * A key whose FIFO empties stays in its chain, idle (no head): the next item is nearly
+ * always for the same peer, tag and context again, and then finds its key without an
+ * allocation or a chain update. Beyond KQ_IDLE_MAX idle keys the table drops them all,
+ * so that programs with many tags do not fill memory with keys. */
 #include "mpi_internal.h"
 
+enum { KQ_IDLE_MAX = 64 };
 static mpi_pool key_pool = {.cell_bytes = sizeof(kq_key)};
 
 /* a is older than b (seq wraps around). */
@@ -15,48 +20,56 @@ static inline int older(const kq_link *a, const kq_link *b) {
 }
 
 kq_key *kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
-  kq_key *k = kq_find(t, pt, ctx);
-  if (!k) {
-    k = pool_get(&key_pool);
+  if (!kq_find(t, pt, ctx)) {
+    kq_key *k = pool_get(&key_pool);
     k->pt = pt;
     k->ctx = ctx;
-    k->head = k->tail = 0;
+    k->head = 0;
     kq_key **b = &t->bucket[kq_hash(pt, ctx)];
     k->chain = *b;
     k->pprev = b;
     if (*b) (*b)->pprev = &k->chain;
     *b = k;
-    if (kq_pt_tag(pt) == TAG_ANY16) ++t->any_keys;
+    ++t->idle;
   }
-  item->next = 0;
-  item->seq = t->seq++;
-  if (k->tail) k->tail->next = item;
-  else k->head = item;
-  k->tail = item;
-  return k;
+  return kq_push_inline(t, pt, ctx, item);
 }
 
-void kq_drop_key(kq_table *t, kq_key *k) {
+static void drop_key(kq_key *k) {
   *k->pprev = k->chain;
   if (k->chain) k->chain->pprev = k->pprev;
-  if (kq_pt_tag(k->pt) == TAG_ANY16) --t->any_keys;
   pool_put(&key_pool, k);
+}
+
+void kq_sweep(kq_table *t) {
+  for (unsigned b = 0; b < KQ_BUCKETS; ++b)
+    for (kq_key *k = t->bucket[b], *next; k; k = next) {
+      next = k->chain;
+      if (!k->head) drop_key(k);
+    }
+  t->idle = 0;
+}
+
+void kq_key_emptied(kq_table *t, kq_key *k) {
+  if (kq_pt_tag(k->pt) == TAG_ANY16) --t->any_keys;
+  if (++t->idle > KQ_IDLE_MAX) kq_sweep(t);
 }
 
 kq_link *kq_match(const kq_table *t, uint32_t pt, uint32_t ctx, kq_key **found) {
   kq_key *best = 0;
   if (kq_pt_tag(pt) != TAG_ANY16) {
     best = kq_find(t, pt, ctx);
+    if (best && !best->head) best = 0;
     if (t->any_keys) {
       kq_key *any = kq_find(t, kq_pt(kq_pt_peer(pt), TAG_ANY16), ctx);
-      if (any && (!best || older(any->head, best->head))) best = any;
+      if (any && any->head && (!best || older(any->head, best->head))) best = any;
     }
   } else {
     /* Rare (a receive request for MPI_ANY_TAG meeting issued send requests): every key
      * of this peer and context. */
     for (unsigned b = 0; b < KQ_BUCKETS; ++b)
       for (kq_key *k = t->bucket[b]; k; k = k->chain)
-        if (kq_pt_peer(k->pt) == kq_pt_peer(pt) && k->ctx == ctx &&
+        if (k->head && kq_pt_peer(k->pt) == kq_pt_peer(pt) && k->ctx == ctx &&
             (!best || older(k->head, best->head)))
           best = k;
   }

@@ -52,12 +52,13 @@ static inline unsigned kq_pt_tag(uint32_t pt) { return pt >> 16; }
 typedef struct kq_key {
   struct kq_key *chain, **pprev; /* the bucket's chain */
   uint32_t pt, ctx;
-  kq_link *head, *tail;          /* never empty */
+  kq_link *head, *tail;          /* head 0: idle (keyqueue.c) */
 } kq_key;
 typedef struct {
   kq_key *bucket[KQ_BUCKETS];
   uint32_t seq;
-  uint32_t any_keys; /* keys with TAG_ANY16: none, and a lookup is one probe */
+  uint32_t any_keys; /* non-idle keys with TAG_ANY16: none, and a lookup is one probe */
+  uint32_t idle;     /* idle keys */
 } kq_table;
 
 static inline unsigned kq_hash(uint32_t pt, uint32_t ctx) {
@@ -72,15 +73,33 @@ static inline kq_key *kq_find(const kq_table *t, uint32_t pt, uint32_t ctx) {
 /* Appends item to the FIFO of (pt, ctx); returns the key, valid while the item is in it
  * (a key goes only when its FIFO is empty). */
 kq_key *kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item);
+static inline kq_key *kq_push_inline(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
+  kq_key *k = kq_find(t, pt, ctx);
+  if (__builtin_expect(!k, 0)) return kq_push(t, pt, ctx, item); /* a new key */
+  item->next = 0;
+  item->seq = t->seq++;
+  if (k->head) {
+    k->tail->next = item;
+  } else {
+    k->head = item;
+    --t->idle;
+    if (kq_pt_tag(pt) == TAG_ANY16) ++t->any_keys;
+  }
+  k->tail = item;
+  return k;
+}
 /* The oldest item that a message or request with key (pt, ctx) matches, and its key:
  * for a concrete tag the older head of (peer, tag) and (peer, ANY); for TAG_ANY16 the
  * oldest head of any tag of the peer. NULL if none. */
 kq_link *kq_match(const kq_table *t, uint32_t pt, uint32_t ctx, kq_key **found);
-/* Removes the head of key k (as kq_match found it). */
-void kq_drop_key(kq_table *t, kq_key *k);
+/* k's FIFO became empty: it is idle now, and may go (k is not valid after this). */
+void kq_key_emptied(kq_table *t, kq_key *k);
+/* Drops every idle key (MPI_Finalize, before counting the cells in use). */
+void kq_sweep(kq_table *t);
+/* Removes the head of key k (as kq_match found it); k is not valid after this. */
 static inline void kq_pop(kq_table *t, kq_key *k) {
   k->head = k->head->next;
-  if (!k->head) kq_drop_key(t, k);
+  if (!k->head) kq_key_emptied(t, k);
 }
 /* kq_match for the common case inline: a concrete tag and no MPI_ANY_TAG key. */
 static inline kq_link *kq_match_fast(const kq_table *t, uint32_t pt, uint32_t ctx,
@@ -172,6 +191,10 @@ typedef struct isq_entry {
 
 /* Word offsets of the fields a remote sender writes (one-sided send). */
 enum { REQ_W_DONE = 0, REQ_W_SRCTAG = 1, REQ_W_BYTES = 2, REQ_W_FIX = 3 };
+/* The value written into `done`: DONE_SET when `bytes` (and `srctag`) are set already,
+ * or DONE_SIZED + n from a short one-sided send, whose completion carries the message's
+ * size n itself: one packet fewer on the paper's fast path. */
+enum { DONE_SET = 1, DONE_SIZED = 2 };
 #define REQ_MAGIC 0x4d504952u /* "MPIR" */
 
 /* A computation blocked until one of several armed requests completes (wait.c). */
@@ -222,6 +245,10 @@ static inline mpi_request *req_new(int kind) {
   r->waiter = 0;
   return r;
 }
+/* r's completion value v has been taken from `done`. */
+static inline void req_took(mpi_request *r, uint32_t v) {
+  if (v >= DONE_SIZED) r->bytes = v - DONE_SIZED;
+}
 static inline emx_gaddr_t req_gaddr(const mpi_request *r) {
   return ((emx_gaddr_t)mpi_me << EMX_GADDR_PE_SHIFT) | ((uint32_t)(uintptr_t)&r->done >> 2);
 }
@@ -249,6 +276,18 @@ mpi_request *isq_take(kq_table *t, kq_key *key);
 /* Removes the oldest entry naming r (removals of one peer arrive in order); 0 if none. The
  * caller holds the entry's reference. */
 int isq_remove(kq_table *t, mpi_request *r);
+/* isq_remove with its usual case inline: r's own entry is its only one and heads its key
+ * (the removal handler runs after every one-sided send, often just as the next message
+ * arrives). */
+static inline int isq_remove_fast(kq_table *t, mpi_request *r) {
+  isq_entry *e = &r->isq_own;
+  kq_key *k = e->key;
+  if (r->isq_count != 1 || r->isq_newest != e || k->head != &e->link) return isq_remove(t, r);
+  kq_pop(t, k);
+  r->isq_count = 0;
+  e->req = 0;
+  return 1;
+}
 
 /* Installs a notify frame on `done` (requests.c). */
 void req_arm(mpi_request *r);
@@ -290,11 +329,13 @@ void records_init(void);
 int transfer_paced(uint32_t bytes);
 /* put_message for an aligned message to another PE on EM-X, inline: the packets
  * themselves, in order (the memory unit performs them in arrival order, completion
- * last); a short one word by word, a longer one by the block-write loop. 0 if the
- * message is not such a one. */
+ * last); a short one word by word, a longer one by the block-write loop. The receiver
+ * filled in the source and tag when its request named the tag: srctag goes only to a
+ * receive request for MPI_ANY_TAG (any_tag). The size travels in the completion
+ * (DONE_SIZED). 0 if the message is not such a one. */
 enum { SHORT_WORDS = 8 }; /* beyond, the block-write loop is faster despite its call */
 static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq,
-                            const void *src, uint32_t n, uint32_t srctag) {
+                            const void *src, uint32_t n, uint32_t srctag, int any_tag) {
   if (!mpi_direct || n > cap || pe == mpi_me || ((dst | (uint32_t)(uintptr_t)src | n) & 3))
     return 0;
   const uint32_t *from = src;
@@ -303,13 +344,12 @@ static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t
     for (uint32_t k = 0; k < n / 4; ++k) emx_send(EMX_PKT_syswr, g + k, from[k]);
   else
     emx_put(g, from, n / 4);
-  emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
-  emx_send(EMX_PKT_syswr, rreq + REQ_W_BYTES, n);
-  emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, 1);
+  if (any_tag) emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
+  emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
   return 1;
 }
 void put_message(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq, const void *src,
-                 uint32_t n, uint32_t srctag);
+                 uint32_t n, uint32_t srctag, int any_tag);
 /* Copies n bytes into a temporary buffer on PE pe, at the same offset modulo 4 as src
  * (tmp must have n + 8 bytes): returns where the data starts there. */
 uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n);
@@ -335,6 +375,12 @@ extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
+/* A receive request is four words: its address, buffer, capacity, tag | context << 16;
+ * or, flagged RREQ_SHORT when the context is below RREQ_SHORT_CTX and the capacity
+ * below 64 KiB, three: its local word address | context << 22 (the PE is the
+ * packets' source), buffer, capacity | tag << 16. One packet fewer for the receives
+ * that programs post in advance. */
+enum { RREQ_SHORT = 1, RREQ_SHORT_CTX = 1u << (32 - EMX_GADDR_PE_SHIFT) };
 
 /* A receive request filed on the sender's PE: the associative memory's items. */
 typedef struct {
@@ -355,7 +401,8 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
   if (mpi_matching != MATCH_BOTH) return 0;
   kq_key *key;
   recv_record *rr = (recv_record *)kq_match_fast(&mpi_assoc, kq_pt(pe, tag), ctx, &key);
-  if (!rr || !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16))
+  if (!rr || !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16,
+                        kq_pt_tag(key->pt) == TAG_ANY16))
     return 0;
   kq_pop(&mpi_assoc, key);
   COUNT(C_ONE_SIDED);

@@ -171,9 +171,17 @@ void issue_recv_request(mpi_request *r) {
     r->flags &= (uint16_t)~RF_IN_PRQ;
   }
   isq_add(&mpi_isq_recv, r);
-  const uint32_t w[4] = {req_gaddr(r), (uint32_t)(uintptr_t)r->buf, r->capacity,
-                         r->tag | (uint32_t)r->ctx << 16};
-  record_send(r->pe, mpi_idx_rreq, 0, w, 4);
+  /* A one-sided send writes the source and tag only for MPI_ANY_TAG (put_short). */
+  r->srctag = r->pe | (uint32_t)r->tag << 16;
+  const uint32_t buf = (uint32_t)(uintptr_t)r->buf;
+  if (r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
+    const uint32_t w[3] = {((uint32_t)(uintptr_t)&r->done >> 2) | (uint32_t)r->ctx << 22, buf,
+                           r->capacity | (uint32_t)r->tag << 16};
+    record_send(r->pe, mpi_idx_rreq, RREQ_SHORT, w, 3);
+  } else {
+    const uint32_t w[4] = {req_gaddr(r), buf, r->capacity, r->tag | (uint32_t)r->ctx << 16};
+    record_send(r->pe, mpi_idx_rreq, 0, w, 4);
+  }
   COUNT(C_RECV_REQUESTS);
 }
 

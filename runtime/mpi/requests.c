@@ -18,6 +18,7 @@ int req_is_complete(mpi_request *r) {
   if (r->flags & RF_ARMED) return 0; /* the notify frame will take the value */
   uint32_t v;
   if (!__emx_itake(&r->done, &v)) return 0;
+  req_took(r, v);
   r->flags |= RF_COMPLETE;
   return 1;
 }
@@ -31,7 +32,7 @@ static mpi_pool isq_pool = {.cell_bytes = sizeof(isq_entry)};
 void isq_add(kq_table *t, mpi_request *r) {
   isq_entry *e = r->isq_own.req ? pool_get(&isq_pool) : &r->isq_own;
   e->req = r;
-  e->key = kq_push(t, kq_pt(r->pe, r->tag), r->ctx, &e->link);
+  e->key = kq_push_inline(t, kq_pt(r->pe, r->tag), r->ctx, &e->link);
   r->isq_newest = e;
   ++r->isq_count;
   ++r->refs;
@@ -60,7 +61,7 @@ int isq_remove(kq_table *t, mpi_request *r) {
     }
   }
   kq_key *k = kq_find(t, kq_pt(r->pe, r->tag), r->ctx);
-  if (!k || !r->isq_count) return 0;
+  if (!k || !k->head || !r->isq_count) return 0;
   if (((isq_entry *)k->head)->req == r) { /* the usual case: requests resolve in order */
     (void)isq_take(t, k);
     return 1;
@@ -108,10 +109,11 @@ enum { N_REQ = 2 };
 static emx_thread_fn *notify_tmpl;
 
 static void notify(uint32_t value, uint32_t unused, uint32_t cont) {
-  (void)value, (void)unused, (void)cont;
+  (void)unused, (void)cont;
   uint32_t *f = emx_frame();
   mpi_request *r = (mpi_request *)(uintptr_t)f[N_REQ];
   emx_frame_free(f);
+  req_took(r, value);
   r->flags = (uint16_t)((r->flags & ~RF_ARMED) | RF_COMPLETE);
   waiter *w = r->waiter;
   if (w) {

@@ -24,10 +24,10 @@ void send_isq_removal(unsigned pe, uint32_t local_request, int recv_side) {
 
 /* The data by remote write, then the status, then completion; s completes too. */
 static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
-                             emx_gaddr_t rreq) {
+                             emx_gaddr_t rreq, int any_tag) {
   const uint32_t srctag = mpi_me | (uint32_t)s->tag << 16;
-  if (!put_short(pe, buf, cap, rreq, s->buf, s->capacity, srctag))
-    put_message(pe, buf, cap, rreq, s->buf, s->capacity, srctag);
+  if (!put_short(pe, buf, cap, rreq, s->buf, s->capacity, srctag, any_tag))
+    put_message(pe, buf, cap, rreq, s->buf, s->capacity, srctag, any_tag);
   req_complete(s);
   COUNT(C_ONE_SIDED);
 }
@@ -35,19 +35,20 @@ static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t
 /* A one-sided send decided in a handler, when the data must be paced (blocking): in a
  * computation of its own on this PE. The match is made already, so it may happen later. */
 static void one_sided_task(uint32_t *a) {
-  one_sided((mpi_request *)(uintptr_t)a[0], a[1], a[2], a[3], a[4]);
+  one_sided((mpi_request *)(uintptr_t)a[0], a[1], a[2], a[3], a[4], (int)a[5]);
 }
 /* Its own function: emx_spawn contains a suspension (for a remote PE), which would make
  * the handler save every callee-saved register. */
 static void __attribute__((noinline)) spawn_one_sided(mpi_request *s, unsigned pe, uint32_t buf,
-                                                      uint32_t cap, emx_gaddr_t rreq) {
-  const uint32_t args[5] = {(uint32_t)(uintptr_t)s, pe, buf, cap, rreq};
-  emx_spawn(mpi_me, one_sided_task, args, 5);
+                                                      uint32_t cap, emx_gaddr_t rreq,
+                                                      int any_tag) {
+  const uint32_t args[6] = {(uint32_t)(uintptr_t)s, pe, buf, cap, rreq, (uint32_t)any_tag};
+  emx_spawn(mpi_me, one_sided_task, args, 6);
 }
 static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
-                                   emx_gaddr_t rreq) {
-  if (transfer_paced(s->capacity)) spawn_one_sided(s, pe, buf, cap, rreq);
-  else one_sided(s, pe, buf, cap, rreq);
+                                   emx_gaddr_t rreq, int any_tag) {
+  if (transfer_paced(s->capacity)) spawn_one_sided(s, pe, buf, cap, rreq, any_tag);
+  else one_sided(s, pe, buf, cap, rreq, any_tag);
 }
 
 /* ---- Buffered protocol: a temporary buffer on the receiver ---------------------------- */
@@ -109,7 +110,7 @@ void send_start(mpi_request *s) {
     if (hit) {
       kq_pop(&mpi_assoc, key);
       recv_record *rr = (recv_record *)hit;
-      one_sided(s, s->pe, rr->buf, rr->capacity, rr->rreq);
+      one_sided(s, s->pe, rr->buf, rr->capacity, rr->rreq, kq_pt_tag(key->pt) == TAG_ANY16);
       /* The receiver filed its receive request as issued: no send request will come to
        * drop it, so tell it to forget it. */
       send_isq_removal(s->pe, (uint32_t)(uintptr_t)emx_gaddr_local(rr->rreq), 1);
@@ -124,12 +125,25 @@ void send_start(mpi_request *s) {
 
 /* ---- A receive request arrives ---------------------------------------------------------- */
 
-/* words: receive request, buffer, capacity; last: tag | context << 16. */
+/* The receive request's words (mpi_internal.h, RREQ_SHORT). */
 void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const unsigned pe = record_src(arg16);
   const uint32_t *w = record_words(pe);
-  const uint32_t pt = kq_pt(pe, last & 0xffff), ctx = last >> 16;
+  emx_gaddr_t rreq;
+  uint32_t cap, tag, ctx;
+  if (record_bits(arg16) & RREQ_SHORT) {
+    rreq = (emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT | (w[0] & EMX_GADDR_LOCAL_MASK);
+    ctx = w[0] >> EMX_GADDR_PE_SHIFT;
+    cap = last & 0xffff;
+    tag = last >> 16;
+  } else {
+    rreq = w[0];
+    cap = w[2];
+    tag = last & 0xffff;
+    ctx = last >> 16;
+  }
+  const uint32_t pt = kq_pt(pe, tag);
   kq_key *key;
   kq_link *issued = kq_match_fast(&mpi_isq_send, pt, ctx, &key);
   if (issued) {
@@ -138,15 +152,15 @@ void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
      * data is on its way to the receiver already; drop this receive request. */
     mpi_request *s = isq_take(&mpi_isq_send, key);
     COUNT(C_CONCURRENT);
-    if (s->proto != PROTO_BUFFERED) one_sided_from_handler(s, pe, w[1], w[2], w[0]);
+    if (s->proto != PROTO_BUFFERED) one_sided_from_handler(s, pe, w[1], cap, rreq, tag == TAG_ANY16);
     req_unref(s);
     return;
   }
   recv_record *rr = pool_get(&mpi_recv_record_pool);
-  rr->rreq = w[0];
+  rr->rreq = rreq;
   rr->buf = w[1];
-  rr->capacity = w[2];
-  kq_push(&mpi_assoc, pt, ctx, &rr->link);
+  rr->capacity = cap;
+  kq_push_inline(&mpi_assoc, pt, ctx, &rr->link);
 }
 EMX_HANDLER(mpi_h_rreq);
 
@@ -157,7 +171,7 @@ void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
   (void)addr;
   mpi_request *r = (mpi_request *)(uintptr_t)request;
   kq_table *t = record_bits(arg16) ? &mpi_isq_recv : &mpi_isq_send;
-  if (r->magic != REQ_MAGIC || !isq_remove(t, r))
+  if (r->magic != REQ_MAGIC || !isq_remove_fast(t, r))
     mpi_internal_error("removal of a request that is not in the request-issued queue");
   COUNT(C_REMOVALS);
   if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_unref_last(r);

@@ -26,7 +26,7 @@ static void __attribute__((noinline)) block_on(mpi_request *r) {
     return;
   }
   r->flags |= RF_READER;
-  (void)emx_iread(req_gaddr(r));
+  req_took(r, emx_iread(req_gaddr(r)));
   r->flags = (uint16_t)((r->flags & ~RF_READER) | RF_COMPLETE);
 }
 
@@ -98,42 +98,100 @@ static int complete_handle(MPI_Request *handle, MPI_Status *st, const char *fn) 
   return err ? mpi_error(comm, err, fn, "%s", truncation_message(&local)) : MPI_SUCCESS;
 }
 
-int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
-  mpi_request *r = *request;
-  /* The common case: an active, non-persistent, unarmed request; a receive's status
-   * without truncation. */
-  if (__builtin_expect(r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
-                           (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER)) ==
-                               RF_ACTIVE,
-                       1)) {
-    uint32_t v;
-    if (!(r->flags & RF_COMPLETE) && !__emx_itake(&r->done, &v)) block_on(r);
-    if (r->kind == REQ_RECV) {
-      if (__builtin_expect(r->bytes > r->capacity, 0)) {
-        r->flags |= RF_COMPLETE;
-        return complete_handle(request, status, fn);
-      }
-      if (status)
-        *status = (MPI_Status){(int)(r->srctag & 0xffff) - r->base_pe, (int)(r->srctag >> 16),
-                               MPI_SUCCESS, (int)r->bytes, 0};
-    } else if (status) {
-      empty_status(status);
-    }
-    r->flags |= RF_COMPLETE | RF_USER_FREED;
-    if (!r->refs) { /* else the last protocol reference gives it back */
-      r->magic = 0;
-      pool_put(&mpi_request_pool, r);
-    }
-    *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
+/* How a wait went (or-ed over the requests of one call). */
+enum { W_READY = 1, W_BLOCKED = 2 };
+
+/* A wait that finds a receive complete without having blocked lets the threads waiting
+ * in this PE's input buffer run before the program goes on (mpi_progress). They are
+ * protocol messages that came with or before the data: among them, receive requests
+ * of the peer for its next messages. Left waiting until this computation blocks, they
+ * would make our next sends to that peer miss them and take the send-request path. A
+ * wait that blocked has let them run already. */
+static int __attribute__((noinline)) progress_success(void) {
+  mpi_progress();
+  return MPI_SUCCESS;
+}
+
+/* The common case: an active, non-persistent, unarmed request. */
+static inline int plain(const mpi_request *r) {
+  return r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
+         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER)) == RF_ACTIVE;
+}
+
+/* A plain request that has completed: its status (a receive's, without truncation),
+ * and the cell goes back. Returns 0 if it must go the general way (truncated). */
+static inline int finish_plain(MPI_Request *request, mpi_request *r, MPI_Status *status) {
+  if (r->kind == REQ_RECV) {
+    if (__builtin_expect(r->bytes > r->capacity, 0)) return 0;
+    if (status)
+      *status = (MPI_Status){(int)(r->srctag & 0xffff) - r->base_pe, (int)(r->srctag >> 16),
+                             MPI_SUCCESS, (int)r->bytes, 0};
+  } else if (status) {
+    empty_status(status);
   }
+  r->flags |= RF_COMPLETE | RF_USER_FREED;
+  if (!r->refs) { /* else the last protocol reference gives it back */
+    r->magic = 0;
+    pool_put(&mpi_request_pool, r);
+  }
+  *request = MPI_REQUEST_NULL;
+  return 1;
+}
+
+/* Waits for one request and finishes it; or-s into *how. */
+static int wait_handle(MPI_Request *request, MPI_Status *status, const char *fn,
+                       unsigned *how) {
+  mpi_request *r = *request;
   int err;
+  if (plain(r)) {
+    uint32_t v;
+    if (r->flags & RF_COMPLETE) {
+    } else if (__emx_itake(&r->done, &v)) {
+      req_took(r, v);
+    } else {
+      block_on(r);
+      *how |= W_BLOCKED;
+    }
+    *how |= r->kind == REQ_RECV ? W_READY : 0;
+    if (finish_plain(request, r, status)) return MPI_SUCCESS;
+    r->flags |= RF_COMPLETE;
+    return complete_handle(request, status, fn);
+  }
   if (!active(request, fn, &err)) {
     empty_status(status);
     return err;
   }
-  if (!(r->flags & RF_COMPLETE) && !req_is_complete(r)) block_on(r);
+  if (!(r->flags & RF_COMPLETE) && !req_is_complete(r)) {
+    block_on(r);
+    *how |= W_BLOCKED;
+  }
+  *how |= r->kind == REQ_RECV ? W_READY : 0;
   return complete_handle(request, status, fn);
+}
+
+/* wait_handle for one request, with the progress rule. */
+static int __attribute__((noinline)) wait_one(MPI_Request *request, MPI_Status *status,
+                                              const char *fn) {
+  unsigned how = 0;
+  const int err = wait_handle(request, status, fn, &how);
+  if (how == W_READY) mpi_progress();
+  return err;
+}
+
+/* MPI_Wait and MPI_Recv: the common cases, which are on the latency path, as calls
+ * that end in tail calls, so that they save no registers. */
+int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
+  mpi_request *r = *request;
+  uint32_t v;
+  if (!plain(r) || r->bytes > r->capacity) return wait_one(request, status, fn);
+  if (!(r->flags & RF_COMPLETE)) {
+    if (!__emx_itake(&r->done, &v)) return wait_one(request, status, fn); /* blocks */
+    req_took(r, v);
+    if (r->bytes > r->capacity) return wait_one(request, status, fn);
+  }
+  const int recv = r->kind == REQ_RECV;
+  (void)finish_plain(request, r, status);
+  return recv ? progress_success() : MPI_SUCCESS;
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
@@ -163,11 +221,13 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 
 int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
   int result = MPI_SUCCESS;
+  unsigned how = 0;
   for (int k = 0; k < count; ++k) {
     MPI_Status *st = statuses ? &statuses[k] : MPI_STATUS_IGNORE;
-    const int err = MPI_Wait(&requests[k], st);
+    const int err = wait_handle(&requests[k], st, "MPI_Waitall", &how);
     if (err) result = MPI_ERR_IN_STATUS;
   }
+  if (how == W_READY) mpi_progress();
   return result;
 }
 

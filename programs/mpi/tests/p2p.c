@@ -469,6 +469,26 @@ static void test_status(void) {
   MPI_Get_elements(&st, three, &count);
   check(count == 10, "elements of 3 ints: %d", count);
   MPI_Type_free(&three);
+  /* A receive for MPI_ANY_TAG posted before the send (the sender matches it, so it
+   * writes the tag into the request) and one for a named tag (the receiver knows it). */
+  int three_out[3] = {me, 7, 9}, three_in[3] = {0, 0, 0}, one_in = 0;
+  MPI_Request rq[2], sq[2];
+  MPI_Irecv(three_in, 3, MPI_INT, prev, MPI_ANY_TAG, MPI_COMM_WORLD, &rq[0]);
+  MPI_Irecv(&one_in, 1, MPI_INT, prev, 74, MPI_COMM_WORLD, &rq[1]);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Isend(three_out, 3, MPI_INT, next, 72, MPI_COMM_WORLD, &sq[0]);
+  MPI_Isend(three_out, 1, MPI_INT, next, 74, MPI_COMM_WORLD, &sq[1]);
+  MPI_Status sts[2];
+  MPI_Waitall(2, rq, sts);
+  MPI_Waitall(2, sq, MPI_STATUSES_IGNORE);
+  int c0, c1;
+  MPI_Get_count(&sts[0], MPI_INT, &c0);
+  MPI_Get_count(&sts[1], MPI_INT, &c1);
+  check(c0 == 3 && sts[0].MPI_SOURCE == prev && sts[0].MPI_TAG == 72 && three_in[0] == prev &&
+            three_in[2] == 9,
+        "preposted any tag: count %d source %d tag %d", c0, sts[0].MPI_SOURCE, sts[0].MPI_TAG);
+  check(c1 == 1 && sts[1].MPI_SOURCE == prev && sts[1].MPI_TAG == 74 && one_in == prev,
+        "preposted tag 74: count %d source %d tag %d", c1, sts[1].MPI_SOURCE, sts[1].MPI_TAG);
   /* Truncation, with errors returned on this communicator. */
   MPI_Comm quiet;
   MPI_Comm_dup(MPI_COMM_WORLD, &quiet);
