@@ -11,7 +11,6 @@
  * so that programs with many tags do not fill memory with keys. */
 #include "mpi_internal.h"
 
-enum { KQ_IDLE_MAX = 64 };
 static mpi_pool key_pool = {.cell_bytes = sizeof(kq_key)};
 
 /* a is older than b (seq wraps around). */

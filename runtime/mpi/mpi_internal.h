@@ -96,10 +96,15 @@ kq_link *kq_match(const kq_table *t, uint32_t pt, uint32_t ctx, kq_key **found);
 void kq_key_emptied(kq_table *t, kq_key *k);
 /* Drops every idle key (MPI_Finalize, before counting the cells in use). */
 void kq_sweep(kq_table *t);
+enum { KQ_IDLE_MAX = 64 }; /* idle keys kept */
 /* Removes the head of key k (as kq_match found it); k is not valid after this. */
 static inline void kq_pop(kq_table *t, kq_key *k) {
   k->head = k->head->next;
-  if (!k->head) kq_key_emptied(t, k);
+  if (k->head) return;
+  if (__builtin_expect(kq_pt_tag(k->pt) == TAG_ANY16 || t->idle >= KQ_IDLE_MAX, 0))
+    kq_key_emptied(t, k);
+  else
+    ++t->idle;
 }
 /* kq_match for the common case inline: a concrete tag and no MPI_ANY_TAG key. */
 static inline kq_link *kq_match_fast(const kq_table *t, uint32_t pt, uint32_t ctx,
@@ -263,13 +268,27 @@ static inline void req_complete(mpi_request *r) {
  * when both are gone and the request is complete. */
 void req_unref(mpi_request *r);
 void req_unref_last(mpi_request *r); /* the references are gone: give back if freed */
+/* r has no references and the user freed it: the cell goes back unless r still runs. */
+static inline void req_reclaim(mpi_request *r) {
+  if ((r->flags & RF_ACTIVE) && !(r->flags & RF_COMPLETE)) return;
+  r->magic = 0;
+  pool_put(&mpi_request_pool, r);
+}
 void req_release(mpi_request *r);
 /* A request about to be started again (persistent) or new: clear completion state. */
 void req_reset(mpi_request *r);
 /* The request-issued queues: entries of their own (isq_entry) that name the request and
  * hold a reference, so that a persistent request can be started again while the entry
  * of its previous round waits for its removal packet. */
-void isq_add(kq_table *t, mpi_request *r);
+isq_entry *isq_extra_entry(void);
+static inline void isq_add(kq_table *t, mpi_request *r) {
+  isq_entry *e = __builtin_expect(r->isq_own.req != 0, 0) ? isq_extra_entry() : &r->isq_own;
+  e->req = r;
+  e->key = kq_push_inline(t, kq_pt(r->pe, r->tag), r->ctx, &e->link);
+  r->isq_newest = e;
+  ++r->isq_count;
+  ++r->refs;
+}
 /* Pops the head entry of `key` (found by kq_match); returns its request, whose reference
  * the caller now holds (req_unref). */
 mpi_request *isq_take(kq_table *t, kq_key *key);
@@ -417,7 +436,6 @@ static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
   return 1;
 }
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
-void issue_recv_request(mpi_request *r);
 /* Issues the receive requests held back behind wildcard-source receives that are all
  * matched now. */
 void release_held_requests(void);

@@ -165,7 +165,7 @@ static void posted_take(mpi_request *r) {
  * it in the request-issued queue, which is searched first, and an issued receive is older
  * than every receive still posted (those are wildcards and the receives held back behind
  * them). The sender may complete it by remote write at any time, with no thread here. */
-void issue_recv_request(mpi_request *r) {
+static inline __attribute__((always_inline)) void issue_recv_request(mpi_request *r) {
   if (r->flags & RF_IN_PRQ) {
     dl_remove(&r->prq);
     r->flags &= (uint16_t)~RF_IN_PRQ;

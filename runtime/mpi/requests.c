@@ -29,14 +29,7 @@ int req_is_complete(mpi_request *r) {
  * its previous round's entry still waits for its removal takes one from the pool. */
 static mpi_pool isq_pool = {.cell_bytes = sizeof(isq_entry)};
 
-void isq_add(kq_table *t, mpi_request *r) {
-  isq_entry *e = r->isq_own.req ? pool_get(&isq_pool) : &r->isq_own;
-  e->req = r;
-  e->key = kq_push_inline(t, kq_pt(r->pe, r->tag), r->ctx, &e->link);
-  r->isq_newest = e;
-  ++r->isq_count;
-  ++r->refs;
-}
+isq_entry *isq_extra_entry(void) { return pool_get(&isq_pool); }
 
 static void entry_free(mpi_request *r, isq_entry *e) {
   --r->isq_count;
@@ -79,9 +72,7 @@ int isq_remove(kq_table *t, mpi_request *r) {
 
 static void maybe_reclaim(mpi_request *r) {
   if (!(r->flags & RF_USER_FREED) || r->refs) return;
-  if ((r->flags & RF_ACTIVE) && !(r->flags & RF_COMPLETE)) return;
-  r->magic = 0;
-  pool_put(&mpi_request_pool, r);
+  req_reclaim(r);
 }
 
 void req_unref_last(mpi_request *r) { maybe_reclaim(r); }

@@ -125,7 +125,32 @@ void send_start(mpi_request *s) {
 
 /* ---- A receive request arrives ---------------------------------------------------------- */
 
-/* The receive request's words (mpi_internal.h, RREQ_SHORT). */
+/* A receive request arrived (rreq on PE pe, its buffer, capacity, tag and context). */
+static void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
+                                                   uint32_t cap, uint32_t tag, uint32_t ctx) {
+  const uint32_t pt = kq_pt(pe, tag);
+  kq_key *key;
+  kq_link *issued = kq_match_fast(&mpi_isq_send, pt, ctx, &key);
+  if (issued) {
+    /* Both sides issued requests for the same message. Sync and get: drop our send
+     * request (the receiver will), send by remote write, which is faster. Buffered: the
+     * data is on its way to the receiver already; drop this receive request. */
+    mpi_request *s = isq_take(&mpi_isq_send, key);
+    COUNT(C_CONCURRENT);
+    if (s->proto != PROTO_BUFFERED) one_sided_from_handler(s, pe, buf, cap, rreq, tag == TAG_ANY16);
+    req_unref(s);
+    return;
+  }
+  recv_record *rr = pool_get(&mpi_recv_record_pool);
+  rr->rreq = rreq;
+  rr->buf = buf;
+  rr->capacity = cap;
+  kq_push_inline(&mpi_assoc, pt, ctx, &rr->link);
+}
+
+/* The receive request's words (mpi_internal.h, RREQ_SHORT). The usual case, filed under
+ * a key that exists, with a record at hand and no send request of ours to meet, without
+ * a call: a handler that calls saves and restores every register it uses. */
 void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const unsigned pe = record_src(arg16);
@@ -144,23 +169,19 @@ void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
     ctx = last >> 16;
   }
   const uint32_t pt = kq_pt(pe, tag);
-  kq_key *key;
-  kq_link *issued = kq_match_fast(&mpi_isq_send, pt, ctx, &key);
-  if (issued) {
-    /* Both sides issued requests for the same message. Sync and get: drop our send
-     * request (the receiver will), send by remote write, which is faster. Buffered: the
-     * data is on its way to the receiver already; drop this receive request. */
-    mpi_request *s = isq_take(&mpi_isq_send, key);
-    COUNT(C_CONCURRENT);
-    if (s->proto != PROTO_BUFFERED) one_sided_from_handler(s, pe, w[1], cap, rreq, tag == TAG_ANY16);
-    req_unref(s);
+  recv_record *rr = mpi_recv_record_pool.free;
+  kq_key *issued = kq_find(&mpi_isq_send, pt, ctx), *key = kq_find(&mpi_assoc, pt, ctx);
+  if (__builtin_expect(!rr || tag == TAG_ANY16 || mpi_isq_send.any_keys || !key ||
+                           (issued && issued->head),
+                       0)) {
+    rreq_arrived(pe, rreq, w[1], cap, tag, ctx);
     return;
   }
-  recv_record *rr = pool_get(&mpi_recv_record_pool);
+  (void)pool_get(&mpi_recv_record_pool); /* rr */
   rr->rreq = rreq;
   rr->buf = w[1];
   rr->capacity = cap;
-  kq_push_inline(&mpi_assoc, pt, ctx, &rr->link);
+  (void)kq_push_inline(&mpi_assoc, pt, ctx, &rr->link); /* key exists: no call */
 }
 EMX_HANDLER(mpi_h_rreq);
 
@@ -174,7 +195,7 @@ void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
   if (r->magic != REQ_MAGIC || !isq_remove_fast(t, r))
     mpi_internal_error("removal of a request that is not in the request-issued queue");
   COUNT(C_REMOVALS);
-  if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_unref_last(r);
+  if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_reclaim(r);
   emx_end(); /* never blocks: no stack to give back */
 }
 EMX_HANDLER(mpi_h_remove);
