@@ -178,6 +178,15 @@ static int __attribute__((noinline)) wait_one(MPI_Request *request, MPI_Status *
   return err;
 }
 
+/* A plain request that is not complete: block, then finish (no progress to make). */
+static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_request *r,
+                                                   MPI_Status *status, const char *fn) {
+  block_on(r);
+  if (finish_plain(request, r, status)) return MPI_SUCCESS;
+  r->flags |= RF_COMPLETE;
+  return complete_handle(request, status, fn);
+}
+
 /* MPI_Wait and MPI_Recv: the common cases, which are on the latency path, as calls
  * that end in tail calls, so that they save no registers. */
 int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
@@ -185,7 +194,7 @@ int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
   uint32_t v;
   if (!plain(r) || r->bytes > r->capacity) return wait_one(request, status, fn);
   if (!(r->flags & RF_COMPLETE)) {
-    if (!__emx_itake(&r->done, &v)) return wait_one(request, status, fn); /* blocks */
+    if (!__emx_itake(&r->done, &v)) return wait_blocking(request, r, status, fn);
     req_took(r, v);
     if (r->bytes > r->capacity) return wait_one(request, status, fn);
   }
