@@ -17,7 +17,14 @@ int host_round(uint32_t rm) {
 }
 
 void enter(uint32_t rm) {
+#if defined(__SSE__)
+  // Called at every run(): clear the SSE flags (the only ones take_flags reads) directly,
+  // and only when one is up; feclearexcept rewrites the whole x87 environment too.
+  const unsigned csr = _mm_getcsr();
+  if (csr & 0x3d) _mm_setcsr(csr & ~0x3du);
+#else
   std::feclearexcept(FE_ALL_EXCEPT);
+#endif
   if (rm != kRne) std::fesetround(host_round(rm));
 }
 

@@ -21,26 +21,33 @@ const char* outcome_name(Outcome::Kind k) {
 // --- NetworkDriver -------------------------------------------------------------------
 
 NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
-                             uint64_t period_ps)
-    : sc_module(name), fabric_(fabric), ports_(ports), period_ps_(period_ps) {
+                             uint64_t period_ps, const std::vector<std::unique_ptr<pe::Pe>>& pes,
+                             const bool& stopping)
+    : sc_module(name),
+      fabric_(fabric),
+      ports_(ports),
+      period_ps_(period_ps),
+      pes_(pes),
+      stopping_(stopping) {
   SC_HAS_PROCESS(NetworkDriver);
   SC_METHOD(drive);  // a method: no stack to switch to at every network clock
 }
 
 void NetworkDriver::catch_up() {
-  process_through(sc_core::sc_time_stamp().value() / period_ps_);
+  // Called from a PE, this may have given the network earlier work than the driver is
+  // scheduled for: it must run then, or arrivals would be delivered late.
+  wake_at(process_through(sc_core::sc_time_stamp().value() / period_ps_));
 }
 
-void NetworkDriver::process_through(uint64_t now) {
+uint64_t NetworkDriver::process_through(uint64_t now) {
   // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
-  ports_.resolve(now, on_accept);
+  ports_.resolve(now, [this](unsigned ep, uint64_t stall, bool last) {
+    pes_[ep]->floating_send_accepted(stall, last);
+  });
   if (after_advance) after_advance(now + 1);
-  // Called from a PE, this may have given the network earlier work than the driver is
-  // scheduled for: it must run then, or arrivals would be delivered late.
-  const uint64_t next = next_time();
-  if (next != UINT64_MAX) wake_at(next);
+  return next_time();
 }
 
 // While no other process is due, the network may run ahead of SystemC time: every PE
@@ -50,17 +57,14 @@ void NetworkDriver::process_through(uint64_t now) {
 // be processed now, as the catch_up of the process that runs first at each clock would,
 // without a SystemC activation per network clock. Bounded by run_ahead_limit (the
 // simulation's end) and by a stop request.
-void NetworkDriver::run_ahead() {
-  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   for (;;) {
-    if (stopped && stopped()) return;
-    const uint64_t next = next_time();
-    if (next == UINT64_MAX || next >= run_ahead_limit) return;
+    if (stopping_ || next == UINT64_MAX || next >= run_ahead_limit) return next;
     const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
-    if (gap == sc_core::SC_ZERO_TIME) return;  // something runs at this time
+    if (gap == sc_core::SC_ZERO_TIME) return next;  // something runs at this time
     const uint64_t due = now + gap.value() / period_ps_;  // the next process's clock
-    if (next > due) return;
-    process_through(next);
+    if (next > due) return next;
+    next = process_through(next);
   }
 }
 
@@ -74,9 +78,8 @@ void NetworkDriver::wake_at(uint64_t cycle) {
 void NetworkDriver::drive() {
   wake_.cancel();  // we run now: an earlier wake-up request is served
   scheduled_ = 0;  // while we run, injections need no wake-up
-  catch_up();
-  run_ahead();
-  const uint64_t next = next_time();
+  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  const uint64_t next = run_ahead(now, process_through(now));
   scheduled_ = next;
   if (next == UINT64_MAX) {
     next_trigger(wake_);
@@ -94,12 +97,9 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   fabric_ = std::make_unique<net::Fabric>(cfg_.network, cfg_.pes);
   fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
-  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps());
+  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps(), pes_,
+                                            stopping_);
   driver_->run_ahead_limit = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
-  driver_->stopped = [this] { return stopping_; };
-  driver_->on_accept = [this](unsigned ep, uint64_t stall, bool last) {
-    pes_[ep]->floating_send_accepted(stall, last);
-  };
 
   pe::ThreadEntries entries;
   entries.thread_end = program.symbols().address_of("__emx_thread_end");
@@ -174,8 +174,8 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   if (ports_->deferred(src) ||
       (pe.lazy_sends() && !ports_->surely_room(src) && !accept_without_sync(src, cycle))) {
     p.seq = next_seq_++;
-    ports_->push_floating(p, cycle);
-    driver_->wake_at(ports_->next_time());
+    // Earlier work of the ports has its wake-up already: only a new check needs one.
+    driver_->wake_at(ports_->push_floating(p, cycle));
     return;
   }
   while (!ports_->surely_room(src)) {

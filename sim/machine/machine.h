@@ -35,26 +35,29 @@ const char* outcome_name(Outcome::Kind k);
 // everything up to and including the present clock, and any process may ask it to.
 class NetworkDriver : public sc_core::sc_module {
  public:
+  // `pes`: told when their floating sends are accepted; `stopping`: the simulation is
+  // stopping (run ahead no further). Both outlive the driver.
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
-                uint64_t period_ps);
+                uint64_t period_ps, const std::vector<std::unique_ptr<pe::Pe>>& pes,
+                const bool& stopping);
   void catch_up();             // process everything up to the present clock
   // Called after the network advanced (for trace sampling); empty: nothing.
   std::function<void(uint64_t now)> after_advance;
-  // A floating send of PE ep was accepted after `stall` clocks; `last`: none floats now.
-  std::function<void(unsigned ep, uint64_t stall, bool last)> on_accept;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
-  // Running ahead of SystemC time (run_ahead) stops before this clock, and when this
-  // says the simulation is stopping.
+  // Running ahead of SystemC time (run_ahead) stops before this clock.
   uint64_t run_ahead_limit = UINT64_MAX;
-  std::function<bool()> stopped;
  private:
   void drive();  // SC_METHOD
-  void process_through(uint64_t now);  // everything up to and including clock `now`
-  void run_ahead();
+  // Everything up to and including clock `now`; returns next_time() after it.
+  uint64_t process_through(uint64_t now);
+  // From clock `now` with the network's next work at `next`; returns the next work left.
+  uint64_t run_ahead(uint64_t now, uint64_t next);
   uint64_t next_time() const { return std::min(fabric_.next_event_time(), ports_.next_time()); }
   net::Fabric& fabric_;
   OutputPorts& ports_;
   uint64_t period_ps_;
+  const std::vector<std::unique_ptr<pe::Pe>>& pes_;
+  const bool& stopping_;
   sc_core::sc_event wake_;
   uint64_t scheduled_ = 0;  // the clock we will wake at for sure: no need to notify earlier
 };

@@ -15,10 +15,10 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   schedule(p.src, std::max(t, blocked_until_[p.src]));
 }
 
-void OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) {
+uint64_t OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) {
   Fifo<Floating>& f = floating_[p.src];
   f.items.push_back(Floating::of(p, provisional));
-  if (f.size() == 1) check_at(p.src, provisional + shift_[p.src]);
+  return f.size() == 1 ? check_at(p.src, provisional + shift_[p.src]) : UINT64_MAX;
 }
 
 void OutputPorts::flush(uint64_t limit) {

@@ -12,6 +12,7 @@
 
 #include "network/event_queue.h"
 #include "network/fabric.h"
+#include "sim/pe/fifo.h"
 
 namespace emx::machine {
 
@@ -63,8 +64,10 @@ class OutputPorts {
   // Floating sends, or stall clocks the execution unit has not taken yet: its clock is
   // provisional, so its next send floats too.
   bool deferred(unsigned ep) const { return floating(ep) || shift_[ep] != 0; }
-  // A send of the execution unit of `p.src` at provisional clock `provisional`.
-  void push_floating(const net::Packet& p, uint64_t provisional);
+  // A send of the execution unit of `p.src` at provisional clock `provisional`. Returns
+  // the clock at which resolve has new work for it, UINT64_MAX if none (its check is
+  // scheduled already: the sends before it float).
+  uint64_t push_floating(const net::Packet& p, uint64_t provisional);
   // The network has run up to clock now + 1 (events < now + 1): accept the floating
   // sends whose turn is at now + 1. on_accept(ep, stall clocks, last) for each; `last`:
   // no floating send of ep is left.
@@ -84,25 +87,8 @@ class OutputPorts {
     net::Packet p;
     bool reply;
   };
-  // A FIFO in a vector that keeps its storage (a deque allocates per block): the items
-  // from `head` on; emptied whenever it drains, compacted when a long run leaves more
-  // dead items than live ones.
   template <class T>
-  struct Fifo {
-    std::vector<T> items;
-    size_t head = 0;
-    size_t size() const { return items.size() - head; }
-    T& front() { return items[head]; }
-    void pop_front() {
-      if (++head == items.size()) {
-        items.clear();
-        head = 0;
-      } else if (head >= 64 && 2 * head >= items.size()) {
-        items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
-        head = 0;
-      }
-    }
-  };
+  using Fifo = pe::Fifo<T>;
   using Due = std::pair<uint64_t, unsigned>;  // (clock, endpoint)
   // Makes sure flush looks at `ep` at clock t: one entry per endpoint in due_ (its
   // earliest), not one per packet, keeps the heap as small as the number of PEs.
@@ -142,9 +128,10 @@ class OutputPorts {
   static_assert(sizeof(Floating) == 32, "two per cache line");
   // The front floating send of ep tries clock x: the check runs at network time x - 1.
   // (A check is scheduled only when the previous one of ep has run: none goes stale.)
-  void check_at(unsigned ep, uint64_t x) {
+  uint64_t check_at(unsigned ep, uint64_t x) {
     candidate_[ep] = x;
     checks_.push(x - 1, 0, ep);
+    return x - 1;
   }
   uint64_t next_check() const { return checks_.next_time(); }
   net::Fabric& fabric_;

@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <new>
 #include <vector>
 
@@ -36,14 +35,6 @@ LocalMemory::~LocalMemory() {
   munmap(bytes_, size_);
   munmap(tags_, size_ / 4);
 }
-
-uint32_t LocalMemory::read32(uint32_t addr) const {
-  uint32_t v;
-  std::memcpy(&v, bytes_ + addr, 4);
-  return v;
-}
-
-void LocalMemory::write32(uint32_t addr, uint32_t v) { std::memcpy(bytes_ + addr, &v, 4); }
 
 std::size_t LocalMemory::resident_bytes() const {
   return resident(bytes_, size_) + resident(tags_, size_ / 4);

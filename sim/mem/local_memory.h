@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace emx::mem {
 
@@ -32,8 +33,13 @@ class LocalMemory {
   uint8_t tag(uint32_t byte_addr) const { return tags_[byte_addr >> 2]; }
   void set_tag(uint32_t byte_addr, uint8_t t) { tags_[byte_addr >> 2] = t & kTagMask; }
 
-  uint32_t read32(uint32_t addr) const;
-  void write32(uint32_t addr, uint32_t v);
+  // Inline: the memory unit reads and writes a word per packet.
+  uint32_t read32(uint32_t addr) const {
+    uint32_t v;
+    std::memcpy(&v, bytes_ + addr, 4);
+    return v;
+  }
+  void write32(uint32_t addr, uint32_t v) { std::memcpy(bytes_ + addr, &v, 4); }
 
   // Host pages actually backing this memory (for the memory-footprint statistics).
   std::size_t resident_bytes() const;

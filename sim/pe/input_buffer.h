@@ -3,9 +3,9 @@
 // and never interrupts the running thread [paper]. Plain C++ (no SystemC).
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <stdexcept>
 
+#include "fifo.h"
 #include "pe_config.h"
 #include "thread_token.h"
 
@@ -41,14 +41,14 @@ class InputBuffer {
  private:
   const InputBufferConfig& cfg_;
   uint64_t spill_capacity_;
-  std::deque<ThreadToken> q_;
+  Fifo<ThreadToken> q_;
   uint64_t spilled_now_ = 0;
   // Pops not yet settled: (clock, whether the packet had spilled), oldest first.
   struct Pop {
     uint64_t at;
     bool spilled;
   };
-  std::deque<Pop> unsettled_;
+  Fifo<Pop> unsettled_;
   uint64_t spills_ = 0, refills_ = 0, max_ = 0;
 };
 

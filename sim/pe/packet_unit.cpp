@@ -26,21 +26,24 @@ uint32_t PacketUnit::local_word(const net::Packet& p, const char* what) const {
   return a;
 }
 
-net::Packet PacketUnit::reply_to(uint32_t cont, uint32_t value, const net::Packet& cause) const {
+// The effect's parts are built in place: a token or packet built apart and copied in
+// is stored in pieces and read back whole, which stalls the host's store forwarding.
+void PacketUnit::reply_to(PacketEffect& e, uint32_t cont, uint32_t value,
+                          const net::Packet& cause) const {
   if (gaddr_pe(cont) >= pe_count_)
     throw PacketError(fmt::format("{}: its continuation 0x{:08x} names PE {}, but the machine has "
                                   "{} PEs", describe_packet(cause), cont, gaddr_pe(cont), pe_count_));
-  net::Packet r;
+  net::Packet& r = e.reply.emplace();
   r.addr = cont;
   r.data = value;
   r.type = static_cast<uint8_t>(PacketType::invoke1);
   r.src = static_cast<uint16_t>(pe_);
   r.dst = static_cast<uint16_t>(gaddr_pe(cont));
-  return r;
 }
 
-ThreadToken PacketUnit::token(ThreadToken::Kind k, const net::Packet& p) const {
-  ThreadToken t;
+ThreadToken& PacketUnit::start_thread(PacketEffect& e, ThreadToken::Kind k,
+                                      const net::Packet& p) const {
+  ThreadToken& t = e.thread.emplace();
   t.kind = k;
   t.src = p.src;
   t.cont = p.addr;
@@ -48,21 +51,23 @@ ThreadToken PacketUnit::token(ThreadToken::Kind k, const net::Packet& p) const {
   return t;
 }
 
+// Every path returns `e`, so it is built in the caller's object (no copy out).
 PacketEffect PacketUnit::accept(const net::Packet& p) {
   PacketEffect e;
   switch (static_cast<PacketType>(p.type)) {
     case PacketType::invoke1:
-      e.thread = token(ThreadToken::Kind::invoke, p);
+      start_thread(e, ThreadToken::Kind::invoke, p);
       break;
     case PacketType::special:
-      e.thread = token(ThreadToken::Kind::special, p);
+      start_thread(e, ThreadToken::Kind::special, p);
       break;
     case PacketType::invoke2l:
     case PacketType::invoke2r:
-      return match(p, p.type == static_cast<uint8_t>(PacketType::invoke2l));
+      match(e, p, p.type == static_cast<uint8_t>(PacketType::invoke2l));
+      return e;
     case PacketType::syswr:
       if (!cfg_.direct_remote_access) {
-        e.thread = token(ThreadToken::Kind::twrite, p);
+        start_thread(e, ThreadToken::Kind::twrite, p);
         break;
       }
       mem_.write32(local_word(p, "SYSWR"), p.data);
@@ -71,23 +76,25 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
       return e;
     case PacketType::sysrd:
       if (!cfg_.direct_remote_access) {
-        e.thread = token(ThreadToken::Kind::tread, p);
+        start_thread(e, ThreadToken::Kind::tread, p);
         break;
       }
-      e.reply = reply_to(p.data, mem_.read32(local_word(p, "SYSRD")), p);
+      reply_to(e, p.data, mem_.read32(local_word(p, "SYSRD")), p);
       e.clocks = cfg_.sysrd_clocks;
       ++n_.sysrd;
       return e;
     case PacketType::twrite:
-      e.thread = token(ThreadToken::Kind::twrite, p);
+      start_thread(e, ThreadToken::Kind::twrite, p);
       break;
     case PacketType::tread:
-      e.thread = token(ThreadToken::Kind::tread, p);
+      start_thread(e, ThreadToken::Kind::tread, p);
       break;
     case PacketType::iwrite:
-      return istructure_write(p);
+      istructure_write(e, p);
+      return e;
     case PacketType::iread:
-      return istructure_read(p);
+      istructure_read(e, p);
+      return e;
     case PacketType::host:
       throw PacketError(describe_packet(p) + ": host packets go to the host, not to a PE");
   }
@@ -97,8 +104,7 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
   return e;
 }
 
-PacketEffect PacketUnit::match(const net::Packet& p, bool left) {
-  PacketEffect e;
+void PacketUnit::match(PacketEffect& e, const net::Packet& p, bool left) {
   e.clocks = cfg_.match_clocks;
   const uint32_t a = local_word(p, "matching slot");
   const uint8_t mine = left ? tag::kLeftWaiting : tag::kRightWaiting;
@@ -108,26 +114,23 @@ PacketEffect PacketUnit::match(const net::Packet& p, bool left) {
     throw PacketError(fmt::format("{}: the matching slot already holds a {} operand",
                                   describe_packet(p), left ? "left" : "right"));
   if (t & other) {  // the partner is waiting: fire the thread with both operands
-    ThreadToken k = token(ThreadToken::Kind::invoke, p);
     const uint32_t partner = mem_.read32(a);
+    ThreadToken& k = start_thread(e, ThreadToken::Kind::invoke, p);
     k.op0 = left ? p.data : partner;
     k.op1 = left ? partner : p.data;
     mem_.set_tag(a, t & ~other);
     --operands_waiting_;
     ++n_.matched;
     ++n_.threads;
-    e.thread = k;
   } else {  // first arrival: store the operand in the slot, mark it
     mem_.write32(a, p.data);
     mem_.set_tag(a, t | mine);
     ++operands_waiting_;
     ++n_.stored_operands;
   }
-  return e;
 }
 
-PacketEffect PacketUnit::istructure_write(const net::Packet& p) {
-  PacketEffect e;
+void PacketUnit::istructure_write(PacketEffect& e, const net::Packet& p) {
   e.clocks = cfg_.istructure_clocks;
   ++n_.iwrite;
   const uint32_t a = local_word(p, "I-structure");
@@ -135,18 +138,16 @@ PacketEffect PacketUnit::istructure_write(const net::Packet& p) {
   if (t & tag::kIsPresent)
     throw PacketError(describe_packet(p) + ": I-structure element written twice");
   if (t & tag::kIsReader) {  // a reader waits: hand it the value (read-once: consumed)
-    e.reply = reply_to(mem_.read32(a), p.data, p);
+    reply_to(e, mem_.read32(a), p.data, p);
     mem_.set_tag(a, t & ~tag::kIsReader);
     --readers_waiting_;
   } else {
     mem_.write32(a, p.data);
     mem_.set_tag(a, t | tag::kIsPresent);
   }
-  return e;
 }
 
-PacketEffect PacketUnit::istructure_read(const net::Packet& p) {
-  PacketEffect e;
+void PacketUnit::istructure_read(PacketEffect& e, const net::Packet& p) {
   e.clocks = cfg_.istructure_clocks;
   ++n_.iread;
   const uint32_t a = local_word(p, "I-structure");
@@ -155,7 +156,7 @@ PacketEffect PacketUnit::istructure_read(const net::Packet& p) {
     throw PacketError(describe_packet(p) +
                       ": a reader already waits on this read-once I-structure element");
   if (t & tag::kIsPresent) {  // the value is there: reply and consume it
-    e.reply = reply_to(p.data, mem_.read32(a), p);
+    reply_to(e, p.data, mem_.read32(a), p);
     mem_.set_tag(a, t & ~tag::kIsPresent);
   } else {  // defer: keep the continuation in the element
     mem_.write32(a, p.data);
@@ -163,7 +164,6 @@ PacketEffect PacketUnit::istructure_read(const net::Packet& p) {
     ++readers_waiting_;
     ++n_.deferred_reads;
   }
-  return e;
 }
 
 }  // namespace emx::pe

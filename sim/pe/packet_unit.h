@@ -46,11 +46,12 @@ class PacketUnit {
 
  private:
   uint32_t local_word(const net::Packet& p, const char* what) const;
-  net::Packet reply_to(uint32_t continuation, uint32_t value, const net::Packet& cause) const;
-  PacketEffect match(const net::Packet& p, bool left);
-  PacketEffect istructure_write(const net::Packet& p);
-  PacketEffect istructure_read(const net::Packet& p);
-  ThreadToken token(ThreadToken::Kind k, const net::Packet& p) const;
+  void reply_to(PacketEffect& e, uint32_t continuation, uint32_t value,
+                const net::Packet& cause) const;
+  void match(PacketEffect& e, const net::Packet& p, bool left);
+  void istructure_write(PacketEffect& e, const net::Packet& p);
+  void istructure_read(PacketEffect& e, const net::Packet& p);
+  ThreadToken& start_thread(PacketEffect& e, ThreadToken::Kind k, const net::Packet& p) const;
 
   unsigned pe_, pe_count_;
   mem::LocalMemory& mem_;
