@@ -22,28 +22,27 @@ uint64_t OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) 
 }
 
 void OutputPorts::flush(uint64_t limit) {
-  for (;;) {
-    drop_stale();
-    if (due_.empty() || due_.top().first > limit) break;
-    const unsigned ep = due_.top().second;
-    due_.pop();
-    scheduled_[ep] = UINT64_MAX;
+  // The endpoints in (clock, endpoint) order, each up to `limit`.
+  while (due_.first_clock() <= limit && due_.first_clock() != UINT64_MAX) {
+    const unsigned ep = due_.first();
+    uint64_t next = UINT64_MAX;
     auto& q = q_[ep];
     while (q.size()) {
       const uint64_t at = std::max(q.front().t, blocked_until_[ep]);
       if (at > limit) {
-        schedule(ep, at);
+        next = at;
         break;
       }
       if (!fabric_.can_inject(ep, at)) {  // the network's injection queue is full
         const uint64_t free = fabric_.earliest_slot_free(ep, at);
         blocked_until_[ep] = free == UINT64_MAX ? at + 1 : std::max(free, at + 1);
-        schedule(ep, blocked_until_[ep]);
+        next = blocked_until_[ep];
         break;
       }
       fabric_.inject(q.front().p, at);
       q.pop_front();
     }
+    due_.set(ep, next);
   }
 }
 

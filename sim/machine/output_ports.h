@@ -7,9 +7,9 @@
 #pragma once
 #include <cstdint>
 #include <algorithm>
-#include <queue>
 #include <vector>
 
+#include "earliest_clock.h"
 #include "network/event_queue.h"
 #include "network/fabric.h"
 #include "sim/pe/fifo.h"
@@ -22,7 +22,7 @@ class OutputPorts {
       : fabric_(fabric),
         q_(endpoints),
         blocked_until_(endpoints, 0),
-        scheduled_(endpoints, UINT64_MAX),
+        due_(endpoints),
         floating_(endpoints),
         shift_(endpoints, 0),
         candidate_(endpoints, UINT64_MAX),
@@ -44,9 +44,7 @@ class OutputPorts {
   void flush(uint64_t limit);
   // The earliest clock at which flush or resolve has work (UINT64_MAX: none).
   uint64_t next_time() const {
-    drop_stale();
-    const uint64_t due = due_.empty() ? UINT64_MAX : due_.top().first;
-    return std::min(due, next_check());
+    return std::min(due_.first_clock(), next_check());
   }
 
   // ---- Sends whose stall is settled later (lazy stall accounting) ----
@@ -89,17 +87,9 @@ class OutputPorts {
   };
   template <class T>
   using Fifo = pe::Fifo<T>;
-  using Due = std::pair<uint64_t, unsigned>;  // (clock, endpoint)
-  // Makes sure flush looks at `ep` at clock t: one entry per endpoint in due_ (its
-  // earliest), not one per packet, keeps the heap as small as the number of PEs.
+  // Makes sure flush looks at `ep` at clock t.
   void schedule(unsigned ep, uint64_t t) {
-    if (t >= scheduled_[ep]) return;
-    scheduled_[ep] = t;
-    due_.push({t, ep});
-  }
-  // Entries superseded by an earlier one for the same endpoint (a cache: mutable).
-  void drop_stale() const {
-    while (!due_.empty() && due_.top().first != scheduled_[due_.top().second]) due_.pop();
+    if (t < due_.at(ep)) due_.set(ep, t);
   }
   // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
   // is written when sent and read back up to a quantum later, usually from memory.
@@ -137,8 +127,7 @@ class OutputPorts {
   net::Fabric& fabric_;
   std::vector<Fifo<Entry>> q_;
   std::vector<uint64_t> blocked_until_;
-  std::vector<uint64_t> scheduled_;  // by endpoint: its entry in due_, UINT64_MAX: none
-  mutable std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  EarliestClock due_;  // by endpoint: the clock flush looks at it next
   std::vector<Fifo<Floating>> floating_;
   std::vector<uint64_t> shift_;      // by endpoint: accepted - provisional clock, last accepted
   std::vector<uint64_t> candidate_;  // by endpoint: the clock its front floating send tries
