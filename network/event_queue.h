@@ -65,14 +65,17 @@ class EventQueue {
     if (near_count_ == 0) return far_.empty() ? UINT64_MAX : far_.front().time;
     // Scan the bitmap cyclically from base_'s bucket: its word first (bits from base_
     // on), then the others, then that word again (bits below base_, the wrapped end).
+    // Called at least once per clock run (and by the caller after each advance): the
+    // common case, an event within the rest of base_'s word, is one shift and one ctz.
     const uint64_t start = base_ & mask_;
-    const size_t words = occupied_.size(), first = start / 64;
-    const uint64_t from_start = ~uint64_t(0) << (start % 64);
-    for (size_t step = 0; step <= words; ++step) {
-      const size_t w = (first + step) % words;
+    const size_t first = start / 64;
+    if (const uint64_t bits = occupied_[first] >> (start % 64))
+      return base_ + uint64_t(__builtin_ctzll(bits));
+    const size_t wrap = occupied_.size() - 1;  // the word count is a power of two: no division
+    for (size_t step = 1; step <= wrap + 1; ++step) {
+      const size_t w = (first + step) & wrap;
       uint64_t bits = occupied_[w];
-      if (step == 0) bits &= from_start;
-      if (step == words) bits &= ~from_start;
+      if (w == first) bits &= ~(~uint64_t(0) << (start % 64));
       if (bits) {
         const uint64_t bucket = w * 64 + uint64_t(__builtin_ctzll(bits));
         return base_ + ((bucket - start) & mask_);

@@ -41,7 +41,6 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       q.next_cls = uint16_t(c + 1);
     }
   outputs_.resize(links_ + endpoints_);
-  injection_done_.assign(endpoints_, 0);
   last_injection_.assign(endpoints_, 0);
   crossbar_next_.assign(endpoints_, 0);
   stats_.links.resize(links_);
@@ -55,11 +54,14 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   events_.reserve(packets + 64);
   dirty_.assign(outputs_.size(), 0);
   releases_.assign(outputs_.size(), 0);  // one per transfer started in a clock at most
-  // A clock's grants are needed until ready_delay_ or link_clocks later; the wheel's size
-  // is beyond both.
-  grants_.resize(events_.window());
-  heads_.resize(events_.window());
-  grants_mask_ = events_.window() - 1;
+  // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
+  // lists just beyond both (4 by default): a list reused every few clocks stays in cache,
+  // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
+  size_t rows = 1;
+  while (rows <= std::max(ready_delay_, link_clocks_)) rows *= 2;
+  grants_.resize(rows);
+  heads_.resize(rows);
+  grants_mask_ = rows - 1;
   spill_.resize(outputs_.size());
 }
 
@@ -123,7 +125,11 @@ EMX_NET_HOT void Fabric::request_output(uint32_t q) {
   w.ready = head.ready;
   w.queue = q;
   w.next = head.next_queue;
-  const uint32_t output = head.output;
+  request(head.output, w);
+}
+
+// Enters waiter w (a ready queue head) at `output`.
+EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   Output& out = outputs_[output];
   const uint32_t n = out.waiting;
   static_assert(kInlineWaiters == 2, "the fast path below");
@@ -233,7 +239,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   grant.output = output;
   grant.ready_queue = kNil;
   if (q < endpoints_) {
-    injection_done_[q] = done;
+    src.release_at = done;
   } else {
     // The upstream link may use the slot from this clock on: it must arbitrate then. If
     // it is busy until then anyway, the end of its transfer will; else a wake-up.
@@ -264,13 +270,17 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       if (ready_delay_ == link_clocks_) {
         grant.ready_queue = w.next;
       } else {
-        std::vector<uint32_t>& heads = heads_[now & grants_mask_];
+        std::vector<Head>& heads = heads_[now & grants_mask_];
         if (heads_clock_ != now) {
           heads_clock_ = now;
           heads.clear();
           events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
         }
-        heads.push_back(w.next);
+        // (append has just set the packet's next step; it stays the head until it asks.)
+        Head& head = heads.emplace_back();
+        head.queue = w.next;
+        head.next = slot.next_queue;
+        head.output = slot.output;
       }
     }
   } else {
@@ -322,7 +332,7 @@ void Fabric::schedule_releases(uint64_t now) {
 
 uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
   if (can_inject(endpoint, t)) return t;
-  if (queues_[endpoint].busy) return injection_done_[endpoint];
+  if (queues_[endpoint].busy) return queues_[endpoint].release_at;
   // The head has yet to start its transfer out, then takes a whole transfer to leave.
   const uint64_t next = events_.next_time();
   if (next == UINT64_MAX) return UINT64_MAX;
@@ -484,7 +494,13 @@ void Fabric::advance_to(uint64_t t) {
           }
           break;
         case kHeadsReady:
-          for (const uint32_t q : heads_[e.target]) request_output(q);
+          for (const Head& h : heads_[e.target]) {
+            Waiter w;
+            w.ready = now;  // = the clock they entered + ready_delay_
+            w.queue = h.queue;
+            w.next = h.next;
+            request(h.output, w);
+          }
           break;
         case kRelease: mark_dirty(queues_[e.target].upstream); break;
         case kCrossbarArrive: crossbar_arrive(e.target, now); break;

@@ -48,7 +48,7 @@ class Fabric {
   bool can_inject(uint32_t endpoint, uint64_t t) const {
     if (cfg_.topology == TopologyKind::crossbar) return true;
     const Queue& q = queues_[endpoint];
-    const uint32_t leaving = q.busy && injection_done_[endpoint] <= t ? 1 : 0;
+    const uint32_t leaving = q.busy && q.release_at <= t ? 1 : 0;
     return q.occupancy - leaving < cfg_.injection_queue_packets;
   }
   // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
@@ -65,7 +65,7 @@ class Fabric {
     const Queue& q = queues_[endpoint];
     if (q.occupancy < cfg_.injection_queue_packets) return 0;
     if (q.busy && q.occupancy - 1u < cfg_.injection_queue_packets)
-      return injection_done_[endpoint];
+      return q.release_at;
     return UINT64_MAX;
   }
   // The packet whose delivery into `endpoint` is under way (its ejection transfer has
@@ -138,9 +138,10 @@ class Fabric {
   // FIFO of words: the space of a packet being sent on frees as its words leave, so the
   // upstream link may use the slot from release_at (the first word gone) on. (Freeing it
   // after the last word would need 3 slots per class for one stream to keep a link
-  // busy.) What a hop touches of a queue is in one 32-byte record: in the machine the
-  // host's caches hold the state of 80 or more PEs between two network steps, so the
-  // number of cache lines per hop counts.
+  // busy.) An injection queue's slot frees when the transfer out ends: its release_at is
+  // that end (so can_inject reads one record). What a hop touches of a queue is in one
+  // 32-byte record: in the machine the host's caches hold the state of 80 or more PEs
+  // between two network steps, so the number of cache lines per hop counts.
   struct alignas(32) Queue {
     uint64_t release_at = kNever;  // clock its busy transfer frees a slot, or kNever
     uint32_t head = kNil, tail = kNil;
@@ -199,6 +200,7 @@ class Fabric {
   bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
   void request_output(uint32_t q);
+  void request(uint32_t output, const Waiter& w);
   void mark_dirty(uint32_t output);
   void arbitrate(uint32_t output, uint64_t now);
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now);
@@ -219,7 +221,6 @@ class Fabric {
   std::vector<Queue> queues_;
   std::vector<Output> outputs_;
   std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
-  std::vector<uint64_t> injection_done_;   // per endpoint: end of its head's transfer out
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
   // The outputs to arbitrate at the end of this clock, in the order they were marked
@@ -241,7 +242,14 @@ class Fabric {
   std::vector<std::vector<Grant>> grants_;
   uint64_t grants_mask_ = 0;
   uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
-  std::vector<std::vector<uint32_t>> heads_;
+  // The request of a packet that entered an idle queue, known then: it stays that queue's
+  // head, its next step unchanged, until it has asked (only a grant removes a head), and
+  // its ready time is the kHeadsReady event's clock. So asking touches neither the queue
+  // nor the slot (in the machine, cold lines by then).
+  struct Head {
+    uint32_t queue, next, output;
+  };
+  std::vector<std::vector<Head>> heads_;
   uint64_t heads_clock_ = kNever;   // the clock heads_ was last added to
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
