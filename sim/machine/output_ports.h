@@ -121,9 +121,10 @@ class OutputPorts {
   uint64_t check_at(unsigned ep, uint64_t x) {
     candidate_[ep] = x;
     checks_.push(x - 1, 0, ep);
+    next_check_ = std::min(next_check_, x - 1);
     return x - 1;
   }
-  uint64_t next_check() const { return checks_.next_time(); }
+  uint64_t next_check() const { return next_check_; }
   net::Fabric& fabric_;
   std::vector<Fifo<Entry>> q_;
   std::vector<uint64_t> blocked_until_;
@@ -132,6 +133,8 @@ class OutputPorts {
   std::vector<uint64_t> shift_;      // by endpoint: accepted - provisional clock, last accepted
   std::vector<uint64_t> candidate_;  // by endpoint: the clock its front floating send tries
   net::EventQueue checks_{64};  // at x - 1: the endpoints whose front tries clock x
+  // checks_.next_time(), kept: the driver asks at every clock, and a scan costs more.
+  uint64_t next_check_ = UINT64_MAX;
   uint32_t capacity_;
 };
 
@@ -157,6 +160,7 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       if (f.size()) check_at(ep, f.front().provisional + shift_[ep]);
       on_accept(ep, x - earliest, f.size() == 0);
     });
+    next_check_ = checks_.next_time();
   }
 }
 

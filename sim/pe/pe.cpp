@@ -14,9 +14,9 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
       machine_(machine),
       observer_(observer),
       memory_(cfg.pe.memory_bytes),
-      hart_(memory_, cfg.pe.timing),
-      input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit),
+      input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
+      hart_(memory_, cfg.pe.timing),
       dispatcher_(id, cfg.pe.threads, cfg.stack_top()),
       period_ps_(cfg.period_ps()) {
   hart_.set_env(this);

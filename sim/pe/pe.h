@@ -89,26 +89,29 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   const machine::MachineConfig& cfg_;
   MachinePort& machine_;
   PeObserver& observer_;
+  // What an arriving packet touches, together: at 80 PEs and more the host's caches lose a
+  // PE's state between two of its packets, so the number of cache lines per packet counts.
   mem::LocalMemory memory_;
-  iss::Hart hart_;
-  InputBuffer input_;
   PacketUnit packets_;
+  State state_ = State::idle;
+  trace::Tracer* tracer_ = nullptr;
+  uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
+  uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;
+  InputBuffer input_;
+  iss::Hart hart_;
   Dispatcher dispatcher_;
   uint64_t period_ps_;
   sc_core::sc_event token_ready_;
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
-  trace::Tracer* tracer_ = nullptr;
   const loader::SymbolTable* symbols_ = nullptr;
   uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
 
-  State state_ = State::idle;
   bool started_ = false;
   uint64_t thread_started_at_ = 0;
-  uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
-  // statistics
-  uint64_t packets_sent_ = 0, packets_received_ = 0, threads_ = 0, syncs_ = 0;
+  // statistics (packets_received_, memory_unit_cycles_ above)
+  uint64_t packets_sent_ = 0, threads_ = 0, syncs_ = 0;
   uint64_t busy_cycles_ = 0, idle_cycles_ = 0, dispatch_cycles_ = 0, send_stall_cycles_ = 0,
-           memory_unit_cycles_ = 0, exu_stall_cycles_ = 0;
+           exu_stall_cycles_ = 0;
 };
 
 }  // namespace emx::pe
