@@ -203,6 +203,8 @@ class Fabric {
   void request(uint32_t output, const Waiter& w);
   void mark_dirty(uint32_t output);
   void arbitrate(uint32_t output, uint64_t now);
+  void arbitrate_marked(uint64_t now);
+  void run_events(uint64_t now);
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now);
   void transfer_done(uint32_t output, uint64_t now);
   void schedule_releases(uint64_t now);
