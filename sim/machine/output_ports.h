@@ -20,20 +20,17 @@ class OutputPorts {
  public:
   OutputPorts(net::Fabric& fabric, unsigned endpoints, uint32_t capacity)
       : fabric_(fabric),
-        q_(endpoints),
-        blocked_until_(endpoints, 0),
+        port_(endpoints),
         due_(endpoints),
-        floating_(endpoints),
-        shift_(endpoints, 0),
         candidate_(endpoints, UINT64_MAX),
         capacity_(capacity) {}
 
   // Certainly room for one more packet of `ep` at any clock from now on: packets only
   // leave the output queue as time passes.
   bool surely_room(unsigned ep) const {
-    return fabric_.injection_queue_length(ep) + q_[ep].size() < capacity_;
+    return fabric_.injection_queue_length(ep) + port_[ep].q.size() < capacity_;
   }
-  bool empty(unsigned ep) const { return q_[ep].size() == 0; }
+  bool empty(unsigned ep) const { return port_[ep].q.size() == 0; }
 
   // A packet leaves `p.src` at clock t (not earlier than SystemC time), sent by the
   // execution unit or, `reply`, by the memory unit. At one clock the memory unit's
@@ -57,11 +54,11 @@ class OutputPorts {
   // the network at X - 1 (the rule of Machine::send). The execution unit takes the
   // stalls into its clock (take_shift) when it next does something whose effect depends
   // on its clock (ends a thread, reads the clock, a tag it must settle).
-  bool floating(unsigned ep) const { return floating_[ep].size() != 0; }
-  size_t floating_count(unsigned ep) const { return floating_[ep].size(); }
+  bool floating(unsigned ep) const { return port_[ep].floating.size() != 0; }
+  size_t floating_count(unsigned ep) const { return port_[ep].floating.size(); }
   // Floating sends, or stall clocks the execution unit has not taken yet: its clock is
   // provisional, so its next send floats too.
-  bool deferred(unsigned ep) const { return floating(ep) || shift_[ep] != 0; }
+  bool deferred(unsigned ep) const { return floating(ep) || port_[ep].shift != 0; }
   // A send of the execution unit of `p.src` at provisional clock `provisional`. Returns
   // the clock at which resolve has new work for it, UINT64_MAX if none (its check is
   // scheduled already: the sends before it float).
@@ -74,8 +71,8 @@ class OutputPorts {
   // The clocks the execution unit of ep has stalled, not yet in its clock; resets them.
   // Only when nothing of ep floats.
   uint64_t take_shift(unsigned ep) {
-    const uint64_t s = shift_[ep];
-    shift_[ep] = 0;
+    const uint64_t s = port_[ep].shift;
+    port_[ep].shift = 0;
     return s;
   }
 
@@ -125,12 +122,17 @@ class OutputPorts {
     return x - 1;
   }
   uint64_t next_check() const { return next_check_; }
+  // What one endpoint's sends touch, in one cache line.
+  struct alignas(64) Port {
+    Fifo<Entry> q;
+    Fifo<Floating> floating;
+    uint64_t blocked_until = 0;
+    uint64_t shift = 0;  // accepted - provisional clock, of the last floating send accepted
+  };
+  static_assert(sizeof(Port) == 64, "one cache line");
   net::Fabric& fabric_;
-  std::vector<Fifo<Entry>> q_;
-  std::vector<uint64_t> blocked_until_;
+  std::vector<Port> port_;
   EarliestClock due_;  // by endpoint: the clock flush looks at it next
-  std::vector<Fifo<Floating>> floating_;
-  std::vector<uint64_t> shift_;      // by endpoint: accepted - provisional clock, last accepted
   std::vector<uint64_t> candidate_;  // by endpoint: the clock its front floating send tries
   net::EventQueue checks_{64};  // at x - 1: the endpoints whose front tries clock x
   // checks_.next_time(), kept: the driver asks at every clock, and a scan costs more.
@@ -145,19 +147,19 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       const unsigned ep = e.target;
       const uint64_t x = candidate_[ep];
       candidate_[ep] = UINT64_MAX;
-      if (!(q_[ep].size() == 0 && fabric_.can_inject(ep, x))) {
+      if (!(port_[ep].q.size() == 0 && fabric_.can_inject(ep, x))) {
         const uint64_t free = fabric_.injection_room_from(ep);
         check_at(ep, free == UINT64_MAX ? x + 1 : std::max(x + 1, free));
         return;
       }
-      Fifo<Floating>& f = floating_[ep];
-      const uint64_t earliest = f.front().provisional + shift_[ep];
-      shift_[ep] = x - f.front().provisional;
+      Fifo<Floating>& f = port_[ep].floating;
+      const uint64_t earliest = f.front().provisional + port_[ep].shift;
+      port_[ep].shift = x - f.front().provisional;
       // The port is empty and the injection queue has room at x = the network's clock:
       // the packet enters it now, as flush would at x.
       fabric_.inject(f.front().packet(ep), x);
       f.pop_front();
-      if (f.size()) check_at(ep, f.front().provisional + shift_[ep]);
+      if (f.size()) check_at(ep, f.front().provisional + port_[ep].shift);
       on_accept(ep, x - earliest, f.size() == 0);
     });
     next_check_ = checks_.next_time();

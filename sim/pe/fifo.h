@@ -1,33 +1,55 @@
-// A FIFO in a vector that keeps its storage (a std::deque allocates and frees a block
-// every few items): the items from `head` on; emptied whenever it drains, compacted when
-// a long run leaves more dead items than live ones. For the per-packet queues of the PEs
-// and their output ports.
+// A FIFO in a ring buffer whose capacity doubles when it fills: no allocation once it has
+// grown to its working size (a std::deque allocates and frees a block every few items),
+// and its few cache lines are reused round and round, so they tend to stay in the host's
+// caches. 24 bytes, so that a PE's queues share a cache line with its other state. For
+// the per-packet queues of the PEs and their output ports.
 #pragma once
 #include <cstddef>
-#include <vector>
+#include <cstdint>
+#include <memory>
 
 namespace emx::pe {
 
 template <class T>
-struct Fifo {
-  std::vector<T> items;
-  size_t head = 0;
-  size_t size() const { return items.size() - head; }
-  bool empty() const { return items.size() == head; }
-  T& front() { return items[head]; }
-  const T& front() const { return items[head]; }
-  void push_back(const T& v) { items.push_back(v); }
-  void pop_front() {
-    if (++head == items.size()) {
-      items.clear();
-      head = 0;
-    } else if (head >= 64 && 2 * head >= items.size()) {
-      items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
-      head = 0;
-    }
+class Fifo {
+ public:
+  Fifo() = default;
+  Fifo(Fifo&&) noexcept = default;
+  Fifo& operator=(Fifo&&) noexcept = default;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // The k-th item from the front.
+  T& operator[](size_t k) { return buf_[(head_ + k) & mask_]; }
+  const T& operator[](size_t k) const { return buf_[(head_ + k) & mask_]; }
+  T& front() { return buf_[head_]; }
+  const T& front() const { return buf_[head_]; }
+  void push_back(const T& v) {
+    if (!buf_ || size_ == mask_ + 1) grow();
+    buf_[(head_ + size_++) & mask_] = v;
   }
-  typename std::vector<T>::const_iterator begin() const { return items.begin() + std::ptrdiff_t(head); }
-  typename std::vector<T>::const_iterator end() const { return items.end(); }
+  void pop_front() {
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
+  // Inserts v before the k-th item (k <= size()); meant for k near the back.
+  void insert(size_t k, const T& v) {
+    push_back(v);
+    for (size_t i = size_ - 1; i > k; --i) (*this)[i] = (*this)[i - 1];
+    (*this)[k] = v;
+  }
+
+ private:
+  void grow() {
+    const uint32_t capacity = buf_ ? 2 * (mask_ + 1) : 8;
+    std::unique_ptr<T[]> b(new T[capacity]);
+    for (size_t k = 0; k < size_; ++k) b[k] = (*this)[k];
+    buf_ = std::move(b);
+    head_ = 0;
+    mask_ = capacity - 1;
+  }
+  std::unique_ptr<T[]> buf_;
+  uint32_t head_ = 0, size_ = 0, mask_ = 0;
 };
 
 }  // namespace emx::pe

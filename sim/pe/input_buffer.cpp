@@ -8,7 +8,7 @@ uint32_t InputBuffer::push(ThreadToken t, uint64_t arrival) {
   // Pops before this arrival are before it for the hardware too; the rest are after.
   while (!unsettled_.empty() && unsettled_.front().at < arrival) unsettled_.pop_front();
   uint64_t occupancy = q_.size() + unsettled_.size(), spilled = spilled_now_;
-  for (const Pop& p : unsettled_) spilled += p.spilled;
+  for (size_t k = 0; k < unsettled_.size(); ++k) spilled += unsettled_[k].spilled;
   uint32_t clocks = 0;
   if (occupancy >= cfg_.onchip_packets) {
     if (spilled >= spill_capacity_)
