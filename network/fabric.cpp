@@ -60,7 +60,6 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   size_t rows = 1;
   while (rows <= std::max(ready_delay_, link_clocks_)) rows *= 2;
   grants_.resize(rows);
-  heads_.resize(rows);
   grants_mask_ = rows - 1;
   spill_.resize(outputs_.size());
 }
@@ -126,6 +125,15 @@ EMX_NET_HOT void Fabric::request_output(uint32_t q) {
   w.queue = q;
   w.next = head.next_queue;
   request(head.output, w);
+}
+
+// The request of the packet that grant g moved into an idle queue, at its ready time.
+EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now) {
+  Waiter w;
+  w.ready = now;  // = the grant's clock + ready_delay_
+  w.queue = g.ready_queue;
+  w.next = g.next;
+  request(g.next_output, w);
 }
 
 // Enters waiter w (a ready queue head) at `output`.
@@ -266,21 +274,13 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       // that enter an idle queue this clock, in the same order: one kHeadsReady event
       // for them all (at the first one's place). When that is the clock the transfers
       // end (cut-through with routing_clocks = clocks_per_word), their events alternate:
-      // kTransfersDone handles both.
-      if (ready_delay_ == link_clocks_) {
-        grant.ready_queue = w.next;
-      } else {
-        std::vector<Head>& heads = heads_[now & grants_mask_];
-        if (heads_clock_ != now) {
-          heads_clock_ = now;
-          heads.clear();
-          events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
-        }
-        // (append has just set the packet's next step; it stays the head until it asks.)
-        Head& head = heads.emplace_back();
-        head.queue = w.next;
-        head.next = slot.next_queue;
-        head.output = slot.output;
+      // kTransfersDone handles both. (append has just set the packet's next step.)
+      grant.ready_queue = w.next;
+      grant.next = slot.next_queue;
+      grant.next_output = slot.output;
+      if (ready_delay_ != link_clocks_ && heads_clock_ != now) {
+        heads_clock_ = now;
+        events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
       }
     }
   } else {
@@ -482,17 +482,12 @@ void Fabric::deliver(uint32_t s, uint64_t now) {
       case kTransfersDone:
         for (const Grant& g : grants_[e.target]) {
           transfer_done(g.output, now);
-          if (ready_delay_ == link_clocks_ && g.ready_queue != kNil) request_output(g.ready_queue);
+          if (ready_delay_ == link_clocks_ && g.ready_queue != kNil) request_new_head(g, now);
         }
         break;
       case kHeadsReady:
-        for (const Head& h : heads_[e.target]) {
-          Waiter w;
-          w.ready = now;  // = the clock they entered + ready_delay_
-          w.queue = h.queue;
-          w.next = h.next;
-          request(h.output, w);
-        }
+        for (const Grant& g : grants_[e.target])
+          if (g.ready_queue != kNil) request_new_head(g, now);
         break;
       case kRelease: mark_dirty(queues_[e.target].upstream); break;
       case kCrossbarArrive: crossbar_arrive(e.target, now); break;

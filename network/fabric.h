@@ -201,6 +201,8 @@ class Fabric {
   void schedule_head(uint32_t q, uint64_t now);
   void request_output(uint32_t q);
   void request(uint32_t output, const Waiter& w);
+  struct Grant;
+  void request_new_head(const Grant& g, uint64_t now);
   void mark_dirty(uint32_t output);
   void arbitrate(uint32_t output, uint64_t now);
   void arbitrate_marked(uint64_t now);
@@ -233,26 +235,23 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
-  // The transfers started in a clock (grants_[clock & grants_mask_]), in order, and the
-  // queues they made the new head of an idle queue (heads_, the same way), which ask for
-  // an output ready_delay_ later: kTransfersDone and kHeadsReady events name them. (When
-  // ready_delay_ == link_clocks, each grant names its queue or kNil instead.)
+  // The transfers started in a clock (grants_[clock & grants_mask_]), in order, each with
+  // the queue it made the new head of an idle queue (or kNil), which asks for an output
+  // ready_delay_ later: kTransfersDone and kHeadsReady events name the list. (When
+  // ready_delay_ == link_clocks, kTransfersDone does both, grant by grant.) The new head's
+  // request is known when it enters: it stays that queue's head, its next step unchanged,
+  // until it has asked (only a grant removes a head), and its ready time is the event's
+  // clock. So asking touches neither the queue nor the slot (in the machine, cold lines).
   struct Grant {
     uint32_t output;
-    uint32_t ready_queue;
+    uint32_t ready_queue;  // the idle queue its packet entered, or kNil
+    uint32_t next;         // that packet's request: the buffer it needs next, its output
+    uint32_t next_output;
   };
   std::vector<std::vector<Grant>> grants_;
   uint64_t grants_mask_ = 0;
   uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
-  // The request of a packet that entered an idle queue, known then: it stays that queue's
-  // head, its next step unchanged, until it has asked (only a grant removes a head), and
-  // its ready time is the kHeadsReady event's clock. So asking touches neither the queue
-  // nor the slot (in the machine, cold lines by then).
-  struct Head {
-    uint32_t queue, next, output;
-  };
-  std::vector<std::vector<Head>> heads_;
-  uint64_t heads_clock_ = kNever;   // the clock heads_ was last added to
+  uint64_t heads_clock_ = kNever;   // the clock whose grants' kHeadsReady is pushed
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
