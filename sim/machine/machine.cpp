@@ -38,9 +38,17 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
 }
 
 void NetworkDriver::catch_up() {
+  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  // Most calls find the network processed through this clock already (another PE's
+  // catch-up, or the driver running ahead) and no packet pushed since: nothing to do, and
+  // the next work is what that processing found.
+  if (now < processed_ && ports_.pushes() == pushes_seen_) {
+    wake_at(next_);
+    return;
+  }
   // Called from a PE, this may have given the network earlier work than the driver is
   // scheduled for: it must run then, or arrivals would be delivered late.
-  wake_at(process_through(sc_core::sc_time_stamp().value() / period_ps_));
+  wake_at(process_through(now));
 }
 
 uint64_t NetworkDriver::process_through(uint64_t now) {
@@ -51,7 +59,10 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
     pes_[ep]->floating_send_accepted(stall, last);
   });
   if (after_advance) after_advance(now + 1);
-  return next_time();
+  processed_ = std::max(processed_, now + 1);
+  pushes_seen_ = ports_.pushes();
+  next_ = next_time();
+  return next_;
 }
 
 // While no other process is due, the network may run ahead of SystemC time: every PE

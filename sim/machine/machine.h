@@ -60,6 +60,10 @@ class NetworkDriver : public sc_core::sc_module {
   const bool& stopping_;
   sc_core::sc_event wake_;
   uint64_t scheduled_ = 0;  // the clock we will wake at for sure: no need to notify earlier
+  // Every clock before processed_ has been processed; OutputPorts::pushes() and
+  // next_time() after the last processing: while no packet is pushed, processing those
+  // clocks again changes nothing (catch_up).
+  uint64_t processed_ = 0, pushes_seen_ = 0, next_ = UINT64_MAX;
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {

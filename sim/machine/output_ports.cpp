@@ -5,6 +5,7 @@
 namespace emx::machine {
 
 void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
+  ++pushes_;
   Port& port = port_[p.src];
   auto& q = port.q;
   // Execution-unit packets come in time order; a memory-unit reply may be earlier than
@@ -16,6 +17,7 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
 }
 
 uint64_t OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) {
+  ++pushes_;
   Port& port = port_[p.src];
   Fifo<Floating>& f = port.floating;
   f.push_back(Floating::of(p, provisional));

@@ -39,6 +39,9 @@ class OutputPorts {
   // Moves every packet due by clock `limit` into the network, in time order per PE; a
   // packet that finds the network's injection queue full waits for its slot.
   void flush(uint64_t limit);
+  // Counts the packets pushed (floating or not): unchanged, flush and resolve have no
+  // more work up to the clocks they last ran to.
+  uint64_t pushes() const { return pushes_; }
   // The earliest clock at which flush or resolve has work (UINT64_MAX: none).
   uint64_t next_time() const {
     return std::min(due_.first_clock(), next_check());
@@ -138,6 +141,7 @@ class OutputPorts {
   // checks_.next_time(), kept: the driver asks at every clock, and a scan costs more.
   uint64_t next_check_ = UINT64_MAX;
   uint32_t capacity_;
+  uint64_t pushes_ = 0;
 };
 
 template <class OnAccept>
