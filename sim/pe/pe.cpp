@@ -110,11 +110,17 @@ bool Pe::lazy_sends() const {
 
 void Pe::floating_send_accepted(uint64_t stall, bool last) {
   send_stall_cycles_ += stall;
-  if (last) sends_settled_.notify(sc_core::SC_ZERO_TIME);
+  // Only settle_sends waits for it: a notification nobody waits for would still be
+  // pending activity, which stops the network driver's run ahead.
+  if (last && settling_) sends_settled_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Pe::settle_sends(iss::Hart& h) {
-  while (machine_.floating_sends(id_)) wait(sends_settled_);
+  while (machine_.floating_sends(id_)) {
+    settling_ = true;
+    wait(sends_settled_);
+    settling_ = false;
+  }
   h.cycles += machine_.take_send_stall(id_);
 }
 

@@ -103,6 +103,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   uint64_t period_ps_;
   sc_core::sc_event token_ready_;
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  bool settling_ = false;            // settle_sends waits for sends_settled_
   const loader::SymbolTable* symbols_ = nullptr;
   uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
 
