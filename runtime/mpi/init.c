@@ -57,8 +57,8 @@ int MPI_Init(int *argc, char ***argv) {
   matching_init();
   comm_init();
   mpi_initialized = 1;
-  /* No protocol message may reach a PE before its tables exist. */
-  emx_barrier();
+  /* No protocol message may reach a PE before its tables exist: a barrier. */
+  rreq_pairs_agree();
   return MPI_SUCCESS;
 }
 

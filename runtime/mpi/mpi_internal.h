@@ -394,12 +394,33 @@ extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
-/* A receive request is four words: its address, buffer, capacity, tag | context << 16;
- * or, flagged RREQ_SHORT when the context is below RREQ_SHORT_CTX and the capacity
- * below 64 KiB, three: its local word address | context << 22 (the PE is the
- * packets' source), buffer, capacity | tag << 16. One packet fewer for the receives
- * that programs post in advance. */
-enum { RREQ_SHORT = 1, RREQ_SHORT_CTX = 1u << (32 - EMX_GADDR_PE_SHIFT) };
+/* A receive request is four words: its address, buffer, capacity, tag | context << 16.
+ * Packed forms save packets and threads on the receives that programs post in advance
+ * (the PE of the request is the packets' source, so its local word address of 22 bits
+ * is enough):
+ * - two words, as a 2-input thread invocation (inv2l, inv2r) into the frame that every
+ *   PE keeps for each source (mpi_rreq_frames[source], slot context + 1): the memory
+ *   unit holds the first word until the second comes, so the request is one thread, as
+ *   EM-X's remote thread invocation with two arguments. For a word-aligned buffer of at
+ *   most 4092 bytes, a tag below 1023 (or MPI_ANY_TAG), a context below 31, and the
+ *   default frame size: the request | capacity in words << 22; the buffer's word
+ *   address | tag << 22 (1023: MPI_ANY_TAG).
+ * - RREQ_SHORT, three words, for a context below 1024 and a capacity below 64 KiB: the
+ *   request | context << 22; the buffer; capacity | tag << 16. */
+enum {
+  RREQ_SHORT = 1,
+  RREQ_SHORT_CTX = 1u << (32 - EMX_GADDR_PE_SHIFT),
+  RREQ_PAIR_CTX = 31,
+  RREQ_PAIR_WORDS = 1u << (32 - EMX_GADDR_PE_SHIFT),
+  RREQ_PAIR_ANY = (1u << (32 - EMX_GADDR_PE_SHIFT)) - 1,
+};
+/* Frames for the two-word receive requests, by source PE, at the same address on every
+ * PE. Used when mpi_rreq_pairs (the default frame size, and the PEs agree on the
+ * address: rreq_pairs_agree). */
+extern emx_static_frame_t *mpi_rreq_frames;
+extern int mpi_rreq_pairs;
+void rreq_pairs_init(void);
+void rreq_pairs_agree(void);
 
 /* A receive request filed on the sender's PE: the associative memory's items. */
 typedef struct {

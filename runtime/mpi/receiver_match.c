@@ -173,9 +173,15 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
   isq_add(&mpi_isq_recv, r);
   /* A one-sided send writes the source and tag only for MPI_ANY_TAG (put_short). */
   r->srctag = r->pe | (uint32_t)r->tag << 16;
-  const uint32_t buf = (uint32_t)(uintptr_t)r->buf;
-  if (r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
-    const uint32_t w[3] = {((uint32_t)(uintptr_t)&r->done >> 2) | (uint32_t)r->ctx << 22, buf,
+  const uint32_t buf = (uint32_t)(uintptr_t)r->buf, word = (uint32_t)(uintptr_t)&r->done >> 2;
+  if (mpi_rreq_pairs && r->ctx < RREQ_PAIR_CTX && ((buf | r->capacity) & 3) == 0 &&
+      r->capacity < 4 * RREQ_PAIR_WORDS && (r->tag < RREQ_PAIR_ANY || r->tag == TAG_ANY16)) {
+    const uint32_t tag = r->tag == TAG_ANY16 ? RREQ_PAIR_ANY : r->tag;
+    const emx_gaddr_t slot = emx_gaddr(r->pe, &mpi_rreq_frames[mpi_me].slot[r->ctx]);
+    emx_send(EMX_PKT_invoke2l, slot, word | r->capacity << 20);
+    emx_send(EMX_PKT_invoke2r, slot, buf >> 2 | tag << EMX_GADDR_PE_SHIFT);
+  } else if (r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
+    const uint32_t w[3] = {word | (uint32_t)r->ctx << EMX_GADDR_PE_SHIFT, buf,
                            r->capacity | (uint32_t)r->tag << 16};
     record_send(r->pe, mpi_idx_rreq, RREQ_SHORT, w, 3);
   } else {

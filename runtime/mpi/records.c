@@ -39,6 +39,7 @@ void records_init(void) {
   mpi_idx_rreq = EMX_HANDLER_INDEX(mpi_h_rreq);
   mpi_idx_sreq = EMX_HANDLER_INDEX(mpi_h_sreq);
   mpi_idx_remove = EMX_HANDLER_INDEX(mpi_h_remove);
+  rreq_pairs_init();
   mpi_staging = calloc(emx_pe_count() * RECORD_STAGED, sizeof *mpi_staging);
   if (!mpi_staging) mpi_internal_error("no memory for the staging of protocol messages");
 }

@@ -148,42 +148,78 @@ static void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq
   kq_push_inline(&mpi_assoc, pt, ctx, &rr->link);
 }
 
-/* The receive request's words (mpi_internal.h, RREQ_SHORT). The usual case, filed under
- * a key that exists, with a record at hand and no send request of ours to meet, without
- * a call: a handler that calls saves and restores every register it uses. */
-void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
-  (void)addr;
-  const unsigned pe = record_src(arg16);
-  const uint32_t *w = record_words(pe);
-  emx_gaddr_t rreq;
-  uint32_t cap, tag, ctx;
-  if (record_bits(arg16) & RREQ_SHORT) {
-    rreq = (emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT | (w[0] & EMX_GADDR_LOCAL_MASK);
-    ctx = w[0] >> EMX_GADDR_PE_SHIFT;
-    cap = last & 0xffff;
-    tag = last >> 16;
-  } else {
-    rreq = w[0];
-    cap = w[2];
-    tag = last & 0xffff;
-    ctx = last >> 16;
-  }
+/* Files a receive request that arrived. The usual case, under a key that exists, with a
+ * record at hand and no send request of ours to meet, without a call: a thread that
+ * calls saves and restores every register it uses. */
+static inline __attribute__((always_inline)) void rreq_file(unsigned pe, emx_gaddr_t rreq,
+                                                            uint32_t buf, uint32_t cap,
+                                                            uint32_t tag, uint32_t ctx) {
   const uint32_t pt = kq_pt(pe, tag);
   recv_record *rr = mpi_recv_record_pool.free;
   kq_key *issued = kq_find(&mpi_isq_send, pt, ctx), *key = kq_find(&mpi_assoc, pt, ctx);
   if (__builtin_expect(!rr || tag == TAG_ANY16 || mpi_isq_send.any_keys || !key ||
                            (issued && issued->head),
                        0)) {
-    rreq_arrived(pe, rreq, w[1], cap, tag, ctx);
+    rreq_arrived(pe, rreq, buf, cap, tag, ctx);
     return;
   }
   (void)pool_get(&mpi_recv_record_pool); /* rr */
   rr->rreq = rreq;
-  rr->buf = w[1];
+  rr->buf = buf;
   rr->capacity = cap;
   (void)kq_push_inline(&mpi_assoc, pt, ctx, &rr->link); /* key exists: no call */
 }
+
+/* A receive request in three or four words (mpi_internal.h, RREQ_SHORT). */
+void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  const uint32_t *w = record_words(pe);
+  if (record_bits(arg16) & RREQ_SHORT)
+    rreq_file(pe, (emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT | (w[0] & EMX_GADDR_LOCAL_MASK), w[1],
+              last & 0xffff, last >> 16, w[0] >> EMX_GADDR_PE_SHIFT);
+  else
+    rreq_file(pe, w[0], w[1], w[2], last & 0xffff, last >> 16);
+}
+
 EMX_HANDLER(mpi_h_rreq);
+
+/* A receive request in two words, the 2-input thread of the frame kept for its source
+ * (mpi_internal.h): the frame names the source, the slot the context. */
+emx_static_frame_t *mpi_rreq_frames;
+int mpi_rreq_pairs;
+
+static void mpi_t_rreq(uint32_t left, uint32_t right, uint32_t cont) {
+  const emx_static_frame_t *f = emx_frame();
+  const unsigned pe = (unsigned)(f - mpi_rreq_frames);
+  const uint32_t tag = right >> EMX_GADDR_PE_SHIFT;
+  rreq_file(pe, (emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT | (left & EMX_GADDR_LOCAL_MASK),
+            (right & EMX_GADDR_LOCAL_MASK) << 2, (left >> EMX_GADDR_PE_SHIFT) * 4,
+            tag == RREQ_PAIR_ANY ? TAG_ANY16 : tag,
+            (cont & EMX_GADDR_LOCAL_MASK) - ((uint32_t)(uintptr_t)f >> 2) - 1);
+}
+
+/* The frames, one per source PE, in one block aligned to the frame size. Every PE has
+ * run the same code up to MPI_Init, so the block is normally at the same address on
+ * every PE; rreq_pairs_agree checks that, and the two-word form is used only then. */
+void rreq_pairs_init(void) {
+  static const emx_thread_fn tmpl[32] = {[0 ... 31] = mpi_t_rreq};
+  const unsigned fb = sizeof(emx_static_frame_t), n = emx_pe_count();
+  if (emx_frame_words() * 4 != fb) return;
+  char *raw = malloc(n * fb + fb - 8); /* malloc aligns to 8 */
+  if (!raw) return;
+  mpi_rreq_frames = (emx_static_frame_t *)(((uintptr_t)raw + fb - 1) & ~(uintptr_t)(fb - 1));
+  for (unsigned k = 0; k < n; ++k) mpi_rreq_frames[k].tmpl = tmpl;
+}
+
+/* Collective (all PEs, in MPI_Init), and a barrier: no protocol message reaches a PE
+ * before its tables exist. */
+void rreq_pairs_agree(void) {
+  const int32_t base = (int32_t)(uintptr_t)mpi_rreq_frames;
+  /* (Two scalar reductions: the vector one would link a large buffer in.) */
+  const int32_t high = emx_max_i32(base), low = emx_min_i32(base);
+  mpi_rreq_pairs = base != 0 && high == base && low == base;
+}
 
 /* data = the request's address here; bits: 1 = a receive request, 0 = a send request.
  * After every one-sided send the receiver runs this, often just before the next message
