@@ -73,9 +73,8 @@ static inline kq_key *kq_find(const kq_table *t, uint32_t pt, uint32_t ctx) {
 /* Appends item to the FIFO of (pt, ctx); returns the key, valid while the item is in it
  * (a key goes only when its FIFO is empty). */
 kq_key *kq_push(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item);
-static inline kq_key *kq_push_inline(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
-  kq_key *k = kq_find(t, pt, ctx);
-  if (__builtin_expect(!k, 0)) return kq_push(t, pt, ctx, item); /* a new key */
+/* Appends item to the FIFO of k, a key of t (idle or not). */
+static inline void kq_append(kq_table *t, kq_key *k, kq_link *item) {
   item->next = 0;
   item->seq = t->seq++;
   if (k->head) {
@@ -83,9 +82,14 @@ static inline kq_key *kq_push_inline(kq_table *t, uint32_t pt, uint32_t ctx, kq_
   } else {
     k->head = item;
     --t->idle;
-    if (kq_pt_tag(pt) == TAG_ANY16) ++t->any_keys;
+    if (kq_pt_tag(k->pt) == TAG_ANY16) ++t->any_keys;
   }
   k->tail = item;
+}
+static inline kq_key *kq_push_inline(kq_table *t, uint32_t pt, uint32_t ctx, kq_link *item) {
+  kq_key *k = kq_find(t, pt, ctx);
+  if (__builtin_expect(!k, 0)) return kq_push(t, pt, ctx, item); /* a new key */
+  kq_append(t, k, item);
   return k;
 }
 /* The oldest item that a message or request with key (pt, ctx) matches, and its key:

@@ -6,7 +6,8 @@
  * last word to the message's own handler with 6 bits of its own. All packets of a record
  * leave in one thread and a source's packets arrive and run in order, so one staging
  * area per source suffices and no frame has to be obtained first (EM-X's invocation with
- * a frame would cost a round trip). */
+ * a frame would cost a round trip). The common receive request needs no record: two
+ * words into a frame kept per source (sender_match.c, mpi_internal.h). */
 #include <stdlib.h>
 
 #include "mpi_internal.h"

@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) void rreq_file(unsigned pe, emx_gad
   rr->rreq = rreq;
   rr->buf = buf;
   rr->capacity = cap;
-  (void)kq_push_inline(&mpi_assoc, pt, ctx, &rr->link); /* key exists: no call */
+  kq_append(&mpi_assoc, key, &rr->link);
 }
 
 /* A receive request in three or four words (mpi_internal.h, RREQ_SHORT). */
