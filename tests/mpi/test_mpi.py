@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from emxrun import results, run_stats  # noqa: E402
+from emxrun import pe_sum, results, run_stats  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MATCHINGS = ["both", "receiver"]
@@ -90,6 +90,29 @@ class PointToPoint(Runs):
                 self.assert_all_ok(out, ["simultaneous", "alternate"] * 3)
                 self.assertGreater(res["mpi_concurrent"], 1000)
                 self.assertEqual(res["mpi_cells_in_use"], 0)
+
+
+class ReceiveRequestForms(Runs):
+    """A receive request posted in advance is a 2-input thread invocation into a frame
+    kept per source, when the frames have the default size; else a staged record of
+    three or four words. Both forms pass every test, and each run takes its form."""
+
+    def test_pair_and_record_forms(self):
+        for frame_words, pairs in ((32, True), (64, False), (8, False)):
+            with self.subTest(frame_words=frame_words):
+                r, s = run_stats("--pes", "3", "--set", f"pe.threads.frame_words={frame_words}",
+                                 "mpi_t_p2p", "all", "-mpi-stats")
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assert_all_ok(r.stdout, P2P_TESTS)
+                res = results(s)
+                self.assertEqual(res["mpi_cells_in_use"], 0)
+                self.assertGreater(res["mpi_recv_requests"], 100)
+                # Nothing else in these tests uses 2-input matching.
+                matched = pe_sum(s, "matching.matched")
+                if pairs:
+                    self.assertGreater(matched, res["mpi_recv_requests"] // 2)
+                else:
+                    self.assertEqual(matched, 0)
 
 
 class MachineVariants(Runs):
