@@ -442,13 +442,17 @@ extern mpi_pool mpi_recv_record_pool;
 static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsigned tag,
                                                                unsigned ctx, const void *buf,
                                                                uint32_t bytes) {
-  if (mpi_matching != MATCH_BOTH) return 0;
-  kq_key *key;
-  recv_record *rr = (recv_record *)kq_match_fast(&mpi_assoc, kq_pt(pe, tag), ctx, &key);
-  if (!rr || !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16,
-                        kq_pt_tag(key->pt) == TAG_ANY16))
+  /* Only cases that need no call go this way (a function that calls saves registers):
+   * no MPI_ANY_TAG key to compare with, a message for the word-by-word loop, a key
+   * that may go idle without a sweep. */
+  if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || bytes > 4 * SHORT_WORDS) return 0;
+  kq_key *key = kq_find(&mpi_assoc, kq_pt(pe, tag), ctx);
+  recv_record *rr = key ? (recv_record *)key->head : 0;
+  if (!rr || (!rr->link.next && mpi_assoc.idle >= KQ_IDLE_MAX) ||
+      !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16, 0))
     return 0;
-  kq_pop(&mpi_assoc, key);
+  key->head = rr->link.next; /* kq_pop of a concrete tag's key */
+  mpi_assoc.idle += key->head == 0;
   COUNT(C_ONE_SIDED);
   emx_invoke(pe, mpi_idx_remove, mpi_me | 1u << 10, (rr->rreq & EMX_GADDR_LOCAL_MASK) << 2);
   pool_put(&mpi_recv_record_pool, rr);
