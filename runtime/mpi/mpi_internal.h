@@ -425,6 +425,20 @@ extern emx_static_frame_t *mpi_rreq_frames;
 extern int mpi_rreq_pairs;
 void rreq_pairs_init(void);
 void rreq_pairs_agree(void);
+/* Whether a receive request (context, buffer address, capacity, tag or TAG_ANY16) goes
+ * as a pair. */
+static inline int rreq_pair_fits(uint32_t ctx, uint32_t buf, uint32_t cap, uint32_t tag) {
+  return mpi_rreq_pairs && ctx < RREQ_PAIR_CTX && ((buf | cap) & 3) == 0 &&
+         cap < 4 * RREQ_PAIR_WORDS && (tag < RREQ_PAIR_ANY || tag == TAG_ANY16);
+}
+/* Sends r's receive request as a pair (rreq_pair_fits). */
+static inline void rreq_send_pair(const mpi_request *r) {
+  const uint32_t tag = r->tag == TAG_ANY16 ? RREQ_PAIR_ANY : r->tag;
+  const emx_gaddr_t slot = emx_gaddr(r->pe, &mpi_rreq_frames[mpi_me].slot[r->ctx]);
+  emx_send(EMX_PKT_invoke2l, slot, ((uint32_t)(uintptr_t)&r->done >> 2) | r->capacity << 20);
+  emx_send(EMX_PKT_invoke2r, slot,
+           (uint32_t)(uintptr_t)r->buf >> 2 | tag << EMX_GADDR_PE_SHIFT);
+}
 
 /* A receive request filed on the sender's PE: the associative memory's items. */
 typedef struct {
@@ -434,6 +448,9 @@ typedef struct {
 } recv_record;
 extern kq_table mpi_assoc;
 extern mpi_pool mpi_recv_record_pool;
+/* Receiver-side state that MPI_Irecv's usual case looks at (receiver_match.c). */
+extern dl_list mpi_unexpected;
+extern unsigned mpi_wild_pending;
 
 /* The paper's fast case, inline in MPI_Isend and MPI_Send: the receive was posted in
  * advance and filed here, the message is short and aligned: remote writes straight into

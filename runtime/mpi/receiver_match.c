@@ -6,7 +6,7 @@
 
 #include "mpi_internal.h"
 
-/* A send request that arrived here: unexpected (in `unexpected`), or being delivered. */
+/* A send request that arrived here: unexpected (in `mpi_unexpected`), or being delivered. */
 typedef struct {
   dl_link link;
   uint16_t pe, tag, ctx;
@@ -25,15 +25,15 @@ enum { SR_WAITING, SR_FETCHING, SR_FETCHED };
 
 kq_table mpi_isq_recv;    /* receive requests this PE issued, not yet resolved */
 static dl_list posted;     /* unmatched receives, in posting order */
-static dl_list unexpected; /* unmatched send requests, in arrival order */
-static unsigned wild_pending; /* unmatched MPI_ANY_SOURCE receives */
+dl_list mpi_unexpected;     /* unmatched send requests, in arrival order */
+unsigned mpi_wild_pending;  /* unmatched MPI_ANY_SOURCE receives */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
 
 #define RECV_OF_PRQ(l) DL_ENTRY(l, mpi_request, prq)
 
 void matching_init(void) {
   dl_init(&posted);
-  dl_init(&unexpected);
+  dl_init(&mpi_unexpected);
 }
 
 void recv_finish(mpi_request *r, unsigned src_pe, unsigned tag, uint32_t bytes) {
@@ -156,7 +156,7 @@ static void posted_take(mpi_request *r) {
   dl_remove(&r->prq);
   r->flags &= (uint16_t)~(RF_IN_PRQ | RF_HELD);
   if (r->flags & RF_WILD) {
-    --wild_pending;
+    --mpi_wild_pending;
     release_held_requests();
   }
 }
@@ -174,12 +174,8 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
   /* A one-sided send writes the source and tag only for MPI_ANY_TAG (put_short). */
   r->srctag = r->pe | (uint32_t)r->tag << 16;
   const uint32_t buf = (uint32_t)(uintptr_t)r->buf, word = (uint32_t)(uintptr_t)&r->done >> 2;
-  if (mpi_rreq_pairs && r->ctx < RREQ_PAIR_CTX && ((buf | r->capacity) & 3) == 0 &&
-      r->capacity < 4 * RREQ_PAIR_WORDS && (r->tag < RREQ_PAIR_ANY || r->tag == TAG_ANY16)) {
-    const uint32_t tag = r->tag == TAG_ANY16 ? RREQ_PAIR_ANY : r->tag;
-    const emx_gaddr_t slot = emx_gaddr(r->pe, &mpi_rreq_frames[mpi_me].slot[r->ctx]);
-    emx_send(EMX_PKT_invoke2l, slot, word | r->capacity << 20);
-    emx_send(EMX_PKT_invoke2r, slot, buf >> 2 | tag << EMX_GADDR_PE_SHIFT);
+  if (rreq_pair_fits(r->ctx, buf, r->capacity, r->tag)) {
+    rreq_send_pair(r);
   } else if (r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
     const uint32_t w[3] = {word | (uint32_t)r->ctx << EMX_GADDR_PE_SHIFT, buf,
                            r->capacity | (uint32_t)r->tag << 16};
@@ -210,7 +206,7 @@ void release_held_requests(void) {
 /* ---- Unexpected send requests ------------------------------------------------------------ */
 
 static send_record *unexpected_match(int pe, uint16_t tag, uint16_t ctx) {
-  for (dl_link *l = unexpected.head.next; l != &unexpected.head; l = l->next) {
+  for (dl_link *l = mpi_unexpected.head.next; l != &mpi_unexpected.head; l = l->next) {
     send_record *e = DL_ENTRY(l, send_record, link);
     if (e->ctx == ctx && (pe < 0 || e->pe == pe) && tag_matches(tag, e->tag)) return e;
   }
@@ -236,7 +232,7 @@ void recv_start(mpi_request *r) {
     return;
   }
   const int wild = r->rank == MPI_ANY_SOURCE;
-  if (unexpected.head.next != &unexpected.head) {
+  if (mpi_unexpected.head.next != &mpi_unexpected.head) {
     send_record *e = unexpected_match(wild ? -1 : r->pe, r->tag, r->ctx);
     if (e) {
       dl_remove(&e->link);
@@ -245,7 +241,7 @@ void recv_start(mpi_request *r) {
       return;
     }
   }
-  if (!wild && mpi_matching == MATCH_BOTH && !wild_pending) {
+  if (!wild && mpi_matching == MATCH_BOTH && !mpi_wild_pending) {
     issue_recv_request(r); /* the common case: straight to the sender */
     return;
   }
@@ -253,7 +249,7 @@ void recv_start(mpi_request *r) {
   r->flags |= RF_IN_PRQ;
   if (wild) {
     r->flags |= RF_WILD;
-    ++wild_pending;
+    ++mpi_wild_pending;
   } else if (mpi_matching == MATCH_BOTH) {
     r->flags |= RF_HELD;
     COUNT(C_HELD);
@@ -295,7 +291,7 @@ void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
     deliver(r, e);
     return;
   }
-  dl_append(&unexpected, &e->link);
+  dl_append(&mpi_unexpected, &e->link);
   e->in_list = 1;
   COUNT(C_UNEXPECTED);
   if (proto == PROTO_GET) {
