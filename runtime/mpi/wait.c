@@ -228,32 +228,40 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   return complete_handle(request, status, "MPI_Test");
 }
 
-int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
+static int __attribute__((noinline)) waitall_general(int count, MPI_Request *requests,
+                                                     MPI_Status *statuses) {
   int result = MPI_SUCCESS;
   unsigned how = 0;
   for (int k = 0; k < count; ++k) {
     MPI_Status *st = statuses ? &statuses[k] : MPI_STATUS_IGNORE;
-    mpi_request *r = requests[k];
-    uint32_t v;
-    /* The common case inline: a plain request that is complete already. */
-    if (plain(r) && r->bytes <= r->capacity) {
-      if (r->flags & RF_COMPLETE) {
-      } else if (__emx_itake(&r->done, &v)) {
-        req_took(r, v);
-      } else {
-        goto general;
-      }
-      if (r->bytes <= r->capacity) {
-        how |= r->kind == REQ_RECV ? W_READY : 0;
-        (void)finish_plain(&requests[k], r, st);
-        continue;
-      }
-    }
-  general:
     if (wait_handle(&requests[k], st, "MPI_Waitall", &how)) result = MPI_ERR_IN_STATUS;
   }
   if (how == W_READY) mpi_progress();
   return result;
+}
+
+/* The common case in a path that calls nothing (no register saves): every request plain
+ * and complete already, no truncation. A completion taken here is kept (RF_COMPLETE)
+ * if the general way must finish the call. */
+int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
+  for (int k = 0; k < count; ++k) {
+    mpi_request *r = requests[k];
+    uint32_t v;
+    if (!plain(r)) return waitall_general(count, requests, statuses);
+    if (!(r->flags & RF_COMPLETE)) {
+      if (!__emx_itake(&r->done, &v)) return waitall_general(count, requests, statuses);
+      req_took(r, v);
+      r->flags |= RF_COMPLETE;
+    }
+    if (r->bytes > r->capacity) return waitall_general(count, requests, statuses);
+  }
+  int recv = 0;
+  for (int k = 0; k < count; ++k) {
+    mpi_request *r = requests[k];
+    recv |= r->kind == REQ_RECV;
+    (void)finish_plain(&requests[k], r, statuses ? &statuses[k] : MPI_STATUS_IGNORE);
+  }
+  return recv ? progress_success() : MPI_SUCCESS;
 }
 
 /* The index of a complete active request, -1 if none; *any: some request is active. */
