@@ -458,26 +458,35 @@ extern unsigned mpi_wild_pending;
  * 0 if not this case (nothing was sent). */
 static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsigned tag,
                                                                unsigned ctx, const void *buf,
-                                                               uint32_t bytes) {
-  /* Only cases that need no call go this way (a function that calls saves registers):
-   * no MPI_ANY_TAG key to compare with, a message for the word-by-word loop, a key
-   * that may go idle without a sweep. */
-  if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || bytes > 4 * SHORT_WORDS) return 0;
+                                                               uint32_t bytes, int leaf) {
+  /* leaf: only cases that need no call go this way (a function that calls saves
+   * registers): a message for the word-by-word loop, a key that may go idle without a
+   * sweep. Never with an MPI_ANY_TAG key to compare with. */
+  if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || (leaf && bytes > 4 * SHORT_WORDS))
+    return 0;
   kq_key *key = kq_find(&mpi_assoc, kq_pt(pe, tag), ctx);
   recv_record *rr = key ? (recv_record *)key->head : 0;
-  if (!rr || (!rr->link.next && mpi_assoc.idle >= KQ_IDLE_MAX) ||
+  if (!rr || (leaf && !rr->link.next && mpi_assoc.idle >= KQ_IDLE_MAX) ||
       !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16, 0))
     return 0;
-  key->head = rr->link.next; /* kq_pop of a concrete tag's key */
-  mpi_assoc.idle += key->head == 0;
+  if (leaf) {
+    key->head = rr->link.next; /* kq_pop of a concrete tag's key, known not to sweep */
+    mpi_assoc.idle += key->head == 0;
+  } else {
+    kq_pop(&mpi_assoc, key);
+  }
   COUNT(C_ONE_SIDED);
   emx_invoke(pe, mpi_idx_remove, mpi_me | 1u << 10, (rr->rreq & EMX_GADDR_LOCAL_MASK) << 2);
   pool_put(&mpi_recv_record_pool, rr);
   return 1;
 }
+/* put_to_posted for any size (its own function: it calls). */
+int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes);
 /* put_to_posted for a new request s (no reader: complete by flag); 0: use send_start. */
 static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
-  if (!put_to_posted(s->pe, s->tag, s->ctx, s->buf, s->capacity)) return 0;
+  if (s->capacity <= 4 * SHORT_WORDS ? !put_to_posted(s->pe, s->tag, s->ctx, s->buf, s->capacity, 1)
+                                     : !put_to_posted_any(s->pe, s->tag, s->ctx, s->buf, s->capacity))
+    return 0;
   s->flags |= RF_COMPLETE;
   return 1;
 }

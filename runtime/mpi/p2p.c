@@ -253,6 +253,11 @@ static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatyp
 static int __attribute__((noinline)) send_blocking(const void *buf, int count,
                                                    MPI_Datatype type, int dest, int tag,
                                                    MPI_Comm comm) {
+  mpi_comm *c;
+  uint32_t bytes;
+  if (args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) &&
+      put_to_posted_any(c->base_pe + (unsigned)dest, (unsigned)tag, c->ctx, buf, bytes))
+    return MPI_SUCCESS;
   MPI_Request r;
   const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, &r);
   return err ? err : MPI_Wait(&r, MPI_STATUS_IGNORE);
@@ -265,7 +270,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, M
   mpi_comm *c;
   uint32_t bytes;
   if (__builtin_expect(args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 1) &&
-      put_to_posted(c->base_pe + (unsigned)dest, (unsigned)tag, c->ctx, buf, bytes))
+      put_to_posted(c->base_pe + (unsigned)dest, (unsigned)tag, c->ctx, buf, bytes, 1))
     return MPI_SUCCESS;
   return send_blocking(buf, count, type, dest, tag, comm);
 }

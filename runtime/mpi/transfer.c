@@ -95,6 +95,10 @@ void mpi_h_fixup(uint32_t request, uint32_t arg16, uint32_t addr) {
 }
 EMX_HANDLER(mpi_h_fixup);
 
+int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes) {
+  return put_to_posted(pe, tag, ctx, buf, bytes, 0);
+}
+
 uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n) {
   const uint32_t off = (uintptr_t)src & 3;
   const uint32_t words = (off + n + 3) / 4;
