@@ -271,7 +271,6 @@ static inline void req_complete(mpi_request *r) {
 /* Drops a protocol reference / the user's handle; the cell goes back to the free list
  * when both are gone and the request is complete. */
 void req_unref(mpi_request *r);
-void req_unref_last(mpi_request *r); /* the references are gone: give back if freed */
 /* r has no references and the user freed it: the cell goes back unless r still runs. */
 static inline void req_reclaim(mpi_request *r) {
   if ((r->flags & RF_ACTIVE) && !(r->flags & RF_COMPLETE)) return;
