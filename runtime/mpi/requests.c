@@ -75,7 +75,6 @@ static void maybe_reclaim(mpi_request *r) {
   req_reclaim(r);
 }
 
-
 void req_unref(mpi_request *r) {
   if (r->refs == 0) mpi_internal_error("request reference count below zero");
   --r->refs;
