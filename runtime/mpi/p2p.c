@@ -207,18 +207,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
       !r || source < 0 || mpi_matching != MATCH_BOTH || mpi_wild_pending ||
       mpi_unexpected.head.next != &mpi_unexpected.head)
     return irecv_general(buf, count, type, source, tag, comm, request);
+  /* The fields first, into the free cell (its first word, `done`, links the free list):
+   * fewer values stay live, and a cell left in the list if a check below fails is still
+   * a free cell. */
   const uint16_t tag16 = tag == MPI_ANY_TAG ? TAG_ANY16 : (uint16_t)tag;
   const unsigned pe = c->base_pe + (unsigned)source;
-  kq_key *key = kq_find(&mpi_isq_recv, kq_pt(pe, tag16), c->ctx);
-  if (!key || !rreq_pair_fits(c->ctx, (uint32_t)(uintptr_t)buf, bytes, tag16))
-    return irecv_general(buf, count, type, source, tag, comm, request);
-  mpi_request_pool.free = *(void **)r; /* pool_get, known not to be empty */
-  ++mpi_request_pool.in_use;
-  r->done = 0;
-  r->magic = REQ_MAGIC;
-  r->kind = REQ_RECV;
-  r->flags = RF_ACTIVE;
-  r->proto = PROTO_GET;
   r->buf = buf;
   r->capacity = bytes;
   r->comm = comm;
@@ -228,6 +221,16 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   r->ctx = c->ctx;
   r->base_pe = c->base_pe;
   r->srctag = pe | (uint32_t)tag16 << 16; /* a sender writes it only for MPI_ANY_TAG */
+  kq_key *key = kq_find(&mpi_isq_recv, kq_pt(pe, tag16), r->ctx);
+  if (!key || !rreq_pair_fits(r->ctx, (uint32_t)(uintptr_t)buf, bytes, tag16))
+    return irecv_general(buf, count, type, source, tag, comm, request);
+  mpi_request_pool.free = *(void **)r; /* pool_get, known not to be empty */
+  ++mpi_request_pool.in_use;
+  r->done = 0;
+  r->magic = REQ_MAGIC;
+  r->kind = REQ_RECV;
+  r->flags = RF_ACTIVE;
+  r->proto = PROTO_GET;
   r->bytes = 0;
   r->waiter = 0;
   /* isq_add with the key found. */
