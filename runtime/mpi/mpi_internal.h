@@ -147,7 +147,7 @@ static inline void dl_remove(dl_link *x) {
 typedef struct {
   void *free;
   uint32_t cell_bytes;
-  uint32_t made, in_use;
+  uint32_t made; /* cells carved; those in use are the ones not in the free list */
 } mpi_pool;
 void *pool_refill(mpi_pool *p);
 /* A cell, not initialised: a memset of a cell costs more than the rest of a short
@@ -156,13 +156,11 @@ static inline void *pool_get(mpi_pool *p) {
   void *c = p->free;
   if (__builtin_expect(!c, 0)) return pool_refill(p);
   p->free = *(void **)c;
-  ++p->in_use;
   return c;
 }
 static inline void pool_put(mpi_pool *p, void *cell) {
   *(void **)cell = p->free;
   p->free = cell;
-  --p->in_use;
 }
 /* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
 uint32_t pool_cells_in_use(void);

@@ -225,7 +225,6 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   if (!key || !rreq_pair_fits(r->ctx, (uint32_t)(uintptr_t)buf, bytes, tag16))
     return irecv_general(buf, count, type, source, tag, comm, request);
   mpi_request_pool.free = *(void **)r; /* pool_get, known not to be empty */
-  ++mpi_request_pool.in_use;
   r->done = 0;
   r->magic = REQ_MAGIC;
   r->kind = REQ_RECV;

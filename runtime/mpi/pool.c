@@ -28,12 +28,15 @@ void *pool_refill(mpi_pool *p) {
     p->free = batch + k * size;
   }
   p->made += n;
-  ++p->in_use;
   return batch;
 }
 
+/* Derived when asked (MPI_Finalize), not counted at every get and put. */
 uint32_t pool_cells_in_use(void) {
   uint32_t n = 0;
-  for (unsigned k = 0; k < npools; ++k) n += pools[k]->in_use;
+  for (unsigned k = 0; k < npools; ++k) {
+    n += pools[k]->made;
+    for (void *c = pools[k]->free; c; c = *(void **)c) --n;
+  }
   return n;
 }
