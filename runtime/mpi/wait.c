@@ -228,11 +228,12 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   return complete_handle(request, status, "MPI_Test");
 }
 
+/* MPI_Waitall from request `from` on; how: what the requests before it did. */
 static int __attribute__((noinline)) waitall_general(int count, MPI_Request *requests,
-                                                     MPI_Status *statuses) {
+                                                     MPI_Status *statuses, int from,
+                                                     unsigned how) {
   int result = MPI_SUCCESS;
-  unsigned how = 0;
-  for (int k = 0; k < count; ++k) {
+  for (int k = from; k < count; ++k) {
     MPI_Status *st = statuses ? &statuses[k] : MPI_STATUS_IGNORE;
     if (wait_handle(&requests[k], st, "MPI_Waitall", &how)) result = MPI_ERR_IN_STATUS;
   }
@@ -240,28 +241,25 @@ static int __attribute__((noinline)) waitall_general(int count, MPI_Request *req
   return result;
 }
 
-/* The common case in a path that calls nothing (no register saves): every request plain
- * and complete already, no truncation. A completion taken here is kept (RF_COMPLETE)
- * if the general way must finish the call. */
+/* The common case in a path that calls nothing (no register saves): plain requests that
+ * are complete already, without truncation, finished in one pass; the first other one
+ * goes the general way, with the rest. */
 int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
+  unsigned how = 0;
   for (int k = 0; k < count; ++k) {
     mpi_request *r = requests[k];
     uint32_t v;
-    if (!plain(r)) return waitall_general(count, requests, statuses);
+    if (!plain(r)) return waitall_general(count, requests, statuses, k, how);
     if (!(r->flags & RF_COMPLETE)) {
-      if (!__emx_itake(&r->done, &v)) return waitall_general(count, requests, statuses);
+      if (!__emx_itake(&r->done, &v)) return waitall_general(count, requests, statuses, k, how);
       req_took(r, v);
       r->flags |= RF_COMPLETE;
     }
-    if (r->bytes > r->capacity) return waitall_general(count, requests, statuses);
+    how |= r->kind == REQ_RECV ? W_READY : 0;
+    if (!finish_plain(&requests[k], r, statuses ? &statuses[k] : MPI_STATUS_IGNORE))
+      return waitall_general(count, requests, statuses, k, how);
   }
-  int recv = 0;
-  for (int k = 0; k < count; ++k) {
-    mpi_request *r = requests[k];
-    recv |= r->kind == REQ_RECV;
-    (void)finish_plain(&requests[k], r, statuses ? &statuses[k] : MPI_STATUS_IGNORE);
-  }
-  return recv ? progress_success() : MPI_SUCCESS;
+  return how == W_READY ? progress_success() : MPI_SUCCESS;
 }
 
 /* The index of a complete active request, -1 if none; *any: some request is active. */
