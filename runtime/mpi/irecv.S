@@ -1,0 +1,181 @@
+/* MPI_Irecv's usual case by hand, as the original had its hot paths in assembly: a
+ * receive posted in advance from a named source, nothing unexpected or wildcard around,
+ * a request cell at hand, its key known to the request-issued queue, and a receive
+ * request that goes as a pair (mpi_internal.h, RREQ_PAIR_*). It does what the C path
+ * does for it (args_ok, setup, recv_start, issue_recv_request, rreq_send_pair), with no
+ * register to save; anything else goes to mpi_irecv_general (p2p.c), which also names
+ * the errors. Offsets: irecv_layout.h, checked in p2p.c.
+ *
+ * a0 buf, a1 count, a2 type, a3 source, a4 tag, a5 comm, a6 request: left intact up to
+ * the last branch to .Lgeneral. Fields go into the free cell early (its first word links
+ * the free list; the others are anybody's while it is free), which frees registers. */
+#include "irecv_layout.h"
+
+#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
+#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
+#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+
+	.text
+	.globl	MPI_Irecv
+	.type	MPI_Irecv, @function
+	.p2align 2
+MPI_Irecv:
+	/* The arguments, as args_ok checks them for a receive. */
+	LW_G(t0, mpi_comm_count)
+	bgeu	a5, t0, .Lgeneral
+	LW_G(t0, mpi_comm_table)
+	slli	t1, a5, 2
+	add	t0, t0, t1
+	lw	t0, 0(t0)			/* t0: the communicator */
+	beqz	t0, .Lgeneral
+	li	t1, L_BASIC_TYPES
+	bgeu	a2, t1, .Lgeneral
+	lui	t1, 0x1000			/* count < 2^24 */
+	bgeu	a1, t1, .Lgeneral
+	LA(t1, basic_types)
+	slli	t2, a2, L_TYPE_INFO_SHIFT
+	add	t1, t1, t2
+	lw	t1, 0(t1)			/* the type's size */
+	blez	t1, .Lgeneral
+	mul	t1, t1, a1			/* t1: bytes */
+	beqz	t1, 1f
+	LA(t2, __emx_handlers_start)	/* a buffer in writable memory */
+	bltu	a0, t2, .Lgeneral
+	LW_G(t2, mpi_mem_end)
+	add	t3, a0, t1
+	bltu	t2, t3, .Lgeneral
+	bltu	t3, t1, .Lgeneral
+1:	lw	t2, L_COMM_SIZE(t0)		/* a named source (ANY_SOURCE, PROC_NULL: < 0) */
+	bgeu	a3, t2, .Lgeneral
+	li	t6, 0xffff			/* t6: the tag in 16 bits (MPI_ANY_TAG: 0xffff) */
+	li	t2, -1
+	beq	a4, t2, 2f
+	li	t2, L_RREQ_PAIR_ANY		/* a named tag below the pair form's limit */
+	bgeu	a4, t2, .Lgeneral
+	mv	t6, a4
+2:	/* The usual case of recv_start, and a pair. */
+	LW_G(t2, mpi_matching)		/* matching on both sides */
+	bnez	t2, .Lgeneral
+	LW_G(t2, mpi_wild_pending)
+	bnez	t2, .Lgeneral
+	LA(t2, mpi_unexpected)
+	lw	t3, L_DL_NEXT(t2)
+	bne	t3, t2, .Lgeneral
+	LW_G(t2, mpi_rreq_pairs)
+	beqz	t2, .Lgeneral
+	lhu	t4, L_COMM_CTX(t0)		/* t4: the context */
+	li	t2, L_RREQ_PAIR_CTX
+	bgeu	t4, t2, .Lgeneral
+	or	t2, a0, t1
+	andi	t2, t2, 3
+	bnez	t2, .Lgeneral
+	li	t2, L_RREQ_PAIR_BYTES
+	bgeu	t1, t2, .Lgeneral
+	LW_G(t3, mpi_request_pool)		/* t3: the request, the pool's free cell */
+	beqz	t3, .Lgeneral
+	/* Its fields from the arguments (setup). */
+	lhu	t5, L_COMM_BASE_PE(t0)
+	add	t0, t5, a3			/* t0: the peer PE */
+	slli	t2, t6, 16
+	or	t2, t2, t0			/* t2: pe | tag << 16, the key's pt and the srctag */
+	sh	t4, L_REQ_CTX(t3)
+	sh	t5, L_REQ_CTX + 2(t3)		/* base_pe */
+	sw	t2, L_REQ_PE(t3)		/* pe, tag */
+	sw	t2, L_REQ_SRCTAG(t3)		/* a sender writes it only for MPI_ANY_TAG */
+	sw	a0, L_REQ_BUF(t3)
+	sw	t1, L_REQ_CAPACITY(t3)
+	sw	a5, L_REQ_COMM(t3)
+	sw	a3, L_REQ_RANK(t3)
+	/* kq_find(&mpi_isq_recv, pt, ctx): bucket (pt + ctx * 0x10001) * 2654435761 >> 26. */
+	slli	a7, t4, 16
+	add	a7, a7, t4
+	add	a7, a7, t2
+	li	t5, 0x9e3779b1
+	mul	a7, a7, t5
+	srli	a7, a7, 26
+	slli	a7, a7, 2
+	LA(t6, mpi_isq_recv)			/* t6: the table */
+	add	a7, a7, t6
+	lw	a7, 0(a7)			/* a7: the key */
+3:	beqz	a7, .Lgeneral			/* a new key: the general way makes it */
+	lw	t5, L_KEY_PT(a7)
+	bne	t5, t2, 4f
+	lw	t5, L_KEY_CTX(a7)
+	beq	t5, t4, 5f
+4:	lw	a7, L_KEY_CHAIN(a7)
+	j	3b
+5:	/* Committed: the cell leaves the pool (pool_get). */
+	lw	t5, 0(t3)
+	lui	a1, %hi(mpi_request_pool)
+	sw	t5, %lo(mpi_request_pool)(a1)
+	sw	zero, L_REQ_DONE(t3)
+	li	t5, L_REQ_MAGIC_VALUE
+	sw	t5, L_REQ_MAGIC(t3)
+	li	t5, L_KIND_FLAGS		/* a receive, active */
+	sw	t5, L_REQ_KIND(t3)
+	li	t5, L_REFS_ISQ			/* one reference: its entry in the queue */
+	sw	t5, L_REQ_REFS(t3)
+	li	t5, L_PROTO_GET
+	sb	t5, L_REQ_PROTO(t3)
+	sw	zero, L_REQ_BYTES(t3)
+	sw	zero, L_REQ_WAITER(t3)
+	/* isq_add: its own entry, appended to the key's FIFO (kq_append). */
+	addi	t5, t3, L_REQ_ISQ_OWN		/* t5: the entry's link */
+	sw	t5, L_REQ_ISQ_NEWEST(t3)
+	sw	t3, L_REQ_ISQ_REQ(t3)
+	sw	a7, L_REQ_ISQ_KEY(t3)
+	sw	zero, L_REQ_ISQ_OWN(t3)		/* link.next */
+	lw	a1, L_KQ_SEQ(t6)
+	sw	a1, L_REQ_ISQ_SEQ(t3)
+	addi	a1, a1, 1
+	sw	a1, L_KQ_SEQ(t6)
+	lw	a1, L_KEY_HEAD(a7)
+	beqz	a1, 6f
+	lw	a1, L_KEY_TAIL(a7)
+	sw	t5, 0(a1)			/* tail->next */
+	j	7f
+6:	sw	t5, L_KEY_HEAD(a7)		/* an idle key takes an item again */
+	lw	a1, L_KQ_IDLE(t6)
+	addi	a1, a1, -1
+	sw	a1, L_KQ_IDLE(t6)
+	srli	a2, t2, 16
+	li	a3, 0xffff
+	bne	a2, a3, 7f
+	lw	a1, L_KQ_ANY_KEYS(t6)
+	addi	a1, a1, 1
+	sw	a1, L_KQ_ANY_KEYS(t6)
+7:	sw	t5, L_KEY_TAIL(a7)
+	/* The receive request as a pair (rreq_send_pair) to slot ctx + 1 of the frame the
+	 * peer keeps for this PE. */
+	LW_G(a1, mpi_rreq_frames)
+	LW_G(a2, mpi_me)
+	slli	a2, a2, L_FRAME_SHIFT
+	add	a1, a1, a2
+	slli	a2, t4, 2
+	add	a1, a1, a2
+	addi	a1, a1, 4
+	srli	a1, a1, 2
+	slli	a2, t0, 22
+	or	a1, a1, a2			/* a1: the slot's global address */
+	srli	a2, t3, 2
+	slli	a3, t1, 20
+	or	a2, a2, a3			/* the request's word address | capacity / 4 << 22 */
+	SEND(1, a1, a2)				/* inv2l */
+	srli	a2, t2, 16
+	li	a3, 0xffff
+	bne	a2, a3, 8f
+	li	a2, L_RREQ_PAIR_ANY
+8:	slli	a2, a2, 22
+	srli	a3, a0, 2
+	or	a2, a2, a3			/* the buffer's word address | tag << 22 */
+	SEND(2, a1, a2)				/* inv2r */
+	LA(a1, mpi_counters)
+	lw	a2, L_COUNT_RECV_REQUESTS(a1)
+	addi	a2, a2, 1
+	sw	a2, L_COUNT_RECV_REQUESTS(a1)
+	sw	t3, 0(a6)			/* *request */
+	li	a0, 0
+	ret
+.Lgeneral:
+	tail	mpi_irecv_general
+	.size	MPI_Irecv, . - MPI_Irecv
