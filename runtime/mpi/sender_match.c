@@ -205,7 +205,9 @@ static void mpi_t_rreq(uint32_t left, uint32_t right, uint32_t cont) {
 void rreq_pairs_init(void) {
   static const emx_thread_fn tmpl[32] = {[0 ... 31] = mpi_t_rreq};
   const unsigned fb = sizeof(emx_static_frame_t), n = emx_pe_count();
-  if (emx_frame_words() * 4 != fb) return;
+  /* The default frame size only, and at most 1/32 of local memory for the block (1024
+   * PEs of EM-X: 128 KiB of 4 MiB). */
+  if (emx_frame_words() * 4 != fb || n * fb > emx_mem_bytes() / 32) return;
   char *raw = malloc(n * fb + fb - 8); /* malloc aligns to 8 */
   if (!raw) return;
   mpi_rreq_frames = (emx_static_frame_t *)(((uintptr_t)raw + fb - 1) & ~(uintptr_t)(fb - 1));
