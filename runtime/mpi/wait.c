@@ -196,6 +196,7 @@ int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
   if (!(r->flags & RF_COMPLETE)) {
     if (!__emx_itake(&r->done, &v)) return wait_blocking(request, r, status, fn);
     req_took(r, v);
+    r->flags |= RF_COMPLETE; /* the value is taken: the general way must not wait for it */
     if (r->bytes > r->capacity) return wait_one(request, status, fn);
   }
   const int recv = r->kind == REQ_RECV;

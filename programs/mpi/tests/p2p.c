@@ -500,6 +500,20 @@ static void test_status(void) {
   MPI_Wait(&s, MPI_STATUS_IGNORE);
   check(err == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE && small[0] == 1 && small[1] == 2,
         "truncation: error %d, got %d %d", err, small[0], small[1]);
+  /* The same with the receive posted first: the sender matches it, writes what fits
+   * and the size, and the receiver's wait reports the truncation. */
+  int small2[2] = {0, 0};
+  MPI_Request rt;
+  MPI_Irecv(small2, 2, MPI_INT, prev, 73, quiet, &rt);
+  MPI_Barrier(quiet);
+  MPI_Isend(big, 4, MPI_INT, next, 73, quiet, &s);
+  const int err2 = MPI_Wait(&rt, &st);
+  MPI_Wait(&s, MPI_STATUS_IGNORE);
+  int got;
+  MPI_Get_count(&st, MPI_INT, &got);
+  check(err2 == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE && small2[0] == 1 &&
+            small2[1] == 2,
+        "truncation, receive posted first: error %d, got %d %d", err2, small2[0], small2[1]);
   MPI_Comm_free(&quiet);
   report("status");
 }
