@@ -4,7 +4,7 @@
  * request that goes as a pair (mpi_internal.h, RREQ_PAIR_*). It does what the C path
  * does for it (args_ok, setup, recv_start, issue_recv_request, rreq_send_pair), with no
  * register to save; anything else goes to mpi_irecv_general (p2p.c), which also names
- * the errors. Offsets: irecv_layout.h, checked in p2p.c.
+ * the errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
  *
  * a0 buf, a1 count, a2 type, a3 source, a4 tag, a5 comm, a6 request: left intact up to
  * the last branch to .Lgeneral. Fields go into the free cell early (its first word links

@@ -1,5 +1,5 @@
-/* Byte offsets and constants that irecv.S uses: MPI_Irecv's usual case by hand. p2p.c
- * checks every one against the C declarations at compile time. */
+/* Byte offsets and constants that irecv.S uses: MPI_Irecv's usual case by hand.
+ * irecv_layout.c checks every one against the C declarations at compile time. */
 #ifndef EMX_MPI_IRECV_LAYOUT_H
 #define EMX_MPI_IRECV_LAYOUT_H
 

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "datatypes.h"
-#include "irecv_layout.h"
 #include "mpi_internal.h"
 
 extern const emx_thread_fn __emx_handlers_start[];
@@ -199,65 +198,8 @@ int mpi_irecv_general(void *buf, int count, MPI_Datatype type, int source, int t
  * assembly (a receive posted in advance: a named source, nothing unexpected or wildcard
  * around, a request at hand, the key filed in the request-issued queue before, a
  * receive request that goes as a pair; what recv_start's issue_recv_request does for a
- * new request), and everything else here. The layout it relies on: */
-#define L_CHECK(name, expr) _Static_assert((name) == (expr), #name)
-L_CHECK(L_COMM_CTX, __builtin_offsetof(mpi_comm, ctx));
-L_CHECK(L_COMM_BASE_PE, __builtin_offsetof(mpi_comm, base_pe));
-L_CHECK(L_COMM_SIZE, __builtin_offsetof(mpi_comm, size));
-L_CHECK(1 << L_TYPE_INFO_SHIFT, sizeof(type_info));
-L_CHECK(0, __builtin_offsetof(type_info, size));
-L_CHECK(L_REQ_DONE, __builtin_offsetof(mpi_request, done));
-L_CHECK(L_REQ_SRCTAG, __builtin_offsetof(mpi_request, srctag));
-L_CHECK(L_REQ_BYTES, __builtin_offsetof(mpi_request, bytes));
-L_CHECK(L_REQ_MAGIC, __builtin_offsetof(mpi_request, magic));
-L_CHECK(L_REQ_KIND, __builtin_offsetof(mpi_request, kind));
-L_CHECK(L_REQ_KIND + 2, __builtin_offsetof(mpi_request, flags));
-L_CHECK(L_REQ_REFS, __builtin_offsetof(mpi_request, refs));
-L_CHECK(L_REQ_REFS + 2, __builtin_offsetof(mpi_request, isq_count));
-L_CHECK(L_REQ_PROTO, __builtin_offsetof(mpi_request, proto));
-L_CHECK(L_REQ_BUF, __builtin_offsetof(mpi_request, buf));
-L_CHECK(L_REQ_CAPACITY, __builtin_offsetof(mpi_request, capacity));
-L_CHECK(L_REQ_COMM, __builtin_offsetof(mpi_request, comm));
-L_CHECK(L_REQ_RANK, __builtin_offsetof(mpi_request, rank));
-L_CHECK(L_REQ_PE, __builtin_offsetof(mpi_request, pe));
-L_CHECK(L_REQ_PE + 2, __builtin_offsetof(mpi_request, tag));
-L_CHECK(L_REQ_CTX, __builtin_offsetof(mpi_request, ctx));
-L_CHECK(L_REQ_CTX + 2, __builtin_offsetof(mpi_request, base_pe));
-L_CHECK(L_REQ_ISQ_NEWEST, __builtin_offsetof(mpi_request, isq_newest));
-L_CHECK(L_REQ_ISQ_OWN, __builtin_offsetof(mpi_request, isq_own));
-L_CHECK(L_REQ_ISQ_OWN, __builtin_offsetof(mpi_request, isq_own.link.next));
-L_CHECK(L_REQ_ISQ_SEQ, __builtin_offsetof(mpi_request, isq_own.link.seq));
-L_CHECK(L_REQ_ISQ_REQ, __builtin_offsetof(mpi_request, isq_own.req));
-L_CHECK(L_REQ_ISQ_KEY, __builtin_offsetof(mpi_request, isq_own.key));
-L_CHECK(L_REQ_WAITER, __builtin_offsetof(mpi_request, waiter));
-L_CHECK(L_KEY_CHAIN, __builtin_offsetof(kq_key, chain));
-L_CHECK(L_KEY_PT, __builtin_offsetof(kq_key, pt));
-L_CHECK(L_KEY_CTX, __builtin_offsetof(kq_key, ctx));
-L_CHECK(L_KEY_HEAD, __builtin_offsetof(kq_key, head));
-L_CHECK(L_KEY_TAIL, __builtin_offsetof(kq_key, tail));
-L_CHECK(L_KQ_SEQ, __builtin_offsetof(kq_table, seq));
-L_CHECK(L_KQ_ANY_KEYS, __builtin_offsetof(kq_table, any_keys));
-L_CHECK(L_KQ_IDLE, __builtin_offsetof(kq_table, idle));
-L_CHECK(0, __builtin_offsetof(kq_table, bucket));
-L_CHECK(KQ_BITS, 6);
-L_CHECK(0, __builtin_offsetof(mpi_pool, free));
-L_CHECK(L_DL_NEXT, __builtin_offsetof(dl_list, head.next));
-L_CHECK(1 << L_FRAME_SHIFT, sizeof(emx_static_frame_t));
-L_CHECK(L_COUNT_RECV_REQUESTS, 4 * C_RECV_REQUESTS);
-L_CHECK(L_BASIC_TYPES, BASIC_TYPES);
-L_CHECK(L_REQ_MAGIC_VALUE, REQ_MAGIC);
-L_CHECK(L_TAG_UB, MPI_TAG_UB_VALUE);
-L_CHECK(L_RREQ_PAIR_CTX, RREQ_PAIR_CTX);
-L_CHECK(L_RREQ_PAIR_BYTES, 4 * RREQ_PAIR_WORDS);
-L_CHECK(L_RREQ_PAIR_ANY, RREQ_PAIR_ANY);
-L_CHECK(L_KIND_FLAGS, REQ_RECV | RF_ACTIVE << 16);
-L_CHECK(L_PROTO_GET, PROTO_GET);
-L_CHECK(0, MATCH_BOTH);
-L_CHECK(-1, MPI_ANY_TAG);
-L_CHECK(0xffff, TAG_ANY16);
-L_CHECK(1, EMX_PKT_invoke2l);
-L_CHECK(2, EMX_PKT_invoke2r);
-L_CHECK(22, EMX_GADDR_PE_SHIFT);
+ * new request), and everything else here. The layout it relies on is checked in
+ * irecv_layout.c. */
 
 static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatype type,
                          int dest, int tag, MPI_Comm comm, int proto) {
