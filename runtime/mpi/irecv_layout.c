@@ -5,7 +5,8 @@
 #include "mpi_internal.h"
 
 #define L_CHECK(name, expr) _Static_assert((name) == (expr), #name)
-#define L_AT(name, type, member) L_CHECK(name, __builtin_offsetof(type, member))
+#define L_AT(name, type, member) \
+  _Static_assert((name) == __builtin_offsetof(type, member), #name " is " #type "." #member)
 L_AT(L_COMM_CTX, mpi_comm, ctx);
 L_AT(L_COMM_BASE_PE, mpi_comm, base_pe);
 L_AT(L_COMM_SIZE, mpi_comm, size);
