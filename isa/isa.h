@@ -21,13 +21,14 @@ const char* packet_type_name(PacketType t);  // assembler suffix, "?" for unknow
 const char* packet_type_doc(PacketType t);
 bool packet_type_valid(unsigned tag);
 
-enum class Op : uint16_t {
+enum class Op : uint8_t {
 #define INSN(id, ...) id,
 #include "insns.def"
 #undef INSN
   illegal,
 };
 constexpr unsigned kOpCount = static_cast<unsigned>(Op::illegal) + 1;
+static_assert(kOpCount <= 256, "an Op is one byte (sim/iss/hart.h: Decoded)");
 
 struct InsnInfo {
   Op op;

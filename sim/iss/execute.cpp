@@ -47,7 +47,7 @@ struct WordCheck {
 }  // namespace
 
 void Hart::enable_profile() {
-  const std::size_t words = code_ ? code_->size() : 0;
+  const std::size_t words = code_bytes_ / 4;
   profile_.count.assign(words, 0);
   profile_.cycles.assign(words, 0);
 }
@@ -57,78 +57,114 @@ Hart::Stop Hart::run(uint64_t cycle_limit) {
 }
 
 template <bool kProfile>
-Hart::Stop Hart::run_loop(uint64_t cycle_limit) {
-  uint32_t pc = this->pc;
+Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
+  // Threaded dispatch (GCC's labels as values): each instruction's code ends with its own
+  // indirect jump to the next one, which the host predicts far better than the single
+  // jump of a switch. The decoded entry holds its handler's offset from op_illegal (one
+  // table per instantiation: the profiling loop looks it up by op), the entry past the
+  // code's end the fetch fault's.
+#define EMX_OFFSET(label) \
+  static_cast<int32_t>(static_cast<char*>(&&label) - static_cast<char*>(&&op_illegal))
+#define EMX_AT(offset) static_cast<void*>(static_cast<char*>(&&op_illegal) + (offset))
+  static const int32_t kOffsets[] = {
+#define INSN(id, ...) EMX_OFFSET(op_##id),
+#include "isa/insns.def"
+#undef INSN
+      0, EMX_OFFSET(op_fetch_fault)};
+  static_assert(sizeof kOffsets / sizeof kOffsets[0] == isa::kOpCount + 1,
+                "one handler per Op, and the fetch fault");
+  if (offsets_out) {
+    *offsets_out = kOffsets;
+    return Stop::limit;
+  }
   uint64_t cycles = this->cycles;
   uint64_t instret = this->instret;
   uint64_t limit = cycle_limit;
+  // The instruction is an entry of the decoded code; its address is computed when asked.
   const Decoded* const code = code_ ? code_->data() : nullptr;
+  const Decoded* const code_end = code ? code + code_bytes_ / 4 : nullptr;
   const uint32_t base = code_base_, span = code_bytes_;
+  uint32_t stray_pc = base + span;  // the address of a fetch outside the code
+#define PC_OF(p) (base + static_cast<uint32_t>((p) - code) * 4u)
+#define GOTO_PC(t)                                           \
+  do {                                                       \
+    const uint32_t goto_pc_ = (t), goto_off_ = goto_pc_ - base; \
+    if (__builtin_expect(goto_off_ < span, 1)) {             \
+      ndp = code + (goto_off_ >> 2);                         \
+    } else {                                                 \
+      stray_pc = goto_pc_;                                   \
+      ndp = code_end;                                        \
+    }                                                        \
+  } while (0)
+  const Decoded* dp = nullptr;
+  const Decoded* ndp = nullptr;
+  if (code) {
+    GOTO_PC(this->pc);
+  } else {
+    stray_pc = this->pc;
+  }
+  dp = ndp;
   const WordCheck checked_word{mem_span_};
   stop_requested_ = false;
   Stop result = Stop::limit;
   fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
-  // Threaded dispatch (GCC's labels as values): each instruction's code ends with its own
-  // indirect jump to the next one, which the host predicts far better than the single
-  // jump of a switch.
-  static const void* const kHandlers[] = {
-#define INSN(id, ...) &&op_##id,
-#include "isa/insns.def"
-#undef INSN
-      &&op_illegal};
-  static_assert(sizeof kHandlers / sizeof kHandlers[0] == isa::kOpCount, "one handler per Op");
-  const Decoded* dp = nullptr;
-  uint32_t off = 0, npc = 0;
   [[maybe_unused]] uint64_t after_cost = 0;
   try {
-#define EMX_NEXT()                                                                         \
-  do {                                                                                     \
-    if (__builtin_expect(cycles >= limit, 0)) goto done;                                   \
-    off = pc - base;                                                                       \
-    if (__builtin_expect(off >= span, 0)) throw Trap{FaultKind::fetch_outside_code, pc, {}}; \
-    dp = &code[off >> 2];                                                                  \
-    cycles += dp->cost;                                                                    \
-    ++instret;                                                                             \
-    /* Counted at fetch, as instret is: the last end of a run may never return. */         \
-    if constexpr (kProfile) {                                                              \
-      ++profile_.count[off >> 2];                                                          \
-      profile_.cycles[off >> 2] += dp->cost;                                               \
-      after_cost = cycles;                                                                 \
-    }                                                                                      \
-    npc = pc + 4;                                                                          \
-    goto* kHandlers[static_cast<unsigned>(dp->op)];                                        \
+    if (!code) goto op_fetch_fault;
+#define EMX_NEXT()                                                                        \
+  do {                                                                                    \
+    if (__builtin_expect(cycles >= limit, 0)) goto done;                                  \
+    cycles += dp->cost;                                                                   \
+    ++instret; /* the catch takes it back if this instruction faults */                   \
+    if constexpr (kProfile) {                                                             \
+      if (dp == code_end) goto op_fetch_fault;                                            \
+      /* Counted at fetch, as instret is: the last end of a run may never return. */      \
+      ++profile_.count[dp - code];                                                        \
+      profile_.cycles[dp - code] += dp->cost;                                             \
+      after_cost = cycles;                                                                \
+      goto* EMX_AT(kOffsets[static_cast<unsigned>(dp->op)]);                              \
+    } else {                                                                              \
+      goto* EMX_AT(dp->handler);                                                          \
+    }                                                                                     \
   } while (0)
     EMX_NEXT();
     // Extra clocks (taken branch, send stall) go to the profile; after an end they are the
     // next thread's.
-#define INSN(id, mn, match, mask, fmt, ops, cls, ...)                                   \
-  op_##id : {                                                                           \
-    [[maybe_unused]] const Decoded& d = *dp;                                            \
-    __VA_ARGS__;                                                                        \
-    if constexpr (kProfile)                                                             \
-      if (isa::Op::id != isa::Op::end) profile_.cycles[off >> 2] += cycles - after_cost; \
-  }                                                                                     \
-  pc = npc;                                                                             \
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...)                                    \
+  op_##id : {                                                                            \
+    [[maybe_unused]] const Decoded& d = *dp;                                             \
+    ndp = dp + 1;                                                                        \
+    __VA_ARGS__;                                                                         \
+    if constexpr (kProfile)                                                              \
+      if (isa::Op::id != isa::Op::end) profile_.cycles[dp - code] += cycles - after_cost; \
+  }                                                                                      \
+  dp = ndp;                                                                              \
   EMX_NEXT();
 #include "isa/insns.def"
 #undef INSN
 #undef EMX_NEXT
   op_illegal:
     throw Trap{FaultKind::illegal_instruction, 0, {}};
+  op_fetch_fault:
+    throw Trap{FaultKind::fetch_outside_code, stray_pc, {}};
   done:
     if (stop_requested_) result = Stop::stopped;
   } catch (const Trap& t) {
-    fault_ = Fault{t.kind, pc, t.addr, t.detail};
+    fault_ = Fault{t.kind, dp == code_end ? stray_pc : PC_OF(dp), t.addr, t.detail};
     --instret;  // the faulting instruction did not retire
     if constexpr (kProfile)
-      if (pc - base < span) --profile_.count[(pc - base) >> 2];
+      if (dp != code_end) --profile_.count[dp - code];
     result = Stop::fault;
   }
-  this->pc = pc;
+  this->pc = dp == code_end ? stray_pc : PC_OF(dp);
   this->cycles = cycles;
   this->instret = instret;
   fflags |= fp::leave();
   return result;
+#undef PC_OF
+#undef GOTO_PC
+#undef EMX_OFFSET
+#undef EMX_AT
 }
 
 }  // namespace emx::iss

@@ -77,12 +77,22 @@ Decoded Hart::decode(uint32_t word) const {
 void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const DecodedCode> shared) {
   code_base_ = base;
   code_bytes_ = bytes & ~3u;
-  if (shared && shared->size() == code_bytes_ / 4) {
+  const uint32_t words = code_bytes_ / 4;
+  if (shared && shared->size() == words + 1) {
     code_ = std::move(shared);
     return;
   }
-  auto code = std::make_shared<DecodedCode>(code_bytes_ / 4);
-  for (uint32_t k = 0; k < code_bytes_ / 4; ++k) (*code)[k] = decode(mem_.read32(base + 4 * k));
+  const int32_t* offsets = nullptr;
+  run_loop<false>(0, &offsets);
+  auto code = std::make_shared<DecodedCode>(words + 1);
+  for (uint32_t k = 0; k < words; ++k) {
+    Decoded& d = (*code)[k];
+    d = decode(mem_.read32(base + 4 * k));
+    d.handler = offsets[static_cast<unsigned>(d.op)];
+  }
+  Decoded& past_end = (*code)[words];
+  past_end.cost = 0;  // a fetch fault takes no clock
+  past_end.handler = offsets[isa::kOpCount];
   code_ = std::move(code);
 }
 

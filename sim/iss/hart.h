@@ -41,11 +41,14 @@ constexpr uint8_t kTagPresent = 0x01;
 
 // One instruction, decoded once when the code is loaded.
 struct Decoded {
-  isa::Op op = isa::Op::illegal;
-  uint16_t cost = 1;  // clocks of the timing class, memory penalty included
-  uint8_t rd = 0;     // 32 (a sink) when the destination is integer register x0
-  uint8_t rs1 = 0, rs2 = 0, rs3 = 0;
   int32_t imm = 0;
+  // Where run() finds the semantics (an offset in its code, set by set_code): the
+  // dispatch jumps there without looking the op up in a table first.
+  int32_t handler = 0;
+  uint16_t cost = 1;  // clocks of the timing class, memory penalty included
+  isa::Op op = isa::Op::illegal;
+  uint8_t rd = 0;  // 32 (a sink) when the destination is integer register x0
+  uint8_t rs1 = 0, rs2 = 0, rs3 = 0;
   uint8_t rm = 0;
 };
 static_assert(sizeof(Decoded) == 16, "a power of two keeps the fetch a shift");
@@ -57,7 +60,9 @@ class Hart {
   Hart(mem::LocalMemory& memory, const TimingConfig& timing);
 
   void set_env(HartEnv* env) { env_ = env; }
-  // The executable region: it is decoded once here; stores into it fault. `shared` is the
+  // The executable region: it is decoded once here; stores into it fault. One entry more
+  // than the code has words stands after it: running into it (or jumping outside the
+  // code) is a fetch fault, so sequential execution needs no range check. `shared` is the
   // decoding another hart made of the same bytes with the same timing and features (the
   // PEs of a machine run one program): one copy for all keeps the host's caches for the
   // simulated memory.
@@ -107,8 +112,9 @@ class Hart {
   bool csr_access(unsigned csr, CsrOp op, uint32_t operand, bool do_write, uint32_t& old);
 
  private:
+  // offsets_out: the loop gives its handlers' offsets (Decoded::handler) and returns.
   template <bool kProfile>
-  Stop run_loop(uint64_t cycle_limit);
+  Stop run_loop(uint64_t cycle_limit, const int32_t** offsets_out = nullptr);
   template <class T>
   T load(uint32_t a) const;
   template <class T>

@@ -1,11 +1,12 @@
 // The vocabulary of the semantics column of isa/*.def. Included only inside
 // Hart::run() (execute.cpp), where these names are in scope:
-//   d (const Decoded&), pc, npc, cycles, instret (locals), this (the Hart).
+//   d (const Decoded&), dp, ndp (this and the next instruction's entries), cycles,
+//   instret (locals), PC_OF, GOTO_PC (execute.cpp), this (the Hart).
 //
 //   PC            address of this instruction        IMM      decoded immediate (int32_t)
 //   R1 R2         x[rs1], x[rs2] as uint32_t        SR1 SR2  the same as int32_t
 //   RS1_INDEX     the rs1 field itself (CSR uimm)    WR(v)    x[rd] = v (x0 discarded)
-//   JUMP(t)       npc = t (faults if t is misaligned)
+//   JUMP(t)       continue at t (faults if t is misaligned)
 //   TAKEN(t)      JUMP(t) and charge branch_taken instead of branch
 //   LOAD(T, a)    load a T from local byte address a; STORE(T, a, v) store it
 //   FAULT(kind)   stop with an architectural fault (FaultKind::kind)
@@ -23,7 +24,7 @@
 //   HOST_FLAGS()  fold the host FPU's sticky flags into FFLAGS now
 #pragma once
 
-#define PC pc
+#define PC PC_OF(dp)
 #define IMM d.imm
 #define R1 x[d.rs1]
 #define R2 x[d.rs2]
@@ -38,7 +39,7 @@
     const uint32_t jump_target_ = (t);                                       \
     if (__builtin_expect(jump_target_ & 3u, 0))                              \
       throw Trap{FaultKind::misaligned_fetch, jump_target_, {}};             \
-    npc = jump_target_;                                                      \
+    GOTO_PC(jump_target_);                                                   \
   } while (0)
 #define TAKEN(t)             \
   do {                       \
@@ -53,7 +54,7 @@
 // Leaving the ISS: publish the hot locals and the FP flags; coming back: reload them.
 #define SYNC_OUT()                   \
   do {                               \
-    this->pc = pc;                   \
+    this->pc = PC;                   \
     this->cycles = cycles;           \
     this->instret = instret;         \
     fflags |= fp::take_flags();      \
@@ -92,7 +93,7 @@
     SYNC_OUT();                                                              \
     if (env_) env_->end_thread(*this); else request_stop();                  \
     SYNC_IN();                                                               \
-    npc = this->pc;                                                          \
+    GOTO_PC(this->pc);                                                       \
   } while (0)
 
 // rtag: a word whose element is not present yet may have received its value by our

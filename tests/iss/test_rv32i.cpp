@@ -147,6 +147,18 @@ TEST_F(HartTest, IllegalInstructionAndRunningOffTheCode) {
   EXPECT_EQ(exec({enc::j(0, 64)}), Stop::fault);
   EXPECT_EQ(hart.fault().kind, FaultKind::fetch_outside_code);
   EXPECT_EQ(hart.fault().pc, kCode + 64);
+  EXPECT_EQ(hart.instret, 1u);  // the jump retired; the fetch did not
+  // Past the last instruction, without a jump (exec would end the code with `end`).
+  memory.write32(kCode, enc::addi(1, 0, 1));
+  memory.write32(kCode + 4, enc::addi(1, 1, 1));
+  hart.set_code(kCode, 8);
+  hart.pc = kCode;
+  hart.instret = 0;
+  EXPECT_EQ(hart.run(1u << 20), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::fetch_outside_code);
+  EXPECT_EQ(hart.fault().pc, kCode + 8);
+  EXPECT_EQ(hart.instret, 2u);
+  EXPECT_EQ(x(1), 2u);
 }
 
 TEST_F(HartTest, EcallAndEbreakAreFaults) {
