@@ -56,7 +56,13 @@ void resume_slow(uint32_t rm) {
 
 uint32_t leave() {
   const uint32_t f = take_flags();
+#if defined(__SSE__)
+  // At the end of every run(): the SSE rounding bits tell, without a library call (enter
+  // and resume set the x87 and SSE modes together, through fesetround).
+  if (_mm_getcsr() & 0x6000) std::fesetround(FE_TONEAREST);
+#else
   if (std::fegetround() != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+#endif
   return f;
 }
 
