@@ -24,7 +24,7 @@ uint64_t OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) 
   return f.size() == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
 }
 
-void OutputPorts::flush(uint64_t limit) {
+void OutputPorts::flush_due(uint64_t limit) {
   // The endpoints in (clock, endpoint) order, each up to `limit`.
   while (due_.first_clock() <= limit && due_.first_clock() != UINT64_MAX) {
     const unsigned ep = due_.first();
