@@ -89,6 +89,7 @@ class Fabric {
   void advance_to(uint64_t t);
   uint64_t next_event_time() const { return events_.next_time(); }  // UINT64_MAX if none
   bool idle() const { return in_flight_ == 0; }
+  uint64_t delivered() const { return stats_.delivered; }  // delivery callbacks so far
   uint64_t in_flight() const { return in_flight_; }
   uint64_t now() const { return now_; }  // events before now() have been processed
 
