@@ -460,7 +460,7 @@ const FabricStats& Fabric::stats() const {
   return stats_;
 }
 
-void Fabric::deliver(uint32_t s, uint64_t now) {
+EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // Copied out and the slot freed first: the callback may inject, which may grow slots_.
   const Packet packet = packets_[s];
   const uint64_t latency = now - packet.injected_at;
