@@ -59,7 +59,10 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
   size_t rows = 1;
   while (rows <= std::max(ready_delay_, link_clocks_)) rows *= 2;
-  grants_.resize(rows);
+  grant_row_size_ = uint32_t(outputs_.size());
+  grants_.resize(rows * grant_row_size_);
+  grants_end_.resize(rows);
+  for (uint32_t row = 0; row < rows; ++row) grants_end_[row] = grant_row(row);
   grants_mask_ = rows - 1;
   spill_.resize(outputs_.size());
 }
@@ -235,15 +238,15 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // other in the order they started: one kTransfersDone event for the clock's list of
   // grants, pushed where the first one's own event would go. Nothing else is pushed into
   // that clock's bucket meanwhile, so every transfer end keeps its place in the order.
-  std::vector<Grant>& grants = grants_[now & grants_mask_];
+  const uint32_t row = uint32_t(now & grants_mask_);
   if (grants_clock_ != now) {
     grants_clock_ = now;
-    grants.clear();
-    events_.push(done, kTransfersDone, uint32_t(now & grants_mask_));
+    grants_end_[row] = grant_row(row);
+    events_.push(done, kTransfersDone, row);
   }
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
-  Grant& grant = grants.emplace_back();
+  Grant& grant = *grants_end_[row]++;
   grant.output = output;
   grant.ready_queue = kNil;
   if (q < endpoints_) {
@@ -280,7 +283,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       grant.next_output = slot.output;
       if (ready_delay_ != link_clocks_ && heads_clock_ != now) {
         heads_clock_ = now;
-        events_.push(now + ready_delay_, kHeadsReady, uint32_t(now & grants_mask_));
+        events_.push(now + ready_delay_, kHeadsReady, row);
       }
     }
   } else {
@@ -422,7 +425,7 @@ void Fabric::inject(const Packet& p, uint64_t t) {
   if (append(p.src, s)) events_.push(slot.ready, kHeadReady, p.src);
 }
 
-uint32_t Fabric::alloc_slot() {
+EMX_NET_HOT uint32_t Fabric::alloc_slot() {
   if (free_slots_.empty()) {
     slots_.emplace_back();
     packets_.emplace_back();
@@ -457,7 +460,7 @@ const FabricStats& Fabric::stats() const {
   return stats_;
 }
 
-void Fabric::deliver(uint32_t s, uint64_t now) {
+EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // Copied out and the slot freed first: the callback may inject, which may grow slots_.
   const Packet packet = packets_[s];
   const uint64_t latency = now - packet.injected_at;
@@ -480,14 +483,14 @@ void Fabric::deliver(uint32_t s, uint64_t now) {
     switch (e.kind) {
       case kHeadReady: request_output(e.target); break;
       case kTransfersDone:
-        for (const Grant& g : grants_[e.target]) {
-          transfer_done(g.output, now);
-          if (ready_delay_ == link_clocks_ && g.ready_queue != kNil) request_new_head(g, now);
+        for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
+          transfer_done(g->output, now);
+          if (ready_delay_ == link_clocks_ && g->ready_queue != kNil) request_new_head(*g, now);
         }
         break;
       case kHeadsReady:
-        for (const Grant& g : grants_[e.target])
-          if (g.ready_queue != kNil) request_new_head(g, now);
+        for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g)
+          if (g->ready_queue != kNil) request_new_head(*g, now);
         break;
       case kRelease: mark_dirty(queues_[e.target].upstream); break;
       case kCrossbarArrive: crossbar_arrive(e.target, now); break;

@@ -89,6 +89,7 @@ class Fabric {
   void advance_to(uint64_t t);
   uint64_t next_event_time() const { return events_.next_time(); }  // UINT64_MAX if none
   bool idle() const { return in_flight_ == 0; }
+  uint64_t delivered() const { return stats_.delivered; }  // delivery callbacks so far
   uint64_t in_flight() const { return in_flight_; }
   uint64_t now() const { return now_; }  // events before now() have been processed
 
@@ -235,7 +236,7 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
-  // The transfers started in a clock (grants_[clock & grants_mask_]), in order, each with
+  // The transfers started in a clock (row clock & grants_mask_), in order, each with
   // the queue it made the new head of an idle queue (or kNil), which asks for an output
   // ready_delay_ later: kTransfersDone and kHeadsReady events name the list. (When
   // ready_delay_ == link_clocks, kTransfersDone does both, grant by grant.) The new head's
@@ -248,7 +249,13 @@ class Fabric {
     uint32_t next;         // that packet's request: the buffer it needs next, its output
     uint32_t next_output;
   };
-  std::vector<std::vector<Grant>> grants_;
+  // The rows, one after the other, each with room for a grant per output (at most one
+  // transfer starts per output and clock), and each row's end: no capacity check and no
+  // value-initialisation per grant, as a vector per row had.
+  std::vector<Grant> grants_;
+  std::vector<Grant*> grants_end_;
+  uint32_t grant_row_size_ = 0;  // outputs_.size()
+  Grant* grant_row(uint32_t row) { return grants_.data() + size_t(row) * grant_row_size_; }
   uint64_t grants_mask_ = 0;
   uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
   uint64_t heads_clock_ = kNever;   // the clock whose grants' kHeadsReady is pushed

@@ -56,6 +56,7 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
   ports_.resolve(now, [this](unsigned ep, uint64_t stall, bool last) {
+    ++accepted_;
     pes_[ep]->floating_send_accepted(stall, last);
   });
   if (after_advance) after_advance(now + 1);
@@ -71,13 +72,20 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
 // resuming at W sends nothing stamped before W + 1. So the clocks up to that activity can
 // be processed now, as the catch_up of the process that runs first at each clock would,
 // without a SystemC activation per network clock. Bounded by run_ahead_limit (the
-// simulation's end) and by a stop request.
+// simulation's end) and by a stop request. Only PE code (a delivery, an accepted floating
+// send) can schedule SystemC activity meanwhile, so the next process's clock is asked
+// again only after some ran.
 uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
+  uint64_t due = 0, seen = UINT64_MAX;
   for (;;) {
     if (stopping_ || next == UINT64_MAX || next >= run_ahead_limit) return next;
-    const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
-    if (gap == sc_core::SC_ZERO_TIME) return next;  // something runs at this time
-    const uint64_t due = now + gap.value() / period_ps_;  // the next process's clock
+    const uint64_t callbacks = fabric_.delivered() + accepted_;
+    if (callbacks != seen) {
+      seen = callbacks;
+      const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
+      if (gap == sc_core::SC_ZERO_TIME) return next;  // something runs at this time
+      due = now + gap.value() / period_ps_;  // the next process's clock
+    }
     if (next > due) return next;
     next = process_through(next);
   }

@@ -64,6 +64,7 @@ class NetworkDriver : public sc_core::sc_module {
   // next_time() after the last processing: while no packet is pushed, processing those
   // clocks again changes nothing (catch_up).
   uint64_t processed_ = 0, pushes_seen_ = 0, next_ = UINT64_MAX;
+  uint64_t accepted_ = 0;  // floating sends accepted (PE code run by process_through)
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {

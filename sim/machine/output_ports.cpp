@@ -12,7 +12,11 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   // packets the execution unit sent ahead, or at the same clock: insert it before them.
   size_t at = q.size();
   while (at > 0 && (q[at - 1].t > t || (reply && q[at - 1].t == t && !q[at - 1].reply))) --at;
-  q.insert(at, Entry{t, p, reply});
+  // (Nearly always at the back: Fifo::insert would store the entry twice.)
+  if (at == q.size())
+    q.push_back(Entry{t, p, reply});
+  else
+    q.insert(at, Entry{t, p, reply});
   schedule(p.src, std::max(t, port.blocked_until));
 }
 
@@ -24,7 +28,7 @@ uint64_t OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) 
   return f.size() == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
 }
 
-void OutputPorts::flush(uint64_t limit) {
+void OutputPorts::flush_due(uint64_t limit) {
   // The endpoints in (clock, endpoint) order, each up to `limit`.
   while (due_.first_clock() <= limit && due_.first_clock() != UINT64_MAX) {
     const unsigned ep = due_.first();

@@ -37,8 +37,11 @@ class OutputPorts {
   // packets go first (its port has priority), whatever order the host produced them in.
   void push(const net::Packet& p, uint64_t t, bool reply);
   // Moves every packet due by clock `limit` into the network, in time order per PE; a
-  // packet that finds the network's injection queue full waits for its slot.
-  void flush(uint64_t limit);
+  // packet that finds the network's injection queue full waits for its slot. (Called at
+  // every network clock, mostly with nothing due: that test inline.)
+  void flush(uint64_t limit) {
+    if (due_.first_clock() <= limit) flush_due(limit);
+  }
   // Counts the packets pushed (floating or not): unchanged, flush and resolve have no
   // more work up to the clocks they last ran to.
   uint64_t pushes() const { return pushes_; }
@@ -87,6 +90,7 @@ class OutputPorts {
   };
   template <class T>
   using Fifo = pe::Fifo<T>;
+  void flush_due(uint64_t limit);
   // Makes sure flush looks at `ep` at clock t.
   void schedule(unsigned ep, uint64_t t) {
     if (t < due_.at(ep)) due_.set(ep, t);
