@@ -49,6 +49,11 @@ class InputBuffer {
     bool spilled;
   };
   Fifo<Pop> unsettled_;
+  uint64_t unsettled_spilled_ = 0;  // how many of them had spilled
+  void drop_unsettled() {
+    unsettled_spilled_ -= unsettled_.front().spilled;
+    unsettled_.pop_front();
+  }
   uint64_t spills_ = 0, refills_ = 0, max_ = 0;
 };
 

@@ -59,6 +59,10 @@ void Pe::sync_to(uint64_t cycle) {
 }
 
 void Pe::execute() {
+  // Decided once, when the simulation starts (tracer and profile are set up before it).
+  // Not with a time limit either: a PE with a provisional clock would run past it.
+  lazy_sends_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
+                hart_.profile().count.empty() && !cfg_.sim.max_cycles;
   if (started_) {
     state_ = State::running;
     thread_started_at_ = hart_.cycles;
@@ -102,11 +106,6 @@ void Pe::settle(iss::Hart& h) {
   machine_.catch_up();
 }
 
-bool Pe::lazy_sends() const {
-  // Not with a time limit either: a PE with a provisional clock would run past it.
-  return !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ && hart_.profile().count.empty() &&
-         !cfg_.sim.max_cycles;
-}
 
 void Pe::floating_send_accepted(uint64_t stall, bool last) {
   send_stall_cycles_ += stall;

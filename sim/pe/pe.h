@@ -58,7 +58,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // stalls a running thread, or the run has a time limit); a floating send was accepted
   // after `stall` clocks,
   // `last`: none floats any more.
-  bool lazy_sends() const;
+  bool lazy_sends() const { return lazy_sends_; }
   void floating_send_accepted(uint64_t stall, bool last);
 
   void register_stats(stats::Registry& r);
@@ -104,6 +104,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   sc_core::sc_event token_ready_;
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
   bool settling_ = false;            // settle_sends waits for sends_settled_
+  bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
   const loader::SymbolTable* symbols_ = nullptr;
   uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
 
