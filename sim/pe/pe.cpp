@@ -7,12 +7,13 @@
 namespace emx::pe {
 
 Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-       MachinePort& machine, PeObserver& observer)
+       MachinePort& machine, PeObserver& observer, SyncAlarms& alarms)
     : sc_module(name),
       id_(id),
       cfg_(cfg),
       machine_(machine),
       observer_(observer),
+      alarms_(alarms),
       memory_(cfg.pe.memory_bytes),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit),
       input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
@@ -53,7 +54,7 @@ void Pe::sync_to(uint64_t cycle) {
     const uint64_t target = std::min(cycle, hart_.cycles) * period_ps_,
                    now = sc_core::sc_time_stamp().value();
     if (target <= now) break;
-    wait(sc_core::sc_time::from_value(target - now));
+    alarms_.wait_until(target, now);
   }
   ++syncs_;
 }

@@ -19,6 +19,7 @@
 #include "input_buffer.h"
 #include "packet_unit.h"
 #include "pe_ports.h"
+#include "sync_alarms.h"
 #include "sim/iss/hart.h"
 #include "sim/machine/machine_config.h"
 #include "sim/mem/local_memory.h"
@@ -31,7 +32,7 @@ namespace emx::pe {
 class Pe : public sc_core::sc_module, private iss::HartEnv {
  public:
   Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-     MachinePort& machine, PeObserver& observer);
+     MachinePort& machine, PeObserver& observer, SyncAlarms& alarms);
 
   unsigned id() const { return id_; }
   mem::LocalMemory& memory() { return memory_; }
@@ -89,6 +90,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   const machine::MachineConfig& cfg_;
   MachinePort& machine_;
   PeObserver& observer_;
+  SyncAlarms& alarms_;  // shared by the machine's PEs
   // What an arriving packet touches, together: at 80 PEs and more the host's caches lose a
   // PE's state between two of its packets, so the number of cache lines per packet counts.
   mem::LocalMemory memory_;

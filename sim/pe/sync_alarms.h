@@ -1,0 +1,46 @@
+// Timed wake-ups shared by the PEs' execution units. PEs that synchronise with SystemC
+// time often wait for the same clock (every running PE waits at each quantum boundary):
+// one timed notification of a shared event wakes them all, where a wait(time) each would
+// cost a timed notification apiece (an allocation and a heap insertion and removal in
+// the kernel's queue of timed events, which is then as long as there are PEs). The set
+// of pending SystemC times, and so the simulated figures, stay the same.
+#pragma once
+#include <systemc>
+
+#include <cstdint>
+#include <memory>
+
+namespace emx::pe {
+
+class SyncAlarms {
+ public:
+  SyncAlarms() : slot_(std::make_unique<Slot[]>(kSlots)) {}
+
+  // From a SystemC thread: wait until SystemC time `at_ps` (> now_ps, the present time).
+  void wait_until(uint64_t at_ps, uint64_t now_ps) {
+    // A direct-mapped table by time; quantum boundaries are multiples of the quantum, so
+    // the hash multiplies before it takes the high bits.
+    Slot& s = slot_[(at_ps * 0x9e3779b97f4a7c15ull) >> (64 - kSlotBits)];
+    if (s.at != at_ps) {
+      // A slot whose time has come is free (its notification has fired: SystemC triggers
+      // the timed notifications of a time before any process runs at it).
+      if (s.at > now_ps) {  // taken by another time: a wake-up of our own
+        sc_core::wait(sc_core::sc_time::from_value(at_ps - now_ps));
+        return;
+      }
+      s.at = at_ps;
+      s.wake.notify(sc_core::sc_time::from_value(at_ps - now_ps));
+    }
+    sc_core::wait(s.wake);
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 7, kSlots = 1u << kSlotBits;
+  struct Slot {
+    uint64_t at = 0;  // SystemC time (ps) of its pending notification, if in the future
+    sc_core::sc_event wake;
+  };
+  std::unique_ptr<Slot[]> slot_;
+};
+
+}  // namespace emx::pe
