@@ -4,23 +4,24 @@
 
 namespace emx::pe {
 
-uint32_t InputBuffer::push(ThreadToken t, uint64_t arrival) {
+uint32_t InputBuffer::push(const ThreadToken& t, uint64_t arrival) {
   // Pops before this arrival are before it for the hardware too; the rest are after.
   while (!unsettled_.empty() && unsettled_.front().at < arrival) drop_unsettled();
   const uint64_t occupancy = q_.size() + unsettled_.size(),
                  spilled = spilled_now_ + unsettled_spilled_;
   uint32_t clocks = 0;
-  if (occupancy >= cfg_.onchip_packets) {
+  const bool spill = occupancy >= cfg_.onchip_packets;
+  if (spill) {
     if (spilled >= spill_capacity_)
       throw std::runtime_error("input buffer overflow: the memory spill area (pe.reserved_bytes) "
                                "holds " + std::to_string(spill_capacity_) +
                                " packets and is full");
-    t.spilled = true;
     ++spilled_now_;
     ++spills_;
     clocks = cfg_.spill_clocks;
   }
   q_.push_back(t);
+  if (spill) q_[q_.size() - 1].spilled = true;
   if (occupancy + 1 > max_) max_ = occupancy + 1;
   return clocks;
 }

@@ -40,7 +40,7 @@ class PacketUnit {
 
   struct Counters {
     uint64_t syswr = 0, sysrd = 0, matched = 0, stored_operands = 0, iwrite = 0, iread = 0,
-             deferred_reads = 0, threads = 0;
+             deferred_reads = 0;
   };
   const Counters& counters() const { return n_; }
 

@@ -9,17 +9,17 @@ namespace emx::pe {
 Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
        MachinePort& machine, PeObserver& observer, SyncAlarms& alarms)
     : sc_module(name),
-      id_(id),
-      cfg_(cfg),
-      machine_(machine),
-      observer_(observer),
-      alarms_(alarms),
       memory_(cfg.pe.memory_bytes),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit),
+      cfg_(cfg),
+      machine_(machine),
       input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
       hart_(memory_, cfg.pe.timing),
       dispatcher_(id, cfg.pe.threads, cfg.stack_top()),
-      period_ps_(cfg.period_ps()) {
+      period_ps_(cfg.period_ps()),
+      alarms_(alarms),
+      id_(id),
+      observer_(observer) {
   hart_.set_env(this);
   hart_.set_machine_info(id, cfg.pes, static_cast<uint32_t>(cfg.clock_mhz * 1000.0 + 0.5));
   hart_.features = (cfg.pe.memory_unit.direct_remote_access ? isa::csr::kFeatureDirectRemoteAccess : 0) |
@@ -146,6 +146,7 @@ void Pe::trace_thread_begin(uint64_t cycle, const ThreadToken& t) {
 }
 
 void Pe::next_thread(iss::Hart& h) {
+  if (!input_.empty()) prefetch(dispatcher_.entry_word(memory_, input_.front()));  // the next
   settle_sends(h);  // the thread ends at its real clock
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
@@ -191,6 +192,7 @@ void Pe::next_thread(iss::Hart& h) {
   h.cycles += clocks;
   dispatch_cycles_ += clocks;
   ++threads_;
+  if (!input_.empty()) prefetch(dispatcher_.frame_word(memory_, input_.front()));  // while it runs
 }
 
 void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) {
@@ -218,6 +220,7 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     if (e.thread) {
       e.thread->ready_at = done;
       done += input_.push(*e.thread, cycle);  // a spill keeps the memory unit busy
+      if (input_.size() == 1) prefetch(dispatcher_.frame_word(memory_, *e.thread));  // the next
       // Only an idle execution unit waits for this event; a busy one looks at the input
       // buffer when its thread ends (a timed notification costs a heap operation).
       if (state_ == State::idle) {

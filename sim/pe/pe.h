@@ -74,6 +74,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void execute();  // SC_THREAD: the execution unit
   void next_thread(iss::Hart& h);
   uint64_t now_cycles() const;
+  static void prefetch(const void* host_address) {
+    if (host_address) __builtin_prefetch(host_address);
+  }
   void trace_thread_begin(uint64_t cycle, const ThreadToken& t);
   const char* effect_text(const net::Packet& p, const PacketEffect& e) const;
 
@@ -86,36 +89,38 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void settle_sends(iss::Hart& h);
   static constexpr size_t kMaxFloatingSends = 256;
 
-  unsigned id_;
-  const machine::MachineConfig& cfg_;
-  MachinePort& machine_;
-  PeObserver& observer_;
-  SyncAlarms& alarms_;  // shared by the machine's PEs
-  // What an arriving packet touches, together: at 80 PEs and more the host's caches lose a
-  // PE's state between two of its packets, so the number of cache lines per packet counts.
-  mem::LocalMemory memory_;
+  // What an arriving packet touches, together and from the start of a cache line, in four
+  // lines: at 80 PEs and more the host's caches lose a PE's state between two of its
+  // packets, so the number of cache lines per packet counts.
+  alignas(64) mem::LocalMemory memory_;
   PacketUnit packets_;
   State state_ = State::idle;
   trace::Tracer* tracer_ = nullptr;
   uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
   uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;
-  InputBuffer input_;
+  const machine::MachineConfig& cfg_;
+  MachinePort& machine_;
+  InputBuffer input_;  // its fields a packet touches first
+  // What a thread's end and the next dispatch touch besides.
   iss::Hart hart_;
   Dispatcher dispatcher_;
   uint64_t period_ps_;
-  sc_core::sc_event token_ready_;
-  sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  SyncAlarms& alarms_;               // shared by the machine's PEs
   bool settling_ = false;            // settle_sends waits for sends_settled_
   bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
-  const loader::SymbolTable* symbols_ = nullptr;
-  uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
-
   bool started_ = false;
   uint64_t thread_started_at_ = 0;
   // statistics (packets_received_, memory_unit_cycles_ above)
   uint64_t packets_sent_ = 0, threads_ = 0, syncs_ = 0;
   uint64_t busy_cycles_ = 0, idle_cycles_ = 0, dispatch_cycles_ = 0, send_stall_cycles_ = 0,
            exu_stall_cycles_ = 0;
+  // Seldom touched.
+  unsigned id_;
+  PeObserver& observer_;
+  sc_core::sc_event token_ready_;
+  sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  const loader::SymbolTable* symbols_ = nullptr;
+  uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
 };
 
 }  // namespace emx::pe
