@@ -220,7 +220,6 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     if (e.thread) {
       e.thread->ready_at = done;
       done += input_.push(*e.thread, cycle);  // a spill keeps the memory unit busy
-      if (input_.size() == 1) prefetch(dispatcher_.frame_word(memory_, *e.thread));  // the next
       // Only an idle execution unit waits for this event; a busy one looks at the input
       // buffer when its thread ends (a timed notification costs a heap operation).
       if (state_ == State::idle) {
