@@ -104,18 +104,18 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // What a thread's end and the next dispatch touch besides.
   iss::Hart hart_;
   Dispatcher dispatcher_;
-  uint64_t period_ps_;
+  // What sends, their acceptance, syncs and thread ends touch of the PE, in one cache line.
+  alignas(64) uint64_t period_ps_;
   SyncAlarms& alarms_;               // shared by the machine's PEs
+  unsigned id_;
   bool settling_ = false;            // settle_sends waits for sends_settled_
   bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
   bool started_ = false;
   uint64_t thread_started_at_ = 0;
   // statistics (packets_received_, memory_unit_cycles_ above)
-  uint64_t packets_sent_ = 0, threads_ = 0, syncs_ = 0;
-  uint64_t busy_cycles_ = 0, idle_cycles_ = 0, dispatch_cycles_ = 0, send_stall_cycles_ = 0,
-           exu_stall_cycles_ = 0;
+  uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, threads_ = 0, syncs_ = 0;
+  uint64_t busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0, exu_stall_cycles_ = 0;
   // Seldom touched.
-  unsigned id_;
   PeObserver& observer_;
   sc_core::sc_event token_ready_;
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
