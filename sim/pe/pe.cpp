@@ -107,7 +107,6 @@ void Pe::settle(iss::Hart& h) {
   machine_.catch_up();
 }
 
-
 void Pe::floating_send_accepted(uint64_t stall, bool last) {
   send_stall_cycles_ += stall;
   // Only settle_sends waits for it: a notification nobody waits for would still be
