@@ -14,33 +14,34 @@ namespace emx::pe {
 
 class SyncAlarms {
  public:
-  SyncAlarms() : slot_(std::make_unique<Slot[]>(kSlots)) {}
+  SyncAlarms()
+      : at_(std::make_unique<uint64_t[]>(kSlots)),
+        wake_(std::make_unique<sc_core::sc_event[]>(kSlots)) {}
 
   // From a SystemC thread: wait until SystemC time `at_ps` (> now_ps, the present time).
   void wait_until(uint64_t at_ps, uint64_t now_ps) {
     // A direct-mapped table by time; quantum boundaries are multiples of the quantum, so
     // the hash multiplies before it takes the high bits.
-    Slot& s = slot_[(at_ps * 0x9e3779b97f4a7c15ull) >> (64 - kSlotBits)];
-    if (s.at != at_ps) {
+    const size_t k = (at_ps * 0x9e3779b97f4a7c15ull) >> (64 - kSlotBits);
+    if (at_[k] != at_ps) {
       // A slot whose time has come is free (its notification has fired: SystemC triggers
       // the timed notifications of a time before any process runs at it).
-      if (s.at > now_ps) {  // taken by another time: a wake-up of our own
+      if (at_[k] > now_ps) {  // taken by another time: a wake-up of our own
         sc_core::wait(sc_core::sc_time::from_value(at_ps - now_ps));
         return;
       }
-      s.at = at_ps;
-      s.wake.notify(sc_core::sc_time::from_value(at_ps - now_ps));
+      at_[k] = at_ps;
+      wake_[k].notify(sc_core::sc_time::from_value(at_ps - now_ps));
     }
-    sc_core::wait(s.wake);
+    sc_core::wait(wake_[k]);
   }
 
  private:
   static constexpr unsigned kSlotBits = 7, kSlots = 1u << kSlotBits;
-  struct Slot {
-    uint64_t at = 0;  // SystemC time (ps) of its pending notification, if in the future
-    sc_core::sc_event wake;
-  };
-  std::unique_ptr<Slot[]> slot_;
+  // By slot: the SystemC time (ps) of its pending notification, if in the future, in
+  // few cache lines (an sc_event takes 168 bytes), and its event.
+  std::unique_ptr<uint64_t[]> at_;
+  std::unique_ptr<sc_core::sc_event[]> wake_;
 };
 
 }  // namespace emx::pe
