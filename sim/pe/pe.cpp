@@ -107,13 +107,6 @@ void Pe::settle(iss::Hart& h) {
   machine_.catch_up();
 }
 
-void Pe::floating_send_accepted(uint64_t stall, bool last) {
-  send_stall_cycles_ += stall;
-  // Only settle_sends waits for it: a notification nobody waits for would still be
-  // pending activity, which stops the network driver's run ahead.
-  if (last && settling_) sends_settled_.notify(sc_core::SC_ZERO_TIME);
-}
-
 void Pe::settle_sends(iss::Hart& h) {
   while (machine_.floating_sends(id_)) {
     settling_ = true;

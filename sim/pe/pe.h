@@ -60,7 +60,13 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // after `stall` clocks,
   // `last`: none floats any more.
   bool lazy_sends() const { return lazy_sends_; }
-  void floating_send_accepted(uint64_t stall, bool last);
+  // (Inline: the network driver calls it for every floating send.)
+  void floating_send_accepted(uint64_t stall, bool last) {
+    send_stall_cycles_ += stall;
+    // Only settle_sends waits for it: a notification nobody waits for would still be
+    // pending activity, which stops the network driver's run ahead.
+    if (last && settling_) sends_settled_.notify(sc_core::SC_ZERO_TIME);
+  }
 
   void register_stats(stats::Registry& r);
   // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
