@@ -1,6 +1,6 @@
 // Timed wake-ups shared by the PEs' execution units. PEs that synchronise with SystemC
 // time often wait for the same clock (at a quantum boundary, every running PE whose last
-// instruction ended on it; in the MPI ring about a fifth of all waits share a clock):
+// instruction ended on it; in the MPI ring more than half of the waits share a clock):
 // one timed notification of a shared event wakes them all, where a wait(time) each would
 // cost a timed notification apiece (an allocation and a heap insertion and removal in
 // the kernel's queue of timed events, which is then as long as there are PEs). The set
