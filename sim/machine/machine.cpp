@@ -138,7 +138,8 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   pe::MachinePort& port = *this;
   pe::PeObserver& observer = *this;
   for (unsigned k = 0; k < cfg_.pes; ++k) {
-    auto p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer);
+    auto p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer,
+                                      alarms_);
     // Every PE gets the code (packets may start threads anywhere); `runs` PEs run main.
     const auto s = host::Host::load(program, args, p->memory(), cfg_.stack_top());
     // One decoding of the code for all PEs: the same bytes, timing and features.

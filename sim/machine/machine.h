@@ -110,6 +110,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   std::unique_ptr<net::Fabric> fabric_;
   std::unique_ptr<OutputPorts> ports_;
   std::unique_ptr<NetworkDriver> driver_;
+  pe::SyncAlarms alarms_;  // the PEs' timed wake-ups (before pes_: they use it)
   std::vector<std::unique_ptr<pe::Pe>> pes_;
   stats::Registry stats_;
   unsigned started_ = 0;

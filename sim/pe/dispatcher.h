@@ -13,6 +13,7 @@
 #include "packet_unit.h"
 #include "pe_config.h"
 #include "sim/iss/hart.h"
+#include "sim/mem/local_memory.h"
 #include "thread_token.h"
 
 namespace emx::pe {
@@ -34,10 +35,27 @@ class Dispatcher {
   // token names no runnable code.
   uint32_t start(iss::Hart& h, const ThreadToken& t) const;
 
+  // What start() will read for `t` first, as host addresses to prefetch (nullptr: none):
+  // an invoked thread's frame base (its template pointer), then the template's entry —
+  // dependent misses on the host, often from memory when a PE's frames went cold. The
+  // caller prefetches (GCC drops a call to a function that only prefetches: it counts as
+  // pure).
+  const void* frame_word(const mem::LocalMemory& m, const ThreadToken& t) const {
+    return t.kind == ThreadToken::Kind::invoke ? m.bytes() + frame_of(t) : nullptr;
+  }
+  const void* entry_word(const mem::LocalMemory& m, const ThreadToken& t) const {
+    if (t.kind != ThreadToken::Kind::invoke || !m.valid(frame_of(t), 4)) return nullptr;
+    const uint32_t at = m.read32(frame_of(t)) + (gaddr_local(t.cont) - frame_of(t));
+    return at < m.size() ? m.bytes() + at : nullptr;
+  }
+
   // The code address a token starts at (for traces), or throws PacketError.
   uint32_t entry_of(const iss::Hart& h, const ThreadToken& t, uint32_t* frame = nullptr) const;
 
  private:
+  uint32_t frame_of(const ThreadToken& t) const {
+    return gaddr_local(t.cont) & ~(cfg_.frame_words * 4 - 1);
+  }
   uint32_t checked_entry(const iss::Hart& h, const ThreadToken& t, uint32_t entry,
                          const char* from) const;
   unsigned pe_;

@@ -21,7 +21,9 @@ class InputBuffer {
   // spill area is full. Occupancy is the hardware's at `arrival`: a head the execution
   // unit took at a clock >= arrival (popped earlier on the host, ahead in simulated time)
   // still counts.
-  uint32_t push(ThreadToken t, uint64_t arrival = 0);
+  // By reference: the token was just built field by field, and a copy into an argument
+  // reads it back whole before those stores are in the cache (a store-forwarding stall).
+  uint32_t push(const ThreadToken& t, uint64_t arrival = 0);
 
   bool empty() const { return q_.empty(); }
   std::size_t size() const { return q_.size(); }
@@ -39,17 +41,25 @@ class InputBuffer {
   const uint64_t* max_counter() const { return &max_; }
 
  private:
-  const InputBufferConfig& cfg_;
-  uint64_t spill_capacity_;
+  // What every push touches first, the rest after (the PE keeps the first part in the
+  // cache lines of its other per-packet state).
   Fifo<ThreadToken> q_;
-  uint64_t spilled_now_ = 0;
   // Pops not yet settled: (clock, whether the packet had spilled), oldest first.
   struct Pop {
     uint64_t at;
     bool spilled;
   };
   Fifo<Pop> unsettled_;
-  uint64_t spills_ = 0, refills_ = 0, max_ = 0;
+  uint64_t unsettled_spilled_ = 0;  // how many of them had spilled
+  uint64_t spilled_now_ = 0;
+  uint64_t max_ = 0;
+  const InputBufferConfig& cfg_;
+  uint64_t spill_capacity_;
+  uint64_t spills_ = 0, refills_ = 0;
+  void drop_unsettled() {
+    unsettled_spilled_ -= unsettled_.front().spilled;
+    unsettled_.pop_front();
+  }
 };
 
 }  // namespace emx::pe

@@ -100,7 +100,6 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
   }
   if (!e.thread)
     throw PacketError(fmt::format("{}: unknown packet type {}", describe_packet(p), p.type));
-  ++n_.threads;
   return e;
 }
 
@@ -121,7 +120,6 @@ void PacketUnit::match(PacketEffect& e, const net::Packet& p, bool left) {
     mem_.set_tag(a, t & ~other);
     --operands_waiting_;
     ++n_.matched;
-    ++n_.threads;
   } else {  // first arrival: store the operand in the slot, mark it
     mem_.write32(a, p.data);
     mem_.set_tag(a, t | mine);

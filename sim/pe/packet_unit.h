@@ -4,10 +4,10 @@
 // supplies the timing (a FIFO server) and the network. Semantics: docs/packets.md.
 #pragma once
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "effect_slot.h"
 #include "isa/isa.h"
 #include "network/packet.h"
 #include "pe_config.h"
@@ -23,8 +23,8 @@ struct PacketError : std::runtime_error {
 
 struct PacketEffect {
   uint32_t clocks = 0;                 // memory/matching unit busy time
-  std::optional<ThreadToken> thread;   // a thread became ready
-  std::optional<net::Packet> reply;    // a packet to send (SYSRD and I-structure replies)
+  EffectSlot<ThreadToken> thread;   // a thread became ready
+  EffectSlot<net::Packet> reply;    // a packet to send (SYSRD and I-structure replies)
 };
 
 class PacketUnit {
@@ -40,7 +40,7 @@ class PacketUnit {
 
   struct Counters {
     uint64_t syswr = 0, sysrd = 0, matched = 0, stored_operands = 0, iwrite = 0, iread = 0,
-             deferred_reads = 0, threads = 0;
+             deferred_reads = 0;
   };
   const Counters& counters() const { return n_; }
 

@@ -7,18 +7,19 @@
 namespace emx::pe {
 
 Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-       MachinePort& machine, PeObserver& observer)
+       MachinePort& machine, PeObserver& observer, SyncAlarms& alarms)
     : sc_module(name),
-      id_(id),
-      cfg_(cfg),
-      machine_(machine),
-      observer_(observer),
       memory_(cfg.pe.memory_bytes),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit),
+      cfg_(cfg),
+      machine_(machine),
       input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
       hart_(memory_, cfg.pe.timing),
       dispatcher_(id, cfg.pe.threads, cfg.stack_top()),
-      period_ps_(cfg.period_ps()) {
+      period_ps_(cfg.period_ps()),
+      alarms_(alarms),
+      id_(id),
+      observer_(observer) {
   hart_.set_env(this);
   hart_.set_machine_info(id, cfg.pes, static_cast<uint32_t>(cfg.clock_mhz * 1000.0 + 0.5));
   hart_.features = (cfg.pe.memory_unit.direct_remote_access ? isa::csr::kFeatureDirectRemoteAccess : 0) |
@@ -53,12 +54,16 @@ void Pe::sync_to(uint64_t cycle) {
     const uint64_t target = std::min(cycle, hart_.cycles) * period_ps_,
                    now = sc_core::sc_time_stamp().value();
     if (target <= now) break;
-    wait(sc_core::sc_time::from_value(target - now));
+    alarms_.wait_until(target, now);
   }
   ++syncs_;
 }
 
 void Pe::execute() {
+  // Decided once, when the simulation starts (tracer and profile are set up before it).
+  // Not with a time limit either: a PE with a provisional clock would run past it.
+  lazy_sends_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
+                hart_.profile().count.empty() && !cfg_.sim.max_cycles;
   if (started_) {
     state_ = State::running;
     thread_started_at_ = hart_.cycles;
@@ -102,19 +107,6 @@ void Pe::settle(iss::Hart& h) {
   machine_.catch_up();
 }
 
-bool Pe::lazy_sends() const {
-  // Not with a time limit either: a PE with a provisional clock would run past it.
-  return !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ && hart_.profile().count.empty() &&
-         !cfg_.sim.max_cycles;
-}
-
-void Pe::floating_send_accepted(uint64_t stall, bool last) {
-  send_stall_cycles_ += stall;
-  // Only settle_sends waits for it: a notification nobody waits for would still be
-  // pending activity, which stops the network driver's run ahead.
-  if (last && settling_) sends_settled_.notify(sc_core::SC_ZERO_TIME);
-}
-
 void Pe::settle_sends(iss::Hart& h) {
   while (machine_.floating_sends(id_)) {
     settling_ = true;
@@ -146,6 +138,7 @@ void Pe::trace_thread_begin(uint64_t cycle, const ThreadToken& t) {
 }
 
 void Pe::next_thread(iss::Hart& h) {
+  if (!input_.empty()) prefetch(dispatcher_.entry_word(memory_, input_.front()));  // the next
   settle_sends(h);  // the thread ends at its real clock
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
@@ -191,6 +184,7 @@ void Pe::next_thread(iss::Hart& h) {
   h.cycles += clocks;
   dispatch_cycles_ += clocks;
   ++threads_;
+  if (!input_.empty()) prefetch(dispatcher_.frame_word(memory_, input_.front()));  // while it runs
 }
 
 void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) {

@@ -19,6 +19,7 @@
 #include "input_buffer.h"
 #include "packet_unit.h"
 #include "pe_ports.h"
+#include "sync_alarms.h"
 #include "sim/iss/hart.h"
 #include "sim/machine/machine_config.h"
 #include "sim/mem/local_memory.h"
@@ -31,7 +32,7 @@ namespace emx::pe {
 class Pe : public sc_core::sc_module, private iss::HartEnv {
  public:
   Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-     MachinePort& machine, PeObserver& observer);
+     MachinePort& machine, PeObserver& observer, SyncAlarms& alarms);
 
   unsigned id() const { return id_; }
   mem::LocalMemory& memory() { return memory_; }
@@ -58,8 +59,14 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // stalls a running thread, or the run has a time limit); a floating send was accepted
   // after `stall` clocks,
   // `last`: none floats any more.
-  bool lazy_sends() const;
-  void floating_send_accepted(uint64_t stall, bool last);
+  bool lazy_sends() const { return lazy_sends_; }
+  // (Inline: the network driver calls it for every floating send.)
+  void floating_send_accepted(uint64_t stall, bool last) {
+    send_stall_cycles_ += stall;
+    // Only settle_sends waits for it: a notification nobody waits for would still be
+    // pending activity, which stops the network driver's run ahead.
+    if (last && settling_) sends_settled_.notify(sc_core::SC_ZERO_TIME);
+  }
 
   void register_stats(stats::Registry& r);
   // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
@@ -73,6 +80,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void execute();  // SC_THREAD: the execution unit
   void next_thread(iss::Hart& h);
   uint64_t now_cycles() const;
+  static void prefetch(const void* host_address) {
+    if (host_address) __builtin_prefetch(host_address);
+  }
   void trace_thread_begin(uint64_t cycle, const ThreadToken& t);
   const char* effect_text(const net::Packet& p, const PacketEffect& e) const;
 
@@ -85,34 +95,38 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void settle_sends(iss::Hart& h);
   static constexpr size_t kMaxFloatingSends = 256;
 
-  unsigned id_;
-  const machine::MachineConfig& cfg_;
-  MachinePort& machine_;
-  PeObserver& observer_;
-  // What an arriving packet touches, together: at 80 PEs and more the host's caches lose a
-  // PE's state between two of its packets, so the number of cache lines per packet counts.
-  mem::LocalMemory memory_;
+  // What an arriving packet touches, together and from the start of a cache line, in four
+  // lines: at 80 PEs and more the host's caches lose a PE's state between two of its
+  // packets, so the number of cache lines per packet counts.
+  alignas(64) mem::LocalMemory memory_;
   PacketUnit packets_;
   State state_ = State::idle;
   trace::Tracer* tracer_ = nullptr;
   uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
   uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;
-  InputBuffer input_;
+  const machine::MachineConfig& cfg_;
+  MachinePort& machine_;
+  InputBuffer input_;  // its fields a packet touches first
+  // What a thread's end and the next dispatch touch besides.
   iss::Hart hart_;
   Dispatcher dispatcher_;
-  uint64_t period_ps_;
-  sc_core::sc_event token_ready_;
-  sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  // What sends, their acceptance, syncs and thread ends touch of the PE, in one cache line.
+  alignas(64) uint64_t period_ps_;
+  SyncAlarms& alarms_;               // shared by the machine's PEs
+  unsigned id_;
   bool settling_ = false;            // settle_sends waits for sends_settled_
-  const loader::SymbolTable* symbols_ = nullptr;
-  uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
-
+  bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
   bool started_ = false;
   uint64_t thread_started_at_ = 0;
   // statistics (packets_received_, memory_unit_cycles_ above)
-  uint64_t packets_sent_ = 0, threads_ = 0, syncs_ = 0;
-  uint64_t busy_cycles_ = 0, idle_cycles_ = 0, dispatch_cycles_ = 0, send_stall_cycles_ = 0,
-           exu_stall_cycles_ = 0;
+  uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, threads_ = 0, syncs_ = 0;
+  uint64_t busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0, exu_stall_cycles_ = 0;
+  // Seldom touched.
+  PeObserver& observer_;
+  sc_core::sc_event token_ready_;
+  sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  const loader::SymbolTable* symbols_ = nullptr;
+  uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
 };
 
 }  // namespace emx::pe
