@@ -82,7 +82,7 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
   uint64_t limit = cycle_limit;
   // The instruction is an entry of the decoded code; its address is computed when asked.
   const Decoded* const code = code_ ? code_->data() : nullptr;
-  const Decoded* const code_end = code ? code + code_bytes_ / 4 : nullptr;
+  const Decoded* const code_end = code + code_bytes_ / 4;
   const uint32_t base = code_base_, span = code_bytes_;
   uint32_t stray_pc = base + span;  // the address of a fetch outside the code
 #define PC_OF(p) (base + static_cast<uint32_t>((p) - code) * 4u)
@@ -96,21 +96,19 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
       ndp = code_end;                                        \
     }                                                        \
   } while (0)
-  const Decoded* dp = nullptr;
-  const Decoded* ndp = nullptr;
-  if (code) {
-    GOTO_PC(this->pc);
-  } else {
-    stray_pc = this->pc;
-  }
-  dp = ndp;
-  const WordCheck checked_word{mem_span_};
   stop_requested_ = false;
+  if (!code) {  // no code at all: every fetch faults
+    fault_ = Fault{FaultKind::fetch_outside_code, this->pc, this->pc, {}};
+    return Stop::fault;
+  }
+  const Decoded* ndp = nullptr;
+  GOTO_PC(this->pc);
+  const Decoded* dp = ndp;
+  const WordCheck checked_word{mem_span_};
   Stop result = Stop::limit;
   fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
   [[maybe_unused]] uint64_t after_cost = 0;
   try {
-    if (!code) goto op_fetch_fault;
 #define EMX_NEXT()                                                                        \
   do {                                                                                    \
     if (__builtin_expect(cycles >= limit, 0)) goto done;                                  \
