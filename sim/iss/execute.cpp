@@ -60,9 +60,10 @@ template <bool kProfile>
 Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
   // Threaded dispatch (GCC's labels as values): each instruction's code ends with its own
   // indirect jump to the next one, which the host predicts far better than the single
-  // jump of a switch. The decoded entry holds its handler's offset from op_illegal (one
-  // table per instantiation: the profiling loop looks it up by op), the entry past the
-  // code's end the fetch fault's.
+  // jump of a switch. Every instruction has two copies: inside a segment (straight to the
+  // next) and at a segment's end (the clock check, and the next segment charged). The
+  // decoded entry holds its copy's offset from op_illegal (one table per instantiation:
+  // the profiling loop looks it up by op), the entry past the code's end the fetch fault's.
 #define EMX_OFFSET(label) \
   static_cast<int32_t>(static_cast<char*>(&&label) - static_cast<char*>(&&op_illegal))
 #define EMX_AT(offset) static_cast<void*>(static_cast<char*>(&&op_illegal) + (offset))
@@ -70,9 +71,13 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
 #define INSN(id, ...) EMX_OFFSET(op_##id),
 #include "isa/insns.def"
 #undef INSN
+      0, EMX_OFFSET(op_fetch_fault),
+#define INSN(id, ...) EMX_OFFSET(op_##id##_end),
+#include "isa/insns.def"
+#undef INSN
       0, EMX_OFFSET(op_fetch_fault)};
-  static_assert(sizeof kOffsets / sizeof kOffsets[0] == isa::kOpCount + 1,
-                "one handler per Op, and the fetch fault");
+  static_assert(sizeof kOffsets / sizeof kOffsets[0] == 2 * (isa::kOpCount + 1),
+                "two copies of each handler, and the fetch fault");
   if (offsets_out) {
     *offsets_out = kOffsets;
     return Stop::limit;
@@ -109,38 +114,62 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
   fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
   [[maybe_unused]] uint64_t after_cost = 0;
   try {
-#define EMX_NEXT()                                                                        \
-  do {                                                                                    \
-    if (__builtin_expect(cycles >= limit, 0)) goto done;                                  \
-    cycles += dp->cost;                                                                   \
-    ++instret; /* the catch takes it back if this instruction faults */                   \
-    if constexpr (kProfile) {                                                             \
-      if (dp == code_end) goto op_fetch_fault;                                            \
-      /* Counted at fetch, as instret is: the last end of a run may never return. */      \
-      ++profile_.count[dp - code];                                                        \
-      profile_.cycles[dp - code] += dp->cost;                                             \
-      after_cost = cycles;                                                                \
-      goto* EMX_AT(kOffsets[static_cast<unsigned>(dp->op)]);                              \
-    } else {                                                                              \
-      goto* EMX_AT(dp->handler);                                                          \
-    }                                                                                     \
+    // The profiling loop charges and counts every instruction at its fetch.
+#define EMX_PROFILED_NEXT()                                                             \
+  do {                                                                                  \
+    if (__builtin_expect(cycles >= limit, 0)) goto done;                                \
+    const uint32_t cost_ = dp->cost();                                                  \
+    cycles += cost_;                                                                    \
+    ++instret; /* the catch takes it back if this instruction faults */                 \
+    if (dp == code_end) goto op_fetch_fault;                                            \
+    /* Counted at fetch, as instret is: the last end of a run may never return. */      \
+    ++profile_.count[dp - code];                                                        \
+    profile_.cycles[dp - code] += cost_;                                                \
+    after_cost = cycles;                                                                \
+    goto* EMX_AT(kOffsets[static_cast<unsigned>(dp->op)]);                              \
   } while (0)
-    EMX_NEXT();
+    // Inside a segment: charged already.
+#define EMX_CONTINUE()                  \
+  do {                                  \
+    if constexpr (kProfile) {           \
+      EMX_PROFILED_NEXT();              \
+    } else {                            \
+      goto* EMX_AT(dp->handler);        \
+    }                                   \
+  } while (0)
+    // At a segment's start (any entry into code, the instruction after a segment's end).
+#define EMX_ENTER_SEGMENT()                                   \
+  do {                                                        \
+    if constexpr (kProfile) {                                 \
+      EMX_PROFILED_NEXT();                                    \
+    } else {                                                  \
+      if (__builtin_expect(cycles >= limit, 0)) goto done;    \
+      cycles += dp->seg_cost;                                 \
+      instret += dp->seg_count; /* the catch puts it right */ \
+      goto* EMX_AT(dp->handler);                              \
+    }                                                         \
+  } while (0)
+    EMX_ENTER_SEGMENT();
     // Extra clocks (taken branch, send stall) go to the profile; after an end they are the
     // next thread's.
-#define INSN(id, mn, match, mask, fmt, ops, cls, ...)                                    \
-  op_##id : {                                                                            \
+#define EMX_SEMANTICS(id, ...)                                                           \
+  {                                                                                      \
     [[maybe_unused]] const Decoded& d = *dp;                                             \
     ndp = dp + 1;                                                                        \
     __VA_ARGS__;                                                                         \
     if constexpr (kProfile)                                                              \
       if (isa::Op::id != isa::Op::end) profile_.cycles[dp - code] += cycles - after_cost; \
   }                                                                                      \
-  dp = ndp;                                                                              \
-  EMX_NEXT();
+  dp = ndp;
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
+  op_##id : EMX_SEMANTICS(id, __VA_ARGS__) EMX_CONTINUE();  \
+  op_##id##_end : EMX_SEMANTICS(id, __VA_ARGS__) EMX_ENTER_SEGMENT();
 #include "isa/insns.def"
 #undef INSN
-#undef EMX_NEXT
+#undef EMX_SEMANTICS
+#undef EMX_CONTINUE
+#undef EMX_ENTER_SEGMENT
+#undef EMX_PROFILED_NEXT
   op_illegal:
     throw Trap{FaultKind::illegal_instruction, 0, {}};
   op_fetch_fault:
@@ -149,6 +178,10 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
     if (stop_requested_) result = Stop::stopped;
   } catch (const Trap& t) {
     fault_ = Fault{t.kind, dp == code_end ? stray_pc : PC_OF(dp), t.addr, t.detail};
+    if (!kProfile && dp->seg_count > 1) {  // the rest of the segment did not run
+      cycles -= dp[1].seg_cost;
+      instret -= dp->seg_count - 1u;
+    }
     --instret;  // the faulting instruction did not retire
     if constexpr (kProfile)
       if (dp != code_end) --profile_.count[dp - code];

@@ -67,12 +67,29 @@ Decoded Hart::decode(uint32_t word) const {
   if (i->writes_xrd && d.rd == 0) d.rd = 32;
   d.rs1 = static_cast<uint8_t>(isa::f_rs1(word));
   d.rs2 = static_cast<uint8_t>(isa::f_rs2(word));
-  d.rs3 = static_cast<uint8_t>(isa::f_rs3(word));
-  d.rm = static_cast<uint8_t>(isa::f_rm(word));
+  d.rs3_rm = static_cast<uint8_t>(isa::f_rs3(word) | isa::f_rm(word) << 5);
   d.imm = isa::format_imm(i->format, word);
-  d.cost = static_cast<uint16_t>(costs_[static_cast<unsigned>(i->tclass)]);
+  d.seg_cost = static_cast<uint16_t>(costs_[static_cast<unsigned>(i->tclass)]);
   return d;
 }
+
+namespace {
+// The instructions after which the clock must be exact: control transfers (a segment is
+// straight-line code), environment calls (sends, thread end, tag access, CSRs) and
+// system instructions. The table's timing classes name them.
+bool ends_segment(isa::Op op) {
+  if (op == isa::Op::illegal) return true;
+  switch (isa::insn_info(op).tclass) {
+    case isa::TimingClass::branch:
+    case isa::TimingClass::jump:
+    case isa::TimingClass::csr:
+    case isa::TimingClass::send:
+    case isa::TimingClass::thread:
+    case isa::TimingClass::system: return true;
+    default: return false;
+  }
+}
+}  // namespace
 
 void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const DecodedCode> shared) {
   code_base_ = base;
@@ -82,17 +99,24 @@ void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const Decoded
     code_ = std::move(shared);
     return;
   }
-  const int32_t* offsets = nullptr;
+  const int32_t* offsets = nullptr;  // [2][kOpCount + 1]: inside a segment, at its end
   run_loop<false>(0, &offsets);
   auto code = std::make_shared<DecodedCode>(words + 1);
-  for (uint32_t k = 0; k < words; ++k) {
-    Decoded& d = (*code)[k];
-    d = decode(mem_.read32(base + 4 * k));
-    d.handler = offsets[static_cast<unsigned>(d.op)];
-  }
+  for (uint32_t k = 0; k < words; ++k) (*code)[k] = decode(mem_.read32(base + 4 * k));
   Decoded& past_end = (*code)[words];
-  past_end.cost = 0;  // a fetch fault takes no clock
+  past_end.seg_cost = 0;  // a fetch fault takes no clock
   past_end.handler = offsets[isa::kOpCount];
+  for (uint32_t k = words; k-- > 0;) {  // segments end where their last instruction is
+    Decoded& d = (*code)[k];
+    const Decoded& next = (*code)[k + 1];
+    const bool joins = k + 1 < words && !ends_segment(d.op) && next.seg_count < 255 &&
+                       d.seg_cost + next.seg_cost <= 0xffffu;
+    if (joins) {
+      d.seg_cost = static_cast<uint16_t>(d.seg_cost + next.seg_cost);
+      d.seg_count = static_cast<uint8_t>(next.seg_count + 1);
+    }
+    d.handler = offsets[(joins ? 0 : isa::kOpCount + 1) + static_cast<unsigned>(d.op)];
+  }
   code_ = std::move(code);
 }
 

@@ -45,11 +45,19 @@ struct Decoded {
   // Where run() finds the semantics (an offset in its code, set by set_code): the
   // dispatch jumps there without looking the op up in a table first.
   int32_t handler = 0;
-  uint16_t cost = 1;  // clocks of the timing class, memory penalty included
+  // Clocks and instructions from this one to the end of its segment: a run of code that
+  // ends at a control transfer or an environment call (or after 255 instructions). run()
+  // charges a segment when it enters it, at any entry, so the instructions inside it
+  // dispatch without a clock check; the clock is exact wherever it is read (the segment's
+  // last instruction, the environment) and is put right when an instruction faults.
+  uint16_t seg_cost = 1;
+  uint8_t seg_count = 1;
   isa::Op op = isa::Op::illegal;
   uint8_t rd = 0;  // 32 (a sink) when the destination is integer register x0
-  uint8_t rs1 = 0, rs2 = 0, rs3 = 0;
-  uint8_t rm = 0;
+  uint8_t rs1 = 0, rs2 = 0;
+  uint8_t rs3_rm = 0;  // rs3 | rm << 5 (only fused FP operations have rs3)
+  // The instruction's own clocks (its timing class, memory penalty included).
+  uint32_t cost() const { return seg_cost - (seg_count > 1 ? this[1].seg_cost : 0u); }
 };
 static_assert(sizeof(Decoded) == 16, "a power of two keeps the fetch a shift");
 
@@ -87,7 +95,7 @@ class Hart {
   const Profile& profile() const { return profile_; }
 
   uint32_t insn_word(uint32_t pc) const;  // for reports; 0 when outside code
-  Decoded decode(uint32_t word) const;
+  Decoded decode(uint32_t word) const;  // a segment of its own
 
   // Architectural state. x[32] absorbs writes to x0; f holds raw single-precision bits.
   std::array<uint32_t, 33> x{};

@@ -115,12 +115,12 @@
 
 #define F1 fp_value(f[d.rs1])
 #define F2 fp_value(f[d.rs2])
-#define F3 fp_value(f[d.rs3])
+#define F3 fp_value(f[d.rs3_rm & 31u])
 #define FB1 f[d.rs1]
 #define FB2 f[d.rs2]
-#define FB3 f[d.rs3]
+#define FB3 f[d.rs3_rm & 31u]
 #define WF(v) (f[d.rd] = fp_bits_canonical(v))
 #define WFB(b) (f[d.rd] = static_cast<uint32_t>(b))
-#define RM resolve_rm(d.rm, frm)
+#define RM resolve_rm(static_cast<uint8_t>(d.rs3_rm >> 5), frm)
 #define FFLAGS fflags
 #define HOST_FLAGS() (fflags |= fp::take_flags())

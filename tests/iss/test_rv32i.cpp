@@ -194,6 +194,48 @@ TEST_F(HartTest, RunStopsAtTheCycleLimitAndResumes) {
   EXPECT_EQ(hart.cycles, 250u);
 }
 
+// Straight-line code is charged per segment (up to a control transfer or environment
+// call): a fault inside one still leaves the clock and the count exact, and a run stops
+// at a segment's end, where the clock is exact again.
+TEST_F(HartTest, FaultInsideStraightLineCodeKeepsExactCounts) {
+  x(1) = 0;  // lw from the null guard faults
+  hart.cycles = 0;
+  hart.instret = 0;
+  EXPECT_EQ(exec({enc::addi(5, 0, 1), enc::addi(5, 5, 1), enc::lw(2, 1, 8), enc::addi(5, 5, 1),
+                  enc::addi(5, 5, 1)}),
+            Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::load_outside_memory);
+  EXPECT_EQ(hart.fault().pc, kCode + 8);
+  EXPECT_EQ(hart.instret, 2u);  // the two addi before it
+  EXPECT_EQ(hart.cycles, 3u);   // and the faulting load's clock, charged at its fetch
+  EXPECT_EQ(x(5), 2u);
+}
+
+TEST_F(HartTest, RunStopsAtTheEndOfStraightLineCode) {
+  // Ten addi then a jump back: a limit inside the ten is passed, the jump is where it stops.
+  std::vector<uint32_t> loop(10, enc::addi(5, 5, 1));
+  loop.push_back(enc::j(0, -40));
+  for (std::size_t k = 0; k < loop.size(); ++k) memory.write32(kCode + 4 * k, loop[k]);
+  hart.set_code(kCode, static_cast<uint32_t>(4 * loop.size()));
+  hart.pc = kCode;
+  hart.cycles = 0;
+  hart.instret = 0;
+  x(5) = 0;
+  EXPECT_EQ(hart.run(3), Stop::limit);
+  EXPECT_EQ(hart.cycles, 11u);  // one segment: 10 + the jump
+  EXPECT_EQ(hart.instret, 11u);
+  EXPECT_EQ(hart.pc, kCode);
+  EXPECT_EQ(x(5), 10u);
+  EXPECT_EQ(hart.run(11), Stop::limit);  // already there: runs nothing
+  EXPECT_EQ(hart.instret, 11u);
+  // Entered in the middle, a segment is charged from there.
+  hart.pc = kCode + 36;
+  EXPECT_EQ(hart.run(12), Stop::limit);
+  EXPECT_EQ(hart.cycles, 13u);
+  EXPECT_EQ(hart.instret, 13u);
+  EXPECT_EQ(x(5), 11u);
+}
+
 TEST_F(HartTest, MemoryPenaltyChargesMemoryReferences) {
   timing.memory_penalty = 1;  // EM-4
   iss::Hart em4(memory, timing);
