@@ -102,6 +102,10 @@ void Pe::end_thread(iss::Hart& h) {
 }
 
 void Pe::settle(iss::Hart& h) {
+  // The clock with floating sends is provisional, a lower bound of the exact one: reach it
+  // first, and by then the network has usually taken those sends, so that settling them
+  // needs no wait of its own.
+  sync();
   settle_sends(h);
   sync();
   machine_.catch_up();
