@@ -267,8 +267,17 @@ void Machine::deliver(const net::Packet& p, uint64_t cycle) {
   if (host_.exited() == started_) stop(cycle);
 }
 
+bool Machine::first_failure(unsigned pe) {
+  const uint64_t cycle = pes_[pe]->hart().cycles;
+  if (failure_ && (cycle > failure_cycle_ || (cycle == failure_cycle_ && pe > failure_pe_)))
+    return false;
+  failure_cycle_ = cycle;
+  failure_pe_ = pe;
+  return true;
+}
+
 void Machine::pe_faulted(unsigned pe, const iss::Fault& fault) {
-  if (!failure_) {
+  if (first_failure(pe)) {
     const auto& p = *pes_[pe];
     failure_ = pe::fault_report(pe, p.hart(), fault, program_.symbols(), cfg_.clock_mhz,
                                 cfg_.sim.register_dump);
@@ -278,9 +287,11 @@ void Machine::pe_faulted(unsigned pe, const iss::Fault& fault) {
 }
 
 void Machine::pe_error(unsigned pe, const std::string& what) {
-  if (!failure_)
+  if (first_failure(pe)) {
     failure_ = fmt::format("emx: error on PE {} at {:.4f} us: {}\n", pe,
                            static_cast<double>(pes_[pe]->hart().cycles) / cfg_.clock_mhz, what);
+    failure_is_fault_ = false;
+  }
   stop(pes_[pe]->hart().cycles);
 }
 

@@ -115,8 +115,14 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   stats::Registry stats_;
   unsigned started_ = 0;
   uint64_t next_seq_ = 0;
-  std::optional<std::string> failure_;  // the first fault or error report
+  // The report of the first fault or error: the earliest clock, then the lowest PE (a PE
+  // reports after its clock is SystemC time, so an earlier one has stopped the run; PEs
+  // failing at one clock run in the host's order, in the delta that stop() finishes).
+  std::optional<std::string> failure_;
   bool failure_is_fault_ = false;
+  uint64_t failure_cycle_ = 0;
+  unsigned failure_pe_ = 0;
+  bool first_failure(unsigned pe);  // whether pe's failure, at its clock now, is the one
   bool stopping_ = false;
   uint64_t end_cycle_ = 0;
   std::unique_ptr<trace::Tracer> tracer_;

@@ -100,6 +100,14 @@ class Mechanisms(unittest.TestCase):
         self.assertIn("names PE 900, but the machine has PEs 0..79", r.stderr)
         self.assertRegex(r.stderr, r"pc 0x[0-9a-f]{8} in main\+0x[0-9a-f]+ +send\.syswr")
 
+    def test_faults_at_one_clock_are_reported_by_the_lowest_pe(self):
+        # Every PE stores through a null pointer at the same clock; whichever the host
+        # runs first, the report names the earliest fault, then the lowest PE.
+        for pes in ("2", "4", "16"):
+            r = emx("run", "-q", "--pes", pes, "fault_null")
+            self.assertEqual(r.returncode, 70, r.stderr)
+            self.assertIn("emx: fault on PE 0 at 41.0625 us (cycle 657)", r.stderr)
+
     def test_a_fault_after_stalled_sends_reports_the_stalled_clock(self):
         # The sends before the fault float (lazy stall accounting); with a tracer the PE
         # waits at each instead. The fault is reported at the same clock either way.
