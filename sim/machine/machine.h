@@ -116,8 +116,8 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   unsigned started_ = 0;
   uint64_t next_seq_ = 0;
   // The report of the first fault or error: the earliest clock, then the lowest PE (a PE
-  // reports after its clock is SystemC time, so an earlier one has stopped the run; PEs
-  // failing at one clock run in the host's order, in the delta that stop() finishes).
+  // reports once its clock is SystemC time, so an earlier one has stopped the run; of the
+  // PEs failing at one clock, those that run in the delta stop() finishes are compared).
   std::optional<std::string> failure_;
   bool failure_is_fault_ = false;
   uint64_t failure_cycle_ = 0;
