@@ -137,17 +137,16 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
       goto* EMX_AT(dp->handler);        \
     }                                   \
   } while (0)
-    // At a segment's start (any entry into code, the instruction after a segment's end).
-#define EMX_ENTER_SEGMENT()                                   \
-  do {                                                        \
-    if constexpr (kProfile) {                                 \
-      EMX_PROFILED_NEXT();                                    \
-    } else {                                                  \
-      if (__builtin_expect(cycles >= limit, 0)) goto done;    \
-      cycles += dp->seg_cost;                                 \
-      instret += dp->seg_count; /* the catch puts it right */ \
-      goto* EMX_AT(dp->handler);                              \
-    }                                                         \
+    // At a segment's start (any entry into code, the instruction after a segment's end):
+    // the clock check, and the segment charged (the catch puts it right on a fault).
+#define EMX_ENTER_SEGMENT()                                 \
+  do {                                                      \
+    if constexpr (!kProfile) {                              \
+      if (__builtin_expect(cycles >= limit, 0)) goto done;  \
+      cycles += dp->seg_cost;                               \
+      instret += dp->seg_count;                             \
+    }                                                       \
+    EMX_CONTINUE();                                         \
   } while (0)
     EMX_ENTER_SEGMENT();
     // Extra clocks (taken branch, send stall) go to the profile; after an end they are the
