@@ -66,14 +66,22 @@ emx_reply_t __emx_ctx_take_early(emx_ctx_t *c) {
 }
 
 /* A new thread stack: returns its top (16-byte aligned, as the ABI wants sp), with the
- * two header words above it. Called by __emx_wait when the pool is empty. */
+ * two header words above it. Called by __emx_wait when the pool is empty. The words
+ * below the stack are tagged as its guard: a store there (deep recursion) faults at once
+ * as a stack overflow instead of overwriting the heap below. A frame larger than the
+ * guard could step over it; 256 bytes cover the frames of ordinary code. */
+uint32_t emx_stack_guard_bytes = 256;
 void *__emx_stack_new(void) {
   const uint32_t size = (emx_stack_bytes + 15) & ~15u;
-  char *base = malloc(size + 16 + 8);
+  const uint32_t guard = (emx_stack_guard_bytes + 3) & ~3u;
+  char *base = malloc(guard + size + 16 + 8);
   if (!base) __emx_fatal("no memory for a thread stack (emx_stack_bytes)");
-  uint32_t *top = (uint32_t *)(((uintptr_t)base + size + 15) & ~(uintptr_t)15);
+  uint32_t *low = (uint32_t *)(((uintptr_t)base + 3) & ~(uintptr_t)3);
+  for (uint32_t *w = low; w < low + guard / 4; ++w) emx_wtag(w, EMX_TAG_STACK_GUARD);
+  char *bottom = (char *)(low + guard / 4);
+  uint32_t *top = (uint32_t *)(((uintptr_t)bottom + size + 15) & ~(uintptr_t)15);
   top[STACK_NEXT / 4] = 0;
-  top[STACK_SIZE / 4] = (uint32_t)((char *)top - base);
+  top[STACK_SIZE / 4] = (uint32_t)((char *)top - bottom);
   ++stack_count;
   return top;
 }

@@ -13,5 +13,8 @@
 /* A pool stack grows down from its top; two words above the top describe it. */
 #define STACK_NEXT 0 /* free-list link while in the pool */
 #define STACK_SIZE 4 /* usable bytes below the top */
+/* The tag bit of a stack's guard words: a store to such a word faults as a stack
+ * overflow (the simulator's kTagGuard, sim/iss/hart.h). */
+#define EMX_TAG_STACK_GUARD 0x20
 
 #endif

@@ -21,28 +21,39 @@ namespace {
 
 using namespace emx;
 
-constexpr int kExitUsage = 2, kExitFault = 70, kExitDeadlock = 71, kExitTimeLimit = 72;
+using cli::kExitUsage;
 
 machine::MachineConfig load_config(const std::string& file, const std::vector<std::string>& sets,
-                                   std::optional<unsigned> pes, nlohmann::json* json_out) {
+                                   std::optional<unsigned> pes,
+                                   std::optional<uint64_t> max_cycles = std::nullopt) {
   nlohmann::json j = machine::read_config_json(cli::resolve_config(file));
   for (const std::string& s : sets) machine::apply_override(j, s);
   if (pes) j["pes"] = *pes;
-  if (json_out) *json_out = j;
+  if (max_cycles) j["sim"]["max_cycles"] = *max_cycles;
   return machine::parse_config(j);
 }
 
+std::string limits_text(uint64_t cycle_limit, const cli::RunOptions& opt) {
+  std::string s = cycle_limit ? fmt::format("{} cycles (sim.max_cycles)", cycle_limit)
+                              : std::string(opt.max_host_seconds > 0 ? "no cycle limit" : "");
+  if (opt.max_host_seconds > 0) s += ", " + opt.max_time_text + " host time";
+  return s.empty() ? "none" : s;
+}
+
 void print_summary(const std::string& program, const machine::MachineConfig& cfg,
-                   const machine::Outcome& o, uint64_t instructions, double host_s) {
+                   const machine::Outcome& o, uint64_t instructions, double host_s,
+                   const std::string& limits) {
   const double us = static_cast<double>(o.cycles) / cfg.clock_mhz;
   std::cerr << fmt::format(
       "--- emx: {} on {} ({} PE{} at {} MHz)\n"
       "simulated time  {:.3f} us ({} cycles)\n"
       "instructions    {}\n"
       "host time       {:.3f} s\n"
-      "simulated MIPS  {:.1f}\n",
+      "simulated MIPS  {:.1f}\n"
+      "limits          {}\n",
       program, cfg.name, cfg.pes, cfg.pes == 1 ? "" : "s", cfg.clock_mhz, us, o.cycles,
-      instructions, host_s, host_s > 0 ? static_cast<double>(instructions) / host_s / 1e6 : 0.0);
+      instructions, host_s, host_s > 0 ? static_cast<double>(instructions) / host_s / 1e6 : 0.0,
+      limits);
   if (o.kind == machine::Outcome::Kind::exited) std::cerr << "exit code       " << o.exit_code << "\n";
 }
 
@@ -61,8 +72,11 @@ int cmd_run(const std::vector<std::string>& words) {
     return 0;
   }
   const cli::RunOptions opt = cli::parse_run_options(words);
-  nlohmann::json cfg_json;
-  const machine::MachineConfig cfg = load_config(opt.config, opt.sets, opt.pes, &cfg_json);
+  const machine::MachineConfig cfg = load_config(opt.config, opt.sets, opt.pes, opt.max_cycles);
+  // Output files are checked now, not after a long run.
+  cli::check_writable("--stats", opt.stats_file);
+  cli::check_writable("--trace", opt.trace_file);
+  cli::check_writable("--profile", opt.profile_file);
   const std::string path = cli::resolve_program(opt.program);
   const loader::ElfImage program = loader::ElfImage::load(path, cfg.pe.memory_bytes);
   std::vector<std::string> args{opt.program};
@@ -92,11 +106,16 @@ int cmd_run(const std::vector<std::string>& words) {
       }
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const machine::Outcome o = m.run();
+  machine::Outcome o = m.run(opt.max_host_seconds);
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout.flush();
+  if (o.kind == machine::Outcome::Kind::host_time_limit)
+    o.report = fmt::format("emx: host time limit: --max-time {} reached before the program "
+                           "exited (at {:.3f} us simulated)\n", opt.max_time_text,
+                           static_cast<double>(o.cycles) / cfg.clock_mhz);
   if (!o.report.empty()) std::cerr << o.report;
-  if (!opt.quiet) print_summary(opt.program, cfg, o, m.instructions(), host_s);
+  if (!opt.quiet)
+    print_summary(opt.program, cfg, o, m.instructions(), host_s, limits_text(m.cycle_limit(), opt));
   if (!opt.profile_file.empty()) write_profile(profile, opt.profile_file);
 
   if (!opt.stats_file.empty()) {
@@ -118,13 +137,14 @@ int cmd_run(const std::vector<std::string>& words) {
     out << s.dump(1) << "\n";
   }
   switch (o.kind) {
-    case machine::Outcome::Kind::exited: return o.exit_code;
+    case machine::Outcome::Kind::exited: return cli::program_status(o.exit_code);
     case machine::Outcome::Kind::fault:
-    case machine::Outcome::Kind::error: return kExitFault;
-    case machine::Outcome::Kind::deadlock: return kExitDeadlock;
-    case machine::Outcome::Kind::time_limit: return kExitTimeLimit;
+    case machine::Outcome::Kind::error: return cli::kExitFault;
+    case machine::Outcome::Kind::deadlock: return cli::kExitDeadlock;
+    case machine::Outcome::Kind::time_limit: return cli::kExitTimeLimit;
+    case machine::Outcome::Kind::host_time_limit: return cli::kExitHostTimeLimit;
   }
-  return kExitFault;
+  return cli::kExitFault;
 }
 
 int cmd_config(const std::vector<std::string>& w) {
@@ -138,10 +158,10 @@ int cmd_config(const std::vector<std::string>& w) {
     if (k + 1 >= w.size()) throw cli::UsageError(w[k] + " needs a value");
     if (w[k] == "--config") o.config = w[++k];
     else if (w[k] == "--set") o.sets.push_back(w[++k]);
-    else if (w[k] == "--pes") o.pes = static_cast<unsigned>(std::stoul(w[++k]));
+    else if (w[k] == "--pes") o.pes = cli::parse_pes(w[++k]);
     else throw cli::UsageError("unknown option " + w[k]);
   }
-  std::cout << machine::to_json(load_config(o.config, o.sets, o.pes, nullptr)).dump(2) << "\n";
+  std::cout << machine::to_json(load_config(o.config, o.sets, o.pes)).dump(2) << "\n";
   return 0;
 }
 
@@ -151,8 +171,9 @@ int cmd_isa(const std::vector<std::string>& w) {
     return 0;
   }
   if (w.size() >= 2 && w[0] == "--disasm") {
-    const uint32_t word = static_cast<uint32_t>(std::stoul(w[1], nullptr, 16));
-    const uint32_t pc = w.size() > 2 ? static_cast<uint32_t>(std::stoul(w[2], nullptr, 16)) : 0;
+    if (w.size() > 3) throw cli::UsageError("usage: emx isa --disasm WORD [PC]");
+    const uint32_t word = cli::parse_hex32("--disasm WORD", w[1]);
+    const uint32_t pc = w.size() > 2 ? cli::parse_hex32("--disasm PC", w[2]) : 0;
     std::cout << isa::disassemble(word, pc) << "\n";
     return 0;
   }

@@ -1,5 +1,9 @@
 #include "options.h"
 
+#include <cctype>
+#include <cstdint>
+#include <optional>
+
 namespace emx::cli {
 
 const char* const kMainHelp = R"(emx - a cycle-approximate simulator of the EM-X parallel computer
@@ -17,11 +21,15 @@ commands:
                        disassemble one instruction word (hex)
   --help               this text
 
-Exit status of `emx run`: the program's exit code (0 when every PE exited with 0, else
-the first non-zero code by PE number); 2 for a usage, config or program-file error;
-70 when a simulated PE faulted or the machine met an error (a packet it cannot serve);
-71 for a deadlock (no thread left to run and an empty network before the program exited);
-72 when sim.max_cycles was reached.
+Exit status of `emx run`: statuses below 64 are the program's, 64 and above emx's own.
+  0..63  the program's exit code (0 when every PE exited with 0, else the first non-zero
+         code by PE number); a code outside 0..62 (63, 256, -1) gives 63, and the
+         summary and statistics (exit_code) give the code itself
+  64     a usage, config or program-file error (no simulation)
+  70     a simulated PE faulted, or the machine met an error (a packet it cannot serve)
+  71     a deadlock (no thread left to run and an empty network before the program exited)
+  72     the cycle limit (sim.max_cycles, --max-cycles; 10^10 by default) was reached
+  73     the host time limit (--max-time) was reached
 )";
 
 const char* const kRunHelp = R"(usage: emx run [options] PROGRAM [args...]
@@ -58,6 +66,10 @@ options:
                     summed over the PEs; FILE "-" is stderr, a name ending in .json
                     gives JSON
   --profile-pes LIST  profile only these PEs, e.g. 0 or 0-3
+  --max-cycles N    stop with a time-limit report after N clocks (sim.max_cycles;
+                    default 10000000000, 0: no limit)
+  --max-time T      stop when the host has spent T on the run: 30s, 5m, 2h (default: no
+                    host limit); the summary shows the limits in force
   --help            this text
 )";
 
@@ -80,16 +92,11 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     else if (a == "--trace-pes") o.trace_pes = value(a);
     else if (a == "--profile") o.profile_file = value(a);
     else if (a == "--profile-pes") o.profile_pes = value(a);
-    else if (a == "--pes") {
-      const std::string v = value(a);
-      try {
-        std::size_t used = 0;
-        const unsigned long n = std::stoul(v, &used);
-        if (used != v.size() || n < 1 || n > 1024) throw std::out_of_range(v);
-        o.pes = static_cast<unsigned>(n);
-      } catch (const std::exception&) {
-        throw UsageError("--pes takes a number of PEs from 1 to 1024 (got '" + v + "')");
-      }
+    else if (a == "--pes") o.pes = parse_pes(value(a));
+    else if (a == "--max-cycles") o.max_cycles = parse_count(a, value(a));
+    else if (a == "--max-time") {
+      o.max_time_text = value(a);
+      o.max_host_seconds = parse_duration(a, o.max_time_text);
     } else if (a.size() > 1 && a[0] == '-') {
       throw UsageError("unknown option " + a + " (see emx run --help)");
     } else {
@@ -99,6 +106,65 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     }
   }
   throw UsageError("no program given (see emx run --help)");
+}
+
+namespace {
+std::string quoted(const std::string& text) {
+  return "'" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "'";
+}
+// The whole text as an unsigned number in `base`, or nothing.
+std::optional<uint64_t> whole_number(const std::string& text, int base) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || std::isspace(uint8_t(text[0])))
+    return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const unsigned long long n = std::stoull(text, &used, base);
+    if (used != text.size()) return std::nullopt;
+    return n;
+  } catch (const std::exception&) {  // no digits, or beyond 64 bits
+    return std::nullopt;
+  }
+}
+}  // namespace
+
+unsigned parse_pes(const std::string& v) {
+  const auto n = whole_number(v, 10);
+  if (!n || *n < 1 || *n > 1024)
+    throw UsageError("--pes takes a number of PEs from 1 to 1024 (got " + quoted(v) + ")");
+  return static_cast<unsigned>(*n);
+}
+
+uint64_t parse_count(const std::string& option, const std::string& v) {
+  const auto n = whole_number(v, 10);
+  if (!n) throw UsageError(option + " takes a whole number (got " + quoted(v) + ")");
+  return *n;
+}
+
+uint32_t parse_hex32(const std::string& option, const std::string& v) {
+  const std::string digits = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')
+                                 ? v.substr(2) : v;
+  const auto n = whole_number(digits, 16);
+  if (!n) throw UsageError(option + " takes a hexadecimal number (got " + quoted(v) + ")");
+  if (*n > UINT32_MAX)
+    throw UsageError(option + " takes a word of 32 bits (got " + quoted(v) + ")");
+  return static_cast<uint32_t>(*n);
+}
+
+double parse_duration(const std::string& option, const std::string& v) {
+  const std::size_t digits = v.find_first_not_of("0123456789.");
+  const std::string unit = digits == std::string::npos ? "s" : v.substr(digits);
+  const double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  double x = 0;
+  try {
+    std::size_t used = 0;
+    x = digits == 0 ? -1 : std::stod(v.substr(0, digits), &used);
+    if (used != v.substr(0, digits).size()) x = -1;
+  } catch (const std::exception&) {
+    x = -1;
+  }
+  if (scale == 0 || !(x > 0) || x * scale > 1e9)
+    throw UsageError(option + " takes a host time such as 30s, 5m or 2h (got " + quoted(v) + ")");
+  return x * scale;
 }
 
 }  // namespace emx::cli

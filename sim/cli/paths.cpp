@@ -47,4 +47,16 @@ std::string resolve_program(const std::string& n) {
                    (build_root() / "programs").string());
 }
 
+void check_writable(const std::string& option, const std::string& path) {
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw UsageError(option + " " + path + ": is a directory, not a file to write");
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(option + " " + path + ": there is no directory " + dir.string());
+  if (access(dir.c_str(), W_OK) != 0 || (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0))
+    throw UsageError(option + " " + path + ": cannot write there");
+}
+
 }  // namespace emx::cli

@@ -23,6 +23,12 @@ struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Text from the user as an error message quotes it: long text is cut, with its length.
+inline std::string shorten(const std::string& s, std::size_t max = 60) {
+  if (s.size() <= max) return s;
+  return s.substr(0, max) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
 // One allowed string value of an enum-like key.
 template <class E>
 struct Choice {
@@ -93,7 +99,9 @@ class Reader {
           member = c.value;
           return;
         }
-    fail(at(key), "must be one of: " + allowed + " (got " + v->dump() + ")");
+    fail(at(key), "must be one of: " + allowed + " (got " +
+                      (v->is_string() ? "\"" + shorten(v->get<std::string>()) + "\"" : shorten(v->dump())) +
+                      ")");
   }
 
   template <class S>
@@ -111,7 +119,7 @@ class Reader {
       if (!seen_.count(it.key())) {
         std::string allowed;
         for (const auto& k : known_) allowed += std::string(allowed.empty() ? "" : ", ") + k;
-        fail(at(it.key().c_str()), "unknown key; allowed here: " + allowed);
+        fail(at(shorten(it.key()).c_str()), "unknown key; allowed here: " + allowed);
       }
   }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -14,6 +15,22 @@ Host::Host(unsigned pes, std::ostream& console)
 
 Host::Start Host::load(const loader::ElfImage& prog, const std::vector<std::string>& args,
                        mem::LocalMemory& memory, uint32_t stack_top) {
+  // The stack (and the arguments at its top) starts below the memory the hardware keeps.
+  const uint64_t low = uint64_t(prog.end()) + 4096;  // the program, then room to grow
+  if (low > stack_top)
+    throw loader::ElfError(fmt::format(
+        "{}: its memory image ends at 0x{:x}, which leaves no stack below 0x{:x} (the top {} "
+        "bytes of local memory are the hardware's, pe.reserved_bytes): make the program's "
+        "data smaller or the memory larger (pe.memory_bytes)",
+        prog.path(), prog.end(), stack_top, memory.size() - stack_top));
+  // Checked before any address arithmetic, which could wrap.
+  uint64_t need = 4 * (uint64_t(args.size()) + 1) + 16;
+  for (const std::string& a : args) need += a.size() + 1;
+  if (need > stack_top - low)
+    throw std::runtime_error(fmt::format(
+        "the program arguments ({} bytes with argv) do not fit in local memory: {} bytes "
+        "between the program's end + 4 KiB (0x{:x}) and the stack top (0x{:x})",
+        need - 16, stack_top - low, low, stack_top));
   prog.copy_into(memory.bytes());
   // Strings first (highest), then the argv array, then sp, 16-byte aligned as the ABI asks.
   uint32_t p = stack_top;
@@ -26,8 +43,6 @@ Host::Start Host::load(const loader::ElfImage& prog, const std::vector<std::stri
   ptrs.push_back(0);
   p = (p - 4 * static_cast<uint32_t>(ptrs.size())) & ~15u;
   for (std::size_t k = 0; k < ptrs.size(); ++k) memory.write32(p + 4 * static_cast<uint32_t>(k), ptrs[k]);
-  if (p < prog.end() + 4096)
-    throw std::runtime_error("the program arguments do not fit in local memory");
   return {p - 16, p};
 }
 
@@ -56,10 +71,13 @@ void Host::receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
       return;
     case EMX_HOST_RESULT_NAME: {
       std::string name;
-      for (uint32_t a = data; name.size() < 256; ++a) {
+      for (uint32_t a = data;; ++a) {
         if (!memory.valid(a, 1)) throw std::runtime_error("result name outside local memory");
         const char c = static_cast<char>(memory.bytes()[a]);
         if (!c) break;
+        if (name.size() == kMaxResultName)
+          throw std::runtime_error(fmt::format("result name longer than {} characters ('{}...')",
+                                               kMaxResultName, name.substr(0, 40)));
         name += c;
       }
       if (name.empty()) throw std::runtime_error("result record with an empty name");
@@ -80,7 +98,10 @@ void Host::receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
       if (r.kind == EMX_RESULT_FLOAT) {
         double d;
         std::memcpy(&d, &bits, 8);
-        v = d;
+        // JSON has no NaN or infinity (they would be written as null): strings stand in.
+        if (std::isnan(d)) v = "nan";
+        else if (std::isinf(d)) v = d > 0 ? "inf" : "-inf";
+        else v = d;
       } else {
         v = static_cast<int64_t>(bits);
       }

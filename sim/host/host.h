@@ -16,10 +16,13 @@
 
 namespace emx::host {
 
+// Longer result names are an error (not cut short): they name figures.
+constexpr std::size_t kMaxResultName = 255;
+
 struct ResultRecord {
   unsigned pe;
   std::string name;
-  nlohmann::json value;
+  nlohmann::json value;  // a number, or "nan", "inf", "-inf" (JSON has no such numbers)
   uint64_t cycle;  // when the record reached the host
 };
 
@@ -28,7 +31,8 @@ class Host {
   Host(unsigned pes, std::ostream& console);
 
   // Copy the program into a PE's memory and lay out argc/argv below `stack_top`;
-  // returns the initial sp and the address of argv.
+  // returns the initial sp and the address of argv. Throws loader::ElfError when the
+  // program leaves no stack, std::runtime_error when the arguments do not fit.
   struct Start {
     uint32_t sp, argv;
   };

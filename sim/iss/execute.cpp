@@ -31,16 +31,21 @@ __attribute__((always_inline)) inline void Hart::store(uint32_t a, T v) {
   if (__builtin_expect(a & (sizeof(T) - 1), 0)) throw Trap{FaultKind::misaligned_store, a, {}};
   if (__builtin_expect(a - code_base_ < code_bytes_, 0))
     throw Trap{FaultKind::store_to_code, a, {}};
+  // The runtime tags the words below each stack it makes (kTagGuard).
+  if (__builtin_expect(tags_[a >> 2] & kTagGuard, 0))
+    throw Trap{FaultKind::stack_overflow, a, {}};
   std::memcpy(bytes_ + a, &v, sizeof(T));
 }
 
 namespace {
-// Word address check for the tag instructions.
+// Word address check for the tag instructions (rtag reads, wtag writes).
 struct WordCheck {
   uint32_t span;
-  uint32_t operator()(uint32_t a) const {
-    if (a - mem::kGuardBytes > span - 4) throw Trap{FaultKind::load_outside_memory, a, {}};
-    if (a & 3) throw Trap{FaultKind::misaligned_load, a, {}};
+  uint32_t operator()(uint32_t a, bool write = false) const {
+    if (a - mem::kGuardBytes > span - 4)
+      throw Trap{write ? FaultKind::tag_write_outside_memory : FaultKind::tag_read_outside_memory,
+                 a, {}};
+    if (a & 3) throw Trap{write ? FaultKind::misaligned_store : FaultKind::misaligned_load, a, {}};
     return a;
   }
 };

@@ -15,6 +15,9 @@ namespace emx::iss {
   X(misaligned_store, "misaligned store")                                         \
   X(store_outside_memory, "store outside local memory")                           \
   X(store_to_code, "store into the code segment")                                 \
+  X(stack_overflow, "stack overflow: a store into the guard words below a stack")  \
+  X(tag_read_outside_memory, "tag read outside local memory")                     \
+  X(tag_write_outside_memory, "tag write outside local memory")                   \
   X(ecall, "ecall: there is no operating system on an EMC-Y")                     \
   X(breakpoint, "ebreak: breakpoint")                                             \
   X(no_environment, "packet or thread instruction with no PE around the ISS")     \

@@ -43,6 +43,7 @@ std::array<uint32_t, isa::kTimingClassCount> TimingConfig::class_costs() const {
 Hart::Hart(mem::LocalMemory& memory, const TimingConfig& timing)
     : mem_(memory),
       bytes_(memory.bytes()),
+      tags_(memory.tag_bytes()),
       mem_span_(memory.size() - mem::kGuardBytes),
       costs_(timing.class_costs()),
       taken_extra_(timing.branch_taken >= timing.branch ? timing.branch_taken - timing.branch : 0) {

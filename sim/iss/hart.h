@@ -38,6 +38,10 @@ class HartEnv {
 // The tag bit the memory unit sets when an I-structure element receives its value
 // (sim/pe/thread_token.h names the others).
 constexpr uint8_t kTagPresent = 0x01;
+// A stack guard word [ours]: a store to it is a stack overflow. The runtime tags the words
+// below every thread stack it makes (runtime/src/context.c), so deep recursion faults at
+// once instead of overwriting the heap below.
+constexpr uint8_t kTagGuard = 0x20;
 
 // One instruction, decoded once when the code is loaded.
 struct Decoded {
@@ -130,6 +134,7 @@ class Hart {
 
   mem::LocalMemory& mem_;
   uint8_t* bytes_;
+  const uint8_t* tags_;  // the memory's tag bits, a byte per word
   uint32_t mem_span_;  // size - guard: valid offsets from the guard are [0, mem_span_)
   std::array<uint32_t, isa::kTimingClassCount> costs_{};
   uint32_t taken_extra_ = 0;  // branch_taken - branch

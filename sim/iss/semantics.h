@@ -111,7 +111,7 @@
     }                                                 \
     tag_;                                             \
   })
-#define TAG_WRITE(a, v) mem_.set_tag(checked_word(a), static_cast<uint8_t>(v))
+#define TAG_WRITE(a, v) mem_.set_tag(checked_word((a), true), static_cast<uint8_t>(v))
 
 #define F1 fp_value(f[d.rs1])
 #define F2 fp_value(f[d.rs2])

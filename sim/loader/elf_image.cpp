@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -57,9 +58,12 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
   auto fail = [&](const std::string& what) -> ElfError {
     return ElfError(fmt::format("{}: {}", path, what));
   };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw fail("is a directory, not a program file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw fail("cannot open the program file (" + std::string(std::strerror(errno)) + ")");
   img.file_.assign(std::istreambuf_iterator<char>(in), {});
+  if (in.bad()) throw fail("cannot read the program file");
   const auto& f = img.file_;
 
   auto read = [&](auto& out, std::size_t off, const char* what) {
@@ -127,16 +131,32 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
       Shdr sh;
       read(sh, eh.shoff + std::size_t(k) * sizeof(Shdr), "section header");
       if (sh.type != kShtSymtab || sh.entsize != sizeof(Sym)) continue;
+      // Every offset and length from the file is bounded before use.
+      if (sh.link >= eh.shnum)
+        throw fail(fmt::format("section {} (symbols) names string table section {}, but there "
+                               "are {} sections", k, sh.link, eh.shnum));
+      if (sh.offset > f.size() || f.size() - sh.offset < sh.size)
+        throw fail(fmt::format("section {} (symbols) [0x{:x}, +0x{:x}) lies outside the file",
+                               k, sh.offset, sh.size));
       Shdr strtab;
       read(strtab, eh.shoff + std::size_t(sh.link) * sizeof(Shdr), "string table header");
+      if (strtab.offset > f.size() || f.size() - strtab.offset < strtab.size)
+        throw fail(fmt::format("section {} (the string table of the symbols) [0x{:x}, +0x{:x}) "
+                               "lies outside the file ({} bytes)", sh.link, strtab.offset,
+                               strtab.size, f.size()));
+      const char* strings = reinterpret_cast<const char*>(f.data() + strtab.offset);
       for (uint32_t n = 1; n < sh.size / sizeof(Sym); ++n) {
         Sym sym;
         read(sym, sh.offset + std::size_t(n) * sizeof(Sym), "symbol");
         const unsigned type = sym.info & 0xf;  // 1 object, 2 func, 0 notype
         if (type > 2 || sym.shndx == 0 || sym.name >= strtab.size) continue;
-        const char* name = reinterpret_cast<const char*>(f.data() + strtab.offset + sym.name);
+        const char* name = strings + sym.name;
+        const auto* end = static_cast<const char*>(std::memchr(name, 0, strtab.size - sym.name));
+        if (!end)
+          throw fail(fmt::format("symbol {}: its name (at 0x{:x} in section {}) runs past its "
+                                 "string table", n, sym.name, sh.link));
         if (!*name || name[0] == '$' || name[0] == '.') continue;
-        img.symbols_.add({sym.value, sym.size, name, type == 2});
+        img.symbols_.add({sym.value, sym.size, std::string(name, end), type == 2});
       }
     }
     img.symbols_.finish();

@@ -4,56 +4,94 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace emx::machine {
 namespace {
 
-void merge(nlohmann::json& base, const nlohmann::json& over) {
+// `over` is merged into `base` and then dropped: its values are moved, not copied.
+void merge(nlohmann::json& base, nlohmann::json&& over) {
   for (auto it = over.begin(); it != over.end(); ++it) {
     if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
-      merge(base[it.key()], it.value());
+      merge(base[it.key()], std::move(it.value()));
     else
-      base[it.key()] = it.value();
+      base[it.key()] = std::move(it.value());
   }
 }
 
 nlohmann::json read_chain(const std::filesystem::path& p, int depth) {
   if (depth > 8) throw config::ConfigError(p.string() + ": \"extends\" nests too deep (a cycle?)");
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec))
+    throw config::ConfigError("config file " + p.string() + " is a directory");
   std::ifstream in(p);
   if (!in) throw config::ConfigError("cannot read config file " + p.string());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw config::ConfigError(fmt::format("{}: not valid JSON: {}", p.string(), e.what()));
-  }
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  if (in.bad()) throw config::ConfigError("cannot read config file " + p.string());
+  nlohmann::json j = parse_config_text(text, p.string());
   if (!j.is_object()) throw config::ConfigError(p.string() + ": must hold a JSON object");
   if (!j.contains("extends")) return j;
   if (!j["extends"].is_string())
     throw config::ConfigError(p.string() + ": \"extends\" must name a config file");
   nlohmann::json base = read_chain(p.parent_path() / j["extends"].get<std::string>(), depth + 1);
   j.erase("extends");
-  merge(base, j);
+  merge(base, std::move(j));
   return base;
 }
 
 }  // namespace
+
+nlohmann::json parse_config_text(const std::string& text, const std::string& where) {
+  // The depth is limited while parsing: the recursive copies, merges and dumps of the
+  // document afterwards would otherwise overflow the host stack on deep input.
+  std::string key;  // the last key seen, to say where a bad number is
+  auto limit = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxConfigDepth)
+      throw config::ConfigError(fmt::format("{}: nests deeper than {} levels", where,
+                                            kMaxConfigDepth));
+    if (event == E::key) key = config::shorten(parsed.get<std::string>());
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, limit);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw config::ConfigError(fmt::format("{}: not valid JSON: {}", where, e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond double's range
+    std::string what = e.what();
+    what = what.substr(what.find(']') + 1);  // drop "[json.exception.out_of_range.406]"
+    throw config::ConfigError(fmt::format("{}: {}{}", where,
+                                          key.empty() ? "" : "the value of '" + key + "':",
+                                          config::shorten(what)));
+  }
+}
+
 
 nlohmann::json read_config_json(const std::string& path) { return read_chain(path, 0); }
 
 void apply_override(nlohmann::json& j, const std::string& a) {
   const auto eq = a.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw config::ConfigError("--set " + a + ": expected key=value, e.g. pe.timing.mul=3");
+    throw config::ConfigError("--set " + config::shorten(a) +
+                              ": expected key=value, e.g. pe.timing.mul=3");
   const std::string key = a.substr(0, eq), text = a.substr(eq + 1);
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;  // a bare word is a string
+  const std::string where = "--set " + config::shorten(a);
+  if (!j.is_object()) throw config::ConfigError(where + ": the config is not a JSON object");
+  nlohmann::json value;
+  try {
+    value = parse_config_text(text, where);
+  } catch (const config::ConfigError& e) {
+    // Not JSON: a bare word is a string. Deep nesting or a number out of range is an error.
+    if (std::string(e.what()).find(": not valid JSON:") == std::string::npos) throw;
+    value = text;
+  }
   nlohmann::json* node = &j;
   std::size_t start = 0;
   for (std::size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1) {
     node = &(*node)[key.substr(start, dot - start)];
     if (!node->is_object() && !node->is_null())
-      throw config::ConfigError("--set " + a + ": " + key.substr(0, dot) + " is not a group");
+      throw config::ConfigError(where + ": " + config::shorten(key.substr(0, dot)) +
+                                " is not a group");
   }
   (*node)[key.substr(start)] = value;
 }

@@ -10,6 +10,11 @@
 
 namespace emx::machine {
 
+// Config documents nest at most this deep (the keys nest 3 levels): deeper input is an
+// error at parse time, so no later recursion over the document can overflow the stack.
+constexpr int kMaxConfigDepth = 64;
+// Parses JSON text; errors (bad JSON, nesting, numbers out of range) name `where`.
+nlohmann::json parse_config_text(const std::string& text, const std::string& where);
 // The JSON of `path` with its "extends" chain merged in (the file's own keys win).
 nlohmann::json read_config_json(const std::string& path);
 // Applies "a.b.c=value"; value is JSON (number, true, "text") or else a bare string.

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
+#include "isa/isa.h"
+
 #include "sim/pe/fault_report.h"
 #include "sim/pe/packet_unit.h"
 
@@ -14,6 +18,7 @@ const char* outcome_name(Outcome::Kind k) {
     case Outcome::Kind::error: return "error";
     case Outcome::Kind::deadlock: return "deadlock";
     case Outcome::Kind::time_limit: return "time_limit";
+    case Outcome::Kind::host_time_limit: return "host_time_limit";
   }
   return "?";
 }
@@ -120,7 +125,9 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
   driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps(), pes_,
                                             stopping_);
-  driver_->run_ahead_limit = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
+  // A limit beyond SystemC's time range (2^64 ps) is as good as none: bound it there.
+  cycle_limit_ = std::min(cfg_.sim.max_cycles, (UINT64_MAX - 1) / cfg_.period_ps());
+  driver_->run_ahead_limit = cycle_limit_ ? cycle_limit_ : UINT64_MAX;
 
   pe::ThreadEntries entries;
   entries.thread_end = program.symbols().address_of("__emx_thread_end");
@@ -256,19 +263,14 @@ void Machine::deliver(const net::Packet& p, uint64_t cycle) {
   try {
     host_.receive(p.src, p.addr, p.data, cycle, pes_[p.src]->memory());
   } catch (const std::runtime_error& e) {
-    pe_error(p.src, fmt::format("bad host packet from PE {} (pc 0x{:08x}{}): {}", p.src, p.src_pc,
-                                program_.symbols().describe(p.src_pc).empty()
-                                    ? ""
-                                    : " in " + program_.symbols().describe(p.src_pc),
-                                e.what()));
+    pe_error(p.src, cycle, fmt::format("bad host packet: {}", e.what()), &p);
     return;
   }
   // Every PE that ran the program exited: the program is over, whatever else runs.
   if (host_.exited() == started_) stop(cycle);
 }
 
-bool Machine::first_failure(unsigned pe) {
-  const uint64_t cycle = pes_[pe]->hart().cycles;
+bool Machine::first_failure(unsigned pe, uint64_t cycle) {
   if (failure_ && (cycle > failure_cycle_ || (cycle == failure_cycle_ && pe > failure_pe_)))
     return false;
   failure_cycle_ = cycle;
@@ -277,7 +279,7 @@ bool Machine::first_failure(unsigned pe) {
 }
 
 void Machine::pe_faulted(unsigned pe, const iss::Fault& fault) {
-  if (first_failure(pe)) {
+  if (first_failure(pe, pes_[pe]->hart().cycles)) {
     const auto& p = *pes_[pe];
     failure_ = pe::fault_report(pe, p.hart(), fault, program_.symbols(), cfg_.clock_mhz,
                                 cfg_.sim.register_dump);
@@ -286,13 +288,26 @@ void Machine::pe_faulted(unsigned pe, const iss::Fault& fault) {
   stop(pes_[pe]->hart().cycles);
 }
 
-void Machine::pe_error(unsigned pe, const std::string& what) {
-  if (first_failure(pe)) {
-    failure_ = fmt::format("emx: error on PE {} at {:.4f} us: {}\n", pe,
-                           static_cast<double>(pes_[pe]->hart().cycles) / cfg_.clock_mhz, what);
+// "sent by PE 0 at pc 0x1020 in f+0x8: send.syswr a1, a0": the packet's origin.
+std::string Machine::sender_text(const net::Packet& p) const {
+  if (p.src >= cfg_.pes) return fmt::format("sent by the host (endpoint {})", p.src);
+  if (!p.src_pc) return fmt::format("sent by PE {}'s memory unit (a reply)", p.src);
+  const std::string where = program_.symbols().describe(p.src_pc);
+  const uint32_t word = pes_[p.src]->hart().insn_word(p.src_pc);
+  return fmt::format("sent by PE {} at pc 0x{:08x}{}{}", p.src, p.src_pc,
+                     where.empty() ? "" : " in " + where,
+                     word ? ": " + isa::disassemble(word, p.src_pc) : "");
+}
+
+void Machine::pe_error(unsigned pe, uint64_t cycle, const std::string& what,
+                       const net::Packet* cause) {
+  if (first_failure(pe, cycle)) {
+    failure_ = fmt::format("emx: error on PE {} at {:.4f} us (cycle {}): {}\n{}", pe,
+                           static_cast<double>(cycle) / cfg_.clock_mhz, cycle, what,
+                           cause ? "  " + sender_text(*cause) + "\n" : "");
     failure_is_fault_ = false;
   }
-  stop(pes_[pe]->hart().cycles);
+  stop(cycle);
 }
 
 void Machine::stop(uint64_t cycle) {
@@ -321,14 +336,38 @@ std::string Machine::deadlock_report(uint64_t cycle) const {
   return s;
 }
 
-Outcome Machine::run() {
+Outcome Machine::run(double max_host_seconds) {
   Outcome o;
-  if (cfg_.sim.max_cycles)
-    sc_core::sc_start(sc_core::sc_time::from_value(cfg_.sim.max_cycles * cfg_.period_ps()));
-  else
-    sc_core::sc_start();
+  using sc_core::sc_time;
+  const auto starvation = sc_core::SC_EXIT_ON_STARVATION;  // a deadlock ends the run then
+  const uint64_t period = cfg_.period_ps();
+  const uint64_t end = cycle_limit_ ? cycle_limit_ : UINT64_MAX / period;
+  bool host_limit = false;
+  if (max_host_seconds <= 0) {
+    if (cycle_limit_) sc_core::sc_start(sc_time::from_value(end * period), starvation);
+    else sc_core::sc_start();
+  } else {
+    // In slices of simulated time, looking at the host's clock between them (the slices
+    // change nothing simulated: every process just waits on).
+    constexpr uint64_t kSlice = 1u << 18;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+      const uint64_t now = sc_core::sc_time_stamp().value() / period;
+      const uint64_t to = std::min(end, now + kSlice);
+      sc_core::sc_start(sc_time::from_value(to * period - sc_core::sc_time_stamp().value()),
+                        starvation);
+      if (stopping_ || sc_core::sc_time_stamp().value() / period >= end ||
+          !sc_core::sc_pending_activity())
+        break;
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >=
+          max_host_seconds) {
+        host_limit = true;
+        break;
+      }
+    }
+  }
   host_.flush();
-  const uint64_t now = sc_core::sc_time_stamp().value() / cfg_.period_ps();
+  const uint64_t now = sc_core::sc_time_stamp().value() / period;
   o.cycles = stopping_ ? end_cycle_ : now;
   if (tracer_) tracer_->finish(o.cycles);
   if (failure_) {
@@ -340,7 +379,9 @@ Outcome Machine::run() {
         o.exit_code = *c;
         break;
       }
-  } else if (cfg_.sim.max_cycles && now >= cfg_.sim.max_cycles) {
+  } else if (host_limit) {
+    o.kind = Outcome::Kind::host_time_limit;
+  } else if (cycle_limit_ && now >= cycle_limit_) {
     o.kind = Outcome::Kind::time_limit;
     o.report = fmt::format("emx: time limit: sim.max_cycles = {} reached before the program "
                            "exited\n", cfg_.sim.max_cycles);

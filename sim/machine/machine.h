@@ -22,7 +22,7 @@
 namespace emx::machine {
 
 struct Outcome {
-  enum class Kind { exited, fault, error, deadlock, time_limit } kind = Kind::exited;
+  enum class Kind { exited, fault, error, deadlock, time_limit, host_time_limit } kind = Kind::exited;
   int exit_code = 0;    // of the program (first non-zero over PEs), for Kind::exited
   std::string report;   // what went wrong, for the other kinds
   uint64_t cycles = 0;  // simulated clocks at the end
@@ -75,7 +75,12 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
 
   // Record a trace of the run (before run()).
   void set_tracer(std::unique_ptr<trace::Tracer> t);
-  Outcome run();
+  // Simulates until the program exits, fails, deadlocks or reaches sim.max_cycles, or
+  // (when max_host_seconds > 0) the host has spent that long on it.
+  Outcome run(double max_host_seconds = 0);
+  // The cycle limit the run obeys: sim.max_cycles, bounded so that it is a SystemC time
+  // (0: none).
+  uint64_t cycle_limit() const { return cycle_limit_; }
 
   stats::Registry& stats() { return stats_; }
   const host::Host& host() const { return host_; }
@@ -94,7 +99,9 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   uint64_t take_send_stall(unsigned pe) override { return ports_->take_shift(pe); }
   // pe::PeObserver
   void pe_faulted(unsigned pe, const iss::Fault& fault) override;
-  void pe_error(unsigned pe, const std::string& what) override;
+  void pe_error(unsigned pe, uint64_t cycle, const std::string& what,
+                const net::Packet* cause) override;
+  std::string sender_text(const net::Packet& p) const;
 
   bool accept_without_sync(unsigned src, uint64_t& cycle) const;
   void deliver(const net::Packet& p, uint64_t cycle);
@@ -122,9 +129,10 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   bool failure_is_fault_ = false;
   uint64_t failure_cycle_ = 0;
   unsigned failure_pe_ = 0;
-  bool first_failure(unsigned pe);  // whether pe's failure, at its clock now, is the one
+  bool first_failure(unsigned pe, uint64_t cycle);  // whether pe's failure then is the one
   bool stopping_ = false;
   uint64_t end_cycle_ = 0;
+  uint64_t cycle_limit_ = 0;
   std::unique_ptr<trace::Tracer> tracer_;
   struct Sampler {
     uint64_t next = 0, period = 1000;

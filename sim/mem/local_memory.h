@@ -31,6 +31,7 @@ class LocalMemory {
   }
 
   uint8_t tag(uint32_t byte_addr) const { return tags_[byte_addr >> 2]; }
+  const uint8_t* tag_bytes() const { return tags_; }  // one byte per word
   void set_tag(uint32_t byte_addr, uint8_t t) { tags_[byte_addr >> 2] = t & kTagMask; }
 
   // Inline: the memory unit reads and writes a word per packet.

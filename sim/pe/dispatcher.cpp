@@ -43,9 +43,13 @@ uint32_t Dispatcher::entry_of(const iss::Hart& h, const ThreadToken& t, uint32_t
     case ThreadToken::Kind::special: {
       const uint32_t index = (t.cont >> 16) & 0x3f;
       const uint32_t at = h.handler_table + 4 * index;
-      if (!h.handler_table || !mem.valid(at, 4))
+      if (!h.handler_table)
         throw PacketError(fmt::format("PE {}: cannot start a special handler ({}): no handler "
-                                      "table (CSR emx.handlers = 0x{:x})", pe_, token_text(t),
+                                      "table (CSR emx.handlers = 0)", pe_, token_text(t)));
+      if (!mem.valid(at, 4))
+        throw PacketError(fmt::format("PE {}: cannot start a special handler ({}): handler table "
+                                      "entry {} at 0x{:x} lies outside local memory (CSR "
+                                      "emx.handlers = 0x{:x})", pe_, token_text(t), index, at,
                                       h.handler_table));
       entry = checked_entry(h, t, mem.read32(at), "the special-handler table");
       break;

@@ -27,6 +27,8 @@ std::string fault_report(unsigned pe, const iss::Hart& h, const iss::Fault& f,
     case iss::FaultKind::misaligned_load: case iss::FaultKind::load_outside_memory:
     case iss::FaultKind::misaligned_store: case iss::FaultKind::store_outside_memory:
     case iss::FaultKind::store_to_code: case iss::FaultKind::misaligned_fetch:
+    case iss::FaultKind::stack_overflow: case iss::FaultKind::tag_read_outside_memory:
+    case iss::FaultKind::tag_write_outside_memory:
       s += fmt::format("  address 0x{:08x}{}\n", f.addr,
                        f.addr < 0x1000 ? " (the null-pointer guard: local addresses below 0x1000)"
                                        : "");

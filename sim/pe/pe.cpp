@@ -61,9 +61,10 @@ void Pe::sync_to(uint64_t cycle) {
 
 void Pe::execute() {
   // Decided once, when the simulation starts (tracer and profile are set up before it).
-  // Not with a time limit either: a PE with a provisional clock would run past it.
+  // A time limit does not matter: the network delivers nothing past it, so a PE whose
+  // provisional clock runs past it only executes a few instructions more.
   lazy_sends_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
-                hart_.profile().count.empty() && !cfg_.sim.max_cycles;
+                hart_.profile().count.empty();
   if (started_) {
     state_ = State::running;
     thread_started_at_ = hart_.cycles;
@@ -96,7 +97,7 @@ void Pe::end_thread(iss::Hart& h) {
     next_thread(h);
   } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
     state_ = State::stopped;
-    observer_.pe_error(id_, e.what());
+    observer_.pe_error(id_, h.cycles, e.what());
     h.request_stop();
   }
 }
@@ -232,7 +233,7 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     }
     if (e.reply) machine_.reply(*e.reply, done);
   } catch (const std::runtime_error& e) {
-    observer_.pe_error(id_, fmt::format("PE {} at cycle {}: {}", id_, cycle, e.what()));
+    observer_.pe_error(id_, cycle, e.what(), &p);
   }
 }
 

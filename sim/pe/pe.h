@@ -55,8 +55,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   std::string waiting_on() const;  // for deadlock reports
 
   // Lazy stall accounting (Machine::send): whether this PE's sends may float (not when
-  // a tracer records send clocks, a profile charges stalls to sends, memory-unit work
-  // stalls a running thread, or the run has a time limit); a floating send was accepted
+  // a tracer records send clocks, a profile charges stalls to sends, or memory-unit work
+  // stalls a running thread); a floating send was accepted
   // after `stall` clocks,
   // `last`: none floats any more.
   bool lazy_sends() const { return lazy_sends_; }

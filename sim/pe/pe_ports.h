@@ -36,7 +36,10 @@ class PeObserver {
  public:
   virtual ~PeObserver() = default;
   virtual void pe_faulted(unsigned pe, const iss::Fault& fault) = 0;
-  virtual void pe_error(unsigned pe, const std::string& what) = 0;  // machine-level error
+  // A machine-level error at clock `cycle` (the event's: a packet's arrival, a thread's
+  // dispatch), caused by packet `cause` when there is one (its sender is named).
+  virtual void pe_error(unsigned pe, uint64_t cycle, const std::string& what,
+                        const net::Packet* cause = nullptr) = 0;
 };
 
 }  // namespace emx::pe

@@ -31,35 +31,35 @@ class Usage(unittest.TestCase):
 
     def test_unknown_command_and_option(self):
         r = emx("frobnicate")
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("unknown command 'frobnicate'", r.stderr)
         r = emx("run", "--bogus", elf("tiny"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("unknown option --bogus", r.stderr)
 
     def test_missing_program(self):
         r = emx("run")
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("no program given", r.stderr)
         r = emx("run", "no-such-program")
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("no program 'no-such-program'", r.stderr)
 
     def test_pes_option_range(self):
         r = emx("run", "--pes", "0", elf("tiny"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("--pes takes a number of PEs from 1 to 1024", r.stderr)
 
 
 class Config(unittest.TestCase):
     def test_unknown_key_names_path_and_allowed_keys(self):
         r = emx("run", "--set", "pe.timing.mull=3", elf("tiny"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("config key 'pe.timing.mull': unknown key; allowed here: alu,", r.stderr)
 
     def test_wrong_type(self):
         r = emx("run", "--set", "pe.timing.mul=fast", elf("tiny"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("config key 'pe.timing.mul': must be an integer", r.stderr)
 
     def test_out_of_range(self):
@@ -74,7 +74,7 @@ class Config(unittest.TestCase):
 
     def test_datelines_need_a_ring_or_torus(self):
         r = emx("run", "--set", "network.buffer_classes=datelines", elf("tiny"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("config key 'network.buffer_classes': \"datelines\" applies only to the "
                       "ring and torus2d topologies, not to network.topology = \"circular_omega\"",
                       r.stderr)
@@ -84,7 +84,7 @@ class Config(unittest.TestCase):
             f.write('{"pes": 4,}')
         r = emx("run", "--config", f.name, elf("tiny"))
         os.unlink(f.name)
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("not valid JSON", r.stderr)
         r = emx("run", "--config", "/nonexistent/x.json", elf("tiny"))
         self.assertIn("no config file '/nonexistent/x.json'", r.stderr)
@@ -119,7 +119,7 @@ class Config(unittest.TestCase):
 class ProgramFile(unittest.TestCase):
     def check(self, name, *phrases):
         r = emx("run", "--pes", "1", elf(name))
-        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.returncode, 64, r.stderr)
         self.assertIn("emx: bad program: " + elf(name), r.stderr)
         for p in phrases:
             self.assertIn(p, r.stderr)
@@ -129,7 +129,7 @@ class ProgramFile(unittest.TestCase):
             f.write(b"#!/bin/sh\necho hi\n")
         r = emx("run", f.name)
         os.unlink(f.name)
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("not an ELF file", r.stderr)
 
     def test_truncated(self):
@@ -282,10 +282,10 @@ class Profile(unittest.TestCase):
 
     def test_bad_options(self):
         r = emx("run", "--pes", "2", "--profile-pes", "0", elf("tiny"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("--profile-pes chooses the PEs that --profile sums over", r.stderr)
         r = emx("run", "--pes", "2", "--profile", "-", "--profile-pes", "5", elf("tiny"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 64)
         self.assertIn("--profile-pes 5: expected PE numbers and ranges below 2", r.stderr)
 
 

@@ -134,6 +134,9 @@ static inline void emx_yield(void) {
  * needed, e.g. first thing in main: stacks made earlier keep their size). A computation
  * that blocks keeps its stack until it ends. */
 extern uint32_t emx_stack_bytes;
+/* Bytes below each such stack tagged as its guard: a store there faults as a stack
+ * overflow (default 256; 0: none). */
+extern uint32_t emx_stack_guard_bytes;
 /* Stacks made so far, and how many are in the pool now (for tests and statistics). */
 unsigned emx_stacks_made(void);
 unsigned emx_stacks_free(void);

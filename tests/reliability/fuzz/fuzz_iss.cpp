@@ -1,0 +1,168 @@
+// The decoder and the ISS on random code (one hart, a stand-in for the PE): every run ends
+// at its cycle budget, a stop or a fault with the pc inside the code or at a jump's
+// target; and the same case gives the same state when run in one go, in slices of a few
+// clocks (as quanta cut it), and (when it stops or faults) with the instruction profile on.
+#include <array>
+#include <cstring>
+#include <memory>
+
+#include "fuzz.h"
+#include "isa/isa.h"
+#include "sim/iss/hart.h"
+
+namespace emx::fuzz {
+namespace {
+
+constexpr uint32_t kCodeBase = 0x1000, kMemory = 64 * 1024, kBudget = 4000;
+
+// x0, sp and the registers run() starts with pointing at data, more often than others.
+unsigned some_register(Rng& rng) {
+  static const unsigned kBiased[] = {0, 2, 5, 6, 7, 8, 9, 10, 11};
+  return pick(rng, 10) < 7 ? kBiased[pick(rng, std::size(kBiased))]
+                           : static_cast<unsigned>(pick(rng, 32));
+}
+
+// The PE around the hart: sends may stall or fault (a PE that does not exist), `end`
+// starts a thread somewhere in the code a few times, then stops.
+struct Env : iss::HartEnv {
+  Rng rng;
+  uint32_t words = 1;
+  unsigned pes = 1, ends = 0;
+  void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t) override {
+    if (type != isa::PacketType::host && (addr >> 22) >= pes)
+      throw iss::Trap{iss::FaultKind::machine, addr, "no such PE"};
+    h.cycles += pick(rng, 3);
+  }
+  void end_thread(iss::Hart& h) override {
+    if (++ends > 6) return h.request_stop();
+    h.pc = kCodeBase + 4 * static_cast<uint32_t>(pick(rng, words));
+    h.x[2] = kMemory - 256;
+    h.cycles += 2;
+  }
+};
+
+struct State {
+  std::array<uint32_t, 33> x;
+  std::array<uint32_t, 32> f;
+  uint32_t pc, fflags, frm;
+  uint64_t cycles, instret;
+  int stop;
+  iss::FaultKind kind;
+  uint32_t fault_pc, fault_addr;
+  uint64_t memory_hash;
+  bool operator==(const State& o) const {
+    return x == o.x && f == o.f && pc == o.pc && fflags == o.fflags && frm == o.frm &&
+           cycles == o.cycles && instret == o.instret && stop == o.stop && kind == o.kind &&
+           fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash;
+  }
+};
+
+// Runs `code` from a fresh machine state; slice: the clocks per run() call (0: one call).
+State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64_t slice,
+          bool profile) {
+  mem::LocalMemory memory(kMemory);
+  for (std::size_t k = 0; k < code.size(); ++k)
+    memory.write32(kCodeBase + 4 * static_cast<uint32_t>(k), code[k]);
+  iss::TimingConfig timing;
+  iss::Hart h(memory, timing);
+  Env env;
+  env.rng.seed(seed);
+  env.words = static_cast<uint32_t>(code.size());
+  env.pes = pes;
+  h.set_env(&env);
+  h.set_machine_info(0, pes, 16000);
+  h.set_code(kCodeBase, static_cast<uint32_t>(code.size() * 4));
+  if (profile) h.enable_profile();
+  const uint32_t data = (kCodeBase + static_cast<uint32_t>(code.size()) * 4 + 0xfff) & ~0xfffu;
+  h.pc = kCodeBase;
+  h.x[2] = kMemory - 256;
+  for (unsigned r = 5; r <= 11; ++r) h.x[r] = data + 64 * (r - 5);
+  iss::Hart::Stop stop = iss::Hart::Stop::limit;
+  for (uint64_t limit = slice ? slice : kBudget; stop == iss::Hart::Stop::limit;
+       limit += slice ? slice : kBudget) {
+    stop = h.run(std::min<uint64_t>(limit, kBudget));
+    if (h.cycles >= kBudget) break;
+  }
+  State s{h.x, h.f, h.pc, h.fflags, h.frm, h.cycles, h.instret, static_cast<int>(stop),
+          h.fault().kind, h.fault().pc, h.fault().addr, 1469598103934665603ull};
+  if (stop != iss::Hart::Stop::fault) s.kind = iss::FaultKind::machine, s.fault_pc = s.fault_addr = 0;
+  for (uint32_t a = data; a < kMemory; ++a)
+    s.memory_hash = (s.memory_hash ^ memory.bytes()[a]) * 1099511628211ull;
+  return s;
+}
+
+std::string words_text(const std::vector<uint32_t>& code) {
+  std::string s;
+  for (uint32_t w : code) s += isa::disassemble(w, 0) + "\n";
+  return s;
+}
+
+}  // namespace
+
+std::vector<uint32_t> random_code(Rng& rng, std::size_t words) {
+  const isa::InsnInfo* table = isa::insn_table();
+  const std::size_t n = isa::insn_count();
+  std::vector<uint32_t> code(words);
+  for (uint32_t& w : code) {
+    if (pick(rng, 100) == 0) {
+      w = static_cast<uint32_t>(rng());
+      continue;
+    }
+    const isa::InsnInfo& i = table[pick(rng, n)];
+    w = (static_cast<uint32_t>(rng()) & ~i.mask) | i.match;
+    const uint32_t rs1 = 0x1fu << 15;
+    if (!(i.mask & rs1)) w = (w & ~rs1) | some_register(rng) << 15;
+    // Loads and stores at word-aligned offsets more often (else most runs end at once in
+    // a misaligned access).
+    const uint32_t opcode = w & 0x7f;
+    if ((opcode == 0x03 || opcode == 0x07) && pick(rng, 4)) w &= ~(0x3u << 20);
+    if ((opcode == 0x23 || opcode == 0x27) && pick(rng, 4)) w &= ~(0x3u << 7);
+    static const uint32_t kCsrs[] = {0x001, 0x002, 0x003, 0xc00, 0xc01, 0xc02, 0xc80, 0xc81,
+                                     0xc82, 0xcc0, 0xcc1, 0xcc2, 0xcc3, 0xcc4, 0xcc5, 0x800,
+                                     0x801};
+    if (i.format == isa::Format::CSR && pick(rng, 8))  // mostly CSRs that exist
+      w = (w & 0xfffffu) | kCsrs[pick(rng, std::size(kCsrs))] << 20;
+    if (i.has_rm && pick(rng, 4))  // a valid rounding mode more often than not
+      w = (w & ~(0x7u << 12)) | static_cast<uint32_t>(pick(rng, 5)) << 12;
+    // Short jumps and branches stay in the code more often.
+    const uint32_t off = static_cast<uint32_t>(4 * (static_cast<int>(pick(rng, 33)) - 16));
+    if (i.format == isa::Format::B && pick(rng, 2))
+      w = (w & 0x01fff07fu) | ((off >> 11) & 1) << 7 | ((off >> 1) & 0xf) << 8 |
+          ((off >> 5) & 0x3f) << 25 | ((off >> 12) & 1) << 31;
+    if (i.format == isa::Format::J && pick(rng, 2))
+      w = (w & 0xfffu) | ((off >> 12) & 0xff) << 12 | ((off >> 11) & 1) << 20 |
+          ((off >> 1) & 0x3ff) << 21 | ((off >> 20) & 1) << 31;
+  }
+  return code;
+}
+
+Report fuzz_iss(const Options& o) {
+  Report r;
+  const uint64_t cases = o.cases ? o.cases : static_cast<uint64_t>(20000 * o.scale);
+  for (uint64_t k = 0; k < cases; ++k) {
+    const uint64_t seed = o.seed + k;
+    Rng rng(seed);
+    const auto code = random_code(rng, 8 + pick(rng, 500));
+    const unsigned pes = pick(rng, 2) ? 1 : 4;
+    ++r.cases;
+    const State whole = run(code, seed, pes, 0, false);
+    const State sliced = run(code, seed, pes, 1 + pick(rng, 50), false);
+    const State profiled = run(code, seed, pes, 0, true);
+    const bool fault = whole.stop == static_cast<int>(iss::Hart::Stop::fault);
+    fault ? ++r.rejected : ++r.accepted;
+    std::string what;
+    if (!(whole == sliced)) what = "a run in slices ends in another state than a run in one go";
+    // The profiling loop checks the clock at every instruction, not per segment: it may
+    // stop at the budget elsewhere, but a stop or a fault must be the same.
+    else if (whole.stop != static_cast<int>(iss::Hart::Stop::limit) && !(whole == profiled))
+      what = "the profiled run ends in another state";
+    else if (whole.stop == static_cast<int>(iss::Hart::Stop::limit) && whole.cycles < kBudget)
+      what = "the run returned before its clock limit";
+    else if (whole.cycles > kBudget + 255 * 255 + 64)
+      what = "the run overran its clock limit by more than a segment";
+    if (!what.empty()) finding(r, o, "iss", seed, what, words_text(code), ".txt");
+  }
+  return r;
+}
+
+}  // namespace emx::fuzz
