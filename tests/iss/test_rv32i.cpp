@@ -140,6 +140,28 @@ TEST_F(HartTest, MemoryFaults) {
   EXPECT_EQ(hart.fault().kind, FaultKind::store_to_code);
 }
 
+// The runtime tags the words below each thread stack (kTagGuard): a store there is a
+// stack overflow, a load is not (nor a tag access, which is how the runtime sets them).
+TEST_F(HartTest, StoreIntoAStackGuardIsAStackOverflow) {
+  memory.set_tag(kData + 4, iss::kTagGuard);
+  x(1) = kData;
+  EXPECT_EQ(exec({enc::lw(2, 1, 4), enc::sw(0, 1, 0), enc::s(0x23, 0, 1, 0, 8)}), Stop::stopped);
+  EXPECT_EQ(exec({enc::sw(0, 1, 4)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::stack_overflow);
+  EXPECT_EQ(hart.fault().addr, kData + 4);
+  EXPECT_EQ(exec({enc::s(0x23, 0, 1, 0, 5)}), Stop::fault);  // sb into the word
+  EXPECT_EQ(hart.fault().kind, FaultKind::stack_overflow);
+}
+
+// Tag instructions on the null guard or outside memory say what they did.
+TEST_F(HartTest, TagAccessOutsideMemory) {
+  x(1) = 0x10;
+  EXPECT_EQ(exec({enc::r(0x0b, 3, 0, 0, 1, 2)}), Stop::fault);  // wtag x2, x1
+  EXPECT_EQ(hart.fault().kind, FaultKind::tag_write_outside_memory);
+  EXPECT_EQ(exec({enc::r(0x0b, 2, 0, 3, 1, 0)}), Stop::fault);  // rtag x3, x1
+  EXPECT_EQ(hart.fault().kind, FaultKind::tag_read_outside_memory);
+}
+
 TEST_F(HartTest, IllegalInstructionAndRunningOffTheCode) {
   EXPECT_EQ(exec({0xffffffffu}), Stop::fault);
   EXPECT_EQ(hart.fault().kind, FaultKind::illegal_instruction);

@@ -222,6 +222,19 @@ class TemporalDecoupling(unittest.TestCase):
             self.assertGreater(pe_sum(lazy, "send_stall_cycles"), 0, args)  # stalls did happen
             self.assertLess(pe_sum(lazy, "syncs"), pe_sum(waiting, "syncs"), args)
 
+    def test_failure_reports_do_not_depend_on_the_quantum(self):
+        # A fault or machine error is reported at the clock of its event (not of a PE
+        # running ahead), and the first of several is chosen by those clocks: the report,
+        # time included, is the same at every quantum (tests/reliability has more cases).
+        for args in (("--pes", "4", "fault_null"), ("--pes", "4", "fault_misaligned"),
+                     ("--pes", "2", "rel_stack_overflow", "100000")):
+            reports = set()
+            for quantum in (1, 7, 1000):
+                r = emx("run", "-q", "--set", f"sim.quantum_cycles={quantum}", *args)
+                self.assertEqual(r.returncode, 70, r.stderr)
+                reports.add(r.stderr)
+            self.assertEqual(len(reports), 1, args)
+
     def test_mpi(self):
         # Many short threads, started without waiting for SystemC time when the next one is
         # certain, and I-structure completions polled by MPI_Test-like reads.

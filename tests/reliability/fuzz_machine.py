@@ -64,7 +64,8 @@ def main():
     ap.add_argument("--cases", type=int, default=0)
     ap.add_argument("--findings", default="fuzz-findings")
     a = ap.parse_args()
-    cases = a.cases or int(300 * a.scale)
+    # scripts/test --fuzz-scale X and --sanitize scale every harness's cases.
+    cases = a.cases or int(300 * a.scale * float(os.environ.get("EMX_FUZZ_SCALE", "1")))
     known = keys(a.emx)
     hello = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(a.fuzz))),
                          "programs", "hello.elf")

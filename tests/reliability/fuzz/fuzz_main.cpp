@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // scripts/test --fuzz-scale X and --sanitize scale every harness's cases.
+  if (const char* scale = std::getenv("EMX_FUZZ_SCALE")) o.scale *= std::strtod(scale, nullptr);
   Report r;
   if (target == "config") r = fuzz_config(o);
   else if (target == "elf") r = fuzz_elf(o);
