@@ -90,7 +90,8 @@ class HostCrashes(Case):
             r = emx("run", "--config", os.path.join(d, "top.json"), cli_elf("tiny"))
         self.assertUsage(r, "base.json: nests deeper than 64 levels")
 
-    def patched_tiny(self, patch):
+    def run_patched_tiny(self, patch, *phrases):
+        """Runs tiny.elf with its string table header patched: a clean program error."""
         with open(cli_elf("tiny"), "rb") as f:
             data = bytearray(f.read())
         shoff, = struct.unpack_from("<I", data, 32)
@@ -98,29 +99,24 @@ class HostCrashes(Case):
         headers = [shoff + 40 * k for k in range(shnum)]
         symtab = next(h for h in headers if struct.unpack_from("<I", data, h + 4)[0] == 2)
         link, = struct.unpack_from("<I", data, symtab + 24)
-        patch(data, headers[link], symtab)
-        return temp_file(bytes(data), ".elf")
-
-    def test_string_table_outside_the_file(self):
-        path = self.patched_tiny(lambda d, strtab, _: struct.pack_into("<I", d, strtab + 16,
-                                                                         0x7fffff00))
+        patch(data, headers[link])
+        path = temp_file(bytes(data), ".elf")
         try:
             r = emx("run", path)
         finally:
             os.unlink(path)
-        self.assertUsage(r, "bad program: " + path, "string table", "outside the file")
+        self.assertUsage(r, "bad program: " + path, *phrases)
+
+    def test_string_table_outside_the_file(self):
+        self.run_patched_tiny(lambda d, strtab: struct.pack_into("<I", d, strtab + 16, 0x7fffff00),
+                              "string table", "outside the file")
 
     def test_symbol_name_not_ended_in_its_string_table(self):
-        def cut(d, strtab, _):
+        def cut(d, strtab):
             # The table ends in the middle of its last name (no NUL before its end).
             size, = struct.unpack_from("<I", d, strtab + 20)
             struct.pack_into("<I", d, strtab + 20, size - 2)
-        path = self.patched_tiny(cut)
-        try:
-            r = emx("run", path)
-        finally:
-            os.unlink(path)
-        self.assertUsage(r, "bad program: " + path, "its name", "runs past its string table")
+        self.run_patched_tiny(cut, "its name", "runs past its string table")
 
     def test_long_program_argument_in_small_memory(self):
         r = emx("run", "--set", "pe.memory_bytes=65536", "--set", "pe.reserved_bytes=0",
