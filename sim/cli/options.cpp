@@ -23,8 +23,8 @@ commands:
 
 Exit status of `emx run`: statuses below 64 are the program's, 64 and above emx's own.
   0..63  the program's exit code (0 when every PE exited with 0, else the first non-zero
-         code by PE number); a code outside 0..62 (63, 256, -1) gives 63, and the
-         summary and statistics (exit_code) give the code itself
+         code by PE number); any other code (70, 256, -1) gives 63 too: the summary
+         and the statistics (exit_code) give the code itself
   64     a usage, config or program-file error (no simulation)
   70     a simulated PE faulted, or the machine met an error (a packet it cannot serve)
   71     a deadlock (no thread left to run and an empty network before the program exited)

@@ -53,7 +53,7 @@ class SimRun(unittest.TestCase):
 
     def test_a_bad_key_names_what_is_allowed(self):
         r = sim.run("hello", set={"foo": 1})
-        self.assertEqual(r.status, 2)
+        self.assertEqual(r.status, 64)
         self.assertIn("unknown key; allowed here", r.fault)
 
     def test_series_keeps_the_order_of_records(self):
