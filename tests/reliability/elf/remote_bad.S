@@ -1,5 +1,6 @@
-# PE 0, after a loop, sends a SYSWR to word 0 of PE 1 (the null guard); PE 1 spins. The
-# memory unit's error must name the arrival clock and the sending instruction.
+# PE 0, after a loop, sends a SYSWR to word 0 of PE 1 (the null guard); PE 1 spins, or
+# with PE1_IDLE (remote_bad_idle.elf) ends its thread and waits. The memory unit's error
+# must name the arrival clock and the sending instruction.
   .globl _start
 _start:
   csrr t1, 0xcc0          # emx.peid
@@ -10,4 +11,10 @@ _start:
   li t0, 1 << 22          # PE 1, word 0
 bad_send:
   .insn r 0x0b, 0, 4, x0, t0, x0   # send.syswr zero, t0
-2:j 2b
+3:j 3b
+2:
+#ifdef PE1_IDLE
+  .insn i 0x0b, 1, x0, x0, 0       # end: PE 1 waits for packets
+#else
+  j 2b
+#endif
