@@ -40,7 +40,7 @@ static unsigned char content(int src, int dst, int rep, int i) {
 }
 
 static void fail(int me, const char *what) {
-  if (me == 0) printf("mpi_delay_sched: %s\n", what);
+  printf("mpi_delay_sched (rank %d): %s\n", me, what);
   MPI_Abort(MPI_COMM_WORLD, 2);
 }
 

@@ -128,22 +128,39 @@ def test_text_round_trip_and_errors():
 
 
 def test_model_idle_destination_and_busy_destination():
-    m = LogGP(L=10, o=5, g=5, G=1)
+    m = LogGP(L=10, o=5, g=5, G=1, o_r=3)
     assert m.I(4) == 8 and m.slot(4) == 8 and m.slot(1) == 5
-    # One message: I + L + o.
-    assert predict(ring(gather(2)), 4, m, delta=0) == 8 + 10 + 5
-    # Gather on 4 PEs with Ring: three arrive at once, taken one per I(k), handled in turn.
-    assert predict(ring(gather(4)), 4, m, delta=0) == 8 + 10 + 2 * 8 + 5
-    # Proposed with delta = I(k): sends at 0, 8, 16: no queue, the last completes at 16 + 23.
+    # One message: I + L, handled o_r later.
+    assert predict(ring(gather(2)), 4, m, delta=0) == 8 + 10 + 3
+    # Gather on 4 PEs with Ring: three arrive at once; the paper's busy destination takes
+    # one per I(k); ours one per (k-1)G (the link), then handles them o_r each in turn.
+    assert predict(ring(gather(4)), 4, m, delta=0) == 8 + 10 + 2 * 8 + 3
+    assert predict(ring(gather(4)), 4, m, delta=0, receive_gap="port") == 8 + 10 + 3 + 3 + 3
+    # Proposed with delta = I(k): sends at 0, 8, 16: no queue, the last completes at 16 + 21.
     pr = proposed(gather(4))
     assert [t for t, _, _ in sorted(send_times(pr, 4, m, 8))] == [0, 8, 16]
-    assert predict(pr, 4, m, delta=8) == 16 + 8 + 10 + 5
+    assert predict(pr, 4, m, delta=8) == 16 + 8 + 10 + 3
     # Scatter: the sender is the bottleneck, 3 sends one slot apart.
-    assert predict(ring(scatter(4)), 4, m, delta=0) == 2 * 8 + 8 + 10 + 5
+    assert predict(ring(scatter(4)), 4, m, delta=0) == 2 * 8 + 8 + 10 + 3
+    with pytest.raises(ValueError, match="receive_gap"):
+        predict(pr, 4, m, 8, receive_gap="x")
+
+
+def test_model_receives_wait_for_the_run_of_sends():
+    # All-to-all on 3 PEs: each PE sends 2 in one run (0..16); its messages come in at 18
+    # (sent at 0) and 26 (sent at 8), after the run: handled at once, the last at 29.
+    m = LogGP(L=10, o=5, g=5, G=1, o_r=3)
+    s = ring(alltoall(3))
+    assert predict(s, 4, m, delta=0) == 8 + 8 + 10 + 3
+    # A long o_r with a busy PE: the handling waits for the run's end.
+    m2 = LogGP(L=0, o=100, g=100, G=0, o_r=1)
+    # PE 0 sends to 1, 2 in 0..200; PE 2's message to 0 (sent at 0) is in at 100, while
+    # PE 0 still runs: handled from 200 to 201; then PE 1's (sent at 100, in at 200): 202.
+    assert predict(s, 1, m2, delta=0) == 202
 
 
 def test_model_orders_ring_and_proposed_on_contended_patterns():
-    m = LogGP(L=60, o=180, g=180, G=0.53)
+    m = LogGP(L=60, o=280, g=280, G=0.55, o_r=200)
     for name in ["gather", "triangle"]:
         p = named(name, 64)
         k = 1024
@@ -151,11 +168,15 @@ def test_model_orders_ring_and_proposed_on_contended_patterns():
 
 
 def test_fit_recovers_the_parameters():
-    true = LogGP(L=40, o=150, g=170, G=0.5)
+    true = LogGP(L=40, o=150, g=0, G=0.5, o_r=90)
     n, sizes = 64, [4, 64, 256, 1024, 4096]
-    slot = {k: true.I(k) for k in sizes}
-    pair = {k: true.I(k) + true.L + true.o for k in sizes}
-    scat = {k: (n - 2) * true.slot(k) + true.I(k) + true.L + true.o for k in sizes}
-    got = fit(slot, pair, scat, n)
-    for f in ["L", "o", "g", "G"]:
+    start = {k: true.I(k) - 30 for k in sizes}  # a lone start is cheaper than a run's
+    pair = {k: start[k] + true.L + true.o_r for k in sizes}
+    scat = {k: pair[k] + (n - 2) * true.I(k) for k in sizes}
+    a2a = {4: (n - 1) * (true.I(4) + true.o_r)}
+    got = fit(start, pair, scat, a2a, n)
+    for f in ["L", "o", "G", "o_r"]:
         assert getattr(got, f) == pytest.approx(getattr(true, f)), f
+    assert got.g == pytest.approx(true.I(4))
+    with pytest.raises(ValueError, match="3 PEs"):
+        fit(start, pair, scat, a2a, 2)
