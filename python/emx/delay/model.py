@@ -10,18 +10,22 @@ Parameters in clocks (G per byte):
 A message i to destination q is in at d_i = max(t_i + I(k) + L, d_(i-1) + gap): a busy
 destination takes one message at a time (arrival order). gap = I(k) in the paper's model
 ("brief": with h earlier arrivals the destination is busy for |S_q| I(k)); "port" (ours):
-(k-1)G, the time the message's bytes hold the destination's link. The destination handles
+(k-1)G, the time the message's bytes hold the destination's link; "blocking" (ours): the
+same, and a sender whose destination's link is taken waits for it (on EM-X the sender's
+processor writes the data into the network: a full output queue stalls it, so contention
+delays the sender's later sends too). The destination handles
 it o_r later, one after the other, and not while its own run of sends executes (a thread
 is never interrupted: the handler waits for the run's end or a delay). Makespan = max over
 arcs of the completion, and over PEs of the end of their last send."""
 from __future__ import annotations
 
 import bisect
+import heapq
 from dataclasses import asdict, dataclass
 
 from .schedules import Schedule
 
-RECEIVE_GAPS = ("brief", "port")
+RECEIVE_GAPS = ("brief", "port", "blocking")
 
 
 @dataclass(frozen=True)
@@ -76,18 +80,47 @@ def busy_runs(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[list[t
     return runs
 
 
-def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str = "brief") -> float:
-    """The predicted makespan in clocks."""
-    if receive_gap not in RECEIVE_GAPS:
-        raise ValueError(f"receive_gap must be one of {RECEIVE_GAPS}, not {receive_gap!r}")
-    gap = m.I(k) if receive_gap == "brief" else max(k - 1, 0) * m.G
-    runs = busy_runs(schedule, k, m, delta)
+def blocking_sends(schedule: Schedule, k: int, m: LogGP, delta: float):
+    """Sends in time order, each taking its destination's link for (k-1)G once both the
+    sender (after o) and the link are free; the sender is busy until its data are out.
+    Returns ([(data out, p, q)], per PE the spans of its runs of sends, end of sends)."""
+    n = len(schedule.lists)
+    clock, pos = [0.0] * n, [0] * n
+    link_free: dict[int, float] = {}
+    runs: list[list[tuple[float, float]]] = [[] for _ in range(n)]
+    run_start: list = [None] * n
+    heap = [(0.0, p) for p in range(n) if schedule.lists[p]]
+    heapq.heapify(heap)
+    out, end = [], 0.0
+    while heap:
+        t, p = heapq.heappop(heap)
+        q = schedule.lists[p][pos[p]]
+        pos[p] += 1
+        if q is None:
+            if run_start[p] is not None:
+                runs[p].append((run_start[p], t))
+                run_start[p] = None
+            clock[p] = t + delta
+        else:
+            run_start[p] = t if run_start[p] is None else run_start[p]
+            data_end = max(t + m.o, link_free.get(q, float("-inf"))) + max(k - 1, 0) * m.G
+            link_free[q] = data_end
+            clock[p] = max(data_end, t + m.slot(k))
+            out.append((data_end, p, q))
+        if pos[p] < len(schedule.lists[p]):
+            heapq.heappush(heap, (clock[p], p))
+        else:
+            if run_start[p] is not None:
+                runs[p].append((run_start[p], clock[p]))
+            end = max(end, clock[p])
+    return out, runs, end
+
+
+def handle_receives(by_dest: dict, runs, gap: float, o_r: float) -> float:
+    """The last completion: each destination takes its messages one at a time (gap apart),
+    handling each for o_r, but not inside one of its own runs of sends."""
     starts = [[s for s, _ in r] for r in runs]
-    by_dest: dict[int, list[float]] = {}
     end = 0.0
-    for t, p, q in send_times(schedule, k, m, delta):
-        by_dest.setdefault(q, []).append(t + m.I(k) + m.L)
-        end = max(end, t + m.I(k))
     for q, arrivals in by_dest.items():
         data_in = handled = float("-inf")
         for a in sorted(arrivals):
@@ -96,6 +129,24 @@ def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str
             i = bisect.bisect_right(starts[q], h) - 1
             if i >= 0 and h < runs[q][i][1]:  # q is inside a run of sends: after it
                 h = runs[q][i][1]
-            handled = h + m.o_r
+            handled = h + o_r
         end = max(end, handled)
     return end
+
+
+def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str = "brief") -> float:
+    """The predicted makespan in clocks."""
+    if receive_gap not in RECEIVE_GAPS:
+        raise ValueError(f"receive_gap must be one of {RECEIVE_GAPS}, not {receive_gap!r}")
+    by_dest: dict[int, list[float]] = {}
+    if receive_gap == "blocking":
+        sends, runs, end = blocking_sends(schedule, k, m, delta)
+        for data_end, p, q in sends:
+            by_dest.setdefault(q, []).append(data_end + m.L)
+        return max(end, handle_receives(by_dest, runs, 0.0, m.o_r))
+    gap = m.I(k) if receive_gap == "brief" else max(k - 1, 0) * m.G
+    end = 0.0
+    for t, p, q in send_times(schedule, k, m, delta):
+        by_dest.setdefault(q, []).append(t + m.I(k) + m.L)
+        end = max(end, t + m.I(k))
+    return max(end, handle_receives(by_dest, busy_runs(schedule, k, m, delta), gap, m.o_r))
