@@ -99,6 +99,7 @@ def delta_derive(df):
 
 
 def delta_view(df):
+    import pandas as pd
     t = df[df["schedule"] == "proposed"].pivot_table(index="delta", columns="topology",
                                                      values="makespan_us")
     t.columns = [f"{c} (us)" for c in t.columns]
@@ -106,7 +107,7 @@ def delta_view(df):
     t = t.reset_index()
     t["delta"] = t["delta"].map(lambda d: f"{d:g} I(k)")
     extra = {"delta": "Ring (no delays)", **{f"{c} (us)": v for c, v in ring.items()}}
-    return t._append(extra, ignore_index=True) if hasattr(t, "_append") else t
+    return pd.concat([t, pd.DataFrame([extra])], ignore_index=True)
 
 
 def delta_plot(df, fig):
