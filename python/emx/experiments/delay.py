@@ -31,7 +31,7 @@ def schedule(pattern: str, n: int, scheduler: str):
     return SCHEDULERS[scheduler](named(pattern, n, seed=SEED))
 
 
-def case_run(pattern, n, scheduler, k, delta, topology) -> Run:
+def case_run(pattern, n, scheduler, k, delta, topology, config=CONFIG) -> Run:
     """One execution: scheduler 'ring' or 'proposed' (delta in slots I(k)), or the name of
     a collective (the pattern is then what the collective moves)."""
     if scheduler in SCHEDULERS:
@@ -39,7 +39,7 @@ def case_run(pattern, n, scheduler, k, delta, topology) -> Run:
                 f"{delta}i" if scheduler == "proposed" else "0", REPS)
     else:
         args = (scheduler, schedule(pattern, n, "ring").text(), k, "0", REPS)
-    return Run("mpi_delay_sched", args, config=CONFIG, pes=n,
+    return Run("mpi_delay_sched", args, config=config, pes=n,
                set={"network.topology": topology})
 
 
@@ -206,27 +206,28 @@ def patterns_plot(df, fig):
 # ---- 3. the LogGP model: fitted parameters, predicted against simulated makespan
 
 MICRO_SIZES = [4, 64, 256, 1024]
+FIT_CONFIGS = [CONFIG, "emx80-20mhz"]  # the fit at EM-X's measured and design clocks
 
 
 def model_runs(opt):
     n = 16 if opt.quick else opt["pes"]
     sizes = [4, 256, 1024] if opt.quick else MICRO_SIZES
-    for t in TOPOLOGIES:
-        for k in sizes:
-            # pair: the one message 0 -> 1; scatter: root 0 sends n - 1 in a row.
-            yield Point({"topology": t, "kind": "pair", "pattern": "pair", "method": "ring",
-                         "bytes": k, "pes": n},
-                        Run("mpi_delay_sched", ("sched", "1", k, "0", REPS), config=CONFIG,
-                            pes=n, set={"network.topology": t}))
-            yield Point({"topology": t, "kind": "scatter", "pattern": "scatter",
-                         "method": "ring", "bytes": k, "pes": n},
-                        case_run("scatter", n, "ring", k, 0, t))
-        # o_r: the all-to-all at the smallest size (its receives wait for the sends).
-        yield Point({"topology": t, "kind": "alltoall", "pattern": "alltoall", "method": "ring",
-                     "bytes": sizes[0], "pes": n}, case_run("alltoall", n, "ring", sizes[0], 0, t))
+    for c in FIT_CONFIGS[:1] if opt.quick else FIT_CONFIGS:
+        for t in TOPOLOGIES:
+            common = {"topology": t, "config": c, "method": "ring", "pes": n}
+            for k in sizes:
+                # pair: the one message 0 -> 1; scatter: root 0 sends n - 1 in a row.
+                yield Point({**common, "kind": "pair", "pattern": "pair", "bytes": k},
+                            Run("mpi_delay_sched", ("sched", "1", k, "0", REPS), config=c,
+                                pes=n, set={"network.topology": t}))
+                yield Point({**common, "kind": "scatter", "pattern": "scatter", "bytes": k},
+                            case_run("scatter", n, "ring", k, 0, t, c))
+            # o_r: the all-to-all at the smallest size (its receives wait for the sends).
+            yield Point({**common, "kind": "alltoall", "pattern": "alltoall", "bytes": sizes[0]},
+                        case_run("alltoall", n, "ring", sizes[0], 0, t, c))
     for params, run in pattern_cases(opt):
         if params["method"] in SCHEDULERS:
-            yield Point({**params, "kind": "case"}, run)
+            yield Point({**params, "config": CONFIG, "kind": "case"}, run)
 
 
 def model_figures(params, r):
@@ -234,45 +235,51 @@ def model_figures(params, r):
 
 
 def fitted(df):
-    """{topology: LogGP} from the pair and scatter rows."""
+    """{(topology, config): LogGP} from the microbenchmark rows."""
     out = {}
-    for t, g in df.groupby("topology"):
+    for key, g in df.groupby(["topology", "config"]):
         def col(kind, name):
             d = g[g["kind"] == kind]
             return dict(zip(d["bytes"], d[name]))
-        out[t] = fit(col("pair", "slot_cycles"), col("pair", "makespan_cycles"),
-                     col("scatter", "makespan_cycles"), col("alltoall", "makespan_cycles"),
-                     int(g["pes"].iloc[0]))
+        out[key] = fit(col("pair", "slot_cycles"), col("pair", "makespan_cycles"),
+                       col("scatter", "makespan_cycles"), col("alltoall", "makespan_cycles"),
+                       int(g["pes"].iloc[0]))
     return out
 
 
 def model_derive(df):
     df = df.copy()
     params = fitted(df)
+    keys = list(zip(df["topology"], df["config"]))
     for gap in RECEIVE_GAPS:
         preds = []
-        for _, row in df.iterrows():
+        for key, (_, row) in zip(keys, df.iterrows()):
             if row["kind"] == "case":
                 s = schedule(row["pattern"], row["pes"], row["method"])
-                preds.append(predict(s, row["bytes"], params[row["topology"]],
-                                     row["delta_cycles"], receive_gap=gap))
+                preds.append(predict(s, row["bytes"], params[key], row["delta_cycles"],
+                                     receive_gap=gap))
             else:
                 preds.append(None)
         df[f"predicted_{gap}"] = preds
         df[f"error_{gap}_%"] = 100.0 * (df[f"predicted_{gap}"] - df["makespan_cycles"]) / \
             df["makespan_cycles"]
     for f in ("L", "o", "g", "G", "o_r"):
-        df[f"fit_{f}"] = df["topology"].map(lambda t, f=f: getattr(params[t], f))
+        df[f"fit_{f}"] = [getattr(params[k], f) if k in params else None for k in keys]
     return df
 
 
 def model_view(df):
+    import pandas as pd
     d = df[df["kind"] == "case"]
     t = d.pivot_table(index=["topology", "pattern", "bytes"], columns="method",
                       values=["makespan_cycles", "predicted_brief", "error_brief_%",
                               "error_port_%", "error_blocking_%"], sort=False)
     t.columns = [f"{m} {v}" for v, m in t.columns]
-    return t.reset_index()
+    fits = df.drop_duplicates(["topology", "config"])
+    rows = [{"topology": r["topology"], "pattern": f"fit at {r['config']}",
+             "bytes": " ".join(f"{f}={r['fit_' + f]:.3g}" for f in ("L", "o", "g", "G", "o_r"))}
+            for _, r in fits.iterrows()]
+    return pd.concat([t.reset_index(), pd.DataFrame(rows)], ignore_index=True)
 
 
 def model_plot(df, fig):
@@ -288,9 +295,10 @@ def model_plot(df, fig):
     ax1.set_ylabel("LogGP prediction, 'blocking' (clocks)")
     ax1.legend(fontsize=6)
     ax1.grid(True, alpha=0.3)
-    for t, g in df[df["kind"] == "pair"].groupby("topology"):
+    mic = df[df["config"] == CONFIG]
+    for t, g in mic[mic["kind"] == "pair"].groupby("topology"):
         g = g.sort_values("bytes")
-        sc = df[(df["kind"] == "scatter") & (df["topology"] == t)].set_index("bytes")
+        sc = mic[(mic["kind"] == "scatter") & (mic["topology"] == t)].set_index("bytes")
         interval = (sc["makespan_cycles"].reindex(g["bytes"]).values - g["makespan_cycles"].values) \
             / (g["pes"].iloc[0] - 2)
         ax2.plot(g["bytes"], interval, "o", label=f"send interval in a run (scatter), {t}")
