@@ -296,11 +296,11 @@ def backsub_plot(df, fig):
 # ---- why: how long protocol threads wait on one PE while its compute loop runs
 
 def backsub_threads_runs(opt):
-    n = 200 if opt.quick else opt["n"]
+    n, block = (200, 10) if opt.quick else (opt["n"], opt["block"])
     for m, p in (("both", "get"), ("receiver", "get"), ("receiver", "buffered")):
         for loop in LOOPS:
             yield Point({"solver": f"{m} {p}", "loop": loop, "n": n},
-                        Run("mpi_backsub", ("normal", loop, n, 25, *variant_args(m, p)),
+                        Run("mpi_backsub", ("normal", loop, n, block, *variant_args(m, p)),
                             config=CONFIG, pes=5, options=("--trace-text", "--trace-pes", "1")))
 
 
@@ -352,8 +352,8 @@ EXPERIMENTS += [
                params={"n": 2000, "block": 25, "pes": 5},
                doc=DOC),
     Experiment("mpi.backsub_threads", "mpi",
-               "Back substitution, receives normal, 5 PEs: how long protocol threads wait on "
-               "PE 1 for its compute loop, with and without yield",
+               "Back substitution: how long protocol threads wait for the compute loop "
+               "(PE 1, receives normal)",
                backsub_threads_runs, backsub_threads_figures, plot=backsub_threads_plot,
-               view=backsub_threads_view, params={"n": 2000}, doc=DOC),
+               view=backsub_threads_view, params={"n": 2000, "block": 25}, doc=DOC),
 ]
