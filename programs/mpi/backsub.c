@@ -179,15 +179,11 @@ static void solve_parallel(solver_t *s, recv_mode_t mode, update_fn fn, MPI_Requ
       if (s->p > 1 && k > 0) send_x(s, k, sends, &nsends);
       for (int j = k - s->p; j >= 0; j -= s->p) update(s, fn, j, block_lo(s, k));
     } else if (receives(s, k)) {
-      if (mode == RECV_ADVANCE) {
-        MPI_Wait(&recvs[k], MPI_STATUS_IGNORE);
-      } else {
-        post_recv(s, k, recvs);
-        MPI_Wait(&recvs[k], MPI_STATUS_IGNORE);
-      }
+      if (mode == RECV_NORMAL) post_recv(s, k, recvs);
+      MPI_Wait(&recvs[k], MPI_STATUS_IGNORE);
       if (passes_on(s, k)) send_x(s, k, sends, &nsends);
-      /* The owner of block k-1 is next on the critical path: it updates only that block
-       * now and the others after it has sent x_{k-1}. */
+      /* The owner of block k-1 is next on the critical path: the next round brings only
+       * that block up to date and solves it; its other blocks wait until x_{k-1} is sent. */
       if (k > 0 && owner(s, k - 1) == s->me) continue;
       for (int j = k - hop_of(s, k, s->me); j >= 0; j -= s->p) update(s, fn, j, block_lo(s, k));
     }
