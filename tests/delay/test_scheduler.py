@@ -180,3 +180,20 @@ def test_fit_recovers_the_parameters():
     assert got.g == pytest.approx(true.I(4))
     with pytest.raises(ValueError, match="3 PEs"):
         fit(start, pair, scat, a2a, 2)
+
+
+def test_experiment_delta_units_and_methods():
+    from emx.experiments import delay as exp
+    assert exp.delta_arg("slot", 0.6, 256) == "0.6i"
+    # 256 bytes = 64 packets of one data word, 2 clocks each; less emx_delay's 25 clocks.
+    assert exp.delta_arg("link", 1.0, 256) == str(128 - 25)
+    assert exp.delta_arg("link", 0.1, 16) == "0"
+    with pytest.raises(ValueError, match="slot or link"):
+        exp.delta_arg("x", 1, 4)
+    # proposed_link only where the proposed schedule has delays (else it is the same run).
+    assert exp.methods("alltoall", 16) == ["ring", "proposed", "alltoall", "allgather"]
+    assert exp.methods("gather", 16) == ["ring", "proposed", "proposed_link", "gather"]
+    assert exp.methods("ba4", 16)[-1] == "alltoallv"
+    # The schedule reaches the program inline: the run's cache key sees its content.
+    run = exp.case_run("gather", 4, "proposed", 64, 0.6, "single_switch")
+    assert run.args[:4] == ("sched", "/0/-,0/-,-,0", "64", "0.6i")

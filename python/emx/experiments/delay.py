@@ -26,25 +26,56 @@ COLLECTIVES = {"scatter": ["scatter", "bcast"], "gather": ["gather"],
                "alltoall": ["alltoall", "allgather"]}
 
 
+# delta units. "slot" (the paper's): delta = f I(k), I(k) measured by the program. "link"
+# (ours): delta = f times the clocks the destination's link needs for the message (a packet
+# carries one 32-bit data word in 2 words at network.clocks_per_word = 1 clock each:
+# network/README.md), less what emx_delay adds to any wait (25 clocks on EM-X, measured by
+# rt_delay), so that at f = 1 messages reach a destination one link time apart.
+CLOCKS_PER_WORD = 1
+DELAY_CALL_CLOCKS = 25
+
+
+def link_clocks(k: int) -> int:
+    return 2 * CLOCKS_PER_WORD * ((k + 3) // 4)
+
+
+def delta_arg(unit: str, f: float, k: int) -> str:
+    if unit == "slot":
+        return f"{f}i"
+    if unit == "link":
+        return str(max(0, round(f * link_clocks(k)) - DELAY_CALL_CLOCKS))
+    raise ValueError(f"delta unit must be slot or link, not {unit!r}")
+
+
 @lru_cache(maxsize=None)
 def schedule(pattern: str, n: int, scheduler: str):
     return SCHEDULERS[scheduler](named(pattern, n, seed=SEED))
 
 
-def case_run(pattern, n, scheduler, k, delta, topology, config=CONFIG) -> Run:
-    """One execution: scheduler 'ring' or 'proposed' (delta in slots I(k)), or the name of
-    a collective (the pattern is then what the collective moves)."""
-    if scheduler in SCHEDULERS:
+# Methods: a schedule with its delta unit, or an MPI collective (by its MODE name).
+SCHEDULED = {"ring": ("ring", None), "proposed": ("proposed", "slot"),
+             "proposed_link": ("proposed", "link")}
+
+
+def case_run(pattern, n, method, k, delta, topology, config=CONFIG) -> Run:
+    """One execution of `method` (SCHEDULED, or a collective: the pattern is then what the
+    collective moves) with delay factor `delta` in the method's unit."""
+    if method in SCHEDULED:
+        scheduler, unit = SCHEDULED[method]
         args = ("sched", schedule(pattern, n, scheduler).text(), k,
-                f"{delta}i" if scheduler == "proposed" else "0", REPS)
+                delta_arg(unit, delta, k) if unit else "0", REPS)
     else:
-        args = (scheduler, schedule(pattern, n, "ring").text(), k, "0", REPS)
+        args = (method, schedule(pattern, n, "ring").text(), k, "0", REPS)
     return Run("mpi_delay_sched", args, config=config, pes=n,
                set={"network.topology": topology})
 
 
-def methods(pattern):
-    return ["ring", "proposed"] + COLLECTIVES.get(pattern, ["alltoallv"])
+def methods(pattern, n):
+    """Ring, proposed with each delta unit (one when the schedule has no delays: then they
+    are the same run), the pattern's collectives."""
+    delays = schedule(pattern, n, "proposed").delays
+    return ["ring", "proposed"] + (["proposed_link"] if delays else []) + \
+        COLLECTIVES.get(pattern, ["alltoallv"])
 
 
 def execution_figures(params, r):
@@ -73,57 +104,72 @@ def execution_figures(params, r):
 
 # ---- 1. the delta sweep on gather
 
-DELTAS = [0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.25, 1.5]
+DELTAS = {"slot": [0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.25, 1.5],
+          "link": [0.6, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5]}
+QUICK_DELTAS = {"slot": [0, 0.6, 1.0], "link": [1.0]}
 
 
 def delta_runs(opt):
     n = 16 if opt.quick else opt["pes"]
-    k = opt["bytes"]
+    sizes = [256] if opt.quick else list(opt["sizes"])
     for t in TOPOLOGIES:
-        for f in ([0, 0.6, 1.0] if opt.quick else DELTAS):
-            yield Point({"topology": t, "schedule": "proposed", "delta": f, "bytes": k, "pes": n},
-                        case_run("gather", n, "proposed", k, f, t))
-        yield Point({"topology": t, "schedule": "ring", "delta": None, "bytes": k, "pes": n},
-                    case_run("gather", n, "ring", k, 0, t))
+        for k in sizes:
+            common = {"topology": t, "bytes": k, "pes": n}
+            for unit, factors in (QUICK_DELTAS if opt.quick else DELTAS).items():
+                method = "proposed" if unit == "slot" else "proposed_link"
+                for f in factors:
+                    yield Point({**common, "schedule": "proposed", "unit": unit, "delta": f},
+                                case_run("gather", n, method, k, f, t))
+            yield Point({**common, "schedule": "ring", "unit": "", "delta": None},
+                        case_run("gather", n, "ring", k, 0, t))
 
 
 def delta_derive(df):
     df = df.copy()
-    best = {}
-    for t, g in df[df["schedule"] == "proposed"].groupby("topology"):
-        best[t] = g.loc[g["makespan_cycles"].idxmin(), "delta"]
-    df["best_delta"] = df["topology"].map(best)
-    ring = df[df["schedule"] == "ring"].set_index("topology")["makespan_cycles"]
-    df["speedup_over_ring"] = df["topology"].map(ring) / df["makespan_cycles"]
+    key = ["topology", "bytes"]
+    prop = df[df["schedule"] == "proposed"]
+    best = prop.loc[prop.groupby(key + ["unit"])["makespan_cycles"].idxmin()].set_index(
+        key + ["unit"])["delta"]
+    df["best_delta"] = [best.get((t, k, u)) for t, k, u in zip(df["topology"], df["bytes"],
+                                                                 df["unit"])]
+    ring = df[df["schedule"] == "ring"].set_index(key)["makespan_cycles"]
+    df["speedup_over_ring"] = [ring[(t, k)] / m for t, k, m in
+                               zip(df["topology"], df["bytes"], df["makespan_cycles"])]
     return df
 
 
 def delta_view(df):
     import pandas as pd
-    t = df[df["schedule"] == "proposed"].pivot_table(index="delta", columns="topology",
-                                                     values="makespan_us")
-    t.columns = [f"{c} (us)" for c in t.columns]
-    ring = df[df["schedule"] == "ring"].set_index("topology")["makespan_us"]
+    prop = df[df["schedule"] == "proposed"]
+    t = prop.pivot_table(index=["unit", "delta"], columns=["topology", "bytes"],
+                         values="makespan_us", sort=False)
+    t.columns = [f"{c} {k} B (us)" for c, k in t.columns]
     t = t.reset_index()
-    t["delta"] = t["delta"].map(lambda d: f"{d:g} I(k)")
-    extra = {"delta": "Ring (no delays)", **{f"{c} (us)": v for c, v in ring.items()}}
+    t["delta"] = [f"{d:g} I(k)" if u == "slot" else f"{d:g} link" for u, d in
+                  zip(t["unit"], t["delta"])]
+    ring = df[df["schedule"] == "ring"]
+    extra = {"unit": "", "delta": "Ring (no delays)",
+             **{f"{c} {k} B (us)": v for c, k, v in zip(ring["topology"], ring["bytes"],
+                                                         ring["makespan_us"])}}
     return pd.concat([t, pd.DataFrame([extra])], ignore_index=True)
 
 
 def delta_plot(df, fig):
-    ax = fig.subplots()
-    for (t, g), c in zip(df[df["schedule"] == "proposed"].groupby("topology"), ["C0", "C1"]):
-        g = g.sort_values("delta")
-        ax.plot(g["delta"], g["makespan_us"], "o-", color=c, label=f"proposed, {t}")
-        ring = df[(df["schedule"] == "ring") & (df["topology"] == t)]["makespan_us"]
-        if len(ring):
-            ax.axhline(float(ring.iloc[0]), color=c, linestyle=":", label=f"Ring, {t}")
-    k, n = df["bytes"].iloc[0], df["pes"].iloc[0]
-    ax.set_xlabel("delay δ (in units of I(k), the time one send takes)")
-    ax.set_ylabel("gather makespan (µs)")
-    ax.set_title(f"Gather of {k} B on {n} PEs: execution time against δ", fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    axes = fig.subplots(1, 2, sharey=True)
+    labels = {"slot": "δ in units of I(k), the time one send takes (the paper's)",
+              "link": "δ in units of the destination link's time for k bytes (ours)"}
+    for ax, unit in zip(axes, ("slot", "link")):
+        d = df[(df["schedule"] == "proposed") & (df["unit"] == unit)]
+        for (t, k), g in d.groupby(["topology", "bytes"]):
+            g = g.sort_values("delta")
+            ax.plot(g["delta"], 1 / g["speedup_over_ring"], "o-", markersize=4,
+                    label=f"{t}, {k} B")
+        ax.axhline(1.0, color="black", linestyle=":", linewidth=1)
+        ax.set_xlabel(labels[unit], fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("gather makespan / Ring's (below 1: faster)")
+    fig.suptitle(f"Proposed gather on {df['pes'].iloc[0]} PEs against δ", fontsize=9)
 
 
 # ---- 2. every pattern x Ring / proposed / collectives x size x topology
@@ -135,9 +181,10 @@ def pattern_cases(opt):
     for t in TOPOLOGIES:
         for p in patterns:
             for k in sizes:
-                for m in methods(p):
+                for m in methods(p, n):
+                    delta = opt["delta_link"] if m == "proposed_link" else opt["delta"]
                     yield ({"topology": t, "pattern": p, "method": m, "bytes": k, "pes": n},
-                           case_run(p, n, m, k, opt["delta"], t))
+                           case_run(p, n, m, k, delta, t))
 
 
 def patterns_runs(opt):
@@ -149,30 +196,38 @@ def patterns_figures(params, r):
     row = execution_figures(params, r)
     pat = named(params["pattern"], params["pes"], seed=SEED)
     row["density"] = pat.density
-    if params["method"] in SCHEDULERS:
-        row["slots"] = schedule(params["pattern"], params["pes"], params["method"]).length
+    if params["method"] in SCHEDULED:
+        row["slots"] = schedule(params["pattern"], params["pes"],
+                                SCHEDULED[params["method"]][0]).length
     return row
 
 
 def patterns_derive(df):
+    """Speed-ups of proposed (delta in slots) and proposed_link (delta in link times; the
+    same run as proposed where the schedule has no delays) over Ring and over the fastest
+    collective of the pattern."""
     df = df.copy()
     key = ["topology", "pattern", "bytes"]
-    t = {m: df[df["method"] == m].set_index(key)["makespan_cycles"] for m in ("ring", "proposed")}
-    coll = df[~df["method"].isin(["ring", "proposed"])].groupby(key)["makespan_cycles"].min()
     idx = df.set_index(key).index
-    df["speedup_over_ring"] = (t["ring"].reindex(idx) / t["proposed"].reindex(idx)).values
-    df["speedup_over_collective"] = (coll.reindex(idx) / t["proposed"].reindex(idx)).values
+    t = {m: df[df["method"] == m].set_index(key)["makespan_cycles"].reindex(idx)
+         for m in SCHEDULED}
+    t["proposed_link"] = t["proposed_link"].fillna(t["proposed"])
+    coll = df[~df["method"].isin(list(SCHEDULED))].groupby(key)["makespan_cycles"].min()
+    for m, name in (("proposed", ""), ("proposed_link", "_link")):
+        df[f"speedup{name}_over_ring"] = (t["ring"] / t[m]).values
+        df[f"speedup{name}_over_collective"] = (coll.reindex(idx) / t[m]).values
     return df
 
 
 def patterns_view(df):
     t = df.pivot_table(index=["topology", "pattern", "bytes"], columns="method",
                        values="makespan_us", sort=False)
-    t = t[[c for c in ["ring", "proposed", "scatter", "bcast", "gather", "alltoall",
-                       "allgather", "alltoallv"] if c in t.columns]]
+    t = t[[c for c in ["ring", "proposed", "proposed_link", "scatter", "bcast", "gather",
+                       "alltoall", "allgather", "alltoallv"] if c in t.columns]]
     t.columns = [f"{c} (us)" for c in t.columns]
     s = df.groupby(["topology", "pattern", "bytes"], sort=False)[
-        ["speedup_over_ring", "speedup_over_collective"]].first()
+        ["speedup_over_ring", "speedup_link_over_ring", "speedup_over_collective",
+         "speedup_link_over_collective"]].first()
     return t.join(s).reset_index()
 
 
@@ -182,7 +237,7 @@ def patterns_plot(df, fig):
     rows = (len(patterns) + cols - 1) // cols
     axes = fig.subplots(rows * 2, cols, squeeze=False)
     fig.set_size_inches(3.2 * cols, 2.6 * rows * 2)
-    style = {"ring": ("C3", "s-"), "proposed": ("C0", "o-")}
+    style = {"ring": ("C3", "s-"), "proposed": ("C0", "o-"), "proposed_link": ("C1", "D-")}
     for ti, topo in enumerate(TOPOLOGIES):
         for i, p in enumerate(patterns):
             ax = axes[ti * rows + i // cols][i % cols]
@@ -226,7 +281,7 @@ def model_runs(opt):
             yield Point({**common, "kind": "alltoall", "pattern": "alltoall", "bytes": sizes[0]},
                         case_run("alltoall", n, "ring", sizes[0], 0, t, c))
     for params, run in pattern_cases(opt):
-        if params["method"] in SCHEDULERS:
+        if params["method"] in SCHEDULED:
             yield Point({**params, "config": CONFIG, "kind": "case"}, run)
 
 
@@ -255,9 +310,10 @@ def model_derive(df):
         preds = []
         for key, (_, row) in zip(keys, df.iterrows()):
             if row["kind"] == "case":
-                s = schedule(row["pattern"], row["pes"], row["method"])
-                preds.append(predict(s, row["bytes"], params[key], row["delta_cycles"],
-                                     receive_gap=gap))
+                s = schedule(row["pattern"], row["pes"], SCHEDULED[row["method"]][0])
+                # A delay slot lasts delta plus what emx_delay adds.
+                preds.append(predict(s, row["bytes"], params[key],
+                                     row["delta_cycles"] + DELAY_CALL_CLOCKS, receive_gap=gap))
             else:
                 preds.append(None)
         df[f"predicted_{gap}"] = preds
@@ -287,7 +343,7 @@ def model_plot(df, fig):
     d = df[df["kind"] == "case"]
     for (t, m), g in d.groupby(["topology", "method"]):
         ax1.loglog(g["makespan_cycles"], g["predicted_blocking"],
-                   "o" if m == "proposed" else "s", markersize=4, label=f"{m}, {t}",
+                   {"ring": "s", "proposed": "o"}.get(m, "D"), markersize=4, label=f"{m}, {t}",
                    alpha=0.7)
     lo, hi = d["makespan_cycles"].min(), d["makespan_cycles"].max()
     ax1.plot([lo, hi], [lo, hi], "k:", linewidth=1)
@@ -318,18 +374,20 @@ EXPERIMENTS = [
         name="delay.delta", paper="delay",
         title="Delay insertion: gather makespan against the delay δ (proposed schedule)",
         runs=delta_runs, figures=execution_figures, derive=delta_derive, view=delta_view,
-        plot=delta_plot, params={**COMMON, "bytes": 1024}, doc=DOC),
+        plot=delta_plot, params={**COMMON, "sizes": [256, 1024]}, doc=DOC),
     Experiment(
         name="delay.patterns", paper="delay",
         title="Delay insertion: every pattern, Ring / proposed / MPI collectives, against "
               "message size, single switch and circular omega",
         runs=patterns_runs, figures=patterns_figures, derive=patterns_derive,
         view=patterns_view, plot=patterns_plot,
-        params={**COMMON, "sizes": [16, 256, 1024], "delta": 0.6}, doc=DOC),
+        params={**COMMON, "sizes": [16, 256, 1024], "delta": 0.6, "delta_link": 1.0},
+        doc=DOC),
     Experiment(
         name="delay.model", paper="delay",
         title="Delay insertion: LogGP parameters fitted per topology, predicted against "
               "simulated makespan",
         runs=model_runs, figures=model_figures, derive=model_derive, view=model_view,
-        plot=model_plot, params={**COMMON, "sizes": [16, 256, 1024], "delta": 0.6}, doc=DOC),
+        plot=model_plot, params={**COMMON, "sizes": [16, 256, 1024], "delta": 0.6, "delta_link": 1.0},
+        doc=DOC),
 ]
