@@ -1,0 +1,67 @@
+/* Shared by the files of the ACP basic layer (runtime/acp); not part of the API. */
+#ifndef ACP_INTERNAL_H
+#define ACP_INTERNAL_H
+
+#include <acp.h>
+#include <emx/bytes.h>
+#include <emx/emc.h>
+
+#include "../src/layer_internal.h"
+
+/* ---- Global addresses: PE 10 | slot 6 | last byte 24 | byte address 24 ---- */
+enum { GA_PE_SHIFT = 54, GA_SLOT_SHIFT = 48, GA_LAST_SHIFT = 24 };
+#define GA_ADDR_MASK 0xffffffu
+static inline unsigned ga_pe(acp_ga_t g) { return (unsigned)(g >> GA_PE_SHIFT); }
+static inline unsigned ga_slot(acp_ga_t g) { return (unsigned)(g >> GA_SLOT_SHIFT) & 63u; }
+static inline uint32_t ga_last(acp_ga_t g) { return (uint32_t)(g >> GA_LAST_SHIFT) & GA_ADDR_MASK; }
+static inline uint32_t ga_addr(acp_ga_t g) { return (uint32_t)g & GA_ADDR_MASK; }
+static inline void *ga_ptr(acp_ga_t g) { return (void *)(uintptr_t)ga_addr(g); }
+static inline acp_ga_t ga_make(unsigned pe, unsigned slot, uint32_t last, uint32_t addr) {
+  return (acp_ga_t)pe << GA_PE_SHIFT | (acp_ga_t)slot << GA_SLOT_SHIFT |
+         (acp_ga_t)last << GA_LAST_SHIFT | addr;
+}
+
+/* ---- Registrations (memory.c) ---- */
+typedef struct {
+  uint32_t start, size; /* size 0: the slot is free */
+} acp_region;
+/* Is [addr, addr + size) inside live registration `slot` of this rank? */
+int acp__region_holds(unsigned slot, uint32_t addr, uint32_t size);
+size_t acp__regions_init(void); /* returns the bytes it took */
+
+/* ---- Copies (copy.c) ---- */
+enum acp_kind { /* what a descriptor asks for */
+  K_COPY,
+  K_ADD, K_SWAP, K_AND, K_OR, K_XOR, K_CAS
+};
+
+/* What a handler on another rank fetches (atomics, a source that pushes): words only. */
+typedef struct {
+  uint32_t kind, size;
+  acp_ga_t dst, src;
+  uint64_t a, b;  /* operands of an atomic (CAS: a = expected, b = new) */
+  uint32_t cont;  /* the origin's completion continuation (its event frame's slot) */
+  uint32_t origin;
+} acp_desc;
+enum { DESC_WORDS = sizeof(acp_desc) / 4 };
+
+/* Starts a copy or atomic with descriptor d (checked); returns its handle. */
+acp_handle_t acp__issue(const char *fn, const acp_desc *d, acp_handle_t order);
+size_t acp__copies_init(void);
+void acp__complete_all(void);
+
+/* On the rank that executes a remote part (remote.c). */
+/* Signals completion to cont once everything this PE sent to PE pe has been done there:
+ * a remote read behind the writes, or a handler thread behind byte-handler threads. */
+void acp__done_after(unsigned pe, int partial, emx_gaddr_t cont);
+/* The source of a copy that neither end can do by itself pushes it to the destination:
+ * the one function a hardware "block read whose reply writes elsewhere" replaces. */
+void acp__move_remote(const acp_desc *d, emx_gaddr_t desc_at);
+/* An atomic: on its word's rank, by a handler thread there (or at once, if local). */
+void acp__atomic(const acp_desc *d, emx_gaddr_t desc_at);
+
+/* ---- Errors (errors.c) ---- */
+/* Prints "acp error on rank R in FN: ..."; stops every rank unless errors return. */
+void acp__error(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
