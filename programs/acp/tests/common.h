@@ -22,7 +22,7 @@ static int failures;
 
 /* Every rank's value of `mine` (the application's job in ACP: nothing is told by the
  * layer), gathered on every rank by remote writes into a table at the same address. */
-static acp_ga_t *exchange_gas(acp_ga_t mine) {
+static inline acp_ga_t *exchange_gas(acp_ga_t mine) {
   static uint32_t words[2 * 1024]; /* at the same address on every PE */
   const unsigned pes = emx_pe_count(), me = emx_pe_id();
   acp_ga_t *t = malloc(pes * sizeof *t);
@@ -37,7 +37,7 @@ static acp_ga_t *exchange_gas(acp_ga_t mine) {
   return t;
 }
 
-static int report(const char *name) {
+static inline int report(const char *name) {
   const int all = emx_sum_i32(failures);
   if (emx_pe_id() == 0) printf("%s: %s\n", name, all ? "FAILED" : "ok");
   return all != 0;

@@ -1,0 +1,84 @@
+"""The ACP basic layer (runtime/acp, acp.h) and OMPL (runtime/ompl, ompl.h): their test
+programs (programs/acp/tests) on the machine variants, against known results."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from emxrun import results, run_stats  # noqa: E402
+
+VARIANTS = ["emx80-16mhz", "emx-thread-write", "em4"]
+
+
+class Runs(unittest.TestCase):
+    def run_program(self, program, *args, pes=1, config=None, exit_code=0):
+        opts = ["--pes", str(pes)] + (["--config", config] if config else [])
+        r, s = run_stats(*opts, program, *map(str, args), timeout=600)
+        self.assertEqual(r.returncode, exit_code, f"{program} {args} {opts}\n{r.stdout}{r.stderr}")
+        return r.stdout, results(s) if s else {}
+
+
+class Copies(Runs):
+    def test_every_combination_on_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, _ = self.run_program("acp_t_copy", pes=4, config=config)
+                self.assertEqual([l for l in out.splitlines() if not l.startswith("acp memory")], [
+                    "every combination: ok", "ordered chains: ok", "200 copies in flight: ok",
+                    "acp copy: ok"])
+
+    def test_memory_does_not_depend_on_ranks(self):
+        out, _ = self.run_program("acp_t_copy", pes=4)
+        line = [l for l in out.splitlines() if l.startswith("acp memory per rank")]
+        self.assertEqual(len(line), 1)
+        self.assertLess(int(line[0].split()[-2]), 4096)
+
+
+class Atomics(Runs):
+    def test_contention_from_80_ranks(self):
+        out, _ = self.run_program("acp_t_atomics", pes=80)
+        self.assertIn("atomics from 80 ranks: add4 1600, add8 6871947672000, cas4 400, "
+                      "cas8 1717986918800, or 0xffffffff, and 0, xor 0xffff", out)
+        self.assertIn("acp atomics: ok", out)
+
+    def test_handler_threads_on_em4(self):
+        out, _ = self.run_program("acp_t_atomics", pes=12, config="em4")
+        self.assertIn("acp atomics: ok", out)
+
+
+class Errors(Runs):
+    def test_messages_and_null_returns(self):
+        out, _ = self.run_program("acp_t_errors", pes=3)
+        msgs = [l.split(": ", 1)[1] for l in out.splitlines() if l.startswith("acp error")]
+        self.assertEqual(len(msgs), 13, out)
+        self.assertRegex(msgs[0], r"^0x[0-9a-f]+ is outside the registration of key 0x1 "
+                                  r"\(256 bytes at 0x[0-9a-f]+\)$")
+        self.assertRegex(msgs[2], r"^57 bytes at the destination \(0x[0-9a-f]+ on rank 1\) go "
+                                  r"past the end of its registration")
+        self.assertIn("the source 0 is not a registered global address", msgs[4])
+        self.assertIn("the destination is on rank 9, but there are 3 ranks", msgs[5])
+        self.assertIn("is not aligned to 4 bytes", msgs[6])
+        self.assertIn("is not in registered memory of this rank", msgs[7])
+        self.assertEqual(msgs[10], "8 bytes at 0x10 are not in this PE's memory (4194304 bytes)")
+        self.assertEqual(msgs[12], "more than 63 registrations at once")
+        self.assertIn("acp errors: ok", out)
+
+    def test_withdrawn_registration_stops_every_rank(self):
+        out, _ = self.run_program("acp_t_errors", "fatal", pes=3, exit_code=14)
+        self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked "
+                              r"for 16 bytes at 0x[0-9a-f]+ of registration 1, which is not")
+        self.assertNotIn("not reached", out)
+
+
+class Ompl(Runs):
+    def test_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, _ = self.run_program("ompl_t_ompl", pes=3, config=config)
+                self.assertEqual(out.splitlines(), [
+                    "put and get at every alignment (224 cases): ok",
+                    "flags after data, 60 rounds: ok", "16 task pairs at once: ok", "ompl: ok"])
+
+
+if __name__ == "__main__":
+    unittest.main()
