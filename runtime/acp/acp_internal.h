@@ -45,8 +45,10 @@ typedef struct {
 } acp_desc;
 enum { DESC_WORDS = sizeof(acp_desc) / 4 };
 
-/* Starts a copy or atomic with descriptor d (checked); returns its handle. */
-acp_handle_t acp__issue(const char *fn, const acp_desc *d, acp_handle_t order);
+/* The descriptor of the next copy, in its ring record (waits for a free record); fill
+ * kind, size, dst, src (a, b) and launch it: returns its handle. */
+acp_desc *acp__reserve(const char *fn);
+acp_handle_t acp__launch(acp_desc *d, acp_handle_t order);
 size_t acp__copies_init(void);
 void acp__complete_all(void);
 

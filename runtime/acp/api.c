@@ -63,8 +63,9 @@ acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_handle_t orde
   if (!check_ga("acp_copy", "destination", dst, size) ||
       !check_ga("acp_copy", "source", src, size))
     return ACP_HANDLE_NULL;
-  const acp_desc d = {.kind = K_COPY, .size = (uint32_t)size, .dst = dst, .src = src};
-  return acp__issue("acp_copy", &d, order);
+  acp_desc *d = acp__reserve("acp_copy");
+  d->kind = K_COPY, d->size = (uint32_t)size, d->dst = dst, d->src = src;
+  return acp__launch(d, order);
 }
 
 static acp_handle_t atomic(const char *fn, uint32_t kind, uint32_t size, acp_ga_t dst,
@@ -75,8 +76,9 @@ static acp_handle_t atomic(const char *fn, uint32_t kind, uint32_t size, acp_ga_
     acp__error(fn, "the target %#x is not aligned to 4 bytes", (unsigned)ga_addr(src));
     return ACP_HANDLE_NULL;
   }
-  const acp_desc d = {.kind = kind, .size = size, .dst = dst, .src = src, .a = a, .b = b};
-  return acp__issue(fn, &d, order);
+  acp_desc *d = acp__reserve(fn);
+  d->kind = kind, d->size = size, d->dst = dst, d->src = src, d->a = a, d->b = b;
+  return acp__launch(d, order);
 }
 
 #define ATOMIC(name, kind, type, size)                                                 \

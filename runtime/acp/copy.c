@@ -13,22 +13,25 @@
 
 enum state { FREE, QUEUED, RUNNING, DONE };
 
+/* Handles are 32-bit sequence numbers inside (compared by signed difference, so they may
+ * wrap); the ring has a power-of-two number of records so that h & mask is the record. */
 typedef struct {
   acp_desc d; /* first, word aligned: remote handlers fetch it */
-  acp_handle_t seq;
-  acp_handle_t after; /* starts when done_upto > after */
+  uint32_t after;      /* starts when every copy up to `after` has completed */
   uint32_t state;
-  emx_sync_t sync;    /* words of a get still to come */
+  emx_sync_t sync;     /* words of a get still to come */
   uint32_t head, tail; /* a get's partial first and last words, read whole */
 } record;
 
 static record *ring;
-static unsigned ring_n;
+static uint32_t mask;    /* records - 1 */
 static uint32_t *events; /* the event frame */
-static acp_handle_t next = 1, done_upto = 1;
+static uint32_t next = 1, done_upto = 1; /* every copy before done_upto has completed */
 static unsigned queued;
-static emx_ctx_t *waiter; /* one computation waiting for done_upto > wait_for */
-static acp_handle_t wait_for;
+static emx_ctx_t *waiter; /* one computation waiting until done_upto passes wait_for */
+static uint32_t wait_for;
+
+static int completed(uint32_t h) { return (int32_t)(done_upto - h) > 0; }
 
 /* ---- The engine: how each kind of copy moves ---- */
 
@@ -70,11 +73,9 @@ static void get_finish(record *r) {
 /* Starts record r; returns 1 if it completed at once. */
 static int start(record *r) {
   const acp_desc *d = &r->d;
-  const emx_gaddr_t desc_at = emx_gaddr_mine(d);
   const unsigned dpe = ga_pe(d->dst), spe = ga_pe(d->src);
-  r->state = RUNNING;
   if (d->kind != K_COPY) {
-    acp__atomic(d, desc_at);
+    acp__atomic(d, emx_gaddr_mine(d));
   } else if (d->size == 0 || (local(dpe) && local(spe))) {
     memmove(ga_ptr(d->dst), ga_ptr(d->src), d->size);
     return 1;
@@ -83,34 +84,36 @@ static int start(record *r) {
   } else if (is_get(d)) {
     get_start(r, d->cont);
   } else {
-    acp__move_remote(d, desc_at);
+    acp__move_remote(d, emx_gaddr_mine(d));
   }
   return 0;
 }
 
 /* ---- Progress: the completed prefix, queued copies, the waiter ---- */
 
-/* Advances done_upto and starts queued copies whose order is now complete; returns the
- * waiter to wake, if its condition holds (the caller wakes it). */
-static emx_ctx_t *progress(void) {
-  for (int changed = 1; changed;) {
-    changed = 0;
-    while (done_upto < next && ring[(uint32_t)done_upto % ring_n].state == DONE) {
-      ring[(uint32_t)done_upto % ring_n].state = FREE;
-      ++done_upto;
-      changed = 1;
-    }
-    if (!queued) break;
-    for (acp_handle_t h = done_upto; h < next; ++h) {
-      record *r = &ring[(uint32_t)h % ring_n];
-      if (r->state == QUEUED && r->after < done_upto) {
-        --queued;
-        if (start(r)) r->state = DONE;
-        changed = 1;
-      }
+/* Starts queued copies whose order has completed (rare: only with order handles). */
+static __attribute__((noinline)) void start_queued(void) {
+  for (uint32_t h = done_upto; h != next && queued; ++h) {
+    record *r = &ring[h & mask];
+    if (r->state == QUEUED && completed(r->after)) {
+      --queued;
+      r->state = start(r) ? DONE : RUNNING;
     }
   }
-  if (waiter && done_upto > wait_for) {
+}
+
+/* Advances done_upto (starting queued copies that may now go); returns the waiter to
+ * wake, if its condition holds (the caller wakes it). */
+static emx_ctx_t *progress(void) {
+  for (;;) {
+    while (done_upto != next && ring[done_upto & mask].state == DONE)
+      ring[done_upto++ & mask].state = FREE;
+    if (!queued) break;
+    const uint32_t before = done_upto;
+    start_queued();
+    if (done_upto == before && (done_upto == next || ring[done_upto & mask].state != DONE)) break;
+  }
+  if (waiter && completed(wait_for)) {
     emx_ctx_t *c = waiter;
     waiter = 0;
     return c;
@@ -128,53 +131,65 @@ static void acp_event(uint32_t value, uint32_t unused, uint32_t cont) {
   if (c) __emx_resume_direct(c, 0, 0, c->cont); /* the waiter continues in this thread */
 }
 
-/* Blocks the calling computation until done_upto > h. */
-static void wait_until(const char *fn, acp_handle_t h) {
-  if (done_upto > h) return;
+/* Blocks the calling computation until copy h has completed, and every one before.
+ * Out of line: a function that suspends saves every callee-saved register. */
+static __attribute__((noinline)) void wait_slow(const char *fn, uint32_t h) {
   if (waiter) acp__error(fn, "two computations wait for copies at once");
   waiter = __emx_ctx_get();
   wait_for = h;
   (void)__emx_suspend(waiter);
 }
-
-size_t acp__copies_init(void) {
-  ring_n = emx_frame_words() - 1; /* one event slot per record */
-  ring = calloc(ring_n, sizeof *ring);
-  events = (uint32_t *)__emx_frames_carve(1); /* one frame, not a batch of the pool */
-  events[0] = (uint32_t)(uintptr_t)__emx_uniform_template(acp_event);
-  if (!ring || !events) __emx_fatal("acp_init: no memory for the copy ring");
-  return ring_n * sizeof *ring;
+static inline void wait_until(const char *fn, uint32_t h) {
+  if (!completed(h)) wait_slow(fn, h);
 }
 
-acp_handle_t acp__issue(const char *fn, const acp_desc *d, acp_handle_t order) {
-  const acp_handle_t h = next;
-  wait_until(fn, h - (acp_handle_t)ring_n); /* its record is free */
-  record *r = &ring[(uint32_t)h % ring_n];
-  r->d = *d;
-  r->d.cont = emx_continuation(events, (uint32_t)h % ring_n + 1);
-  r->d.origin = emx_pe_id();
-  r->seq = h;
-  r->after = order == ACP_HANDLE_ALL ? h - 1 : order >= h ? h - 1 : order;
-  ++next;
-  if (r->after >= done_upto) {
+size_t acp__copies_init(void) {
+  uint32_t n = 1;
+  while (2 * n <= emx_frame_words() - 1 && 2 * n <= 32) n *= 2; /* one event slot each */
+  mask = n - 1;
+  ring = calloc(n, sizeof *ring);
+  events = (uint32_t *)__emx_frames_carve(1); /* one frame, not a batch of the pool */
+  if (!ring || !events) __emx_fatal("acp_init: no memory for the copy ring");
+  events[0] = (uint32_t)(uintptr_t)__emx_uniform_template(acp_event);
+  return n * sizeof *ring;
+}
+
+acp_desc *acp__reserve(const char *fn) {
+  wait_until(fn, next - mask - 1); /* the record's previous copy has completed */
+  return &ring[next & mask].d;
+}
+
+acp_handle_t acp__launch(acp_desc *d, acp_handle_t order) {
+  record *r = (record *)d;
+  const uint32_t h = next++;
+  d->cont = emx_continuation(events, (h & mask) + 1);
+  d->origin = emx_pe_id();
+  r->after = order == ACP_HANDLE_NULL ? done_upto - 1
+             : order == ACP_HANDLE_ALL || (int32_t)((uint32_t)order - h) >= 0 ? h - 1
+                                                                              : (uint32_t)order;
+  if (!completed(r->after)) {
     r->state = QUEUED;
     ++queued;
   } else if (start(r)) {
     r->state = DONE;
     emx_ctx_t *c = progress();
     if (c) emx_send(EMX_PKT_invoke1, c->cont, 0); /* another computation waited */
+  } else {
+    r->state = RUNNING;
   }
   return h;
 }
 
+static uint32_t handle_of(acp_handle_t h) {
+  return h == ACP_HANDLE_ALL || (int32_t)((uint32_t)h - next) >= 0 ? next - 1 : (uint32_t)h;
+}
+
 void acp_complete(acp_handle_t h) {
-  if (h == ACP_HANDLE_NULL) return;
-  wait_until("acp_complete", h == ACP_HANDLE_ALL || h >= next ? next - 1 : h);
+  if (h != ACP_HANDLE_NULL) wait_until("acp_complete", handle_of(h));
 }
 
 void acp__complete_all(void) { acp_complete(ACP_HANDLE_ALL); }
 
 int acp_inquire(acp_handle_t h) {
-  if (h == ACP_HANDLE_NULL) return 0;
-  return done_upto > (h == ACP_HANDLE_ALL || h >= next ? next - 1 : h) ? 0 : 1;
+  return h == ACP_HANDLE_NULL || completed(handle_of(h)) ? 0 : 1;
 }

@@ -27,7 +27,18 @@ static void put_partial(unsigned pe, uint8_t *dst, const uint8_t *src, size_t n)
 
 enum { BOUNCE_WORDS = 64 }; /* a stack buffer for sources that are not word aligned */
 
+static __attribute__((noinline)) int put_bytes_any(unsigned pe, void *dst, const void *src,
+                                                   size_t n);
+
 int emx_put_bytes(unsigned pe, void *dst, const void *src, size_t n) {
+  if ((((uintptr_t)dst | (uintptr_t)src | n) & 3) == 0 && pe != emx_pe_id()) {
+    emx_put(emx_gaddr(pe, dst), src, n / 4); /* whole words: the common case */
+    return 0;
+  }
+  return put_bytes_any(pe, dst, src, n);
+}
+
+static int put_bytes_any(unsigned pe, void *dst, const void *src, size_t n) {
   if (pe == emx_pe_id()) {
     memmove(dst, src, n);
     return 0;
