@@ -80,5 +80,26 @@ class Ompl(Runs):
                     "flags after data, 60 rounds: ok", "16 task pairs at once: ok", "ompl: ok"])
 
 
+class MpiThreads(Runs):
+    """MPI_Init_thread(MPI_THREAD_MULTIPLE): several computations of a rank call MPI at
+    once through the rank's one endpoint (blocking and non-blocking point-to-point calls,
+    wildcard source, Sendrecv), under every matching mode and protocol."""
+    def test_every_mode(self):
+        for matching in ["both", "receiver"]:
+            for protocol in ["buffered", "get", "sync"]:
+                with self.subTest(matching=matching, protocol=protocol):
+                    out, _ = self.run_program("acp_mpi_threads", 8, 301, 4, "check",
+                                              f"-mpi-matching={matching}",
+                                              f"-mpi-protocol={protocol}", pes=2)
+                    self.assertEqual(out, "MPI from 8 computations per rank: ok\n")
+
+    def test_handler_threads_and_long_messages(self):
+        for config in ["emx-thread-write", "em4"]:
+            with self.subTest(config=config):
+                out, _ = self.run_program("acp_mpi_threads", 4, 5000, 3, "check", pes=2,
+                                          config=config)
+                self.assertEqual(out, "MPI from 4 computations per rank: ok\n")
+
+
 if __name__ == "__main__":
     unittest.main()
