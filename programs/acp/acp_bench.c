@@ -21,13 +21,12 @@ static uint32_t ga_words[2 * 1024]; /* every rank's buffer address: application 
 
 static acp_ga_t ga_of(unsigned pe) { return ga_words[2 * pe] | (uint64_t)ga_words[2 * pe + 1] << 32; }
 
+/* Every rank tells rank 0 (the only one that starts copies) its buffer's address. */
 static void publish(acp_ga_t mine) {
   const unsigned me = emx_pe_id();
-  for (unsigned pe = 0; pe < emx_pe_count(); ++pe) {
-    emx_write(emx_gaddr(pe, &ga_words[2 * me]), (uint32_t)mine);
-    emx_write(emx_gaddr(pe, &ga_words[2 * me + 1]), (uint32_t)(mine >> 32));
-  }
-  emx_fence_all();
+  emx_write(emx_gaddr(0, &ga_words[2 * me]), (uint32_t)mine);
+  emx_write(emx_gaddr(0, &ga_words[2 * me + 1]), (uint32_t)(mine >> 32));
+  emx_fence(0);
   emx_barrier();
 }
 

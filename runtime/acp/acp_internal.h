@@ -39,11 +39,12 @@ enum acp_kind { /* what a descriptor asks for */
 typedef struct {
   uint32_t kind, size;
   acp_ga_t dst, src;
-  uint64_t a, b;  /* operands of an atomic (CAS: a = expected, b = new) */
   uint32_t cont;  /* the origin's completion continuation (its event frame's slot) */
   uint32_t origin;
+  uint64_t a, b;  /* operands of an atomic (CAS: a = expected, b = new) */
 } acp_desc;
-enum { DESC_WORDS = sizeof(acp_desc) / 4 };
+/* A copy's handler fetches the words before the operands, an atomic's all of them. */
+enum { DESC_COPY_WORDS = __builtin_offsetof(acp_desc, a) / 4, DESC_WORDS = sizeof(acp_desc) / 4 };
 
 /* The descriptor of the next copy, in its ring record (waits for a free record); fill
  * kind, size, dst, src (a, b) and launch it: returns its handle. */

@@ -55,9 +55,17 @@ static void get_start(record *r, emx_gaddr_t cont) {
   acp__done_after(pe, 0, cont);
 }
 
+/* Up to this size a get reads (a round trip, then about 24 clocks a word: every reply
+ * is a thread); beyond it the source pushes by remote writes (2 clocks a word after a
+ * longer start: the request and the descriptor's fetch). Also keeps the replies of one
+ * get from flooding the input buffer. Measured: docs/acp.md. */
+#ifndef ACP_GET_BY_READS_MAX
+#define ACP_GET_BY_READS_MAX 32
+#endif
+
 static int is_get(const acp_desc *d) {
-  return d->kind == K_COPY && local(ga_pe(d->dst)) && !local(ga_pe(d->src)) &&
-         ((ga_addr(d->dst) ^ ga_addr(d->src)) & 3) == 0;
+  return d->kind == K_COPY && d->size <= ACP_GET_BY_READS_MAX && local(ga_pe(d->dst)) &&
+         !local(ga_pe(d->src)) && ((ga_addr(d->dst) ^ ga_addr(d->src)) & 3) == 0;
 }
 
 static void get_finish(record *r) {

@@ -12,7 +12,7 @@ void acp__done_after(unsigned pe, int partial, emx_gaddr_t cont) {
   else emx_read_async(emx_gaddr(pe, &__emx_fence_word), cont); /* memory unit, in order */
 }
 
-static void fetch(acp_desc *d, emx_gaddr_t at) { emx_get(d, at, DESC_WORDS); }
+static void fetch(acp_desc *d, emx_gaddr_t at, unsigned words) { emx_get(d, at, words); }
 
 static void check_here(const char *what, const acp_desc *d, acp_ga_t ga, uint32_t size) {
   if (!acp__region_holds(ga_slot(ga), ga_addr(ga), size))
@@ -32,7 +32,7 @@ static void push(const acp_desc *d) {
 static void acp_h_push(uint32_t desc_at, uint32_t arg16, uint32_t addr) {
   (void)arg16, (void)addr;
   acp_desc d;
-  fetch(&d, desc_at);
+  fetch(&d, desc_at, DESC_COPY_WORDS);
   push(&d);
 }
 EMX_HANDLER(acp_h_push);
@@ -80,7 +80,7 @@ static void atomic_here(const acp_desc *d) {
 static void acp_h_atomic(uint32_t desc_at, uint32_t arg16, uint32_t addr) {
   (void)arg16, (void)addr;
   acp_desc d;
-  fetch(&d, desc_at);
+  fetch(&d, desc_at, DESC_WORDS);
   atomic_here(&d);
 }
 EMX_HANDLER(acp_h_atomic);
