@@ -2,6 +2,9 @@
  *
  *   acp_bench oneputall SCALE REPS_DIV   rank 0 puts to every other rank (One_put_all)
  *   acp_bench put|get BYTES ITERS PEER   rank 0 copies to / from rank PEER: copy + complete
+ *   acp_bench r2r BYTES ITERS PEER [DST] rank 0 copies from rank PEER to rank DST (default
+ *                                        PEER + 1): remote to remote
+ *   acp_bench add4 4 ITERS PEER          rank 0's acp_add4 on a word of rank PEER
  *
  * Results: mem_init_bytes (heap the layer took at acp_init), mem_peak_bytes (rank 0's heap
  * peak above what it held before acp_init: the layer and the runtime's frames and
@@ -55,21 +58,26 @@ int main(int argc, char **argv) {
       emx_result_int("bytes_put", (long long)bytes);
     }
   } else {
-    const int get = strcmp(mode, "get") == 0;
     const uint32_t bytes = argc > 2 ? (uint32_t)atoi(argv[2]) : 4;
     const unsigned iters = argc > 3 ? (unsigned)atoi(argv[3]) : 10;
     const unsigned peer = argc > 4 ? (unsigned)atoi(argv[4]) : 1;
-    if (peer >= pes || bytes > BUF) {
+    const unsigned dst = argc > 5 ? (unsigned)atoi(argv[5]) : (peer + 1) % pes;
+    if (peer >= pes || dst >= pes || bytes > BUF) {
       printf("acp_bench: bad peer or size\n");
       return 2;
     }
     if (me == 0) {
       const acp_ga_t local = ga_of(0), remote = ga_of(peer);
+      /* (dst, src) of each mode; add4 keeps its old value at the local buffer's start. */
+      const acp_ga_t d = strcmp(mode, "put") == 0 ? remote : strcmp(mode, "r2r") == 0 ? ga_of(dst)
+                                                                                   : local;
+      const acp_ga_t src = strcmp(mode, "put") == 0 ? local : remote;
+      const int add = strcmp(mode, "add4") == 0;
       uint64_t t0 = 0;
       for (unsigned k = 0; k <= iters; ++k) {
         if (k == 1) t0 = emx_cycles(); /* the first is a warm-up */
-        acp_complete(get ? acp_copy(local, remote, bytes, ACP_HANDLE_NULL)
-                         : acp_copy(remote, local, bytes, ACP_HANDLE_NULL));
+        acp_complete(add ? acp_add4(d, src, 1, ACP_HANDLE_NULL)
+                         : acp_copy(d, src, bytes, ACP_HANDLE_NULL));
       }
       const double cycles = (double)(emx_cycles() - t0) / iters;
       const double us = cycles / (emx_clock_khz() / 1000.0);
