@@ -101,5 +101,47 @@ class MpiThreads(Runs):
                 self.assertEqual(out, "MPI from 4 computations per rank: ok\n")
 
 
+class Experiments(unittest.TestCase):
+    """The quick versions of the acp_ompl experiments (python/emx/experiments/acp_ompl.py):
+    the orderings their pages explain."""
+    @classmethod
+    def setUpClass(cls):
+        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        sys.path.insert(0, os.path.join(top, "python"))
+        from emx import registry
+        from emx.executors import LocalExecutor
+        from emx.runner import Runner, run_experiments
+        outs = run_experiments(registry.select(["acp_ompl.*"]),
+                               Runner(LocalExecutor(2), None, False), quick=True)
+        cls.tables = {o.experiment.name: o.table for o in outs}
+        cls.failures = [f for o in outs for f in o.failures]
+
+    def test_no_run_failed(self):
+        self.assertEqual(self.failures, [])
+
+    def test_acp_memory_is_flat_and_mpi_grows(self):
+        t = self.tables["acp_ompl.memory"]
+        acp, mpi = t[t["layer"] == "ACP"], t[t["layer"] != "ACP"].sort_values("ranks")
+        self.assertEqual(len(set(acp["peak_bytes"])), 1)
+        self.assertEqual(len(set(acp["init_bytes"])), 1)
+        self.assertTrue(mpi["init_bytes"].is_monotonic_increasing)
+        self.assertGreater(mpi["peak_bytes"].iloc[-1], mpi["peak_bytes"].iloc[0])
+
+    def test_remote_writes_reach_the_link_rate_and_reads_do_not(self):
+        t = self.tables["acp_ompl.latency"].set_index(["case", "bytes"])
+        for case in ("ACP put", "ACP get", "MPI one-sided send"):
+            self.assertGreater(t.loc[(case, 65536), "mbytes_per_s"], 28)
+        self.assertLess(t.loc[("MPI receiver-side get", 65536), "mbytes_per_s"], 3)
+
+    def test_ompl_beats_mpi_from_many_computations(self):
+        t = self.tables["acp_ompl.pingpong"].set_index(["how", "T", "bytes"])["oneway_us"]
+        for T in (1, 4):
+            self.assertLess(t[("OMPL, T tasks per PE", T, 4)],
+                            t[("MPI, T computations per rank", T, 4)])
+        # One rank per pair: small messages do not wait for each other.
+        self.assertLess(t[("OMPL, one rank per pair", 4, 4)],
+                        1.1 * t[("OMPL, one rank per pair", 1, 4)])
+
+
 if __name__ == "__main__":
     unittest.main()
