@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pairs_report.h"
+
 enum { MAX_T = 16, AREA = 2u << 20 };
 static uint8_t *area; /* T buffers of BYTES */
 static uint64_t took[MAX_T];
@@ -111,19 +113,12 @@ int main(int argc, char **argv) {
     for (uint32_t t = 0; t < (uint32_t)T; ++t) emx_spawn((unsigned)me, pingpong, &t, 1);
     emx_sync_wait(&done);
   }
-  int64_t sum = 0, max = 0;
-  if (me == 0)
-    for (int t = 0; t < T; ++t) sum += (int64_t)took[t], max = took[t] > (uint64_t)max ? (int64_t)took[t] : max;
   const int all_bad = emx_sum_i32(bad);
-  if (me == 0) {
-    const double mhz = emx_clock_khz() / 1000.0;
-    const double mean = (double)sum / T / (2.0 * iters), worst = (double)max / (2.0 * iters);
-    emx_result("oneway_cycles", mean);
-    emx_result("oneway_us", mean / mhz);
-    emx_result("oneway_max_us", worst / mhz);
-    if (check) printf("MPI from %d computations per rank: %s\n", T, all_bad ? "FAILED" : "ok");
-    else printf("mpi threads T=%d %d bytes: one-way %.1f cycles = %.2f us (slowest pair %.2f us)\n",
-                T, bytes, mean, mean / mhz, worst / mhz);
+  if (check) {
+    if (me == 0) printf("MPI from %d computations per rank: %s\n", T, all_bad ? "FAILED" : "ok");
+  } else {
+    report_pairs("mpi threads", (unsigned)T, (unsigned)bytes, (unsigned)iters, took,
+                 me == 0 ? (unsigned)T : 0);
   }
   MPI_Finalize();
   return all_bad != 0;

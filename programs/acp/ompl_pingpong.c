@@ -7,13 +7,14 @@
  * A hop: ompl_put of BYTES into the partner's buffer, ompl_put_word to the partner's
  * flag; the partner's ompl_wait returns and it answers the same way. One-way latency of
  * a pair = its time for ITERS round trips (after one warm-up) / (2 ITERS). Results (PE
- * 0): oneway_cycles, oneway_us (mean over the pairs), oneway_max_us, mbytes_per_s
- * (all pairs' bytes one way / one-way time). */
+ * 0): oneway_cycles, oneway_us (mean over the pairs), oneway_max_us. */
 #include <emx/emc.h>
 #include <ompl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pairs_report.h"
 
 enum { MAX_T = 16, AREA = 2u << 20 };
 static uint8_t *area; /* T buffers of BYTES, at the same address on every PE */
@@ -67,29 +68,17 @@ int main(int argc, char **argv) {
     return 3;
   }
   /* Each pair's time is on its first side: PE 0 (tasks) or ranks 0..T-1. */
-  int64_t sum = 0, max = 0;
+  unsigned mine = 0;
   if (ranks) {
     if (me < 2 * T) side(0, me < T ? me + T : me - T, me < T);
-    if (me < T) sum = max = (int64_t)took[0];
+    mine = me < T;
   } else if (me < 2) {
     emx_sync_init(&done, (int32_t)T);
     for (uint32_t t = 0; t < T; ++t) emx_spawn(me, task, &t, 1);
     emx_sync_wait(&done);
-    if (me == 0)
-      for (unsigned t = 0; t < T; ++t) sum += (int64_t)took[t], max = took[t] > (uint64_t)max ? (int64_t)took[t] : max;
+    mine = me == 0 ? T : 0;
   }
-  sum = emx_sum_i32((int32_t)sum);
-  max = emx_allreduce_i32((int32_t)max, EMX_OP_MAX);
-  if (me == 0) {
-    const double mhz = emx_clock_khz() / 1000.0;
-    const double mean = (double)sum / T / (2.0 * iters), worst = (double)max / (2.0 * iters);
-    emx_result("oneway_cycles", mean);
-    emx_result("oneway_us", mean / mhz);
-    emx_result("oneway_max_us", worst / mhz);
-    emx_result("mbytes_per_s", (double)T * bytes / (worst / mhz));
-    printf("ompl %s T=%u %u bytes: one-way %.1f cycles = %.2f us (slowest pair %.2f us)\n",
-           ranks ? "ranks" : "tasks", T, (unsigned)bytes, mean, mean / mhz, worst / mhz);
-  }
+  report_pairs(ranks ? "ompl ranks" : "ompl tasks", T, bytes, iters, took, mine);
   ompl_finalize();
   return 0;
 }

@@ -34,6 +34,8 @@ enum acp_kind { /* what a descriptor asks for */
   K_COPY,
   K_ADD, K_SWAP, K_AND, K_OR, K_XOR, K_CAS
 };
+/* The names acp.h's ACP__ATOMICS list uses. */
+enum { K_OP_add = K_ADD, K_OP_swap = K_SWAP, K_OP_and = K_AND, K_OP_or = K_OR, K_OP_xor = K_XOR };
 
 /* What a handler on another rank fetches (atomics, a source that pushes): words only. */
 typedef struct {

@@ -81,20 +81,12 @@ static acp_handle_t atomic(const char *fn, uint32_t kind, uint32_t size, acp_ga_
   return acp__launch(d, order);
 }
 
-#define ATOMIC(name, kind, type, size)                                                 \
-  acp_handle_t name(acp_ga_t dst, acp_ga_t src, type value, acp_handle_t order) {    \
-    return atomic(#name, kind, size, dst, src, value, 0, order);                      \
+#define ATOMIC(op, bits, type)                                                   \
+  acp_handle_t acp_##op##bits(acp_ga_t dst, acp_ga_t src, type value, acp_handle_t order) { \
+    return atomic("acp_" #op #bits, K_OP_##op, bits, dst, src, value, 0, order);           \
   }
-ATOMIC(acp_add4, K_ADD, uint32_t, 4)
-ATOMIC(acp_swap4, K_SWAP, uint32_t, 4)
-ATOMIC(acp_and4, K_AND, uint32_t, 4)
-ATOMIC(acp_or4, K_OR, uint32_t, 4)
-ATOMIC(acp_xor4, K_XOR, uint32_t, 4)
-ATOMIC(acp_add8, K_ADD, uint64_t, 8)
-ATOMIC(acp_swap8, K_SWAP, uint64_t, 8)
-ATOMIC(acp_and8, K_AND, uint64_t, 8)
-ATOMIC(acp_or8, K_OR, uint64_t, 8)
-ATOMIC(acp_xor8, K_XOR, uint64_t, 8)
+ACP__ATOMICS(ATOMIC, 4, uint32_t)
+ACP__ATOMICS(ATOMIC, 8, uint64_t)
 #undef ATOMIC
 
 acp_handle_t acp_cas4(acp_ga_t dst, acp_ga_t src, uint32_t oldval, uint32_t newval,

@@ -12,7 +12,19 @@ void acp__done_after(unsigned pe, int partial, emx_gaddr_t cont) {
   else emx_read_async(emx_gaddr(pe, &__emx_fence_word), cont); /* memory unit, in order */
 }
 
-static void fetch(acp_desc *d, emx_gaddr_t at, unsigned words) { emx_get(d, at, words); }
+static void push(const acp_desc *d);
+static void atomic_here(const acp_desc *d);
+
+/* A request from another rank: data = its descriptor's global address, arg16 = how many
+ * words of it to fetch (a copy needs fewer than an atomic). */
+static void acp_h_request(uint32_t desc_at, uint32_t words, uint32_t addr) {
+  (void)addr;
+  acp_desc d;
+  emx_get(&d, desc_at, words);
+  if (d.kind == K_COPY) push(&d);
+  else atomic_here(&d);
+}
+EMX_HANDLER(acp_h_request);
 
 static void check_here(const char *what, const acp_desc *d, acp_ga_t ga, uint32_t size) {
   if (!acp__region_holds(ga_slot(ga), ga_addr(ga), size))
@@ -29,19 +41,11 @@ static void push(const acp_desc *d) {
   acp__done_after(dpe, emx_put_bytes(dpe, ga_ptr(d->dst), ga_ptr(d->src), d->size), d->cont);
 }
 
-static void acp_h_push(uint32_t desc_at, uint32_t arg16, uint32_t addr) {
-  (void)arg16, (void)addr;
-  acp_desc d;
-  fetch(&d, desc_at, DESC_COPY_WORDS);
-  push(&d);
-}
-EMX_HANDLER(acp_h_push);
-
 /* Software remote-to-remote: a request to the source (1 packet), the descriptor fetched
  * from the origin (a round trip), the data from the source to the destination, and the
  * completion: a read behind the data from destination to origin. */
 void acp__move_remote(const acp_desc *d, emx_gaddr_t desc_at) {
-  EMX_INVOKE(ga_pe(d->src), acp_h_push, 0, desc_at);
+  EMX_INVOKE(ga_pe(d->src), acp_h_request, DESC_COPY_WORDS, desc_at);
 }
 
 /* ---- Atomics ---- */
@@ -77,15 +81,7 @@ static void atomic_here(const acp_desc *d) {
   acp__done_after(dpe, emx_put_bytes(dpe, ga_ptr(d->dst), &old, d->size), d->cont);
 }
 
-static void acp_h_atomic(uint32_t desc_at, uint32_t arg16, uint32_t addr) {
-  (void)arg16, (void)addr;
-  acp_desc d;
-  fetch(&d, desc_at, DESC_WORDS);
-  atomic_here(&d);
-}
-EMX_HANDLER(acp_h_atomic);
-
 void acp__atomic(const acp_desc *d, emx_gaddr_t desc_at) {
   if (ga_pe(d->src) == emx_pe_id()) atomic_here(d);
-  else EMX_INVOKE(ga_pe(d->src), acp_h_atomic, 0, desc_at);
+  else EMX_INVOKE(ga_pe(d->src), acp_h_request, DESC_WORDS, desc_at);
 }

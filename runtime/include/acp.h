@@ -53,18 +53,16 @@ int acp_inquire(acp_handle_t h);
 
 /* Atomics on the word at src (4 or 8 bytes, aligned to 4), performed on src's rank; the
  * old value is written to dst (any rank). Each is a copy with a handle, as in ACP. */
-acp_handle_t acp_add4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
-acp_handle_t acp_swap4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
-acp_handle_t acp_and4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
-acp_handle_t acp_or4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
-acp_handle_t acp_xor4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
+#define ACP__ATOMIC_DECL(op, bits, type)                                                 \
+  acp_handle_t acp_##op##bits(acp_ga_t dst, acp_ga_t src, type value, acp_handle_t order);
+#define ACP__ATOMICS(X, bits, type) \
+  X(add, bits, type) X(swap, bits, type) X(and, bits, type) X(or, bits, type) X(xor, bits, type)
+/* acp_add4 acp_swap4 acp_and4 acp_or4 acp_xor4, and the same with 8 and uint64_t */
+ACP__ATOMICS(ACP__ATOMIC_DECL, 4, uint32_t)
+ACP__ATOMICS(ACP__ATOMIC_DECL, 8, uint64_t)
+/* Compare-and-swap: newval is stored if the word equals oldval; dst gets the old value. */
 acp_handle_t acp_cas4(acp_ga_t dst, acp_ga_t src, uint32_t oldval, uint32_t newval,
                       acp_handle_t order);
-acp_handle_t acp_add8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
-acp_handle_t acp_swap8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
-acp_handle_t acp_and8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
-acp_handle_t acp_or8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
-acp_handle_t acp_xor8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
 acp_handle_t acp_cas8(acp_ga_t dst, acp_ga_t src, uint64_t oldval, uint64_t newval,
                       acp_handle_t order);
 
