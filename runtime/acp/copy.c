@@ -87,7 +87,7 @@ static int start(record *r) {
   } else if (d->size == 0 || (local(dpe) && local(spe))) {
     memmove(ga_ptr(d->dst), ga_ptr(d->src), d->size);
     return 1;
-  } else if (local(spe)) {
+  } else if (local(spe) && !emx_put_bytes_is_paced(d->size)) {
     acp__done_after(dpe, emx_put_bytes(dpe, ga_ptr(d->dst), ga_ptr(d->src), d->size), d->cont);
   } else if (is_get(d)) {
     get_start(r, d->cont);

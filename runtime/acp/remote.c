@@ -38,13 +38,16 @@ static void check_here(const char *what, const acp_desc *d, acp_ga_t ga, uint32_
 static void push(const acp_desc *d) {
   check_here("acp_copy (source rank)", d, d->src, d->size);
   const unsigned dpe = ga_pe(d->dst);
-  acp__done_after(dpe, emx_put_bytes(dpe, ga_ptr(d->dst), ga_ptr(d->src), d->size), d->cont);
+  acp__done_after(dpe, emx_put_bytes_paced(dpe, ga_ptr(d->dst), ga_ptr(d->src), d->size),
+                  d->cont);
 }
 
 /* Software remote-to-remote: a request to the source (1 packet), the descriptor fetched
  * from the origin (a round trip), the data from the source to the destination, and the
  * completion: a read behind the data from destination to origin. */
 void acp__move_remote(const acp_desc *d, emx_gaddr_t desc_at) {
+  /* (Also a long put from here on EM-X' and EM-4: the handler may block between chunks,
+   * acp_copy and the completion thread must not.) */
   EMX_INVOKE(ga_pe(d->src), acp_h_request, DESC_COPY_WORDS, desc_at);
 }
 

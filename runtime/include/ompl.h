@@ -26,7 +26,9 @@ static inline int ompl_rank(void) { return (int)emx_pe_id(); }
 static inline int ompl_procs(void) { return (int)emx_pe_count(); }
 
 /* len bytes from local src to dst on target_rank, any alignment. Returns at once (src
- * may be reused); ompl_put_word orders a flag after it. */
+ * may be reused; on EM-X' and EM-4 a put above 4 KiB waits for each 4 KiB chunk to land,
+ * which keeps the target's input buffer from overflowing); ompl_put_word orders a flag
+ * after it. */
 void ompl_put(const void *src, int target_rank, void *dst, size_t len);
 /* len bytes from src on target_rank to local dst, any alignment; blocks the task (the
  * others run) until the data is here. */

@@ -29,7 +29,7 @@ static void check_rank(const char *fn, int rank) {
 
 void ompl_put(const void *src, int target_rank, void *dst, size_t len) {
   check_rank("ompl_put", target_rank);
-  emx_put_bytes((unsigned)target_rank, dst, src, len);
+  emx_put_bytes_paced((unsigned)target_rank, dst, src, len);
   const unsigned pe = (unsigned)target_rank;
   if (pe != emx_pe_id() && !(dirty[pe / 32] & 1u << pe % 32)) {
     dirty[pe / 32] |= 1u << pe % 32;

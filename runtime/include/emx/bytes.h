@@ -16,6 +16,14 @@
  * acknowledgement behind it with emx_after_writes), 0 otherwise. */
 int emx_put_bytes(unsigned pe, void *dst, const void *src, size_t n);
 
+/* emx_put_bytes for callers that may block: on EM-X' and EM-4, where every remote write
+ * is a handler thread at the target, more than 4 KiB go in 4 KiB chunks, each behind a
+ * fence (a long stream overflows the target's input buffer; MPI-EMX paces the same way).
+ * On EM-X it never blocks. Returns as emx_put_bytes. */
+int emx_put_bytes_paced(unsigned pe, void *dst, const void *src, size_t n);
+/* Does emx_put_bytes_paced block for n bytes on this machine? */
+int emx_put_bytes_is_paced(size_t n);
+
 /* n bytes from address src on PE pe to local dst, any alignment; blocks until done. */
 void emx_get_bytes(void *dst, unsigned pe, const void *src, size_t n);
 
