@@ -67,21 +67,16 @@ static int put_bytes_any(unsigned pe, void *dst, const void *src, size_t n) {
   return head || tail;
 }
 
-enum { PACE_BYTES = 4096 };
-
-int emx_put_bytes_is_paced(size_t n) {
-  return !(emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && n > PACE_BYTES;
-}
-
-int emx_put_bytes_paced(unsigned pe, void *dst, const void *src, size_t n) {
-  if (pe == emx_pe_id() || !emx_put_bytes_is_paced(n)) return emx_put_bytes(pe, dst, src, n);
-  for (size_t done = 0; done < n; done += PACE_BYTES) {
-    const size_t m = n - done < PACE_BYTES ? n - done : PACE_BYTES;
-    emx_put_bytes(pe, (char *)dst + done, (const char *)src + done, m);
+/* emx_put_bytes_paced's chunks (emx/bytes.h). */
+int __emx_put_paced(unsigned pe, char *dst, const char *src, size_t n) {
+  for (size_t done = 0; done < n; done += EMX_PACE_BYTES) {
+    const size_t m = n - done < EMX_PACE_BYTES ? n - done : EMX_PACE_BYTES;
+    emx_put_bytes(pe, dst + done, src + done, m);
     emx_fence_bytes(pe);
   }
   return 0; /* every chunk is in place */
 }
+
 
 void emx_get_bytes(void *dst, unsigned pe, const void *src, size_t n) {
   if (pe == emx_pe_id()) {

@@ -20,9 +20,18 @@ int emx_put_bytes(unsigned pe, void *dst, const void *src, size_t n);
  * is a handler thread at the target, more than 4 KiB go in 4 KiB chunks, each behind a
  * fence (a long stream overflows the target's input buffer; MPI-EMX paces the same way).
  * On EM-X it never blocks. Returns as emx_put_bytes. */
-int emx_put_bytes_paced(unsigned pe, void *dst, const void *src, size_t n);
+enum { EMX_PACE_BYTES = 4096 };
 /* Does emx_put_bytes_paced block for n bytes on this machine? */
-int emx_put_bytes_is_paced(size_t n);
+static inline int emx_put_bytes_is_paced(size_t n) {
+  return !(emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && n > EMX_PACE_BYTES;
+}
+/* The chunks, out of line: a function that may suspend saves every callee-saved
+ * register, which the common path should not pay. */
+int __emx_put_paced(unsigned pe, char *dst, const char *src, size_t n);
+static inline int emx_put_bytes_paced(unsigned pe, void *dst, const void *src, size_t n) {
+  if (pe == emx_pe_id() || !emx_put_bytes_is_paced(n)) return emx_put_bytes(pe, dst, src, n);
+  return __emx_put_paced(pe, dst, src, n);
+}
 
 /* n bytes from address src on PE pe to local dst, any alignment; blocks until done. */
 void emx_get_bytes(void *dst, unsigned pe, const void *src, size_t n);
