@@ -59,9 +59,7 @@ static void get_start(record *r, emx_gaddr_t cont) {
  * is a thread); beyond it the source pushes by remote writes (2 clocks a word after a
  * longer start: the request and the descriptor's fetch). Also keeps the replies of one
  * get from flooding the input buffer. Measured: docs/acp.md. */
-#ifndef ACP_GET_BY_READS_MAX
-#define ACP_GET_BY_READS_MAX 32
-#endif
+enum { ACP_GET_BY_READS_MAX = 32 };
 
 static int is_get(const acp_desc *d) {
   return d->kind == K_COPY && d->size <= ACP_GET_BY_READS_MAX && local(ga_pe(d->dst)) &&
