@@ -76,7 +76,7 @@ class Ompl(Runs):
             with self.subTest(config=config):
                 out, _ = self.run_program("ompl_t_ompl", pes=3, config=config)
                 self.assertEqual(out.splitlines(), [
-                    "put and get at every alignment (224 cases): ok",
+                    "put and get at every alignment (240 cases): ok",
                     "flags after data, 60 rounds: ok", "16 task pairs at once: ok", "ompl: ok"])
 
 

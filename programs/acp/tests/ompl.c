@@ -16,8 +16,8 @@ static uint8_t pattern(unsigned seed, unsigned i) { return (uint8_t)(seed * 53 +
 
 /* ---- Every alignment: rank 0 puts to rank 1, gets it back ---- */
 static void alignments(void) {
-  static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 64, 301, 2000};
-  static uint8_t src[2100], back[2100 + 2 * GUARD];
+  static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 64, 301, 2000, 6000};
+  static uint8_t src[6100], back[6100 + 2 * GUARD]; /* 6000: paced on EM-X' and EM-4 */
   int bad = 0, cases = 0;
   for (unsigned k = 0; k < sizeof sizes / sizeof *sizes; ++k)
     for (unsigned a = 0; a < 16; ++a) {
@@ -33,7 +33,7 @@ static void alignments(void) {
         const uint8_t want = i < GUARD || i >= n + GUARD ? 0 : pattern(a + k, i - GUARD);
         bad += back[3 - sa + i] != want;
       }
-      static uint8_t zero[2100];
+      static uint8_t zero[6100];
       ompl_put(zero, 1, &area[at - GUARD], n + 2 * GUARD);
       ++cases;
     }
