@@ -33,30 +33,47 @@ int acp_sync(void) {
 size_t acp_memory_bytes(void) { return memory_bytes; }
 
 /* A global address the starting rank can vouch for: registered (its slot set), on an
- * existing rank, the range inside the registration's end; on this rank, fully checked. */
-static int check_ga(const char *fn, const char *which, acp_ga_t ga, size_t size) {
+ * existing rank, the range inside the registration's end; on this rank, fully checked.
+ * Returns why not (a GA_* code) or 0; inline, the messages out of line. */
+enum { GA_OK, GA_UNREGISTERED, GA_RANK, GA_PAST_END, GA_NOT_HERE };
+static inline int ga_fault(acp_ga_t ga, size_t size) {
   const unsigned pe = ga_pe(ga);
-  if (ga_slot(ga) == 0) {
-    acp__error(fn, "the %s %#llx is not a registered global address (acp_query_ga)", which,
-               (unsigned long long)ga);
-    return 0;
+  if (ga_slot(ga) == 0) return GA_UNREGISTERED;
+  if (pe >= emx_pe_count()) return GA_RANK;
+  if (size > (size_t)ga_last(ga) + 1 - ga_addr(ga) || ga_addr(ga) > ga_last(ga))
+    return GA_PAST_END;
+  if (pe == emx_pe_id() && !acp__region_holds(ga_slot(ga), ga_addr(ga), (uint32_t)size))
+    return GA_NOT_HERE;
+  return GA_OK;
+}
+
+static __attribute__((noinline, cold)) int ga_error(const char *fn, const char *which,
+                                                    acp_ga_t ga, size_t size, int fault) {
+  const unsigned pe = ga_pe(ga);
+  switch (fault) {
+    case GA_UNREGISTERED:
+      acp__error(fn, "the %s %#llx is not a registered global address (acp_query_ga)", which,
+                 (unsigned long long)ga);
+      break;
+    case GA_RANK:
+      acp__error(fn, "the %s is on rank %u, but there are %u ranks", which, pe,
+                 emx_pe_count());
+      break;
+    case GA_PAST_END:
+      acp__error(fn, "%zu bytes at the %s (%#x on rank %u) go past the end of its "
+                 "registration (last byte %#x)", size, which, (unsigned)ga_addr(ga), pe,
+                 (unsigned)ga_last(ga));
+      break;
+    default:
+      acp__error(fn, "the %s (%#x, %zu bytes) is not in registered memory of this rank",
+                 which, (unsigned)ga_addr(ga), size);
   }
-  if (pe >= emx_pe_count()) {
-    acp__error(fn, "the %s is on rank %u, but there are %u ranks", which, pe, emx_pe_count());
-    return 0;
-  }
-  if (size > (size_t)ga_last(ga) + 1 - ga_addr(ga) || ga_addr(ga) > ga_last(ga)) {
-    acp__error(fn, "%zu bytes at the %s (%#x on rank %u) go past the end of its "
-               "registration (last byte %#x)", size, which, (unsigned)ga_addr(ga), pe,
-               (unsigned)ga_last(ga));
-    return 0;
-  }
-  if (pe == emx_pe_id() && !acp__region_holds(ga_slot(ga), ga_addr(ga), (uint32_t)size)) {
-    acp__error(fn, "the %s (%#x, %zu bytes) is not in registered memory of this rank", which,
-               (unsigned)ga_addr(ga), size);
-    return 0;
-  }
-  return 1;
+  return 0;
+}
+
+static inline int check_ga(const char *fn, const char *which, acp_ga_t ga, size_t size) {
+  const int fault = ga_fault(ga, size);
+  return fault ? ga_error(fn, which, ga, size, fault) : 1;
 }
 
 acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_handle_t order) {

@@ -41,7 +41,7 @@ static int local(unsigned pe) { return pe == emx_pe_id(); }
  * place by split-phase remote reads, its partial words are read whole into the record;
  * a last read behind them answers the event frame (the source serves reads in order and
  * the replies come back in order). */
-static void get_start(record *r, emx_gaddr_t cont) {
+static __attribute__((noinline)) void get_start(record *r, emx_gaddr_t cont) {
   const acp_desc *d = &r->d;
   const unsigned pe = ga_pe(d->src);
   const uint32_t s = ga_addr(d->src), n = d->size;
@@ -97,28 +97,33 @@ static int start(record *r) {
 
 /* ---- Progress: the completed prefix, queued copies, the waiter ---- */
 
-/* Starts queued copies whose order has completed (rare: only with order handles). */
+/* Moves done_upto past the copies that have completed. */
+static inline void advance(void) {
+  while (done_upto != next && ring[done_upto & mask].state == DONE)
+    ring[done_upto++ & mask].state = FREE;
+}
+
+/* Starts queued copies whose order has completed, as long as that completes more (rare:
+ * only with order handles; out of line, so the common path saves few registers). */
 static __attribute__((noinline)) void start_queued(void) {
-  for (uint32_t h = done_upto; h != next && queued; ++h) {
-    record *r = &ring[h & mask];
-    if (r->state == QUEUED && completed(r->after)) {
-      --queued;
-      r->state = start(r) ? DONE : RUNNING;
+  for (uint32_t before = done_upto - 1; queued && before != done_upto;) {
+    before = done_upto;
+    for (uint32_t h = done_upto; h != next && queued; ++h) {
+      record *r = &ring[h & mask];
+      if (r->state == QUEUED && completed(r->after)) {
+        --queued;
+        r->state = start(r) ? DONE : RUNNING;
+      }
     }
+    advance();
   }
 }
 
 /* Advances done_upto (starting queued copies that may now go); returns the waiter to
  * wake, if its condition holds (the caller wakes it). */
 static emx_ctx_t *progress(void) {
-  for (;;) {
-    while (done_upto != next && ring[done_upto & mask].state == DONE)
-      ring[done_upto++ & mask].state = FREE;
-    if (!queued) break;
-    const uint32_t before = done_upto;
-    start_queued();
-    if (done_upto == before && (done_upto == next || ring[done_upto & mask].state != DONE)) break;
-  }
+  advance();
+  if (queued) start_queued();
   if (waiter && completed(wait_for)) {
     emx_ctx_t *c = waiter;
     waiter = 0;
@@ -139,11 +144,14 @@ static void acp_event(uint32_t value, uint32_t unused, uint32_t cont) {
 
 /* Blocks the calling computation until copy h has completed, and every one before.
  * Out of line: a function that suspends saves every callee-saved register. */
-static __attribute__((noinline)) void wait_slow(const char *fn, uint32_t h) {
+static emx_ctx_t *wait_begin(const char *fn, uint32_t h) {
   if (waiter) acp__error(fn, "two computations wait for copies at once");
   waiter = __emx_ctx_get();
   wait_for = h;
-  (void)__emx_suspend(waiter);
+  return waiter;
+}
+static __attribute__((noinline)) void wait_slow(const char *fn, uint32_t h) {
+  (void)__emx_suspend(wait_begin(fn, h));
 }
 static inline void wait_until(const char *fn, uint32_t h) {
   if (!completed(h)) wait_slow(fn, h);
@@ -190,8 +198,10 @@ static uint32_t handle_of(acp_handle_t h) {
   return h == ACP_HANDLE_ALL || (int32_t)((uint32_t)h - next) >= 0 ? next - 1 : (uint32_t)h;
 }
 
-void acp_complete(acp_handle_t h) {
-  if (h != ACP_HANDLE_NULL) wait_until("acp_complete", handle_of(h));
+emx_ctx_t *__acp_wait_begin(acp_handle_t h) {
+  if (h == ACP_HANDLE_NULL) return 0;
+  const uint32_t upto = handle_of(h);
+  return completed(upto) ? 0 : wait_begin("acp_complete", upto);
 }
 
 void acp__complete_all(void) { acp_complete(ACP_HANDLE_ALL); }

@@ -11,6 +11,7 @@
 #ifndef ACP_H
 #define ACP_H
 
+#include <emx/threads.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,8 +47,14 @@ void *acp_query_address(acp_ga_t ga);
  * (remote-to-remote too). Returns the copy's handle. */
 acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_handle_t order);
 /* Blocks until copy h and every earlier copy of this rank have completed (the data is
- * in place at dst); ACP_HANDLE_ALL: every copy so far. */
-void acp_complete(acp_handle_t h);
+ * in place at dst); ACP_HANDLE_ALL: every copy so far. Inline, as the EM-C-like layer's
+ * blocking calls are (emx/threads.h): the suspension is compiled into the caller, whose
+ * prologue saves the registers once rather than at every call. */
+emx_ctx_t *__acp_wait_begin(acp_handle_t h); /* 0: complete; else the context to wait on */
+static inline void acp_complete(acp_handle_t h) {
+  emx_ctx_t *c = __acp_wait_begin(h);
+  if (c) (void)__emx_suspend(c);
+}
 /* 0 if copy h and every earlier one have completed, 1 if not (does not block). */
 int acp_inquire(acp_handle_t h);
 
