@@ -26,17 +26,21 @@ static void acp_h_request(uint32_t desc_at, uint32_t words, uint32_t addr) {
 }
 EMX_HANDLER(acp_h_request);
 
-static void check_here(const char *what, const acp_desc *d, acp_ga_t ga, uint32_t size) {
-  if (!acp__region_holds(ga_slot(ga), ga_addr(ga), size))
-    acp__error(what, "rank %u asked for %u bytes at %#x of registration %u, which is not "
-               "(or no longer) registered there", (unsigned)d->origin, (unsigned)size,
-               (unsigned)ga_addr(ga), ga_slot(ga));
+/* Is the range registered here? If not (and errors return), the request completes
+ * without touching memory, so that the origin does not wait for ever. */
+static int check_here(const char *what, const acp_desc *d, acp_ga_t ga, uint32_t size) {
+  if (acp__region_holds(ga_slot(ga), ga_addr(ga), size)) return 1;
+  acp__error(what, "rank %u asked for %u bytes at %#x of registration %u, which is not "
+             "(or no longer) registered there", (unsigned)d->origin, (unsigned)size,
+             (unsigned)ga_addr(ga), ga_slot(ga));
+  emx_send(EMX_PKT_invoke1, d->cont, 0);
+  return 0;
 }
 
 /* ---- A copy the source pushes ---- */
 
 static void push(const acp_desc *d) {
-  check_here("acp_copy (source rank)", d, d->src, d->size);
+  if (!check_here("acp_copy (source rank)", d, d->src, d->size)) return;
   const unsigned dpe = ga_pe(d->dst);
   acp__done_after(dpe, emx_put_bytes_paced(dpe, ga_ptr(d->dst), ga_ptr(d->src), d->size),
                   d->cont);
@@ -66,7 +70,7 @@ static uint64_t apply(uint32_t kind, uint64_t old, uint64_t a, uint64_t b) {
 }
 
 static void atomic_here(const acp_desc *d) {
-  check_here("acp atomic (target rank)", d, d->src, d->size);
+  if (!check_here("acp atomic (target rank)", d, d->src, d->size)) return;
   /* No suspension between the read and the write: this thread is not interrupted. */
   uint64_t old;
   if (d->size == 4) {

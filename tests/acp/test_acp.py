@@ -67,7 +67,12 @@ class Errors(Runs):
         out, _ = self.run_program("acp_t_errors", "fatal", pes=3, exit_code=14)
         self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked "
                               r"for 16 bytes at 0x[0-9a-f]+ of registration 1, which is not")
-        self.assertNotIn("not reached", out)
+        self.assertNotIn("the refused copy completed", out)
+
+    def test_withdrawn_registration_reported_when_errors_return(self):
+        out, _ = self.run_program("acp_t_errors", "fatal", "return", pes=3)
+        self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked")
+        self.assertIn("the refused copy completed without data", out)
 
 
 class Ompl(Runs):
