@@ -8,8 +8,6 @@ from dataclasses import dataclass
 
 from .patterns import Pattern
 
-Entry = "int | None"  # a destination, or None: a delay slot
-
 
 @dataclass(frozen=True)
 class Schedule:
