@@ -127,28 +127,6 @@ int MPI_Get_version(int *version, int *subversion) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag) {
-  static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io, global = 0;
-  mpi_comm *c;
-  const int err = check_comm(comm, "MPI_Comm_get_attr", &c);
-  if (err) return err;
-  int *v;
-  switch (keyval) {
-    case MPI_TAG_UB: v = &tag_ub; break;
-    case MPI_HOST: v = &host; break;
-    case MPI_IO: io = c->rank; v = &io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &global; break; /* every PE counts its own clocks */
-    default: *flag = 0; return MPI_SUCCESS;
-  }
-  *(int **)value = v;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag) {
-  return MPI_Comm_get_attr(comm, keyval, value, flag);
-}
-
 int MPI_Pcontrol(const int level, ...) {
   (void)level;
   return MPI_SUCCESS;
