@@ -15,9 +15,11 @@
 
 int posted_cancel(mpi_request *r); /* receiver_match.c */
 
+/* The size beyond any buffer sends a wait that finds it complete the general way (as a
+ * truncation would), which reports the cancellation: the fast paths need no test. */
 static void cancelled(mpi_request *r) {
   r->flags |= RF_CANCELLED;
-  r->bytes = 0;
+  r->bytes = UINT32_MAX;
   req_complete(r);
 }
 

@@ -53,6 +53,10 @@ static int finish(mpi_request *r, MPI_Status *st) {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
   } else if (r->flags & RF_NULL_PEER) {
     set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+  } else if (r->flags & RF_CANCELLED) {
+    set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    if (st) st->mpi_cancelled_ = 1;
+    if (r->flags & RF_PACKED) pack_finish(r, 0);
   } else {
     uint32_t bytes = r->bytes;
     if (bytes > r->capacity) {
@@ -63,8 +67,6 @@ static int finish(mpi_request *r, MPI_Status *st) {
     }
     set_status(st, req_source(r), (int)(r->srctag >> 16), err, bytes);
     if (r->flags & RF_PACKED) pack_finish(r, bytes);
-    if (r->flags & RF_CANCELLED) set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-    if (st && (r->flags & RF_CANCELLED)) st->mpi_cancelled_ = 1;
   }
   if (r->kind != REQ_RECV && (r->flags & RF_PACKED)) pack_finish(r, 0);
   if (r->flags & RF_PERSISTENT) r->flags &= (uint16_t)~RF_ACTIVE;
@@ -119,8 +121,8 @@ static int __attribute__((noinline)) progress_success(void) {
 /* The common case: an active, non-persistent, unarmed request. */
 static inline int plain(const mpi_request *r) {
   return r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
-         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
-                      RF_CANCELLED)) == RF_ACTIVE;
+         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED)) ==
+             RF_ACTIVE;
 }
 
 /* A plain request that has completed: its status (a receive's, without truncation),

@@ -133,8 +133,9 @@ class MachineVariants(Runs):
 
 class Collectives(Runs):
     """Every collective with every root (sampled roots on 80 PEs), counts 0, 1, 7 and
-    more, on the world, a duplicate and a smaller Cartesian communicator."""
-    NAMES = ["world", "dup", "subset"]
+    more, on the world, a duplicate, a smaller Cartesian communicator and the even and
+    odd ranks each in reverse order (Comm_split: ranks that are not a range of PEs)."""
+    NAMES = ["world", "dup", "subset", "split"]
 
     def test_small_machines_every_variant(self):
         for pes in (1, 2, 5):
@@ -154,6 +155,29 @@ class Collectives(Runs):
     def test_80_pes(self):
         out, _ = self.run_program("mpi_t_coll", 20, *variant_args("both", "get"), pes=80)
         self.assert_all_ok(out, self.NAMES)
+
+
+class MpiOne(Runs):
+    """The rest of MPI-1 (programs/mpi/tests/mpi1.c): groups, Comm_split/Comm_create with
+    ranks in any order, derived datatypes (point to point, persistent, collectives),
+    Pack/Unpack, Bsend/Ibsend, Cancel, Testsome, Reduce_scatter, attributes, error
+    handlers, Cart_sub and graphs, edge cases; every cell back in its free list."""
+    NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "testsome",
+             "reduce_scatter", "attrs", "errhandler", "topo", "edges"]
+
+    def test_every_variant_on_3_pes(self):
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, res = self.run_program("mpi_t_mpi1", "-mpi-stats",
+                                            *variant_args(matching, protocol), pes=3)
+                self.assert_all_ok(out, self.NAMES)
+                self.assertEqual(res["mpi_cells_in_use"], 0)
+
+    def test_pe_counts(self):
+        for pes in (1, 2, 6, 16):
+            with self.subTest(pes=pes):
+                out, _ = self.run_program("mpi_t_mpi1", pes=pes)
+                self.assert_all_ok(out, self.NAMES)
 
 
 class Topology(Runs):
