@@ -162,6 +162,8 @@ static inline void pool_put(mpi_pool *p, void *cell) {
   *(void **)cell = p->free;
   p->free = cell;
 }
+/* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c). */
+void *mpi_tmp_alloc(uint32_t bytes);
 /* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
 uint32_t pool_cells_in_use(void);
 void pool_register(mpi_pool *p);
@@ -390,6 +392,7 @@ typedef struct fetch {
   uint32_t frames; /* frames waiting for replies */
   fetch_done_fn done;
   void *arg;
+  struct fetch *next_waiting; /* in the queue of fetches waiting for a frame */
 } fetch;
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg);

@@ -127,7 +127,7 @@ static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
     return 1;
   }
   const uint32_t off = e->data & 3, words = (off + bytes + 3) / 4;
-  e->tmp = malloc(4 * words + 4);
+  e->tmp = dst ? malloc(4 * words + 4) : mpi_tmp_alloc(4 * words + 4);
   if (!e->tmp && dst && bytes && (e->tmp = malloc(CHUNK_BYTES + 8))) {
     e->pos = 0;
     chunk_next(e);

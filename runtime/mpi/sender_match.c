@@ -57,7 +57,7 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
 static void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const uint32_t bytes = record_words(record_src(arg16))[0];
-  emx_send(EMX_PKT_invoke1, cont, (uint32_t)(uintptr_t)malloc(bytes));
+  emx_send(EMX_PKT_invoke1, cont, (uint32_t)(uintptr_t)mpi_tmp_alloc(bytes));
 }
 EMX_HANDLER(mpi_h_tmp_alloc);
 
