@@ -132,10 +132,6 @@ int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, in
   return e;
 }
 
-int req_source_mapped(const mpi_request *r) {
-  return r->rank >= 0 ? r->rank : r->map->pe_rank[r->srctag & 0xffff];
-}
-
 int MPI_Comm_rank(MPI_Comm comm, int *rank) {
   mpi_comm *c;
   const int err = check_comm(comm, "MPI_Comm_rank", &c);

@@ -556,11 +556,11 @@ static inline int comm_rank_of(const mpi_comm *c, unsigned pe) {
   }
   return c->map->pe_rank[pe];
 }
-/* The source rank of a completed receive r (its status holds the source PE). */
-int req_source_mapped(const mpi_request *r);
+/* The source rank of a completed receive r (its status holds the source PE); no call,
+ * so that the waits that use it stay leaf functions. */
 static inline int req_source(const mpi_request *r) {
   if (__builtin_expect(r->base_pe != COMM_MAPPED, 1)) return (int)(r->srctag & 0xffff) - r->base_pe;
-  return req_source_mapped(r);
+  return r->rank >= 0 ? r->rank : r->map->pe_rank[r->srctag & 0xffff];
 }
 /* A communicator of the PEs pes[0..n) (rank order), with proto's other fields, made by
  * every member of parent; members get it in *out, the others MPI_COMM_NULL. */

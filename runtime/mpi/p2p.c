@@ -59,9 +59,13 @@ static inline mpi_request *setup(int kind, const mpi_comm *c, uint16_t ctx, void
   r->rank = rank;
   r->ctx = ctx;
   r->base_pe = c->base_pe;
-  r->map = c->map;
-  r->pack = 0;
-  r->pe = (uint16_t)comm_pe(c, rank >= 0 ? rank : 0);
+  /* r->map and r->pack are read only for a mapped communicator and RF_PACKED. */
+  if (__builtin_expect(c->base_pe != COMM_MAPPED, 1)) {
+    r->pe = (uint16_t)(c->base_pe + (rank >= 0 ? rank : 0));
+  } else {
+    r->pe = c->map->rank_pe[rank >= 0 ? rank : 0];
+    r->map = c->map;
+  }
   r->tag = tag == MPI_ANY_TAG ? TAG_ANY16 : (uint16_t)tag;
   r->proto = PROTO_GET;
   r->comm = MPI_COMM_NULL;

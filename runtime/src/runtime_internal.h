@@ -24,9 +24,11 @@ struct emx_file {
   size_t size, len, pos;
   int unget;          /* a character pushed back by ungetc, or -1 */
 };
-/* Writes n bytes to a file stream (not the console); returns the bytes taken. */
-size_t emx_file_write(struct emx_file *f, const char *p, size_t n);
-int emx_file_flush(struct emx_file *f);
+/* Writes n bytes to a file stream (not the console); returns the bytes taken. Weak: a
+ * program that never calls fopen (stdio_file.c) links no file code, and so none of the
+ * EM-C layer it waits with. */
+size_t emx_file_write(struct emx_file *f, const char *p, size_t n) __attribute__((weak));
+int emx_file_flush(struct emx_file *f) __attribute__((weak));
 
 /* files.c: a host file request (emx_host_file_op); the result, or -1 with errno. */
 int emx_host_file(unsigned op, uint32_t a, uint32_t b, uint32_t c);
