@@ -88,7 +88,7 @@ int type_base(MPI_Datatype t, int *elements) {
 }
 
 int type_contiguous(MPI_Datatype t) {
-  if (t > 0 && t < BASIC_TYPES) return 1;
+  if (t >= 0 && t < BASIC_TYPES) return 1; /* MPI_DATATYPE_NULL: only with no data */
   const dtype *d = type_get(t);
   return d && d->contiguous;
 }

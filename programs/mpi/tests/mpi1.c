@@ -627,6 +627,9 @@ static void test_edges(void) {
   MPI_Sendrecv(0, 0, MPI_INT, to, 4, 0, 0, MPI_INT, from, 4, MPI_COMM_WORLD, &st);
   MPI_Get_count(&st, MPI_INT, &n);
   check(n == 0 && st.MPI_SOURCE == from, "zero-count message");
+  /* No data with MPI_DATATYPE_NULL (count 0). */
+  MPI_Sendrecv(0, 0, MPI_DATATYPE_NULL, to, 6, 0, 0, MPI_DATATYPE_NULL, from, 6, MPI_COMM_WORLD, &st);
+  check(st.MPI_SOURCE == from && st.MPI_TAG == 6, "zero count of MPI_DATATYPE_NULL");
   /* A zero-size derived type. */
   MPI_Datatype z;
   MPI_Type_contiguous(0, MPI_INT, &z);
