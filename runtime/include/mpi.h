@@ -240,6 +240,9 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag); /* always false: no intercommunicators */
+#define MPI_MAX_OBJECT_NAME 64
+int MPI_Comm_set_name(MPI_Comm comm, const char *name);
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen);
 int MPI_Group_size(MPI_Group group, int *size);
 int MPI_Group_rank(MPI_Group group, int *rank);
 int MPI_Group_free(MPI_Group *group);
@@ -282,6 +285,11 @@ int MPI_Type_create_struct(int count, const int *blocklengths, const MPI_Aint *d
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+int MPI_Type_create_subarray(int ndims, const int *sizes, const int *subsizes,
+                             const int *starts, int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
 int MPI_Type_extent(MPI_Datatype type, MPI_Aint *extent);
 int MPI_Type_lb(MPI_Datatype type, MPI_Aint *lb);
 int MPI_Type_ub(MPI_Datatype type, MPI_Aint *ub);
@@ -338,6 +346,7 @@ int MPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_Sta
 int MPI_Request_free(MPI_Request *request);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count);
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices,
                  MPI_Status *statuses);
 int MPI_Cancel(MPI_Request *request);

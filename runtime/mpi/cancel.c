@@ -1,4 +1,4 @@
-/* MPI_Cancel, MPI_Test_cancelled and MPI_Testsome.
+/* MPI_Cancel, MPI_Test_cancelled, MPI_Testsome and MPI_Request_get_status.
  *
  * A receive can be cancelled while no message is matched to it:
  * - still in the posted list (wildcard source, held back behind one, receiver-side
@@ -112,5 +112,37 @@ int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices
     mpi_progress(); /* as MPI_Test: let the messages waiting here run */
   }
   *outcount = 0;
+  return MPI_SUCCESS;
+}
+
+/* Like MPI_Test, but the request stays (its status now; the data of a packed receive is
+ * unpacked only when it is finished by a wait or test). */
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  MPI_REQUIRE_INIT("MPI_Request_get_status");
+  mpi_request *r = request;
+  *flag = 1;
+  if (r && (((uintptr_t)r & 3) || r->magic != REQ_MAGIC))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
+                     "invalid request %p", (void *)r);
+  const MPI_Status empty = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  if (!r || !(r->flags & RF_ACTIVE)) {
+    if (status) *status = empty;
+    return MPI_SUCCESS;
+  }
+  if (!req_is_complete(r)) {
+    mpi_progress();
+    if (!req_is_complete(r)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  if (!status) return MPI_SUCCESS;
+  if (r->kind != REQ_RECV) *status = empty;
+  else if (r->flags & RF_NULL_PEER) *status = (MPI_Status){MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  else if (r->flags & RF_CANCELLED) *status = (MPI_Status){MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1};
+  else
+    *status = (MPI_Status){req_source(r), (int)(r->srctag >> 16),
+                           r->bytes > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
+                           (int)(r->bytes > r->capacity ? r->capacity : r->bytes), 0};
   return MPI_SUCCESS;
 }

@@ -71,6 +71,7 @@ static int make(const mpi_comm *proto, uint16_t ctx, MPI_Comm parent, MPI_Comm *
   *c = *proto;
   c->ctx = ctx;
   c->attrs = 0;
+  c->name = 0;
   *out = insert(c);
   if (*out == MPI_COMM_NULL) {
     free(c);
@@ -186,6 +187,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
   free(c->index);
   free(c->edges);
   comm_map_unref(c->map);
+  free(c->name);
   free(c);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
@@ -281,4 +283,29 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag) {
   const int err = check_comm(comm, "MPI_Comm_test_inter", &c);
   if (!err) *flag = 0;
   return err;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *name) {
+  mpi_comm *c;
+  const int err = check_comm(comm, "MPI_Comm_set_name", &c);
+  if (err) return err;
+  char *copy = malloc(MPI_MAX_OBJECT_NAME);
+  if (!copy) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Comm_set_name", "no memory");
+  strncpy(copy, name, MPI_MAX_OBJECT_NAME - 1);
+  copy[MPI_MAX_OBJECT_NAME - 1] = 0;
+  free(c->name);
+  c->name = copy;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen) {
+  mpi_comm *c;
+  const int err = check_comm(comm, "MPI_Comm_get_name", &c);
+  if (err) return err;
+  const char *n = c->name ? c->name : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+                                    : comm == MPI_COMM_SELF  ? "MPI_COMM_SELF" : "";
+  strncpy(name, n, MPI_MAX_OBJECT_NAME - 1);
+  name[MPI_MAX_OBJECT_NAME - 1] = 0;
+  *resultlen = (int)strlen(name);
+  return MPI_SUCCESS;
 }

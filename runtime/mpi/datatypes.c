@@ -502,3 +502,42 @@ int MPI_Get_address(const void *location, MPI_Aint *address) {
   *address = (MPI_Aint)(uintptr_t)location;
   return MPI_SUCCESS;
 }
+
+/* Subarrays (MPI-2, common in ordinary codes): nested strided types, placed at the
+ * start's offset, resized to the whole array. */
+int MPI_Type_create_subarray(int ndims, const int *sizes, const int *subsizes, const int *starts,
+                             int order, MPI_Datatype old, MPI_Datatype *newtype) {
+  const char *fn = "MPI_Type_create_subarray";
+  int err = check_type(fn, old);
+  if (err) return err;
+  if (ndims < 1 || (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "%d dimensions, order %d", ndims, order);
+  for (int k = 0; k < ndims; ++k)
+    if (sizes[k] < 1 || subsizes[k] < 1 || subsizes[k] > sizes[k] || starts[k] < 0 ||
+        starts[k] > sizes[k] - subsizes[k])
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                       "dimension %d: size %d, subsize %d, start %d", k, sizes[k], subsizes[k],
+                       starts[k]);
+  /* Dimension k in memory order, fastest first. */
+#define DIM(j) (order == MPI_ORDER_C ? ndims - 1 - (j) : (j))
+  const MPI_Aint ext = extent_of(old);
+  MPI_Aint stride = ext, offset = 0;
+  MPI_Datatype t = old, next;
+  for (int j = 0; j < ndims; ++j) {
+    const int k = DIM(j);
+    err = build_strided(fn, subsizes[k], 1, stride, t, &next);
+    if (t != old) MPI_Type_free(&t);
+    if (err) return err;
+    t = next;
+    offset += starts[k] * stride;
+    stride *= sizes[k];
+  }
+#undef DIM
+  const int one = 1;
+  err = build(fn, 1, &one, &offset, 0, t, 0, &next);
+  MPI_Type_free(&t);
+  if (err) return err;
+  err = MPI_Type_create_resized(next, 0, stride, newtype);
+  MPI_Type_free(&next);
+  return err;
+}

@@ -543,6 +543,7 @@ typedef struct mpi_comm {
   comm_map *map;     /* base_pe == COMM_MAPPED */
   int nnodes, *index, *edges; /* MPI_GRAPH (topology.c) */
   struct attr_node *attrs;    /* cached attributes (attributes.c) */
+  char *name;                 /* MPI_Comm_set_name (malloc'ed), 0: none */
 } mpi_comm;
 /* The PE of rank r (0 <= r < size) and the rank of PE pe in c (-1 if not a member). */
 static inline unsigned comm_pe(const mpi_comm *c, int r) {

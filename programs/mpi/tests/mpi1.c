@@ -282,6 +282,29 @@ static void test_types(void) {
     check(dr[0] == from && dr[1] == 0 && dr[2] == 0 && dr[3] == from + 1 / 8.0 && dr[4] == 0,
           "hvector placement");
   }
+  /* A 2x3 block at (1, 2) of a 4x6 int array (C order), to the next rank as 6 ints. */
+  if (size > 1) {
+    const int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    int a[4][6], got[6], sizes[2] = {4, 6}, sub[2] = {2, 3}, start[2] = {1, 2};
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 6; ++x) a[y][x] = rank * 100 + y * 10 + x;
+    MPI_Datatype sa;
+    MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_INT, &sa);
+    MPI_Type_commit(&sa);
+    MPI_Type_get_extent(sa, &lb, &ext);
+    check(lb == 0 && ext == 4 * 6 * 4, "subarray extent %ld", (long)ext);
+    MPI_Request q;
+    MPI_Irecv(got, 6, MPI_INT, from, 7, MPI_COMM_WORLD, &q);
+    int done = 0;
+    MPI_Status st;
+    MPI_Send(a, 1, sa, to, 7, MPI_COMM_WORLD);
+    while (!done) MPI_Request_get_status(q, &done, &st);
+    check(st.MPI_SOURCE == from && st.MPI_TAG == 7, "Request_get_status");
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    const int want[6] = {12, 13, 14, 22, 23, 24};
+    for (int k = 0; k < 6; ++k) check(got[k] == from * 100 + want[k], "subarray element %d", k);
+    MPI_Type_free(&sa);
+  }
   /* Collectives on non-contiguous types: a column broadcast, gathered, reduced. */
   int m[4][3];
   for (int y = 0; y < 4; ++y)
@@ -645,6 +668,16 @@ static void test_edges(void) {
   int inter;
   MPI_Comm_test_inter(MPI_COMM_WORLD, &inter);
   check(!inter, "world is an intercommunicator");
+  char name[MPI_MAX_OBJECT_NAME];
+  int len;
+  MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
+  check(!strcmp(name, "MPI_COMM_WORLD") && len == 14, "world's name %s", name);
+  MPI_Comm d;
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  MPI_Comm_set_name(d, "mine");
+  MPI_Comm_get_name(d, name, &len);
+  check(!strcmp(name, "mine"), "set name %s", name);
+  MPI_Comm_free(&d);
 }
 
 static const struct {
