@@ -211,6 +211,14 @@ int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag);
 int MPI_Pcontrol(const int level, ...);
+#define MPI_MAX_LIBRARY_VERSION_STRING 128
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype type, MPI_Op op);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
 int MPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);

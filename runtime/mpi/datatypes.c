@@ -541,3 +541,17 @@ int MPI_Type_create_subarray(int ndims, const int *sizes, const int *subsizes, c
   MPI_Type_free(&next);
   return err;
 }
+
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count) {
+  const int err = check_type("MPI_Status_set_elements", type);
+  if (err) return err;
+  int per;
+  const int base = type_base(type, &per);
+  /* Elements of the type's basic type: bytes = count basic elements. */
+  status->mpi_bytes_ = count * (base ? basic_types[base].size : 1);
+  return MPI_SUCCESS;
+}
+int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
+  status->mpi_cancelled_ = flag != 0;
+  return MPI_SUCCESS;
+}

@@ -66,10 +66,31 @@ int MPI_Init(int *argc, char ***argv) {
  * once. They share the rank's one endpoint, and the library's critical sections need no
  * lock: each runs inside one thread, which nothing interrupts, and a call blocks only
  * where the structures are consistent (docs/mpi.md, "Threads, atomicity, blocking"). */
+static int thread_level = MPI_THREAD_SINGLE;
+
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
               : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+  thread_level = *provided;
   return MPI_Init(argc, argv);
+}
+
+int MPI_Query_thread(int *provided) {
+  *provided = thread_level;
+  return MPI_SUCCESS;
+}
+
+/* The computation that called MPI_Init is main's: the one with the rank's first stack. */
+int MPI_Is_thread_main(int *flag) {
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen) {
+  *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                        "MPI-EMX (MPI %d.%d subset) for the simulated EM-X", MPI_VERSION,
+                        MPI_SUBVERSION);
+  return MPI_SUCCESS;
 }
 
 /* Result records must have literal names, in the order of enum mpi_counter, then the

@@ -668,6 +668,17 @@ static void test_edges(void) {
   int inter;
   MPI_Comm_test_inter(MPI_COMM_WORLD, &inter);
   check(!inter, "world is an intercommunicator");
+  int commute, provided, is_main, vlen, red[2] = {1, 2};
+  const int add[2] = {10, 20};
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  MPI_Op_commutative(MPI_SUM, &commute);
+  MPI_Query_thread(&provided);
+  MPI_Is_thread_main(&is_main);
+  MPI_Get_library_version(version, &vlen);
+  MPI_Reduce_local(add, red, 2, MPI_INT, MPI_SUM);
+  check(commute && provided == MPI_THREAD_SINGLE && is_main && vlen > 0 && red[0] == 11 &&
+            red[1] == 22,
+        "MPI-2 names: %d %d %d %d %d", commute, provided, is_main, vlen, red[1]);
   char name[MPI_MAX_OBJECT_NAME];
   int len;
   MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
