@@ -18,6 +18,7 @@ typedef struct {
   uint32_t data;       /* the sender's buffer (get, sync) or the temporary one here */
   uint32_t bytes;
   char *tmp;           /* temporary buffer (malloc'd) holding the data at tmp + (data & 3) */
+  uint32_t pos;        /* chunked fetch: bytes delivered so far */
   mpi_request *r;      /* the receive it goes to, once matched */
   fetch f;
 } send_record;
@@ -89,6 +90,33 @@ static void fetched(void *arg) {
   if (e->r) copy_out(e);
 }
 
+/* Without memory for a temporary buffer of the whole message, a matched message whose
+ * alignment differs from its receive buffer's is read through a small one, a chunk at a
+ * time (a correct program must not fail for the library's lack of memory). */
+enum { CHUNK_BYTES = 1024 };
+static void chunk_next(send_record *e);
+static void chunk_fetched(void *arg) {
+  send_record *e = arg;
+  mpi_request *r = e->r;
+  const uint32_t all = min32(e->bytes, r->capacity), len = min32(all - e->pos, CHUNK_BYTES);
+  memcpy((char *)r->buf + e->pos, e->tmp + ((e->data + e->pos) & 3), len);
+  e->pos += len;
+  if (e->pos < all) {
+    chunk_next(e);
+    return;
+  }
+  free(e->tmp);
+  emx_iwrite(e->sreq + REQ_W_DONE, 1);
+  recv_finish(r, e->pe, e->tag, e->bytes);
+  record_free(e);
+}
+static void chunk_next(send_record *e) {
+  const uint32_t all = min32(e->bytes, e->r->capacity), len = min32(all - e->pos, CHUNK_BYTES);
+  const uint32_t from = e->data + e->pos, off = from & 3;
+  fetch_start(&e->f, (uint32_t *)e->tmp, emx_gaddr(e->pe, (void *)(uintptr_t)(from - off)),
+              (off + len + 3) / 4, chunk_fetched, e);
+}
+
 /* Reads the sender's buffer, zero copy when buffer, size and source are word aligned,
  * else the whole words around it into a temporary buffer. 0 if out of memory. */
 static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
@@ -99,7 +127,12 @@ static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
     return 1;
   }
   const uint32_t off = e->data & 3, words = (off + bytes + 3) / 4;
-  e->tmp = malloc(4 * words + 4);
+  e->tmp = dst ? malloc(4 * words + 4) : mpi_tmp_alloc(4 * words + 4);
+  if (!e->tmp && dst && bytes && (e->tmp = malloc(CHUNK_BYTES + 8))) {
+    e->pos = 0;
+    chunk_next(e);
+    return 1;
+  }
   if (!e->tmp) {
     e->state = SR_WAITING;
     return 0;
@@ -159,6 +192,14 @@ static void posted_take(mpi_request *r) {
     --mpi_wild_pending;
     release_held_requests();
   }
+}
+
+/* MPI_Cancel of a receive (cancel.c): taken out of the posted list if it is still
+ * there (nothing else knows it then); 0 if it is not. */
+int posted_cancel(mpi_request *r) {
+  if (!(r->flags & RF_IN_PRQ)) return 0;
+  posted_take(r);
+  return 1;
 }
 
 /* A receive whose request is issued leaves the posted list: arriving send requests find
@@ -274,7 +315,7 @@ void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
        * keeps this send request, sync and get drop it and the sender writes the data
        * into the receive. Either way the receive is matched now. */
       mpi_request *r = isq_take(&mpi_isq_recv, key);
-      if (proto == PROTO_BUFFERED) {
+      if (proto == PROTO_BUFFERED || (bits & SREQ_FALLBACK)) {
         deliver(r, record_new(pe, tag, ctx, bits, w));
       }
       req_unref(r);

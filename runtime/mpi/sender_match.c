@@ -57,7 +57,7 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
 static void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const uint32_t bytes = record_words(record_src(arg16))[0];
-  emx_send(EMX_PKT_invoke1, cont, (uint32_t)(uintptr_t)malloc(bytes));
+  emx_send(EMX_PKT_invoke1, cont, (uint32_t)(uintptr_t)mpi_tmp_alloc(bytes));
 }
 EMX_HANDLER(mpi_h_tmp_alloc);
 
@@ -83,19 +83,22 @@ static void send_request(mpi_request *s) {
   } else if (buffered) {
     /* Blocks; the entry in the request-issued queue is already there, so a receive
      * request arriving meanwhile is handled by the consistency rule. */
+    const uint32_t entries = s->isq_count;
     const uint32_t tmp = remote_alloc(s->pe, s->capacity + 8);
-    if (!tmp) {
-      mpi_error(s->comm, MPI_ERR_NO_MEM, "MPI_Isend",
-                "rank %d has no memory for a buffered message of %u bytes", s->rank,
-                (unsigned)s->capacity);
-      return;
+    if (tmp) {
+      data = put_covering(s->pe, tmp, s->buf, s->capacity);
+    } else {
+      /* No memory there: the send waits for its receive, as sync (the receiver reads
+       * the data when it is matched). Said how it goes on: SREQ_FALLBACK if a receive
+       * request took our entry meanwhile under buffered's rule. */
+      s->proto = PROTO_SYNC;
+      bits = PROTO_SYNC | (mpi_matching == MATCH_BOTH && s->isq_count < entries ? SREQ_FALLBACK : 0);
     }
-    data = put_covering(s->pe, tmp, s->buf, s->capacity);
   }
   const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
   record_send(s->pe, mpi_idx_sreq, bits, w, 4);
   COUNT(C_SEND_REQUESTS);
-  if (buffered) req_complete(s); /* the data has left the user's buffer */
+  if (s->proto == PROTO_BUFFERED) req_complete(s); /* the data has left the user's buffer */
 }
 
 void send_start(mpi_request *s) {

@@ -114,6 +114,7 @@ int cmd_run(const std::vector<std::string>& words) {
                            "exited (at {:.3f} us simulated)\n", opt.max_time_text,
                            static_cast<double>(o.cycles) / cfg.clock_mhz);
   if (!o.report.empty()) std::cerr << o.report;
+  for (const std::string& note : m.host().file_notes()) std::cerr << "emx: file access " << note << "\n";
   if (!opt.quiet)
     print_summary(opt.program, cfg, o, m.instructions(), host_s, limits_text(m.cycle_limit(), opt));
   if (!opt.profile_file.empty()) write_profile(profile, opt.profile_file);

@@ -3,6 +3,7 @@
 simulator, on the machine variants and PE counts that matter, against known results."""
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -158,6 +159,38 @@ class Pieces(Runs):
                 self.assertNotIn("FAILED", out)
 
 
+class Delay(Runs):
+    """emx_delay: the PE's timer (CSR emx.timer_arm) resumes the computation exactly the
+    given clocks after arming it; the PE runs other threads or idles meanwhile."""
+
+    def test_idles_exactly_the_given_clocks(self):
+        r, s = run_stats("--pes", "1", "rt_delay", timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "delay exact for 6 of 6 lengths; worker ran 20 yields "
+                         "during a delay of 10000\n")
+        res = results(s)
+        overhead = res["delay_overhead_cycles"]
+        self.assertGreater(overhead, 10)  # the suspension and resumption
+        self.assertLess(overhead, 40)
+        # The worker's yields ended before the timer fired: still exact.
+        self.assertEqual(res["delay_10000_with_worker_cycles"], 10000 + overhead)
+        # Below the suspension's own path the call cannot be shorter: one floor for all.
+        self.assertEqual(res["delay_0_cycles"], res["delay_1_cycles"])
+        self.assertEqual(res["delay_0_cycles"], res["delay_5_cycles"])
+        pe = s["stats"]["pe"]["0"]
+        self.assertEqual(pe["timers"], 12)
+        # Not a busy loop: 1 082 980 clocks of delay, the execution unit busy for a few
+        # thousand (the program's own work and the worker's yields).
+        self.assertLess(pe["busy_cycles"], 10000)
+        self.assertGreater(pe["idle_cycles"], 1082980 - 1000)
+
+    def test_timer_on_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, res = self.run_program("rt_delay", config=config)
+                self.assertIn("delay exact for 6 of 6 lengths", out)
+
+
 class Examples(Runs):
     def test_hello_in_pe_order(self):
         for pes in (1, 5, 80):
@@ -200,3 +233,92 @@ class Examples(Runs):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HostFiles(Runs):
+    """Files through the host (emx run --files DIR): round trips with stdio and
+    open/read/write, confinement to DIR (with errno in the program and a note in the
+    run's report), no access without --files, the host link's rate in simulated time."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "files")
+        self.outside = os.path.join(self.tmp.name, "outside")
+        os.mkdir(self.root)
+        os.mkdir(self.outside)
+        with open(os.path.join(self.root, "in.txt"), "w") as f:
+            f.write("alpha\nbeta\ngamma\n")
+        os.symlink(self.outside, os.path.join(self.root, "escape"))
+        with open(os.path.join(self.outside, "secret"), "w") as f:
+            f.write("no\n")
+        os.symlink(os.path.join(self.outside, "secret"), os.path.join(self.root, "escape_file"))
+        os.symlink(".", os.path.join(self.root, "inside_link"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def files(self, *args, sets=()):
+        opts = ["--pes", "1", "--files", self.root]
+        for s in sets:
+            opts += ["--set", s]
+        return run_stats(*opts, "rt_files", *map(str, args))
+
+    def test_round_trip(self):
+        r, _ = self.files("roundtrip")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "line 1: alpha\nline 2: beta\nline 3: gamma\nroundtrip: ok\n")
+        with open(os.path.join(self.root, "out.txt")) as f:
+            self.assertEqual(f.read(), "row 0: 0\nrow 1: 1\nrow 2: 4\nlast\nappended\n")
+        with open(os.path.join(self.root, "made.txt")) as f:
+            self.assertEqual(f.read(), "made\n")
+        self.assertFalse(os.path.exists(os.path.join(self.root, "out.bin")))
+
+    def test_confinement(self):
+        r, _ = self.files("confine")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "../outside.txt: refused errno 13", "/etc/passwd: refused errno 13",
+            "sub/../../x: refused errno 13", "escape/x.txt: refused errno 13",
+            "escape_file: refused errno 13", "inside_link/in.txt: opened errno 0",
+            ": refused errno 13", "create escape/new.txt: refused errno 13",
+            "remove ../x: -1 errno 13"])
+        self.assertEqual(os.listdir(self.outside), ["secret"])
+        notes = [l for l in r.stderr.splitlines() if l.startswith("emx: file access")]
+        self.assertEqual(len(notes), 8, r.stderr)
+        self.assertIn('PE 0: open("../outside.txt") refused: \'..\' in the path', notes[0])
+        self.assertIn("symbolic link leading out", notes[3])
+
+    def test_without_files_directory(self):
+        r, _ = run_stats("--pes", "1", "rt_files", "nofiles")
+        self.assertEqual(r.stdout, "without --files: refused errno 13\nfopen: Permission denied\n")
+        self.assertIn("no files directory (emx run --files DIR)", r.stderr)
+
+    def test_host_link_rate(self):
+        # 16000 bytes at 1.5 and 3 MB/s on a 16 MHz PE: 16000 * 16 / rate clocks, plus the
+        # request (20 bytes) and the software around it.
+        times = {}
+        for rate in (1.5, 3.0):
+            r, s = self.files("rate", 16000, sets=[f"host.bandwidth_mb_s={rate}"])
+            self.assertEqual(r.stdout, "rate: ok\n", r.stderr)
+            res = results(s)
+            for what in ("write_cycles", "read_cycles"):
+                self.assertAlmostEqual(res[what], 16020 * 16 / rate, delta=400)
+            times[rate] = res["read_cycles"]
+        self.assertAlmostEqual(times[1.5] / times[3.0], 2.0, delta=0.01)
+
+
+class CLibrary(Runs):
+    def test_what_ordinary_programs_include(self):
+        out, res = self.run_program("rt_cstdlib", pes=1)
+        self.assertEqual(out.splitlines(), [
+            "qsort: sorted, bsearch: 42 no 500",
+            "strtol: -31 rest Z, strtoll 9223372036854775807, strtoull 18446744073709551615, "
+            "overflow 2147483647 errno ERANGE",
+            "strtod: 3.25 -0.001 16 1.5 12.125 inf",
+            "abs: 5 70000 div -3 -1",
+            "strerror: No such file or directory / Permission denied",
+            "pages: 4096 bytes, 1024 of them (the PE's memory)",
+            "clock: advances, time: 0",
+            "assert: passed"])
+        # clock() is simulated microseconds: clocks / 16 on the 16 MHz default machine.
+        self.assertGreater(res["clock_us"], 0)
