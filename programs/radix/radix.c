@@ -42,6 +42,8 @@ int radix_parse(int argc, char **argv, int parallel, radix_args *a) {
   }
   a->scratch = malloc(a->radix * 4);
   if (!a->scratch) return fail_arg(a, "no memory for the digit arrays of radix", argv[2]);
+  a->q = a->n / a->pes;
+  a->rem = a->n % a->pes;
   a->n_local = radix_count_of(a, a->me);
   a->first = radix_first_of(a, a->me);
   return 1;
@@ -108,12 +110,24 @@ void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *sta
   }
 }
 
-radix_cursor radix_cursor_at(const radix_args *a, const uint32_t *base, uint32_t index) {
-  const uint32_t q = a->n / a->pes, rem = a->n % a->pes, big = rem * (q + 1);
-  const unsigned pe = index < big ? index / (q + 1) : rem + (index - big) / q;
-  const uint32_t off = index - radix_first_of(a, pe);
+void radix_walk_init(radix_walk *w, const radix_args *a, const uint32_t *base) {
+  *w = (radix_walk){a, base, 0, 0, radix_count_of(a, 0)};
+}
+
+radix_cursor radix_walk_to(radix_walk *w, uint32_t index) {
+  while (index >= w->first + w->count && w->pe + 1 < w->a->pes) {
+    w->first += w->count;
+    w->count = radix_count_of(w->a, ++w->pe);
+  }
+  const emx_gaddr_t block = emx_gaddr(w->pe, w->base);
+  return (radix_cursor){block + (index - w->first), block + w->count};
+}
+
+radix_cursor radix_block_after(const radix_args *a, const uint32_t *base, unsigned pe) {
+  do ++pe;
+  while (radix_count_of(a, pe) == 0);
   const emx_gaddr_t block = emx_gaddr(pe, base);
-  return (radix_cursor){block + off, block + radix_count_of(a, pe)};
+  return (radix_cursor){block, block + radix_count_of(a, pe)};
 }
 
 static int fail(const radix_args *a, const char *what, uint32_t i, uint32_t x, uint32_t y) {

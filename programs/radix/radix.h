@@ -19,6 +19,7 @@ typedef struct {
   int equal_keys;      /* keys=equal: every key the same (a test of the boundaries) */
   uint32_t batch;      /* remote writes between explicit suspensions (0: none) */
   unsigned me, pes;
+  uint32_t q, rem;     /* N = q P + rem: PE p holds q keys, one more if p < rem */
   uint32_t n_local;    /* n_p of this PE */
   uint32_t first;      /* global index of this PE's first key */
   int32_t *scratch;    /* radix words for radix_global_starts */
@@ -34,11 +35,10 @@ int radix_parse(int argc, char **argv, int parallel, radix_args *a);
 
 /* Keys per PE and the first global index of PE p. */
 static inline uint32_t radix_count_of(const radix_args *a, unsigned p) {
-  return a->n / a->pes + (p < a->n % a->pes);
+  return a->q + (p < a->rem);
 }
 static inline uint32_t radix_first_of(const radix_args *a, unsigned p) {
-  const uint32_t q = a->n / a->pes, rem = a->n % a->pes;
-  return p * q + (p < rem ? p : rem);
+  return p * a->q + (p < a->rem ? p : a->rem);
 }
 
 /* radix * bytes_per_digit bytes, zeroed; NULL (and a message) when memory is short. The
@@ -86,7 +86,18 @@ void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *sta
 typedef struct {
   emx_gaddr_t g, lim;
 } radix_cursor;
-radix_cursor radix_cursor_at(const radix_args *a, const uint32_t *base, uint32_t index);
+/* Increasing indices (the digits' starts, in digit order) are turned into cursors by
+ * walking along the PEs' blocks: no division. */
+typedef struct {
+  const radix_args *a;
+  const uint32_t *base;
+  unsigned pe;
+  uint32_t first, count; /* PE pe's block of global indices */
+} radix_walk;
+void radix_walk_init(radix_walk *w, const radix_args *a, const uint32_t *base);
+radix_cursor radix_walk_to(radix_walk *w, uint32_t index);
+/* The block of the first PE after pe that holds keys (there must be one). */
+radix_cursor radix_block_after(const radix_args *a, const uint32_t *base, unsigned pe);
 
 /* Lets the handler threads of arrived remote writes run (EM-X', EM-4): emx_yield. */
 static inline void radix_suspend(void) { emx_yield(); }

@@ -34,10 +34,12 @@ static __attribute__((noinline)) void pack(const uint32_t *src, uint32_t n, uint
 static unsigned make_runs(const radix_args *a, const uint32_t *to) {
   unsigned nr = 0;
   uint32_t offset = 0;
+  radix_walk w;
+  radix_walk_init(&w, a, to);
   for (uint32_t d = 0; d < a->radix; ++d) {
     uint32_t index = start[d], left = cnt[d];
     while (left > 0) {
-      const radix_cursor c = radix_cursor_at(a, to, index);
+      const radix_cursor c = radix_walk_to(&w, index);
       const uint32_t take = c.lim - c.g < left ? c.lim - c.g : left;
       runs[nr++] = (run_t){c.g, offset, take};
       index += take;

@@ -18,8 +18,7 @@ static uint32_t *to; /* the array being written, at the same address on every PE
 
 /* The digit's pointer reached its PE's block end: on to the next PE's block. */
 static __attribute__((noinline)) emx_gaddr_t next_block(radix_cursor *c) {
-  const unsigned pe = emx_gaddr_pe(c->g);
-  *c = radix_cursor_at(&args, to, radix_first_of(&args, pe + 1));
+  *c = radix_block_after(&args, to, emx_gaddr_pe(c->g));
   return c->g;
 }
 
@@ -76,8 +75,10 @@ int main(int argc, char **argv) {
     radix_count(from, a->n_local, shift, mask, cnt);
     radix_phase_end(&t, PH_COUNT);
     radix_global_starts(a, cnt, start);
+    radix_walk w;
+    radix_walk_init(&w, a, to);
     for (uint32_t d = 0; d < a->radix; ++d)
-      if (cnt[d]) cur[d] = radix_cursor_at(a, to, start[d]);
+      if (cnt[d]) cur[d] = radix_walk_to(&w, start[d]);
     radix_phase_end(&t, PH_GLOBAL);
     transfer(from, a->n_local, shift, mask, a->batch);
     radix_phase_end(&t, PH_TRANSFER);
