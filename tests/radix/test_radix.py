@@ -2,8 +2,11 @@
 coarse-grain sorts give sorted permutations of their keys on EM-X, EM-X' and EM-4, on
 PE counts that divide the size and that do not, with radix 4, 64 and 256; their phase
 times add up; runs are deterministic; bad arguments are clear errors."""
+import csv
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -185,6 +188,39 @@ class Errors(unittest.TestCase):
         self.fails(["radix_coarse", "1000", "256", "1", "batch=-1"], "bad batch 'batch=-1'")
         self.fails(["radix_coarse", "1000", "256", "1", "keys=sorted"],
                    "unknown argument 'keys=sorted'")
+
+
+class Experiments(unittest.TestCase):
+    """The five declarations (python/emx/experiments/radix.py) in their quick versions:
+    they run, write their tables and figures, and the tables show the mechanisms."""
+
+    def test_quick_experiments(self):
+        top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+        names = ["radix.sequential", "radix.parallel", "radix.breakdown",
+                 "radix.scalability", "radix.model"]
+        with tempfile.TemporaryDirectory() as out:
+            r = subprocess.run([os.path.join(top, "scripts", "reproduce"), *names, "--quick",
+                                "--jobs", "2", "--no-progress", "--out", out],
+                               capture_output=True, text=True, timeout=900,
+                               env={**os.environ, "EMX": os.environ.get("EMX", "emx")})
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            tables = {}
+            for n in names:
+                self.assertTrue(os.path.getsize(os.path.join(out, n + ".png")) > 0)
+                with open(os.path.join(out, n + ".csv")) as f:
+                    tables[n] = list(csv.DictReader(f))
+        seq = tables["radix.sequential"]
+        for row in seq:  # the counting loop: 10 clocks a key on EM-X, 13 on EM-4
+            want = 10 if row["machine"] == "EM-X" else 13
+            self.assertAlmostEqual(float(row["count_clk_per_key"]), want, delta=0.3)
+        for row in tables["radix.parallel"]:  # below the ideal line, above 1 PE
+            self.assertLess(float(row["of_ideal"]), 1)
+            self.assertGreater(float(row["of_ideal"]), 1 / 64)
+        t = {row["machine"]: float(row["time_us"]) for row in tables["radix.breakdown"]}
+        self.assertLess(t["EM-X"], t["EM-X'"])  # direct remote writes beat threads
+        self.assertLess(t["EM-X'"], t["EM-4"])  # slower clock, memory penalty
+        model = tables["radix.model"]
+        self.assertTrue(all(abs(float(row["model_error"])) < 0.5 for row in model))
 
 
 if __name__ == "__main__":
