@@ -239,7 +239,8 @@ def html_report(outcomes, path: str, meta: dict) -> str:
                         f"<td>{html.escape(r.outcome)}</td><td>config {num}</td>"
                         f"<td>{r.simulated_time_ns / 1e3:.1f}</td>"
                         f"<td>{'cache' if c else f'{r.host_seconds:.2f} s'}</td></tr>")
-        doc = f' · <a href="../{html.escape(e.doc)}">{html.escape(e.doc)}</a>' if e.doc else ""
+        href = os.path.relpath(os.path.join(sim.TOP, e.doc), os.path.dirname(os.path.abspath(path)))
+        doc = f' · <a href="{html.escape(href)}">{html.escape(e.doc)}</a>' if e.doc else ""
         sections.append(
             f'<section id="{html.escape(e.name)}"><h2>{html.escape(e.title)}</h2>'
             f'<div class=sub><code>{html.escape(e.name)}</code>{doc}'
@@ -255,6 +256,26 @@ def html_report(outcomes, path: str, meta: dict) -> str:
                        for c, n in configs.items())
     nav = "".join(f'<a href="#{html.escape(o.experiment.name)}">{html.escape(o.experiment.name)}'
                   f'{" ⚠" if o.failures else ""}</a>' for o in outcomes)
+    overview = []
+    for o in outcomes:
+        c = o.comparison
+        if c is None or c.empty:
+            continue
+        for _, r in c.iterrows():
+            overview.append(r.to_dict() | {"experiment": o.experiment.name})
+    if overview:
+        import pandas as pd
+        ov = pd.DataFrame(overview)
+        rows = _comparison_html(ov).replace("<tr><th>figure</th>", "<tr><th>experiment</th><th>figure</th>", 1)
+        # one row per published value, each led by its experiment's link
+        links = iter(f'<tr><td><a href="#{html.escape(n)}">{html.escape(n)}</a></td>'
+                     for n in ov["experiment"])
+        parts = rows.split("<tr><td>")
+        rows = parts[0] + "".join(next(links) + "<td>" + p for p in parts[1:])
+        overview_html = (f"<section id=overview><h2>Beside the papers: every published value"
+                         f"</h2>{rows}</section>")
+    else:
+        overview_html = ""
     v = meta.get("simulator", {})
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>emx reproduction report"
             f"</title><style>{CSS}</style></head><body><header><h1>emx: the papers' experiments"
@@ -262,7 +283,7 @@ def html_report(outcomes, path: str, meta: dict) -> str:
             f"(binary {html.escape(str(v.get('binary_sha256')))}) · "
             f"{html.escape(meta.get('date', ''))} · {len(outcomes)} experiments · "
             f"{html.escape(meta.get('executor', ''))}{' · quick' if meta.get('quick') else ''}"
-            f"</p></header><main><nav>{nav}</nav>{''.join(sections)}"
+            f"</p></header><main><nav>{nav}</nav>{overview_html}{''.join(sections)}"
             f"<section><h2>Machine configurations of the runs</h2>{cfg_html}</section>"
             f"</main></body></html>")
     with open(path, "w") as f:

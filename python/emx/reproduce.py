@@ -3,6 +3,7 @@ figures, write results/<name>.{json,csv,png} and results/report.html."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -49,6 +50,20 @@ def parse_params(items) -> dict:
     return out
 
 
+def parse_sets(items) -> dict:
+    """--set KEY=VALUE ... -> {key: value}; the value JSON if it parses, else a word."""
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set {item}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="scripts/reproduce", description=__doc__,
@@ -58,6 +73,10 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="list the experiments and stop")
     ap.add_argument("--param", action="append", default=[], metavar="EXP.KEY=VALUE",
                     help="set a declared parameter of an experiment")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key in every run (one value; scripts/sweep "
+                         "for several)")
+    ap.add_argument("--pes", type=int, help="PE count of every run")
     common_arguments(ap)
     a = ap.parse_args(argv)
     try:
@@ -68,6 +87,9 @@ def main(argv=None) -> int:
                 raise ValueError(f"--param names experiment '{name}', which is not being run")
         for e in chosen:                       # unknown parameters fail before any run
             e.options(a.quick, params.get(e.name))
+        overrides = parse_sets(a.set)
+        if overrides or a.pes is not None:     # so do unknown keys and bad values
+            sim.effective_config(None, overrides, a.pes)
     except ValueError as err:
         print(f"reproduce: {err}", file=sys.stderr)
         return 2
@@ -83,7 +105,7 @@ def main(argv=None) -> int:
     runner, ex = make_runner(a)
     t0 = time.time()
     try:
-        outcomes = run_experiments(chosen, runner, a.quick, params)
+        outcomes = run_experiments(chosen, runner, a.quick, params, overrides, a.pes)
     except KeyboardInterrupt:
         print("\nreproduce: interrupted; finished runs are cached, run again to resume",
               file=sys.stderr)

@@ -147,9 +147,11 @@ def compare(exp: Experiment, table):
                                        "diff_%", "unit", "source"])
 
 
-def run_experiments(experiments, runner: Runner, quick=False, params=None) -> list:
-    """Runs several experiments in one batch (the executor sees every run at once)."""
-    planned = [(e, plan(e, quick, (params or {}).get(e.name))) for e in experiments]
+def run_experiments(experiments, runner: Runner, quick=False, params=None, set=None,
+                    pes=None) -> list:
+    """Runs several experiments in one batch (the executor sees every run at once);
+    `set` and `pes` override every run's config."""
+    planned = [(e, plan(e, quick, (params or {}).get(e.name), set, pes)) for e in experiments]
     labelled = [(e.name, p) for e, pts in planned for p in pts]
     t0 = time.time()
     results, cached = runner.execute(labelled)

@@ -29,6 +29,12 @@ def binary() -> str:
     return os.environ.get("EMX") or os.path.join(build_dir(), "sim", "emx")
 
 
+def ensure_built() -> None:
+    """scripts/setup --quiet (cheap when nothing changed), unless $EMX names a binary."""
+    if not os.environ.get("EMX"):
+        subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
+
+
 def build_dir() -> str:
     return os.environ.get("EMX_BUILD_DIR") or os.path.join(TOP, "build")
 
@@ -122,6 +128,12 @@ class Result:
                 v = v[part]
             total += v
         return total
+
+    def check(self) -> "Result":
+        """This result, or RuntimeError with the fault report when the run failed."""
+        if not self.ok:
+            raise RuntimeError(f"{' '.join(self.command)}: {self.fault}")
+        return self
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
