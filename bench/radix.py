@@ -49,9 +49,9 @@ def main():
     host = statistics.median(s["host_seconds"] for s in runs)
     s = runs[0]
     packets = sum(pe["packets_sent"] for pe in s["stats"]["pe"].values())
+    each = ", ".join(f"{x['host_seconds']:.2f}" for x in runs)
     print(f"{a.program} {a.keys} keys, radix {a.radix}, {a.pes} PEs, {a.config}: "
-          f"host {host:.2f} s (median of {a.runs}: "
-          f"{', '.join(f'{x['host_seconds']:.2f}' for x in runs)})")
+          f"host {host:.2f} s (median of {a.runs}: {each})")
     print(f"  {s['instructions'] / 1e6:.1f} M instructions, {packets / 1e6:.2f} M packets; "
           f"{s['instructions'] / host / 1e6:.1f} M instructions/s, "
           f"{packets / host / 1e6:.2f} M packets/s")

@@ -188,6 +188,7 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     emx_result("keys_per_s", a->n / (total_us * 1e-6));
     emx_result("count_us", us[PH_COUNT]);
     emx_result("global_us", us[PH_GLOBAL]);
+    emx_result("pack_us", us[PH_PACK]);
     emx_result("transfer_us", us[PH_TRANSFER]);
     emx_result("sync_us", us[PH_SYNC]);
     printf("radix: %u keys, radix %u, %u PE(s): %s, %.1f us, %.0f keys/s\n", a->n, a->radix,

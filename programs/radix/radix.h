@@ -53,7 +53,7 @@ uint32_t *radix_alloc(const radix_args *a, unsigned arrays);
 void radix_generate(radix_args *a, uint32_t *keys);
 
 /* Phase clocks of this PE, summed over the passes. */
-enum { PH_COUNT, PH_GLOBAL, PH_TRANSFER, PH_SYNC, PH_N };
+enum { PH_COUNT, PH_GLOBAL, PH_PACK, PH_TRANSFER, PH_SYNC, PH_N }; /* PH_PACK: coarse only */
 typedef struct {
   uint64_t clocks[PH_N];
   uint64_t mark;

@@ -104,6 +104,7 @@ int main(int argc, char **argv) {
     const unsigned nr = make_runs(a, to);
     radix_phase_end(&t, PH_GLOBAL);
     pack(from, a->n_local, shift, mask, buf);
+    radix_phase_end(&t, PH_PACK);
     send_runs(a, buf, nr);
     radix_phase_end(&t, PH_TRANSFER);
     radix_sync();

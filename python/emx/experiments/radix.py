@@ -20,7 +20,7 @@ MACHINES = {  # name: (config, --set)
 COLORS = {"EM-X": "#3465a4", "EM-X'": "#73d216", "EM-4": "#cc0000"}
 PROGRAM = {"sequential": "radix_seq", "fine": "radix_fine", "coarse": "radix_coarse"}
 PHASES = [("count_us", "local count"), ("global_us", "global sum + prefix"),
-          ("transfer_us", "data transfer"), ("sync_us", "sync")]
+          ("pack_us", "packing (coarse)"), ("transfer_us", "data transfer"), ("sync_us", "sync")]
 K = 1024
 LOOP = "radix paper: the 10-instruction counting loop (machine.md)"
 
@@ -42,7 +42,7 @@ def sort_figures(params, r):
     # paper's loop costs (10 clocks counting on EM-X, 13 on EM-4).
     per = r.clock_mhz / (res["passes"] * -(-res["keys"] // res["pes"]))
     row["count_clk_per_key"] = res["count_us"] * per
-    row["transfer_clk_per_key"] = (res["transfer_us"] + res["sync_us"]) * per
+    row["transfer_clk_per_key"] = (res["pack_us"] + res["transfer_us"] + res["sync_us"]) * per
     row["host_s"] = r.host_seconds
     return row
 
@@ -137,7 +137,7 @@ def breakdown_runs(opt):
 def breakdown_plot(df, fig):
     ax = fig.subplots()
     bottom = np.zeros(len(df))
-    colors = ["#3465a4", "#f57900", "#73d216", "#75507b"]
+    colors = ["#3465a4", "#f57900", "#888a85", "#73d216", "#75507b"]
     for (name, label), c in zip(PHASES, colors):
         ax.bar(df["machine"], df[name] / 1e3, bottom=bottom, color=c, label=label)
         bottom += df[name].to_numpy() / 1e3
@@ -165,8 +165,8 @@ def scal_plot(df, fig):
         style = {"linestyle": "-" if grain == "fine" else "--"}
         ax.plot(g["pes"], g["time_us"] / 1e3, marker="o", color="#3465a4",
                 label=f"{grain}: total", **style)
-        ax.plot(g["pes"], (g["transfer_us"] + g["sync_us"]) / 1e3, marker="s",
-                color="#f57900", label=f"{grain}: transfer + sync", **style)
+        ax.plot(g["pes"], (g["pack_us"] + g["transfer_us"] + g["sync_us"]) / 1e3, marker="s",
+                color="#f57900", label=f"{grain}: (pack +) transfer + sync", **style)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("PEs (keys per PE fixed)")
     ax.set_ylabel("ms")
@@ -209,9 +209,10 @@ def model_plot(df, fig):
     axes = fig.subplots(1, 2)
     for ax, (sweep, x, label) in zip(axes, (("size", "keys", "total keys (64 PEs)"),
                                             ("pes", "pes", "PEs (256 K keys each)"))):
-        g = df[df["sweep"] == sweep].sort_values(x)
-        ax.plot(g[x], g["time_us"] / 1e3, "o-", label="measured")
-        ax.plot(g[x], g["model_us"] / 1e3, "s--", label="model R(nTl + rTg + nTw)")
+        for radix, g in df[df["sweep"] == sweep].groupby("radix"):
+            g = g.sort_values(x)
+            ax.plot(g[x], g["time_us"] / 1e3, "o-", label=f"measured, radix {radix}")
+            ax.plot(g[x], g["model_us"] / 1e3, "s--", label=f"model, radix {radix}")
         ax.set_xscale("log", base=2 if sweep == "pes" else 10)
         ax.set_yscale("log")
         ax.set_xlabel(label)
@@ -219,8 +220,8 @@ def model_plot(df, fig):
         ax.legend(fontsize=7)
     axes[0].set_ylabel("ms")
     r = df.iloc[0]
-    fig.suptitle(f"EM-X fine grain: Tl = {r['Tl_us'] * 20:.1f}, Tg = {r['Tg_us'] * 20:.1f}, "
-                 f"Tw = {r['Tw_us'] * 20:.1f} clocks", fontsize=9)
+    axes[0].set_title(f"fit: Tl = {r['Tl_us'] * 20:.1f}, Tg = {r['Tg_us'] * 20:.1f}, "
+                      f"Tw = {r['Tw_us'] * 20:.1f} clocks (20 MHz)", fontsize=8)
 
 
 EXPERIMENTS = [
