@@ -56,7 +56,7 @@ uint32_t *radix_alloc_digits(const radix_args *a, unsigned bytes_per_digit) {
 }
 
 uint32_t *radix_alloc(const radix_args *a, unsigned arrays) {
-  const uint32_t per_pe = a->n / a->pes + (a->n % a->pes != 0);
+  const uint32_t per_pe = a->q + (a->rem != 0);
   const uint64_t bytes = (uint64_t)per_pe * 4 * arrays;
   uint32_t *p = bytes < 0x7fffffffu ? malloc((size_t)bytes) : NULL;
   if (!p && a->me == 0)

@@ -23,6 +23,8 @@ typedef struct {
   uint32_t n_local;    /* n_p of this PE */
   uint32_t first;      /* global index of this PE's first key */
   int32_t *scratch;    /* radix words for radix_global_starts */
+  uint32_t *arrays;    /* the key arrays, `capacity` words each (radix_parallel) */
+  uint32_t capacity;
   uint32_t sum, sum_sq; /* checksums of this PE's generated keys (radix_generate) */
 } radix_args;
 
@@ -98,6 +100,24 @@ void radix_walk_init(radix_walk *w, const radix_args *a, const uint32_t *base);
 radix_cursor radix_walk_to(radix_walk *w, uint32_t index);
 /* The block of the first PE after pe that holds keys (there must be one). */
 radix_cursor radix_block_after(const radix_args *a, const uint32_t *base, unsigned pe);
+
+/* The parallel sorts: one driver (radix_parallel.c), a strategy per grain. Per pass:
+ * count (PH_COUNT); global starts, then plan (PH_GLOBAL); move (PH_PACK if it ends it,
+ * then PH_TRANSFER); sync (PH_SYNC). */
+typedef struct {
+  unsigned arrays; /* key arrays per PE: from, to, and any buffer after them */
+  int (*init)(const radix_args *a); /* allocates the strategy's digit arrays; 0: no memory */
+  /* The digits' global starts into the strategy's pointers into `to`. */
+  void (*plan)(const radix_args *a, const uint32_t *cnt, const uint32_t *start, uint32_t *to);
+  /* Every key of `from` to its place. */
+  void (*move)(const radix_args *a, const uint32_t *from, uint32_t shift, uint32_t mask,
+               radix_phases *t);
+} radix_strategy;
+int radix_parallel(int argc, char **argv, const radix_strategy *s);
+/* The third key array (a strategy's buffer), after from and to. */
+static inline uint32_t *radix_buffer(const radix_args *a) {
+  return a->arrays + 2 * a->capacity;
+}
 
 /* Lets the handler threads of arrived remote writes run (EM-X', EM-4): emx_yield. */
 static inline void radix_suspend(void) { emx_yield(); }

@@ -9,7 +9,6 @@
  * On EM-X' and EM-4 the sender suspends after every `batch` words (as radix_fine).
  *   radix_coarse N RADIX SEED [keys=random|equal] [batch=B]   docs/experiments/radix.md */
 #include <stdlib.h>
-#include <string.h>
 
 #include "radix.h"
 
@@ -18,8 +17,36 @@ typedef struct {
   uint32_t offset, words;
 } run_t;
 
-static uint32_t *cnt, *start, *pos; /* radix words each */
-static run_t *runs;                  /* at most radix + P */
+static uint32_t *pos;  /* per digit: its next place in the buffer */
+static run_t *runs;    /* at most radix + P */
+static unsigned n_runs;
+
+static int init(const radix_args *a) {
+  pos = radix_alloc_digits(a, 4);
+  runs = malloc((a->radix + a->pes) * sizeof(run_t));
+  return pos && runs;
+}
+
+/* The runs of the buffer, in global order (hence sorted by destination PE). */
+static void plan(const radix_args *a, const uint32_t *cnt, const uint32_t *start,
+                 uint32_t *to) {
+  uint32_t offset = 0;
+  radix_walk w;
+  radix_walk_init(&w, a, to);
+  n_runs = 0;
+  for (uint32_t d = 0; d < a->radix; ++d) {
+    pos[d] = offset;
+    uint32_t index = start[d], left = cnt[d];
+    while (left > 0) {
+      const radix_cursor c = radix_walk_to(&w, index);
+      const uint32_t take = c.lim - c.g < left ? c.lim - c.g : left;
+      runs[n_runs++] = (run_t){c.g, offset, take};
+      index += take;
+      offset += take;
+      left -= take;
+    }
+  }
+}
 
 /* Every key to its digit's place in buf (the packing loop). */
 static __attribute__((noinline)) void pack(const uint32_t *src, uint32_t n, uint32_t shift,
@@ -30,32 +57,11 @@ static __attribute__((noinline)) void pack(const uint32_t *src, uint32_t n, uint
   }
 }
 
-/* The runs of buf, in global order (hence sorted by destination PE). */
-static unsigned make_runs(const radix_args *a, const uint32_t *to) {
-  unsigned nr = 0;
-  uint32_t offset = 0;
-  radix_walk w;
-  radix_walk_init(&w, a, to);
-  for (uint32_t d = 0; d < a->radix; ++d) {
-    uint32_t index = start[d], left = cnt[d];
-    while (left > 0) {
-      const radix_cursor c = radix_walk_to(&w, index);
-      const uint32_t take = c.lim - c.g < left ? c.lim - c.g : left;
-      runs[nr++] = (run_t){c.g, offset, take};
-      index += take;
-      offset += take;
-      left -= take;
-    }
-  }
-  return nr;
-}
-
-static __attribute__((noinline)) void send_runs(const radix_args *a, const uint32_t *buf,
-                                                unsigned nr) {
+static __attribute__((noinline)) void send_runs(const radix_args *a, const uint32_t *buf) {
   unsigned first = 0;
-  while (first < nr && emx_gaddr_pe(runs[first].dst) < a->me) ++first;
-  for (unsigned j = 0; j < nr; ++j) {
-    const run_t *r = &runs[(first + j) % nr];
+  while (first < n_runs && emx_gaddr_pe(runs[first].dst) < a->me) ++first;
+  for (unsigned j = 0; j < n_runs; ++j) {
+    const run_t *r = &runs[(first + j) % n_runs];
     if (a->batch == 0) {
       emx_put(r->dst, buf + r->offset, r->words);
       continue;
@@ -68,50 +74,16 @@ static __attribute__((noinline)) void send_runs(const radix_args *a, const uint3
   }
 }
 
-int main(int argc, char **argv) {
-  radix_args args, *a = &args;
-  if (!radix_parse(argc, argv, 1, a)) return 2;
-  cnt = radix_alloc_digits(a, 4);
-  start = radix_alloc_digits(a, 4);
-  pos = radix_alloc_digits(a, 4);
-  runs = malloc((a->radix + a->pes) * sizeof(run_t));
-  uint32_t *from = cnt && start && pos && runs ? radix_alloc(a, 3) : NULL;
-  if (!from) return 2;
-  const uint32_t per_pe = a->n / a->pes + (a->n % a->pes != 0);
-  uint32_t *to = from + per_pe, *buf = to + per_pe;
-  if (a->pes > 1 && emx_max_i32((int32_t)(uintptr_t)to) != emx_min_i32((int32_t)(uintptr_t)to)) {
-    if (a->me == 0) printf("radix: the arrays are at different addresses on the PEs\n");
-    return 3;
-  }
-  radix_generate(a, from);
+/* The buffer is the third array, after from and to. */
+static void move(const radix_args *a, const uint32_t *from, uint32_t shift, uint32_t mask,
+                 radix_phases *t) {
+  uint32_t *buf = radix_buffer(a);
+  pack(from, a->n_local, shift, mask, buf);
+  radix_phase_end(t, PH_PACK);
+  send_runs(a, buf);
+}
 
-  radix_phases t;
-  memset(&t, 0, sizeof t);
-  emx_barrier();
-  const uint64_t begin = emx_cycles();
-  radix_phase_start(&t);
-  for (uint32_t pass = 0; pass < a->passes; ++pass) {
-    const uint32_t shift = pass * a->bits, mask = a->radix - 1;
-    memset(cnt, 0, a->radix * 4);
-    radix_count(from, a->n_local, shift, mask, cnt);
-    radix_phase_end(&t, PH_COUNT);
-    radix_global_starts(a, cnt, start);
-    uint32_t local = 0;
-    for (uint32_t d = 0; d < a->radix; ++d) {
-      pos[d] = local;
-      local += cnt[d];
-    }
-    const unsigned nr = make_runs(a, to);
-    radix_phase_end(&t, PH_GLOBAL);
-    pack(from, a->n_local, shift, mask, buf);
-    radix_phase_end(&t, PH_PACK);
-    send_runs(a, buf, nr);
-    radix_phase_end(&t, PH_TRANSFER);
-    radix_sync();
-    radix_phase_end(&t, PH_SYNC);
-    uint32_t *tmp = from;
-    from = to;
-    to = tmp;
-  }
-  return radix_finish(a, from, emx_cycles() - begin, &t);
+int main(int argc, char **argv) {
+  static const radix_strategy coarse = {3, init, plan, move};
+  return radix_parallel(argc, argv, &coarse);
 }
