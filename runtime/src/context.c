@@ -66,11 +66,12 @@ emx_reply_t __emx_ctx_take_early(emx_ctx_t *c) {
 }
 
 /* A new thread stack: returns its top (16-byte aligned, as the ABI wants sp), with the
- * two header words above it. Called by __emx_wait when the pool is empty. The words
- * below the stack are tagged as its guard: a store there (deep recursion) faults at once
- * as a stack overflow instead of overwriting the heap below. A frame larger than the
- * guard could step over it; 256 bytes cover the frames of ordinary code. */
-uint32_t emx_stack_guard_bytes = 256;
+ * two header words above it. Called by __emx_wait when the pool is empty. With a guard,
+ * the words below the stack are tagged: a store there (deep recursion) faults at once as
+ * a stack overflow instead of overwriting the heap below. A frame larger than the guard
+ * could step over it; 256 bytes cover the frames of ordinary code. Off unless the
+ * program defines the variable (tagging costs clocks: docs/reliability.md). */
+__attribute__((weak)) uint32_t emx_stack_guard_bytes = 0;
 void *__emx_stack_new(void) {
   const uint32_t size = (emx_stack_bytes + 15) & ~15u;
   const uint32_t guard = (emx_stack_guard_bytes + 3) & ~3u;

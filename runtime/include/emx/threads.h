@@ -148,7 +148,9 @@ static inline void emx_delay(uint32_t clocks) {
  * that blocks keeps its stack until it ends. */
 extern uint32_t emx_stack_bytes;
 /* Bytes below each such stack tagged as its guard: a store there faults as a stack
- * overflow (default 256; 0: none). */
+ * overflow. 0 (none) unless the program defines it, e.g.
+ *   uint32_t emx_stack_guard_bytes = 256;
+ * at file scope (the stacks made before main need it at link time). */
 extern uint32_t emx_stack_guard_bytes;
 /* Stacks made so far, and how many are in the pool now (for tests and statistics). */
 unsigned emx_stacks_made(void);

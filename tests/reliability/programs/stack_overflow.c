@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The guard is on when the program asks for it (runtime/include/emx/threads.h). */
+uint32_t emx_stack_guard_bytes = 256;
+
 static unsigned recurse(unsigned n);
 /* Called through a volatile pointer: GCC cannot turn the recursion into a loop. */
 static unsigned (*volatile again)(unsigned) = recurse;
