@@ -31,6 +31,14 @@ enum mpi_counter {
   C_COUNTERS
 };
 extern uint32_t mpi_counters[C_COUNTERS];
+
+/* Options beyond the variant (options.c; the table in docs/mpi.md): each switches one
+ * shortcut or older mechanism on in place of the paper's mechanism (the default). */
+typedef struct {
+  uint8_t fetch_per_word; /* -mpi-option=fetch-per-word: SYSRD per word, a thread each */
+} mpi_options;
+extern mpi_options mpi_opt;
+int mpi_parse_option(const char *arg, int *bad); /* 1: arg was an -mpi-option= */
 #define COUNT(c) (++mpi_counters[c])
 
 /* ---- Queues keyed by (peer, tag, context): FIFO per key (keyqueue.c) ---------------- */

@@ -1,6 +1,8 @@
 /* Moving message data: the one-sided send (remote writes straight into the receive
  * buffer, then the status, then completion through the receive request's I-structure)
- * and the receiver's remote read of a send buffer (SYSRD per word, split phase). */
+ * and the receiver's remote read of a send buffer: by block remote reads of the
+ * sender's memory unit (EM-X), or by a SYSRD per word whose reply is a thread (EM-X',
+ * EM-4, and the option -mpi-fetch=word). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,7 +112,8 @@ uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n) {
 
 /* ---- Remote reads ------------------------------------------------------------------- */
 
-/* Each word's reply is a thread in a fetch frame whose slot k stands for word k-1 of the
+/* ---- Remote read of a SYSRD per word ----
+ * Each word's reply is a thread in a fetch frame whose slot k stands for word k-1 of the
  * frame's chunk; replies leave their slot word alone, so slots 1..3 also hold the
  * bookkeeping (as emx_get_async does). A fetch keeps WINDOW frames of up to CHUNK words
  * in flight and reuses a frame for the next chunk when its last word is in. The
@@ -151,6 +154,48 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   if (x->frames == 0) x->done(x->arg);
 }
 
+/* ---- Block remote read (EM-X: the memory unit of the sender's PE, docs/pe.md) -------
+ * The data come as remote writes, one word per link slot, no thread on either side; each
+ * block's completion is an I-structure write behind its last word, for which a reader
+ * waits with a continuation into the fetch's frame: frame words E0, E1 are the elements of
+ * the (at most) two blocks in flight, slots 1 and 2 their continuations. A block is at
+ * most BLOCK words, so the sender's memory unit and output port interleave other
+ * packets between blocks; two in flight keep the link busy across the round trip. */
+enum { B_FETCH = 1, B_E0 = 3, BLOCK = 2048 };
+static emx_thread_fn *block_tmpl;
+
+static void block_issue(fetch *x, uint32_t *f, unsigned k) {
+  const uint32_t m = x->left < BLOCK ? x->left : BLOCK;
+  volatile uint32_t *e = &f[B_E0 + k];
+  /* The reader waits before the request leaves, so nothing can race the tag. */
+  *e = emx_gaddr_mine(&f[1 + k]);
+  emx_wtag(e, EMX_TAG_READER);
+  emx_read_block(emx_gaddr_mine(x->dst), x->src, m, emx_gaddr_mine((const void *)e));
+  x->dst += m;
+  x->src += m;
+  x->left -= m;
+  ++x->frames;
+}
+
+static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
+  (void)words, (void)unused;
+  uint32_t *f = emx_frame();
+  fetch *x = (fetch *)(uintptr_t)f[B_FETCH];
+  --x->frames; /* (counts blocks in flight here) */
+  if (x->left) {
+    /* cont << 10 >> 8: the slot's local byte address; slot 1 or 2 names the element. */
+    block_issue(x, f, (uint32_t)(((cont << 10) >> 8) - (uint32_t)(uintptr_t)&f[1]) / 4);
+    return;
+  }
+  if (x->frames) return;
+  emx_frame_free(f);
+  x->done(x->arg);
+}
+
+static int fetch_by_blocks(void) {
+  return (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
+}
+
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg) {
   *f = (fetch){dst, src, words, 0, done, arg};
@@ -158,6 +203,12 @@ void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch
   if (words == 0 || emx_gaddr_is_local(src)) {
     memcpy(dst, emx_gaddr_local(src), 4 * words);
     done(arg);
+    return;
+  }
+  if (fetch_by_blocks()) {
+    uint32_t *fr = emx_frame_alloc(block_tmpl);
+    fr[B_FETCH] = (uint32_t)(uintptr_t)f;
+    for (unsigned k = 0; k < 2 && f->left; ++k) block_issue(f, fr, k);
     return;
   }
   for (unsigned k = 0; k < WINDOW && f->left; ++k) fetch_issue(f, emx_frame_alloc(fetch_tmpl));
@@ -170,4 +221,7 @@ void transfer_init(void) {
   fetch_tmpl[0] = 0;
   for (unsigned k = 1; k < words; ++k) fetch_tmpl[k] = fetch_store;
   frame_slots = words - 1 < CHUNK ? words - 1 : CHUNK;
+  block_tmpl = calloc(words, sizeof *block_tmpl);
+  if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
+  block_tmpl[1] = block_tmpl[2] = block_arrived;
 }

@@ -92,6 +92,48 @@ class PointToPoint(Runs):
                 self.assertEqual(res["mpi_cells_in_use"], 0)
 
 
+# -mpi-option= names (runtime/mpi/options.c): the shortcuts over the paper's mechanisms.
+OPTIONS = ["fetch-per-word"]
+
+
+class Options(Runs):
+    """Every option, alone and all together, in every variant: the whole point-to-point
+    suite, every cell back in its free list, and the mechanism the option names taken."""
+
+    def run_variant(self, matching, protocol, *options):
+        r, s = run_stats("--pes", "3", "mpi_t_p2p", "all", "-mpi-stats",
+                         *variant_args(matching, protocol),
+                         *[f"-mpi-option={o}" for o in options], timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assert_all_ok(r.stdout, P2P_TESTS)
+        res = results(s)
+        self.assertEqual(res["mpi_cells_in_use"], 0)
+        return res, s
+
+    def test_every_option_in_every_variant(self):
+        for option in OPTIONS + ["all"]:
+            for matching, protocol in VARIANTS:
+                with self.subTest(option=option, matching=matching, protocol=protocol):
+                    res, s = self.run_variant(matching, protocol, option)
+                    if option in ("fetch-per-word", "all"):
+                        self.assertEqual(pe_sum(s, "memory_unit.block_reads"), 0)
+
+    def test_the_default_fetches_by_block_reads(self):
+        # The fetches are block reads of the sender's memory unit, except those of a
+        # rank's messages to itself (a copy).
+        res, s = self.run_variant("receiver", "get")
+        self.assertGreater(res["mpi_fetched_words"], 1000)
+        self.assertGreater(pe_sum(s, "memory_unit.block_reads"), 50)
+        self.assertGreater(pe_sum(s, "memory_unit.block_words"), 0.99 * res["mpi_fetched_words"])
+        self.assertLessEqual(pe_sum(s, "memory_unit.block_words"), res["mpi_fetched_words"])
+
+    def test_an_unknown_option_names_the_known_ones(self):
+        r, _ = run_stats("--pes", "2", "mpi_t_p2p", "order", "-mpi-option=fetch-per-word,bogus")
+        self.assertEqual(r.returncode, 12)
+        self.assertIn("MPI_Init: unknown option 'bogus' in -mpi-option=fetch-per-word,bogus "
+                      "(known: " + ", ".join(OPTIONS) + ", all)", r.stdout)
+
+
 class ReceiveRequestForms(Runs):
     """A receive request posted in advance is a 2-input thread invocation into a frame
     kept per source, when the frames have the default size; else a staged record of
