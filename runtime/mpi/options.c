@@ -1,6 +1,7 @@
 /* -mpi-option=NAME[,NAME...] (repeatable): the library's shortcuts and older mechanisms,
  * each switched on by name over the paper's mechanisms (the default). One table: name,
  * the flag it sets, what it changes (docs/mpi.md has the measured effect of each). */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@ static const struct {
   const char *name;
   size_t flag; /* offset in mpi_options */
 } options[] = {
+    {"rreq-pairs", offsetof(mpi_options, rreq_pairs)},
+    {"sreq-inline", offsetof(mpi_options, sreq_inline)},
+    {"staged-records", offsetof(mpi_options, staged_records)},
     {"fetch-per-word", offsetof(mpi_options, fetch_per_word)},
 };
 enum { N_OPTIONS = sizeof options / sizeof *options };
@@ -38,8 +42,8 @@ int mpi_parse_option(const char *arg, int *bad) {
       *bad = 1;
       if (emx_pe_id() == 0) {
         printf("MPI_Init: unknown option '%.*s' in %s (known:", (int)len, p, arg);
-        for (int k = 0; k < N_OPTIONS; ++k) printf(" %s", options[k].name);
-        printf(", all)\n");
+        for (int k = 0; k < N_OPTIONS; ++k) printf(" %s,", options[k].name);
+        printf(" all)\n");
       }
       return 1;
     }
