@@ -26,6 +26,7 @@ typedef struct outbox_op {
 typedef struct {
   outbox_op *head, *tail;
   uint16_t creates, asked; /* creations waiting; operand segments asked for */
+  emx_ctx_t *drained;       /* a computation waiting for the outbox to empty */
 } outbox;
 /* Segments asked for at once per peer: a peer's frames are never given back to its heap,
  * so the number in flight is bounded (a burst of requests to one peer would otherwise
@@ -86,9 +87,27 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
     if (!o || o->op == OP_CREATE) break;
     send_removal_now(target & 0x3ff, o->w[0], o->bits);
   }
-  if (!b->head) b->tail = 0;
+  if (!b->head) {
+    b->tail = 0;
+    if (b->drained) {
+      emx_send(EMX_PKT_invoke1, emx_ctx_cont(b->drained), 0); /* after this thread */
+      b->drained = 0;
+    }
+  }
 }
 EMX_HANDLER(mpi_h_segment_reply);
+
+/* A computation that issued a request to pe waits until it has been invoked there, as
+ * EM-X's remote thread creation waits for its operand segment: the request takes effect
+ * before the call returns (MPI_Irecv's pre-issue cost includes the round trip), and the
+ * outbox is empty again. Only computations call it (MPI_Isend, MPI_Irecv, MPI_Start). */
+void proto_drain(unsigned pe) {
+  outbox *b = &outboxes[pe];
+  if (!b->head) return;
+  emx_ctx_t *c = emx_ctx_new();
+  b->drained = c;
+  (void)emx_ctx_wait(c);
+}
 
 static void enqueue(unsigned pe, outbox_op *o) {
   outbox *b = &outboxes[pe];

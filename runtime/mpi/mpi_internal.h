@@ -380,6 +380,8 @@ void proto_request(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w,
 /* A removal from a request-issued queue (a special packet), behind every request to pe
  * that still waits for its operand segment. */
 void proto_removal(unsigned pe, uint32_t local_request, int recv_side);
+/* Blocks the calling computation until pe's outbox is empty (creation.c). */
+void proto_drain(unsigned pe);
 /* Nothing waits for pe in its outbox: a message sent now keeps the issue order. */
 int proto_peer_quiet(unsigned pe);
 extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */

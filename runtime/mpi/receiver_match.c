@@ -284,6 +284,7 @@ void recv_start(mpi_request *r) {
   }
   if (!wild && mpi_matching == MATCH_BOTH && !mpi_wild_pending) {
     issue_recv_request(r); /* the common case: straight to the sender */
+    proto_drain(r->pe);
     return;
   }
   dl_append(&posted, &r->prq);

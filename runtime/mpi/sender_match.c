@@ -125,6 +125,7 @@ void send_start(mpi_request *s) {
     isq_add(&mpi_isq_send, s);
   }
   send_request(s);
+  proto_drain(s->pe);
 }
 
 /* ---- A receive request arrives ---------------------------------------------------------- */

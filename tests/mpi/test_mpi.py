@@ -88,7 +88,7 @@ class PointToPoint(Runs):
                                             "-mpi-stats", *variant_args("both", protocol),
                                             pes=6)
                 self.assert_all_ok(out, ["simultaneous", "alternate"] * 3)
-                self.assertGreater(res["mpi_concurrent"], 1000)
+                self.assertGreater(res["mpi_concurrent"], 500)  # crossings: hundreds a run
                 self.assertEqual(res["mpi_cells_in_use"], 0)
 
 
