@@ -12,24 +12,14 @@
 A benchmark, not a test: the figures depend on the host (medians of --runs runs).
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EMX = os.environ.get("EMX", os.path.join(TOP, "build", "sim", "emx"))
-
-
-def run(args):
-    with tempfile.TemporaryDirectory() as d:
-        stats = os.path.join(d, "s.json")
-        subprocess.run([EMX, "run", "-q", "--stats", stats, *args], check=True,
-                       stdout=subprocess.DEVNULL)
-        with open(stats) as f:
-            return json.load(f)
+sys.path.insert(0, os.path.join(TOP, "python"))
+from emx import sim  # noqa: E402  (the one place that runs the simulator)
 
 
 def main():
@@ -39,8 +29,7 @@ def main():
                     help="comma-separated ROUNDSxWORDS")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
-    if "EMX" not in os.environ:  # an explicit binary needs no set-up
-        subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
+    sim.ensure_built()
     print(f"{a.pes} PEs computing and streaming; medians of {a.runs} runs")
     print(f"{'rounds x words':>15} {'instructions':>13} {'packet-hops':>12} {'cycles':>9} "
           f"{'host s':>7} {'M instr/s':>10} {'M hops/s':>9}")
@@ -48,18 +37,18 @@ def main():
         rounds, words = mix.split("x")
         mips, hops, host = [], [], []
         for _ in range(a.runs):
-            s = run(["--pes", str(a.pes), "bench_stream", rounds, words])
-            h = s["host_seconds"]
-            net = s["stats"]["network"]
+            s = sim.run("bench_stream", (rounds, words), pes=a.pes).check()
+            h = s.host_seconds
+            net = s.network
             host.append(h)
-            mips.append(s["instructions"] / h / 1e6)
+            mips.append(s.instructions / h / 1e6)
             hops.append(net["hops_sum"] / h / 1e6)
-        print(f"{mix:>15} {s['instructions']:>13} {net['hops_sum']:>12} {s['cycles']:>9} "
+        print(f"{mix:>15} {s.instructions:>13} {net['hops_sum']:>12} {s.cycles:>9} "
               f"{statistics.median(host):>7.3f} {statistics.median(mips):>10.1f} "
               f"{statistics.median(hops):>9.2f}")
     # The peak memory of that one child (os.wait4 gives its own usage, not the maximum
     # over all children so far).
-    child = subprocess.Popen([EMX, "run", "-q", "--pes", "1024", "hello"], stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(sim.command("hello", pes=1024), stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     if status != 0:
         sys.exit("the 1024-PE hello run failed")

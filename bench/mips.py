@@ -8,14 +8,13 @@ prints instructions, host seconds and simulated MIPS per run and the median. A b
 not a test: the figure depends on the host.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "python"))
+from emx import sim  # noqa: E402  (the one place that runs the simulator)
 
 
 def main():
@@ -23,21 +22,14 @@ def main():
     ap.add_argument("--reps", type=int, default=200, help="repetitions inside the program")
     ap.add_argument("--runs", type=int, default=3, help="runs of the simulator")
     a = ap.parse_args()
-    if "EMX" not in os.environ:  # an explicit binary needs no set-up
-        subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
-    emx = os.environ.get("EMX", os.path.join(TOP, "build", "sim", "emx"))
+    sim.ensure_built()
     mips = []
     for k in range(a.runs):
-        with tempfile.TemporaryDirectory() as d:
-            stats = os.path.join(d, "s.json")
-            subprocess.run([emx, "run", "-q", "--pes", "1", "--stats", stats, "bench_compute",
-                            str(a.reps)], check=True, stdout=subprocess.DEVNULL)
-            with open(stats) as f:
-                s = json.load(f)
-        m = s["instructions"] / s["host_seconds"] / 1e6
+        s = sim.run("bench_compute", (a.reps,), pes=1).check()
+        m = s.instructions / s.host_seconds / 1e6
         mips.append(m)
-        print(f"run {k + 1}: {s['instructions']} instructions, {s['cycles']} cycles, "
-              f"{s['host_seconds']:.3f} s host, {m:.1f} simulated MIPS")
+        print(f"run {k + 1}: {s.instructions} instructions, {s.cycles} cycles, "
+              f"{s.host_seconds:.3f} s host, {m:.1f} simulated MIPS")
     print(f"median: {statistics.median(mips):.1f} simulated MIPS (one PE, timing model on)")
 
 

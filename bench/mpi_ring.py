@@ -15,15 +15,13 @@ exchange.
 A benchmark, not a test: the rate depends on the host.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EMX = os.environ.get("EMX", os.path.join(TOP, "build", "sim", "emx"))
+sys.path.insert(0, os.path.join(TOP, "python"))
+from emx import sim  # noqa: E402  (the one place that runs the simulator)
 MODES = {"sendrecv": 0, "preposted": 1}
 VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "sync")]
 
@@ -32,15 +30,9 @@ def measure(a, mode, variant):
     flags = [] if variant is None else [f"-mpi-matching={variant[0]}", f"-mpi-protocol={variant[1]}"]
     rates = []
     for _ in range(a.runs):
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "s.json")
-            subprocess.run([EMX, "run", "-q", "--pes", str(a.pes), "--stats", path, "bench_mpi_ring",
-                            str(a.iter), str(a.bytes), str(MODES[mode]), *flags], check=True,
-                           stdout=subprocess.DEVNULL)
-            with open(path) as f:
-                s = json.load(f)
-        msgs = {r["name"]: r["value"] for r in s["results"]}["messages"]
-        rates.append(msgs / s["host_seconds"])
+        s = sim.run("bench_mpi_ring", (a.iter, a.bytes, MODES[mode], *flags), pes=a.pes).check()
+        msgs = s.results["messages"]
+        rates.append(msgs / s.host_seconds)
     return msgs, s, statistics.median(rates)
 
 
@@ -53,8 +45,7 @@ def main():
     ap.add_argument("--mode", choices=["sendrecv", "preposted", "both"], default="both")
     ap.add_argument("--variants", choices=["default", "all"], default="default")
     a = ap.parse_args()
-    if "EMX" not in os.environ:
-        subprocess.run([os.path.join(TOP, "scripts", "setup"), "--quiet"], check=True)
+    sim.ensure_built()
     modes = ["sendrecv", "preposted"] if a.mode == "both" else [a.mode]
     variants = [None] if a.variants == "default" else VARIANTS
     print(f"{a.pes} ranks, {a.iter} rounds of 2 messages of {a.bytes} bytes per rank; "
@@ -65,9 +56,9 @@ def main():
         for mode in modes:
             msgs, s, rate = measure(a, mode, v)
             name = "default (both/get)" if v is None else f"{v[0]}/{v[1]}"
-            print(f"{name:<20} {mode:<10} {rate / 1e3:>8.0f} {s['instructions'] / msgs:>10.0f} "
-                  f"{s['stats']['network']['delivered'] / msgs:>12.1f} "
-                  f"{s['simulated_time_ns'] / 1e3 / a.iter:>13.1f}")
+            print(f"{name:<20} {mode:<10} {rate / 1e3:>8.0f} {s.instructions / msgs:>10.0f} "
+                  f"{s.network['delivered'] / msgs:>12.1f} "
+                  f"{s.simulated_time_ns / 1e3 / a.iter:>13.1f}")
 
 
 if __name__ == "__main__":

@@ -104,6 +104,11 @@ int main(int argc, char **argv) {
       const double oneway = clocks / (2.0 * iters);
       printf("bytes=%d iterations=%d oneway_cycles=%.1f mbps=%.3f\n", bytes, iters, oneway,
              bytes / (oneway / mhz));
+      /* One record per size, in order (the experiment layer reads them as a series). */
+      emx_result_int("bytes", bytes);
+      emx_result_int("iterations", iters);
+      emx_result("oneway_cycles", oneway);
+      emx_result("mbps", bytes / (oneway / mhz));
     }
   }
   free(buf);

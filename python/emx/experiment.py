@@ -1,0 +1,137 @@
+"""How an experiment is declared: its runs, its figures, the published values, its plot.
+
+An experiment module (python/emx/experiments/<paper>.py) exports EXPERIMENTS, a list of
+Experiment. Nothing in it starts the simulator or parses output: the runner does that,
+caches the runs, and builds the table from `figures`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+
+
+def _frozen(mapping: Mapping[str, Any] | Sequence | None) -> tuple:
+    """A mapping as a sorted tuple of (key, value), so a Run hashes and compares."""
+    if not mapping:
+        return ()
+    items = mapping.items() if isinstance(mapping, Mapping) else mapping
+    return tuple(sorted((str(k), v) for k, v in items))
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation: `emx run [--config C] [--set K=V]... [--pes N] [options] PROGRAM ARGS`."""
+    program: str
+    args: tuple = ()
+    config: Optional[str] = None
+    set: tuple = ()                   # ((key, value), ...); give a dict, it is frozen
+    pes: Optional[int] = None
+    options: tuple = ()               # extra `emx run` options, e.g. ("--trace-text",)
+    timeout: Optional[float] = None   # host seconds
+
+    def __post_init__(self):
+        object.__setattr__(self, "args", tuple(str(a) for a in self.args))
+        object.__setattr__(self, "set", _frozen(self.set))
+        object.__setattr__(self, "options", tuple(self.options))
+
+    @property
+    def overrides(self) -> dict:
+        return dict(self.set)
+
+    def with_overrides(self, set: Mapping[str, Any] | None = None,
+                       pes: Optional[int] = None, config: Optional[str] = None) -> "Run":
+        """This run with more --set keys (they win), another PE count or config."""
+        merged = dict(self.set)
+        merged.update(set or {})
+        return replace(self, set=_frozen(merged), pes=self.pes if pes is None else pes,
+                       config=self.config if config is None else config)
+
+    def describe(self) -> str:
+        parts = []
+        if self.config:
+            parts.append(f"--config {self.config}")
+        parts += [f"--set {k}={json.dumps(v) if not isinstance(v, str) else v}"
+                  for k, v in self.set]
+        if self.pes is not None:
+            parts.append(f"--pes {self.pes}")
+        parts += list(self.options)
+        return " ".join(["emx run"] + parts + [self.program] + list(self.args))
+
+
+@dataclass(frozen=True)
+class Point:
+    """A run and the parameters that name its row(s) in the experiment's table."""
+    params: Mapping[str, Any]
+    run: Run
+
+
+@dataclass(frozen=True)
+class Published:
+    """A value the paper gives (only what the brief states), matched to the rows whose
+    parameters equal `where`."""
+    figure: str
+    value: float
+    where: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+    unit: str = ""
+
+
+@dataclass
+class Options:
+    """What an experiment's `runs` sees: quick (the CI-sized version) and its params."""
+    quick: bool = False
+    params: dict = field(default_factory=dict)
+
+    def __getitem__(self, name):
+        return self.params[name]
+
+
+@dataclass
+class Experiment:
+    name: str                                  # "paper.what", e.g. "mpi.latency"
+    paper: str                                 # the module's paper, e.g. "mpi"
+    title: str
+    runs: Callable[[Options], Iterable[Point]]
+    figures: Callable[[Mapping[str, Any], Any], Any]   # (params, Result) -> dict | [dict]
+    plot: Optional[Callable] = None            # (DataFrame, matplotlib Figure) -> None
+    derive: Optional[Callable] = None          # DataFrame -> DataFrame (fits, ideal lines)
+    view: Optional[Callable] = None            # DataFrame -> the table to print (a pivot)
+    published: Sequence[Published] = ()
+    params: Mapping[str, Any] = field(default_factory=dict)   # declared, with defaults
+    doc: str = ""                              # the page that explains it
+
+    def options(self, quick: bool = False, params: Mapping[str, Any] | None = None) -> Options:
+        given = dict(params or {})
+        unknown = sorted(set(given) - set(self.params))
+        if unknown:
+            allowed = ", ".join(sorted(self.params)) or "none"
+            raise ValueError(f"experiment {self.name} has no parameter "
+                             f"{', '.join(unknown)} (its parameters: {allowed})")
+        merged = dict(self.params)
+        for k, v in given.items():
+            merged[k] = _like(self.params[k], v)
+        return Options(quick=quick, params=merged)
+
+    def points(self, opt: Options) -> list:
+        pts = list(self.runs(opt))
+        for p in pts:
+            if not isinstance(p, Point):
+                raise TypeError(f"experiment {self.name}: runs() must yield Point, not {p!r}")
+        return pts
+
+
+def _like(default: Any, value: Any) -> Any:
+    """A parameter given as text takes the type of its default."""
+    if not isinstance(value, str) or isinstance(default, str):
+        return value
+    if isinstance(default, bool):
+        return value.lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int):
+        return int(value)
+    if isinstance(default, float):
+        return float(value)
+    if isinstance(default, (list, tuple)):
+        return type(default)(_like(default[0], v) if default else v
+                             for v in value.split(","))
+    return value

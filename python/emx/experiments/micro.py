@@ -1,0 +1,102 @@
+"""Microbenchmarks of the machine (programs/micro, docs/microbenchmarks.md) on each
+machine variant: remote read, remote write, thread invocation, 2-input matching."""
+from emx.experiment import Experiment, Point, Published, Run
+
+MACHINES = ["emx80-16mhz", "emx80-20mhz", "emx-thread-write", "em4"]
+DOC = "docs/microbenchmarks.md"
+
+
+def _machines(opt):
+    return MACHINES[:1] + MACHINES[3:] if opt.quick else MACHINES
+
+
+def _us(row, result, *names):
+    for n in names:
+        row[n.replace("_cycles", "_us")] = row[n] / result.clock_mhz
+    return row
+
+
+def _bars(y, label):
+    def plot(df, fig):
+        ax = fig.subplots()
+        cols = [c for c in y if c in df.columns]
+        keys = [c for c in ("machine", "target") if c in df.columns]
+        labels = [" ".join(str(r[k]) for k in keys) for _, r in df.iterrows()]
+        width = 0.8 / len(cols)
+        for i, c in enumerate(cols):
+            ax.bar([x + i * width for x in range(len(df))], df[c], width, label=c)
+        ax.set_xticks([x + width * (len(cols) - 1) / 2 for x in range(len(df))], labels,
+                      fontsize=8)
+        ax.set_ylabel(label)
+        ax.legend(fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+    return plot
+
+
+def read_runs(opt):
+    for m in _machines(opt):
+        yield Point({"machine": m}, Run("micro_remote_read", config=m))
+
+
+def read_figures(params, r):
+    row = {k: r.results[f"remote_read_{k}_cycles"] for k in ("min", "mean", "max")}
+    row = {f"{k}_cycles": v for k, v in row.items()}
+    return _us(row, r, "min_cycles", "mean_cycles", "max_cycles")
+
+
+def write_runs(opt):
+    words = 1024 if opt.quick else 16384
+    for m in _machines(opt):
+        yield Point({"machine": m, "target": "one"}, Run("micro_remote_write", (words,), config=m))
+        yield Point({"machine": m, "target": "all"},
+                    Run("micro_remote_write", (1024, "all"), config=m))
+
+
+def write_figures(params, r):
+    return {"cycles_per_word": r.results["remote_write_cycles_per_word"],
+            "mb_s": r.results["remote_write_mb_s"]}
+
+
+def invoke_runs(opt):
+    for m in _machines(opt):
+        yield Point({"machine": m}, Run("micro_invoke", config=m))
+
+
+def invoke_figures(params, r):
+    row = {f"{k}_cycles": r.results[f"invoke_round_trip_{k}_cycles"]
+           for k in ("min", "mean", "max")}
+    return _us(row, r, "min_cycles", "mean_cycles", "max_cycles")
+
+
+def match_runs(opt):
+    for m in _machines(opt):
+        yield Point({"machine": m}, Run("micro_match", config=m))
+
+
+def match_figures(params, r):
+    return {k: r.results[k] for k in ("invoke1_self_cycles", "invoke2_self_cycles",
+                                      "match_extra_cycles")}
+
+
+EXPERIMENTS = [
+    Experiment("micro.remote_read", "micro",
+               "Remote read (SYSRD) latency over every ordered pair of PEs",
+               read_runs, read_figures, plot=_bars(["min_us", "mean_us", "max_us"], "µs"),
+               doc=DOC),
+    Experiment("micro.remote_write", "micro",
+               "Remote write (SYSWR) block throughput from PE 0, to one PE and to all",
+               write_runs, write_figures, plot=_bars(["cycles_per_word"], "clocks per word"),
+               published=[
+                   Published("cycles_per_word", 2.0, {"machine": "emx80-16mhz", "target": "one"},
+                             "machine.md: EM-X block transfer 2 clocks per word", "clocks/word"),
+                   Published("cycles_per_word", 5.0, {"machine": "em4", "target": "all"},
+                             "machine.md: EM-4 block transfer 5 clocks per word", "clocks/word"),
+               ], doc=DOC),
+    Experiment("micro.invoke", "micro", "Thread invocation round trip PE 0 -> PE j -> PE 0",
+               invoke_runs, invoke_figures, plot=_bars(["min_us", "mean_us", "max_us"], "µs"),
+               doc=DOC),
+    Experiment("micro.match", "micro",
+               "Thread start on the same PE: 1-input packet against a 2-input match",
+               match_runs, match_figures,
+               plot=_bars(["invoke1_self_cycles", "invoke2_self_cycles"], "clocks"), doc=DOC),
+]

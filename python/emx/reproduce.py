@@ -1,0 +1,131 @@
+"""scripts/reproduce: run the papers' experiments, print them beside the published
+figures, write results/<name>.{json,csv,png} and results/report.html."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from . import executors, registry, report, sim
+from .cache import Cache
+from .runner import Runner, run_experiments
+
+
+def common_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options reproduce and sweep share: executor, cache, output."""
+    ap.add_argument("--quick", action="store_true",
+                    help="the small version of each experiment (CI-sized)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="simulations at once (default: the number of cores)")
+    ap.add_argument("--dask", metavar="ADDRESS",
+                    help="run on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                         "'local' for a LocalCluster in this process")
+    ap.add_argument("--out", default=os.path.join(sim.TOP, "results"),
+                    help="output directory (default: results/)")
+    ap.add_argument("--cache", default=None,
+                    help="cache directory (default: OUT/.cache)")
+    ap.add_argument("--force", action="store_true",
+                    help="run everything again, ignoring cached results")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def make_runner(a):
+    cache = Cache(a.cache or os.path.join(a.out, ".cache"), read=not a.force)
+    ex = executors.make(a.jobs, a.dask)
+    return Runner(ex, cache, progress=not a.no_progress), ex
+
+
+def parse_params(items) -> dict:
+    """--param EXPERIMENT.KEY=VALUE ... -> {experiment: {key: value}}"""
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        exp, dot, key = name.rpartition(".")
+        if not eq or not dot:
+            raise ValueError(f"--param {item}: expected EXPERIMENT.KEY=VALUE "
+                             "(e.g. mpi.latency.iterations=50)")
+        out.setdefault(exp, {})[key] = value
+    return out
+
+
+def parse_sets(items) -> dict:
+    """--set KEY=VALUE ... -> {key: value}; the value JSON if it parses, else a word."""
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set {item}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="scripts/reproduce", description=__doc__,
+        epilog="Experiments are named paper.what (scripts/reproduce --list); a paper name "
+               "(mpi) or a glob ('radix.*') selects several. docs/reproduce.md explains.")
+    ap.add_argument("experiments", nargs="*", help="experiments to run (default: all)")
+    ap.add_argument("--list", action="store_true", help="list the experiments and stop")
+    ap.add_argument("--param", action="append", default=[], metavar="EXP.KEY=VALUE",
+                    help="set a declared parameter of an experiment")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key in every run (one value; scripts/sweep "
+                         "for several)")
+    ap.add_argument("--pes", type=int, help="PE count of every run")
+    common_arguments(ap)
+    a = ap.parse_args(argv)
+    try:
+        chosen = registry.select(a.experiments)
+        params = parse_params(a.param)
+        for name in params:
+            if name not in {e.name for e in chosen}:
+                raise ValueError(f"--param names experiment '{name}', which is not being run")
+        for e in chosen:                       # unknown parameters fail before any run
+            e.options(a.quick, params.get(e.name))
+        overrides = parse_sets(a.set)
+        if overrides or a.pes is not None:     # so do unknown keys and bad values
+            sim.effective_config(None, overrides, a.pes)
+    except ValueError as err:
+        print(f"reproduce: {err}", file=sys.stderr)
+        return 2
+    if a.list:
+        for e in chosen:
+            extra = f"  [params: {', '.join(f'{k}={v}' for k, v in e.params.items())}]" \
+                if e.params else ""
+            print(f"{e.name:28} {e.title}{extra}")
+        return 0
+    if not os.path.exists(sim.binary()):
+        print(f"reproduce: no simulator at {sim.binary()} (run scripts/setup)", file=sys.stderr)
+        return 2
+    runner, ex = make_runner(a)
+    t0 = time.time()
+    try:
+        outcomes = run_experiments(chosen, runner, a.quick, params, overrides, a.pes)
+    except KeyboardInterrupt:
+        print("\nreproduce: interrupted; finished runs are cached, run again to resume",
+              file=sys.stderr)
+        return 130
+    finally:
+        ex.close()
+    meta = report.meta(a.quick, ex.name)
+    failed = 0
+    for o in outcomes:
+        report.write(o, a.out, meta)
+        print(report.text(o) + "\n")
+        failed += len(o.failures)
+    path = report.html_report(outcomes, os.path.join(a.out, "report.html"), meta)
+    runs = sum(len(o.results) for o in outcomes)
+    cached = sum(sum(o.cached) for o in outcomes)
+    print(f"{len(outcomes)} experiments, {runs} runs ({cached} cached, {failed} failed) in "
+          f"{time.time() - t0:.1f} s with {ex.name}; wrote {a.out}/<experiment>.json/.csv/.png "
+          f"and {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""Runs experiments: plans their points, takes what the cache has, executes the rest,
+and turns results into tables beside the published values."""
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from . import cache as cache_mod
+from .experiment import Experiment, Point
+from .sim import Result
+
+
+@dataclass
+class Outcome:
+    """One experiment's results (for one grid point of a sweep, or the whole sweep)."""
+    experiment: Experiment
+    points: list                       # [Point]
+    results: list                      # [Result], one per point
+    cached: list                       # [bool]
+    table: Any = None                  # pandas DataFrame: params + figures, one row each
+    failures: list = field(default_factory=list)    # [{params, command, fault}]
+    comparison: Any = None             # DataFrame: figure, where, simulated, published, diff_%
+
+    @property
+    def host_seconds(self) -> float:
+        return sum(r.host_seconds for r, c in zip(self.results, self.cached) if not c)
+
+
+def plan(exp: Experiment, quick: bool = False, params: Mapping[str, Any] | None = None,
+         set: Mapping[str, Any] | None = None, pes: int | None = None,
+         columns: Mapping[str, Any] | None = None) -> list:
+    """The experiment's points, with config overrides applied to every run and the
+    swept values added as columns."""
+    opt = exp.options(quick, params)
+    points = exp.points(opt)
+    if set or pes is not None or columns:
+        points = [Point({**p.params, **(columns or {})},
+                        p.run.with_overrides(set=set, pes=pes)) for p in points]
+    return points
+
+
+class Runner:
+    def __init__(self, executor, cache: cache_mod.Cache | None, progress: bool = True):
+        self.executor, self.cache, self.progress = executor, cache, progress
+
+    def execute(self, labelled_points) -> tuple:
+        """labelled_points: [(label, Point)]. Returns ([Result], [cached]) in that order;
+        a run that fails is a Result with its fault, never an exception."""
+        runs = [p.run for _, p in labelled_points]
+        unique = list(dict.fromkeys(runs))
+        keys = {}
+        if self.cache is not None:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                for run, k in zip(unique, pool.map(self._key, unique)):
+                    keys[run] = k
+        done, cached = {}, set()
+        for run in unique:
+            k = keys.get(run)
+            hit = self.cache.get(k) if (self.cache is not None and k) else None
+            if hit is not None:
+                done[run] = hit
+                cached.add(run)
+        todo = [r for r in unique if r not in done]
+        label_of = {}
+        for label, p in labelled_points:
+            label_of.setdefault(p.run, label)
+        bar = self._bar(len(todo))
+        try:
+            for run, result in self.executor.map((r, r) for r in todo):
+                done[run] = result
+                if self.cache is not None and keys.get(run):
+                    self.cache.put(keys[run], result)
+                if bar is not None:
+                    bar.set_postfix_str(label_of[run], refresh=False)
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+        return [done[r] for r in runs], [r in cached for r in runs]
+
+    def _key(self, run):
+        try:
+            return cache_mod.key(run)
+        except ValueError:
+            return None                # a bad config: the run itself reports it
+
+    def _bar(self, total):
+        if not self.progress or total == 0:
+            return None
+        from tqdm import tqdm
+        return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True,
+                    bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} runs "
+                               "[{elapsed}<{remaining}] {postfix}")
+
+
+def tabulate(exp: Experiment, points, results, cached) -> Outcome:
+    """Figures of each successful run as rows; failures with their fault reports."""
+    import pandas as pd
+    rows, failures = [], []
+    for p, r in zip(points, results):
+        if not r.ok:
+            failures.append({"params": dict(p.params), "command": p.run.describe(),
+                             "fault": r.fault or f"status {r.status}"})
+            continue
+        try:
+            fig = exp.figures(p.params, r)
+        except Exception:
+            failures.append({"params": dict(p.params), "command": p.run.describe(),
+                             "fault": "computing the figures failed:\n" +
+                             traceback.format_exc(limit=3) + "\nprogram output (tail):\n" +
+                             r.stdout[-2000:]})
+            continue
+        for f in ([fig] if isinstance(fig, Mapping) else list(fig)):
+            rows.append({**p.params, **f})
+    table = pd.DataFrame(rows)
+    if exp.derive is not None and not table.empty:
+        table = exp.derive(table)
+    out = Outcome(exp, list(points), list(results), list(cached), table, failures)
+    out.comparison = compare(exp, table)
+    return out
+
+
+def compare(exp: Experiment, table):
+    """Each published value beside the simulator's (mean over matching rows)."""
+    import pandas as pd
+    rows = []
+    for pub in exp.published:
+        sel = table
+        if not table.empty:
+            for k, v in pub.where.items():
+                sel = sel[sel[k] == v] if k in sel.columns else sel.iloc[0:0]
+        simulated = None
+        if not table.empty and pub.figure in sel.columns and len(sel):
+            vals = pd.to_numeric(sel[pub.figure], errors="coerce").dropna()
+            simulated = float(vals.mean()) if len(vals) else None
+        diff = None if simulated is None or pub.value == 0 else \
+            100.0 * (simulated - pub.value) / pub.value
+        where = ", ".join(f"{k}={v}" for k, v in pub.where.items())
+        rows.append({"figure": pub.figure, "where": where, "simulated": simulated,
+                     "published": pub.value, "diff_%": diff, "unit": pub.unit,
+                     "source": pub.source})
+    return pd.DataFrame(rows, columns=["figure", "where", "simulated", "published",
+                                       "diff_%", "unit", "source"])
+
+
+def run_experiments(experiments, runner: Runner, quick=False, params=None, set=None,
+                    pes=None) -> list:
+    """Runs several experiments in one batch (the executor sees every run at once);
+    `set` and `pes` override every run's config."""
+    planned = [(e, plan(e, quick, (params or {}).get(e.name), set, pes)) for e in experiments]
+    labelled = [(e.name, p) for e, pts in planned for p in pts]
+    t0 = time.time()
+    results, cached = runner.execute(labelled)
+    outcomes, i = [], 0
+    for e, pts in planned:
+        n = len(pts)
+        outcomes.append(tabulate(e, pts, results[i:i + n], cached[i:i + n]))
+        i += n
+    for o in outcomes:
+        o.wall_seconds = time.time() - t0
+    return outcomes

@@ -1,0 +1,270 @@
+"""The experiment layer (python/emx): running, declaring, caching, executing, reporting
+and sweeping. The runs are small; the simulated values asserted are deterministic."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "python"))
+
+from emx import registry, sim  # noqa: E402
+from emx.cache import Cache  # noqa: E402
+from emx.executors import DaskExecutor, LocalExecutor  # noqa: E402
+from emx.experiment import Experiment, Point, Published, Run  # noqa: E402
+from emx.runner import Runner, run_experiments  # noqa: E402
+
+
+def cli(module, *args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(TOP, "python"))
+    return subprocess.run([sys.executable, "-m", f"emx.{module}", *args, "--no-progress"],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+class TmpDir(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="emx-layer-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class SimRun(unittest.TestCase):
+    def test_a_clean_run_is_parsed(self):
+        r = sim.run("hello", pes=2)
+        self.assertTrue(r.ok)
+        self.assertEqual((r.status, r.outcome), (0, "exited"))
+        self.assertGreater(r.instructions, 0)
+        self.assertAlmostEqual(r.simulated_time_ns, r.cycles * 1e3 / r.clock_mhz, delta=1e3 / r.clock_mhz)
+        self.assertEqual(sorted(r.pe), [0, 1])
+        self.assertEqual(r.fault, "")
+
+    def test_a_fault_is_reported_not_raised(self):
+        r = sim.run("fault_null", pes=2)
+        self.assertFalse(r.ok)
+        self.assertEqual((r.status, r.outcome), (70, "fault"))
+        self.assertIn("store outside local memory", r.fault)
+        self.assertIn("PE 0", r.fault)
+        with self.assertRaisesRegex(RuntimeError, "null-pointer guard"):
+            r.check()
+
+    def test_a_bad_key_names_what_is_allowed(self):
+        r = sim.run("hello", set={"foo": 1})
+        self.assertEqual(r.status, 2)
+        self.assertIn("unknown key; allowed here", r.fault)
+
+    def test_series_keeps_the_order_of_records(self):
+        r = sim.run("mpi_throughput", ("raw", 64, 128), pes=2).check()
+        self.assertEqual(r.series("bytes"), [64, 128])
+        self.assertEqual(len(r.series("mbps")), 2)
+
+
+class Declarations(unittest.TestCase):
+    def test_unknown_experiment_lists_the_known(self):
+        with self.assertRaisesRegex(ValueError, "no experiment 'nope'; there are: .*mpi.latency"):
+            registry.select(["nope"])
+
+    def test_names_papers_and_globs_select(self):
+        self.assertEqual([e.name for e in registry.select(["micro.*"])],
+                         ["micro.remote_read", "micro.remote_write", "micro.invoke", "micro.match"])
+        self.assertIn("mpi.latency", [e.name for e in registry.select(["mpi"])])
+
+    def test_unknown_parameter_is_refused(self):
+        e = registry.select(["mpi.latency"])[0]
+        with self.assertRaisesRegex(ValueError, r"no parameter x \(its parameters: iterations\)"):
+            e.options(params={"x": 1})
+        self.assertEqual(e.options(params={"iterations": "7"}).params["iterations"], 7)
+
+    def test_every_declared_run_names_a_built_program(self):
+        for e in registry.all_experiments().values():
+            for quick in (True, False):
+                pts = e.points(e.options(quick))
+                self.assertTrue(pts, e.name)
+                for p in pts:
+                    self.assertTrue(os.path.exists(sim.program_path(p.run.program)),
+                                    f"{e.name}: {p.run.program}")
+
+
+def _match_experiment(published=()):
+    def runs(opt):
+        yield Point({"case": "good"}, Run("micro_match", pes=2))
+        yield Point({"case": "faults"}, Run("fault_null", pes=2))
+
+    def figures(params, r):
+        return {"invoke1": r.results["invoke1_self_cycles"]}
+    return Experiment("test.match", "test", "test", runs, figures, published=published)
+
+
+class RunnerAndCache(TmpDir):
+    def test_second_run_comes_from_the_cache_and_force_runs_again(self):
+        exp = registry.select(["micro.match"])
+        first = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp), False), quick=True)[0]
+        again = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp), False), quick=True)[0]
+        forced = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp, read=False), False),
+                                 quick=True)[0]
+        self.assertEqual(first.cached, [False, False])
+        self.assertEqual(again.cached, [True, True])
+        self.assertEqual(forced.cached, [False, False])
+        self.assertTrue(first.table.equals(again.table))
+        self.assertTrue(first.table.equals(forced.table))
+
+    def test_the_key_sees_config_arguments_and_program(self):
+        from emx.cache import key
+        base = Run("micro_match", pes=2)
+        keys = {key(base), key(base.with_overrides(set={"clock_mhz": 20})),
+                key(Run("micro_match", ("x",), pes=2)), key(Run("micro_invoke", pes=2))}
+        self.assertEqual(len(keys), 4)
+        self.assertEqual(key(base), key(Run("micro_match", pes=2, set={})))
+
+    def test_a_failing_run_is_reported_and_the_rest_goes_on(self):
+        o = run_experiments([_match_experiment()], Runner(LocalExecutor(2), None, False))[0]
+        self.assertEqual(list(o.table["case"]), ["good"])
+        self.assertEqual(len(o.failures), 1)
+        self.assertEqual(o.failures[0]["params"], {"case": "faults"})
+        self.assertIn("store outside local memory", o.failures[0]["fault"])
+
+    def test_published_values_are_compared(self):
+        exp = _match_experiment([Published("invoke1", 10.0, {"case": "good"}, "made up")])
+        o = run_experiments([exp], Runner(LocalExecutor(1), None, False))[0]
+        c = o.comparison.iloc[0]
+        sim_v = float(o.table["invoke1"].iloc[0])
+        self.assertEqual(c["simulated"], sim_v)
+        self.assertAlmostEqual(c["diff_%"], 100 * (sim_v - 10) / 10)
+
+    def test_dask_local_cluster_gives_the_same_table(self):
+        exp = registry.select(["micro.match"])
+        local = run_experiments(exp, Runner(LocalExecutor(2), None, False), quick=True)[0]
+        dask = DaskExecutor("local", 2)
+        try:
+            remote = run_experiments(exp, Runner(dask, None, False), quick=True)[0]
+        finally:
+            dask.close()
+        self.assertTrue(local.table.equals(remote.table))
+
+
+class Reproduce(TmpDir):
+    def test_quick_reproduction_writes_tables_figures_and_report(self):
+        p = cli("reproduce", "micro.match", "mpi.latency", "--quick", "--out", self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        self.assertIn("-- beside the published figures", p.stdout)
+        for name in ("micro.match", "mpi.latency"):
+            for ext in ("json", "csv", "png"):
+                self.assertTrue(os.path.getsize(os.path.join(self.tmp, f"{name}.{ext}")) > 0)
+        with open(os.path.join(self.tmp, "mpi.latency.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(len(doc["runs"]), 24)
+        self.assertEqual({p["where"] for p in doc["published"]},
+                         {"matching=both, mode=advance, bytes=0",
+                          "matching=both, mode=advance, bytes=4"})
+        # Receives in advance, both sides: the sender always hits, so the protocol does
+        # not matter (the paper: all three coincide).
+        adv = [r for r in doc["rows"] if r["matching"] == "both" and r["mode"] == "advance"
+               and r["bytes"] == 4]
+        self.assertEqual(len({r["oneway_cycles"] for r in adv}), 1)
+        # The table holds what the program reports when run alone.
+        direct = sim.run("mpi_pingpong", ("advance", 4, 20, "-mpi-matching=both",
+                                          "-mpi-protocol=get"), config="emx80-16mhz").check()
+        self.assertEqual(adv[0]["oneway_cycles"], direct.results["oneway_cycles"])
+        with open(os.path.join(self.tmp, "report.html")) as f:
+            page = f.read()
+        self.assertIn('id="mpi.latency"', page)
+        self.assertIn("data:image/png;base64,", page)
+        self.assertNotIn("src=\"http", page)     # self-contained: opens offline
+
+    def test_list_and_bad_names(self):
+        p = cli("reproduce", "--list")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("mpi.throughput", p.stdout)
+        p = cli("reproduce", "radix.nothing")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no experiment 'radix.nothing'; there are:", p.stderr)
+        p = cli("reproduce", "micro.match", "--set", "network.topology=xx")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("must be one of: circular_omega", p.stderr)
+
+    @unittest.skipUnless(shutil.which("chromium"), "no headless Chromium on this machine")
+    def test_the_report_renders_in_a_browser(self):
+        p = cli("reproduce", "micro.match", "--quick", "--out", self.tmp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shot = os.path.join(self.tmp, "shot.png")
+        subprocess.run(["python3", os.path.join(TOP, "scripts", "screenshot"),
+                        os.path.join(self.tmp, "report.html"), shot], check=True, timeout=120)
+        self.assertGreater(os.path.getsize(shot), 20000)   # a page with a figure, not blank
+
+
+class Sweep(TmpDir):
+    def test_grid_over_config_and_pes(self):
+        p = cli("sweep", "micro.remote_read", "--quick", "--set", "clock_mhz=10,20",
+                "--pes", "4,8", "--out", self.tmp, "--cache", os.path.join(self.tmp, "c"))
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        import pandas as pd
+        t = pd.read_parquet(os.path.join(self.tmp, "sweep-micro.remote_read.parquet"))
+        self.assertEqual(len(t), 2 * 2 * 2)            # clocks x PE counts x machines (quick)
+        self.assertTrue({"clock_mhz", "pes", "machine", "mean_us"} <= set(t.columns))
+        for (pes, m), g in t.groupby(["pes", "machine"]):
+            us = dict(zip(g["clock_mhz"], g["mean_us"]))
+            cyc = dict(zip(g["clock_mhz"], g["mean_cycles"]))
+            self.assertEqual(cyc[10], cyc[20])          # clocks do not depend on the clock rate
+            self.assertAlmostEqual(us[10], 2 * us[20])
+        self.assertTrue(os.path.exists(os.path.join(self.tmp, "sweep-micro.remote_read.png")))
+        again = cli("sweep", "micro.remote_read", "--quick", "--set", "clock_mhz=10,20",
+                    "--pes", "4,8", "--out", self.tmp, "--cache", os.path.join(self.tmp, "c"))
+        self.assertIn("(8 cached, 0 failed)", again.stdout)   # a re-run (or resume) runs nothing
+
+    def test_a_failing_point_is_reported_and_the_rest_goes_on(self):
+        p = cli("sweep", "micro.match", "--quick", "--set", "sim.max_cycles=50,100000000",
+                "--out", self.tmp)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("!! failed:", p.stdout)
+        self.assertIn("time limit", p.stdout)
+        with open(os.path.join(self.tmp, "sweep-micro.match.json")) as f:
+            doc = json.load(f)
+        self.assertEqual({r["sim.max_cycles"] for r in doc["rows"]}, {100000000})
+        self.assertEqual(len(doc["failures"]), 2)
+
+    def test_spec_file_list_mode_and_dask(self):
+        spec = os.path.join(self.tmp, "s.yaml")
+        with open(spec, "w") as f:
+            f.write("experiment: micro.invoke\nquick: true\nmode: list\n"
+                    "set:\n  clock_mhz: [10, 20]\n  network.routing_clocks: [1, 3]\n")
+        local = cli("sweep", "--spec", spec, "--out", os.path.join(self.tmp, "a"))
+        dask = cli("sweep", "--spec", spec, "--dask", "local", "--out", os.path.join(self.tmp, "b"))
+        self.assertEqual(local.returncode, 0, local.stderr)
+        self.assertEqual(dask.returncode, 0, dask.stderr)
+        self.assertIn("Dask LocalCluster", dask.stdout)
+        with open(os.path.join(self.tmp, "a", "sweep-micro.invoke.csv")) as f:
+            a = f.read()
+        with open(os.path.join(self.tmp, "b", "sweep-micro.invoke.csv")) as f:
+            b = f.read()
+        self.assertEqual(a, b)
+        self.assertEqual(len(a.strip().splitlines()), 1 + 2 * 2)   # 2 points x 2 machines
+        # Slower routing: longer round trips (an effect of the mechanism, not of the clock).
+        import pandas as pd
+        t = pd.read_csv(os.path.join(self.tmp, "a", "sweep-micro.invoke.csv"))
+        for m, g in t.groupby("machine"):
+            slow = g[g["network.routing_clocks"] == 3]["mean_cycles"].iloc[0]
+            fast = g[g["network.routing_clocks"] == 1]["mean_cycles"].iloc[0]
+            self.assertGreater(slow, fast)
+
+    def test_bad_sweeps_say_why(self):
+        p = cli("sweep", "micro.match", "--list-mode", "--set", "clock_mhz=10,20",
+                "--pes", "2,4,8", "--out", self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("same number of values on every axis", p.stderr)
+        p = cli("sweep", "micro.match", "--set", "network.topology=circular_omega,xx",
+                "--out", self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("must be one of", p.stderr)
+        bad = os.path.join(self.tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"experiment": "micro.match", "grid": {}}')
+        p = cli("sweep", "--spec", bad, "--out", self.tmp)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("bad.json: unknown key grid", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
