@@ -101,7 +101,7 @@ EMX_HANDLER(mpi_h_segment_reply);
  * EM-X's remote thread creation waits for its operand segment: the request takes effect
  * before the call returns (MPI_Irecv's pre-issue cost includes the round trip), and the
  * outbox is empty again. Only computations call it (MPI_Isend, MPI_Irecv, MPI_Start). */
-void proto_drain(unsigned pe) {
+void proto_drain_wait(unsigned pe) {
   outbox *b = &outboxes[pe];
   if (!b->head) return;
   emx_ctx_t *c = emx_ctx_new();
@@ -118,11 +118,7 @@ static void enqueue(unsigned pe, outbox_op *o) {
   ++mpi_outbox_pending;
 }
 
-void proto_request(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n) {
-  if (mpi_opt.staged_records) {
-    record_send(pe, mpi_idx_record[kind], bits, w, n);
-    return;
-  }
+void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n) {
   outbox_op *o = pool_get(&op_pool);
   o->op = OP_CREATE;
   o->kind = (uint8_t)kind;
@@ -138,7 +134,7 @@ void proto_request(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w,
   }
 }
 
-void proto_removal(unsigned pe, uint32_t request, int recv_side) {
+void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
   if (!outboxes[pe].head) {
     send_removal_now(pe, request, (unsigned)recv_side);
     return;

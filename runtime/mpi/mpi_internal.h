@@ -374,17 +374,34 @@ static inline void tmp_buffer_free(void *p, uint32_t bytes) {
   if (bytes <= TMP_SMALL) pool_put(&mpi_tmp_pool, p);
   else free(p);
 }
+extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
 /* A request of n <= 4 words to PE pe: by remote thread creation (the default), or as a
- * staged record (-mpi-option=staged-records). Never blocks. */
-void proto_request(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n);
+ * staged record (-mpi-option=staged-records, inline: its packets unrolled). Never
+ * blocks. */
+void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n);
+static inline __attribute__((always_inline)) void proto_request(unsigned pe, unsigned kind,
+                                                                unsigned bits,
+                                                                const uint32_t *w, unsigned n) {
+  if (mpi_opt.staged_records) record_send(pe, mpi_idx_record[kind], bits, w, n);
+  else proto_create(pe, kind, bits, w, n);
+}
 /* A removal from a request-issued queue (a special packet), behind every request to pe
  * that still waits for its operand segment. */
-void proto_removal(unsigned pe, uint32_t local_request, int recv_side);
-/* Blocks the calling computation until pe's outbox is empty (creation.c). */
-void proto_drain(unsigned pe);
+void proto_removal_queued(unsigned pe, uint32_t local_request, int recv_side);
+static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_side) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0))
+    proto_removal_queued(pe, local_request, recv_side);
+  else
+    emx_invoke(pe, mpi_idx_remove, mpi_me | (unsigned)recv_side << 10, local_request);
+}
+/* Blocks the calling computation until pe's outbox is empty (creation.c); the test
+ * inline, so that a path that creates nothing calls nothing. */
+void proto_drain_wait(unsigned pe);
+static inline void proto_drain(unsigned pe) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_wait(pe);
+}
 /* Nothing waits for pe in its outbox: a message sent now keeps the issue order. */
 int proto_peer_quiet(unsigned pe);
-extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
 void creation_init(void);
 
 /* ---- Transfers (transfer.c) --------------------------------------------------------- */

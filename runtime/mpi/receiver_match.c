@@ -302,7 +302,8 @@ void recv_start(mpi_request *r) {
 
 /* words: send request, data address (or the data: SREQ_INLINE), bytes, tag | context
  * << 16; bits: protocol and SREQ_INLINE. */
-void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
+static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigned bits,
+                                                            const uint32_t *w) {
   const uint32_t last = w[3];
   const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
   const unsigned proto = bits & SREQ_PROTO;
@@ -322,7 +323,7 @@ void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
     }
     /* No receive request of ours will meet this send request at the sender: it must
      * forget it before any later receive request of ours arrives there. */
-    send_isq_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(w[0]), 0);
+    proto_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(w[0]), 0);
   }
   send_record *e = record_new(pe, tag, ctx, bits, w);
   mpi_request *r = posted_match(pe, tag, ctx);
@@ -346,12 +347,14 @@ void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   }
 }
 
-/* The same as a staged record (-mpi-option=staged-records). */
+/* Invoked in a frame (creation.c), or as a staged record (-mpi-option=staged-records):
+ * each entry with the core inline, so that neither calls through the other. */
+void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) { sreq_core(pe, bits, w); }
 void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const unsigned pe = record_src(arg16);
   const uint32_t *st = record_words(pe);
   const uint32_t w[4] = {st[0], st[1], st[2], last};
-  sreq_arrived(pe, record_bits(arg16), w);
+  sreq_core(pe, record_bits(arg16), w);
 }
 EMX_HANDLER(mpi_h_sreq);

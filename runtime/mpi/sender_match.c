@@ -20,6 +20,7 @@ static inline uint32_t tagctx(const mpi_request *r) { return r->tag | (uint32_t)
 void send_isq_removal(unsigned pe, uint32_t local_request, int recv_side) {
   proto_removal(pe, local_request, recv_side);
 }
+#define send_isq_removal proto_removal
 
 /* The data by remote write, then the status, then completion; s completes too. */
 static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
@@ -176,7 +177,8 @@ static inline __attribute__((always_inline)) void rreq_file(unsigned pe, emx_gad
 }
 
 /* A receive request in three words (bits RREQ_SHORT, mpi_internal.h) or four. */
-void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w) {
+static inline __attribute__((always_inline)) void rreq_core(unsigned pe, unsigned bits,
+                                                            const uint32_t *w) {
   if (bits & RREQ_SHORT)
     rreq_file(pe, (emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT | (w[0] & EMX_GADDR_LOCAL_MASK), w[1],
               w[2] & 0xffff, w[2] >> 16, w[0] >> EMX_GADDR_PE_SHIFT);
@@ -184,13 +186,14 @@ void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w) {
     rreq_file(pe, w[0], w[1], w[2], w[3] & 0xffff, w[3] >> 16);
 }
 
-/* The same as a staged record (-mpi-option=staged-records). */
+/* Invoked in a frame (creation.c), or as a staged record (-mpi-option=staged-records). */
+void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w) { rreq_core(pe, bits, w); }
 void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const unsigned pe = record_src(arg16), bits = record_bits(arg16);
   const uint32_t *st = record_words(pe);
   const uint32_t w[4] = {st[0], st[1], bits & RREQ_SHORT ? last : st[2], last};
-  rreq_arrived_words(pe, bits, w);
+  rreq_core(pe, bits, w);
 }
 EMX_HANDLER(mpi_h_rreq);
 
