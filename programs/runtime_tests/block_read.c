@@ -7,8 +7,9 @@
  *   overlap  PE 1 reads while PE 0 runs one long thread: the read completes before that
  *            thread ends (the memory unit serves it, not a thread);
  *   third    PE 1 has PE 0's block sent to PE 2, which waits for the completion there.
- * Prints one line per check, "ok" or "FAILED"; result block_read_cycles_per_word (4096
- * words, PE 1 from PE 0, request to completion). EM-X only (direct remote access). */
+ * Prints one line per check, "ok" or "FAILED"; results block_read_cycles_per_word (4096
+ * words, PE 1 from PE 0, request to completion) and overlap_thread_cycles (PE 0's long
+ * thread, which memory-port conflicts lengthen). EM-X only (direct remote access). */
 #include <emx/emc.h>
 #include <stdio.h>
 
@@ -96,6 +97,7 @@ int main(void) {
     printf("PE 0's thread ran from %u to %u, PE 1's read completed at %u\n", (unsigned)t_start,
            (unsigned)t_end, (unsigned)served_at);
   }
+  if (me == 0) emx_result_int("overlap_thread_cycles", t_end - t_start);
   report("served while a thread runs on the target");
 
   /* PE 1 has PE 0 send a block to PE 2; PE 2 waits for the completion on its own PE. */

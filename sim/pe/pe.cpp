@@ -207,11 +207,14 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   try {
     PacketEffect e = packets_.accept(p);
     uint64_t done = start + e.clocks;
-    // A running thread loses clocks to memory-port conflicts with the memory unit.
+    // A running thread loses clocks to memory-port conflicts with the memory unit (a
+    // block read: one per word read).
     if (e.clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
         start < hart_.cycles) {
-      hart_.cycles += cfg_.pe.memory_unit.exu_stall_clocks;
-      exu_stall_cycles_ += cfg_.pe.memory_unit.exu_stall_clocks;
+      const uint64_t stall =
+          uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * (e.block ? e.block->words : 1);
+      hart_.cycles += stall;
+      exu_stall_cycles_ += stall;
     }
     if (e.thread) {
       e.thread->ready_at = done;

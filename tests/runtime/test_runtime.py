@@ -91,6 +91,16 @@ class BlockReads(Runs):
                 self.assertGreaterEqual(res["block_read_cycles_per_word"], 2.0)
                 self.assertLess(res["block_read_cycles_per_word"], 2.1)
 
+    def test_memory_port_conflicts_count_every_word(self):
+        # With memory_unit.exu_stall_clocks = 1 the 4096 words read from PE 0 while its
+        # thread runs delay that thread by a clock each.
+        _, free = self.run_program("rt_block_read", pes=3)
+        out, stalled = self.run_program("rt_block_read", pes=3,
+                                        sets=["pe.memory_unit.exu_stall_clocks=1"])
+        self.assertIn("served while a thread runs on the target: ok\n", out)
+        self.assertGreaterEqual(stalled["overlap_thread_cycles"] - free["overlap_thread_cycles"],
+                                4096)
+
     def test_without_direct_remote_access_the_program_knows(self):
         out, _ = self.run_program("rt_block_read", pes=3, config="emx-thread-write")
         self.assertEqual(out, "block reads need the memory unit's direct remote access\n")
