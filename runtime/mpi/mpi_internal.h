@@ -40,6 +40,7 @@ typedef struct {
   uint8_t staged_records; /* staged-records: requests as staged special packets */
   uint8_t rreq_pairs;     /* rreq-pairs: receive requests as 2-input pairs */
   uint8_t sreq_inline;    /* sreq-inline: buffered data of <= 4 bytes in the send request */
+  uint8_t done_sized;     /* done-sized: a short message's size in its completion value */
 } mpi_options;
 extern mpi_options mpi_opt;
 int mpi_parse_option(const char *arg, int *bad); /* 1: arg was an -mpi-option= */
@@ -429,7 +430,12 @@ static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t
   else
     emx_put(g, from, n / 4);
   if (any_tag) emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
-  emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
+  if (mpi_opt.done_sized) {
+    emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
+  } else { /* the paper's: the status by remote write, then the completion flag */
+    emx_send(EMX_PKT_syswr, rreq + REQ_W_BYTES, n);
+    emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SET);
+  }
   return 1;
 }
 void put_message(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq, const void *src,

@@ -16,6 +16,7 @@ static const struct {
     {"rreq-pairs", offsetof(mpi_options, rreq_pairs)},
     {"sreq-inline", offsetof(mpi_options, sreq_inline)},
     {"staged-records", offsetof(mpi_options, staged_records)},
+    {"done-sized", offsetof(mpi_options, done_sized)},
     {"fetch-per-word", offsetof(mpi_options, fetch_per_word)},
 };
 enum { N_OPTIONS = sizeof options / sizeof *options };

@@ -93,7 +93,7 @@ class PointToPoint(Runs):
 
 
 # -mpi-option= names (runtime/mpi/options.c): the shortcuts over the paper's mechanisms.
-OPTIONS = ["rreq-pairs", "sreq-inline", "staged-records", "fetch-per-word"]
+OPTIONS = ["rreq-pairs", "sreq-inline", "staged-records", "done-sized", "fetch-per-word"]
 
 
 class Options(Runs):
