@@ -19,6 +19,12 @@ constexpr unsigned frame_words = 0xCC5;  // words per frame (operand segment)
 // Writable EMC-Y register (custom read/write user range 0x800-0x8FF).
 constexpr unsigned handlers = 0x800;   // local address of the special-handler table
 constexpr unsigned thread_stack = 0x801;  // sp of new threads (0: the loader's stack top)
+// The PE's timer (docs/pe.md "Timer"): writing N to timer_arm delivers, N clocks after the
+// write, a 1-input invocation (data 0) to the continuation in timer_cont, as a packet.
+constexpr unsigned timer_cont = 0x802;
+constexpr unsigned timer_arm = 0x803;
+// The CSR accesses that need the PE's clock exact first (reads of it, arming the timer).
+constexpr bool needs_exact_clock(unsigned n) { return reads_clock(n) || n == timer_arm; }
 constexpr unsigned kFeatureDirectRemoteAccess = 1;  // SYSWR/SYSRD served by the memory unit
 constexpr unsigned kFeatureSendDisplacement = 2;    // send has its base+displacement form
 }  // namespace emx::isa::csr

@@ -43,6 +43,8 @@ const char* csr_name(unsigned c) {
     case csr::handlers: return "emx.handlers";
     case csr::frame_words: return "emx.frame_words";
     case csr::thread_stack: return "emx.thread_stack";
+    case csr::timer_cont: return "emx.timer_cont";
+    case csr::timer_arm: return "emx.timer_arm";
   }
   return nullptr;
 }

@@ -63,9 +63,13 @@ int MPI_Init(int *argc, char ***argv) {
   return MPI_SUCCESS;
 }
 
+/* Every level up to MPI_THREAD_MULTIPLE: several computations of a rank may call MPI at
+ * once. They share the rank's one endpoint, and the library's critical sections need no
+ * lock: each runs inside one thread, which nothing interrupts, and a call blocks only
+ * where the structures are consistent (docs/mpi.md, "Threads, atomicity, blocking"). */
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-  (void)required;
-  *provided = MPI_THREAD_SINGLE; /* MPI is called from the main computation only */
+  *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+              : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
   return MPI_Init(argc, argv);
 }
 

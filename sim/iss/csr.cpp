@@ -27,6 +27,12 @@ bool Hart::csr_access(unsigned n, CsrOp op, uint32_t operand, bool do_write, uin
     case c::handlers: old = handler_table; rw = &handler_table; mask = ~3u; break;
     case c::frame_words: old = frame_words; break;
     case c::thread_stack: old = thread_stack; rw = &thread_stack; mask = ~15u; break;
+    case c::timer_cont: old = timer_cont; rw = &timer_cont; mask = ~0u; break;
+    case c::timer_arm:  // reads 0; a write (old = 0 for set and clear) arms a timer
+      old = 0;
+      if (do_write && env_)
+        env_->arm_timer(*this, timer_cont, op == CsrOp::clear ? 0 : operand);
+      return true;
     default: return false;
   }
   if (!do_write) return true;

@@ -33,6 +33,9 @@ class HartEnv {
   // The program reads the clock (CSR cycle or time): the env makes h.cycles exact first
   // (a PE that deferred its stall clocks takes them now).
   virtual void clock_read(Hart& h) { (void)h; }
+  // CSR emx.timer_arm written with `clocks` at h.cycles (exact: a CSR ends a segment): in
+  // `clocks` clocks a 1-input invocation with data 0 reaches continuation `cont`.
+  virtual void arm_timer(Hart& h, uint32_t cont, uint32_t clocks) { (void)h, (void)cont, (void)clocks; }
 };
 
 // The tag bit the memory unit sets when an I-structure element receives its value
@@ -109,6 +112,7 @@ class Hart {
   uint32_t handler_table = 0;  // emx.handlers: local address of the special-handler table
   uint32_t features = ~0u;     // emx.features (isa/csr_numbers.h); set before set_code
   uint32_t frame_words = 32;   // emx.frame_words
+  uint32_t timer_cont = 0;    // emx.timer_cont: where the next armed timer invokes
   uint32_t thread_stack = 0;   // emx.thread_stack: sp of new threads (0: the default)
 
   mem::LocalMemory& memory() { return mem_; }

@@ -69,7 +69,7 @@
 #define CSR_OP(op, operand, write)                                           \
   do {                                                                       \
     SYNC_OUT();                                                              \
-    if (env_ && isa::csr::reads_clock(static_cast<unsigned>(IMM))) {        \
+    if (env_ && isa::csr::needs_exact_clock(static_cast<unsigned>(IMM))) {  \
       env_->clock_read(*this);                                               \
       SYNC_IN();                                                             \
     }                                                                        \

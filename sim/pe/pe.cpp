@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "isa/csr_numbers.h"
 
 namespace emx::pe {
@@ -27,6 +29,37 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
   hart_.frame_words = cfg.pe.threads.frame_words;
   SC_HAS_PROCESS(Pe);
   SC_THREAD(execute);
+  SC_METHOD(fire_timers);
+  sensitive << timer_due_;
+  dont_initialize();
+}
+
+void Pe::arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) {
+  const Timer t{h.cycles + clocks, cont};
+  auto at = std::upper_bound(timers_.begin(), timers_.end(), t.at,
+                             [](uint64_t c, const Timer& x) { return c < x.at; });
+  timers_.insert(at, t);
+  const uint64_t now = sc_core::sc_time_stamp().value(), due = timers_.front().at * period_ps_;
+  timer_due_.notify(sc_core::sc_time::from_value(due > now ? due - now : 0));
+}
+
+void Pe::fire_timers() {
+  // Arrivals from the network up to now first, so the input buffer keeps arrival order.
+  machine_.catch_up();
+  const uint64_t now = now_cycles();
+  size_t k = 0;
+  for (; k < timers_.size() && timers_[k].at <= now; ++k) {
+    net::Packet p;
+    p.type = static_cast<uint8_t>(isa::PacketType::invoke1);
+    p.addr = timers_[k].cont;
+    p.src = p.dst = static_cast<uint16_t>(id_);
+    ++timers_fired_;
+    arrive(p, timers_[k].at);
+  }
+  timers_.erase(timers_.begin(), timers_.begin() + static_cast<std::ptrdiff_t>(k));
+  if (!timers_.empty())
+    timer_due_.notify(sc_core::sc_time::from_value(timers_.front().at * period_ps_ -
+                                                   sc_core::sc_time_stamp().value()));
 }
 
 void Pe::load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries,
@@ -300,6 +333,7 @@ void Pe::register_stats(stats::Registry& r) {
   r.counter(p + "input_buffer.spills", input_.spills_counter(), "packets spilled to the memory buffer");
   r.counter(p + "input_buffer.refills", input_.refills_counter(), "packets refilled from memory");
   r.counter(p + "input_buffer.max_occupancy", input_.max_counter(), "most threads waiting at once");
+  r.counter(p + "timers", &timers_fired_, "timer invocations delivered (CSR emx.timer_arm)");
   r.counter(p + "syncs", &syncs_, "synchronisations with SystemC time");
   const auto& n = packets_.counters();
   r.counter(p + "memory_unit.syswr", &n.syswr, "SYSWR packets served");

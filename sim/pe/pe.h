@@ -93,6 +93,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void end_thread(iss::Hart& h) override;
   void settle(iss::Hart& h) override;
   void clock_read(iss::Hart& h) override { settle_sends(h); }
+  // The timer (docs/pe.md): CSR emx.timer_arm. Each armed timer is a pending 1-input
+  // invocation; fire_timers (an SC_METHOD) delivers the due ones as arrivals.
+  void arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) override;
+  void fire_timers();
   // Wait until no send floats, then take the stall clocks into the local clock.
   void settle_sends(iss::Hart& h);
   static constexpr size_t kMaxFloatingSends = 256;
@@ -127,6 +131,13 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   PeObserver& observer_;
   sc_core::sc_event token_ready_;
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  struct Timer {
+    uint64_t at;    // the clock of delivery
+    uint32_t cont;  // the continuation it invokes
+  };
+  std::vector<Timer> timers_;  // armed, by clock (few: usually one)
+  sc_core::sc_event timer_due_;
+  uint64_t timers_fired_ = 0;
   const loader::SymbolTable* symbols_ = nullptr;
   uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
 };

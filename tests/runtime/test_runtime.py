@@ -189,6 +189,38 @@ class Pieces(Runs):
                 self.assertNotIn("FAILED", out)
 
 
+class Delay(Runs):
+    """emx_delay: the PE's timer (CSR emx.timer_arm) resumes the computation exactly the
+    given clocks after arming it; the PE runs other threads or idles meanwhile."""
+
+    def test_idles_exactly_the_given_clocks(self):
+        r, s = run_stats("--pes", "1", "rt_delay", timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "delay exact for 6 of 6 lengths; worker ran 20 yields "
+                         "during a delay of 10000\n")
+        res = results(s)
+        overhead = res["delay_overhead_cycles"]
+        self.assertGreater(overhead, 10)  # the suspension and resumption
+        self.assertLess(overhead, 40)
+        # The worker's yields ended before the timer fired: still exact.
+        self.assertEqual(res["delay_10000_with_worker_cycles"], 10000 + overhead)
+        # Below the suspension's own path the call cannot be shorter: one floor for all.
+        self.assertEqual(res["delay_0_cycles"], res["delay_1_cycles"])
+        self.assertEqual(res["delay_0_cycles"], res["delay_5_cycles"])
+        pe = s["stats"]["pe"]["0"]
+        self.assertEqual(pe["timers"], 12)
+        # Not a busy loop: 1 082 980 clocks of delay, the execution unit busy for a few
+        # thousand (the program's own work and the worker's yields).
+        self.assertLess(pe["busy_cycles"], 10000)
+        self.assertGreater(pe["idle_cycles"], 1082980 - 1000)
+
+    def test_timer_on_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, res = self.run_program("rt_delay", config=config)
+                self.assertIn("delay exact for 6 of 6 lengths", out)
+
+
 class Examples(Runs):
     def test_hello_in_pe_order(self):
         for pes in (1, 5, 80):

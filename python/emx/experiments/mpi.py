@@ -223,3 +223,151 @@ EXPERIMENTS = [
                "Where the clocks of one in-advance hop go (both sides, get, 4 bytes)",
                breakdown_runs, breakdown_figures, plot=breakdown_plot, doc=DOC),
 ]
+
+
+# ---- Table 3: back substitution (programs/mpi/backsub.c), MFlops per PE
+
+RECEIVES = ("normal", "advance")
+LOOPS = ("noyield", "yield")
+# The sequential solver holds all of U on one PE: 8 MB at N = 2000, more than the
+# assumed 4 MiB per PE (pe.memory_bytes); it runs with the 16 MiB that 22-bit word
+# addresses allow. Memory size does not enter the timing (no cache), which the second
+# sequential point, the largest N that fits 4 MiB, shows.
+SEQ_MEMORY = 16 << 20
+SEQ_FITS_4MIB = 1300
+
+
+def backsub_runs(opt):
+    n, block, pes = (200, 10, opt["pes"]) if opt.quick else (opt["n"], opt["block"], opt["pes"])
+    for m, p in VARIANTS:
+        for recv in RECEIVES:
+            for loop in LOOPS:
+                yield Point({"solver": f"{m} {p}", "receives": recv, "loop": loop, "n": n,
+                             "pes": pes},
+                            Run("mpi_backsub", (recv, loop, n, block, *variant_args(m, p)),
+                                config=CONFIG, pes=pes))
+    for seq_n in sorted({n, min(n, SEQ_FITS_4MIB)}):
+        yield Point({"solver": "sequential", "receives": "", "loop": "", "n": seq_n, "pes": 1},
+                    Run("mpi_backsub", ("seq", "noyield", seq_n, block), config=CONFIG, pes=1,
+                        set={"pe.memory_bytes": SEQ_MEMORY} if seq_n > SEQ_FITS_4MIB else {}))
+
+
+def backsub_figures(params, r):
+    x = r.results
+    row = {"mflops_per_pe": x["mflops_per_pe"], "mflops": x["mflops"],
+           "time_ms": x["time_us"] / 1e3, "residual": x["residual"], "error": x["error"]}
+    if "preissue_cycles" in x:
+        row["preissue_ms"] = x["preissue_cycles"] / r.clock_mhz / 1e3
+    return row
+
+
+def backsub_view(df):
+    par = df[df["solver"] != "sequential"]
+    t = par.pivot_table(index="solver", columns=["receives", "loop"], values="mflops_per_pe",
+                        sort=False)
+    t.columns = [f"{recv} {loop}" for recv, loop in t.columns]
+    t = t.reset_index()
+    for _, s in df[df["solver"] == "sequential"].iterrows():
+        t.loc[len(t)] = ([f"sequential, 1 PE, N={s['n']}", s["mflops_per_pe"]]
+                         + [float("nan")] * (len(t.columns) - 2))
+    return t
+
+
+def backsub_plot(df, fig):
+    ax = fig.subplots()
+    par = df[df["solver"] != "sequential"]
+    solvers = list(dict.fromkeys(par["solver"]))
+    forms = [(r, y) for r in RECEIVES for y in LOOPS]
+    colours = ["#3465a4", "#729fcf", "#cc7a00", "#fcaf3e"]
+    width = 0.8 / len(forms)
+    for i, ((recv, loop), c) in enumerate(zip(forms, colours)):
+        d = par[(par["receives"] == recv) & (par["loop"] == loop)].set_index("solver")
+        ax.bar([x + i * width for x in range(len(solvers))], [d.loc[s, "mflops_per_pe"] for s in solvers],
+               width, color=c, label=f"receives {recv}, {loop.replace('noyield', 'no yield')}")
+    seq = df[df["solver"] == "sequential"].sort_values("n")
+    if len(seq):
+        s = seq.iloc[-1]
+        ax.axhline(s["mflops_per_pe"], color="black", linestyle=":",
+                   label=f"sequential solver, 1 PE: {s['mflops_per_pe']:.2f}")
+    ax.set_xticks([x + width * (len(forms) - 1) / 2 for x in range(len(solvers))],
+                  [s.replace(" ", "\n") for s in solvers], fontsize=8)
+    n, pes = par["n"].iloc[0], par["pes"].iloc[0]
+    ax.set_ylabel(f"MFlops per PE (N={n}, {pes} PEs, single precision)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_ylim(0, max(df["mflops_per_pe"]) * 1.35)
+    ax.legend(fontsize=7, loc="upper center", ncol=3)
+
+
+# ---- why: how long protocol threads wait on one PE while its compute loop runs
+
+def backsub_threads_runs(opt):
+    n, block = (200, 10) if opt.quick else (opt["n"], opt["block"])
+    for m, p in (("both", "get"), ("receiver", "get"), ("receiver", "buffered")):
+        for loop in LOOPS:
+            yield Point({"solver": f"{m} {p}", "loop": loop, "n": n},
+                        Run("mpi_backsub", ("normal", loop, n, block, *variant_args(m, p)),
+                            config=CONFIG, pes=5, options=("--trace-text", "--trace-pes", "1")))
+
+
+def protocol_thread_waits(event_log, start=0, end=float("inf")):
+    """{entry name: [clocks waited]} of the protocol threads (mpi_*) of the one PE in an
+    `emx run --trace-text --trace-pes N` event log, whose packets arrived between clocks
+    start and end. Ready packets start threads in FIFO order, so the k-th "thread ready"
+    starts the k-th thread (after _start): the difference is how long that thread waited
+    in the input buffer, i.e. for the threads before it to end."""
+    ev = [(int(m[1]), m[3]) for m in map(TRACE.match, event_log.splitlines()) if m]
+    ready = [t for t, what in ev if "thread ready" in what]
+    starts = [(t, what.split()[2]) for t, what in ev
+              if what.startswith("thread start") and " _start " not in what]
+    if len(ready) != len(starts):
+        raise ValueError(f"{len(ready)} ready packets but {len(starts)} thread starts")
+    waits = {}
+    for r_t, (s_t, name) in zip(ready, starts):
+        if name.startswith("mpi_") and start <= r_t < end:
+            waits.setdefault(name, []).append(s_t - r_t)
+    return waits
+
+
+def backsub_threads_figures(params, r):
+    # Only the solve: the generator and the check run long threads of their own.
+    waits = protocol_thread_waits(r.stderr, r.results["start_cycle"], r.results["end_cycle"])
+    every = [w for v in waits.values() for w in v]
+
+    def row(name, v):
+        return {"thread": name, "count": len(v), "mean_wait_cycles": sum(v) / len(v),
+                "median_wait_cycles": statistics.median(v), "max_wait_cycles": max(v),
+                "over_1000": sum(w > 1000 for w in v)}
+    return [row(name, v) for name, v in sorted(waits.items())] + [row("all protocol threads", every)]
+
+
+def backsub_threads_view(df):
+    d = df[df["thread"] == "all protocol threads"]
+    return d[["solver", "loop", "count", "over_1000", "mean_wait_cycles", "median_wait_cycles",
+              "max_wait_cycles"]]
+
+
+def backsub_threads_plot(df, fig):
+    ax = fig.subplots()
+    d = df[df["thread"] == "all protocol threads"]
+    labels = [f"{s}\n{l}" for s, l in zip(d["solver"], d["loop"])]
+    ax.bar(range(len(d)), d["mean_wait_cycles"], color=["#3465a4" if l == "noyield" else "#fcaf3e"
+                                                          for l in d["loop"]])
+    ax.set_xticks(range(len(d)), labels, fontsize=7)
+    ax.set_yscale("log")
+    ax.set_ylabel("mean wait of a protocol thread on PE 1 (clocks)")
+    ax.grid(True, axis="y", alpha=0.3)
+
+
+EXPERIMENTS += [
+    Experiment("mpi.backsub", "mpi",
+               "Back substitution: MFlops per PE, 6 variants x receives normal / in advance "
+               "x with / without yield, and the sequential solver (Table 3)",
+               backsub_runs, backsub_figures, plot=backsub_plot, view=backsub_view,
+               params={"n": 2000, "block": 25, "pes": 5},
+               doc=DOC),
+    Experiment("mpi.backsub_threads", "mpi",
+               "Back substitution: how long protocol threads wait for the compute loop "
+               "(PE 1, receives normal, the timed solve)",
+               backsub_threads_runs, backsub_threads_figures, plot=backsub_threads_plot,
+               view=backsub_threads_view, params={"n": 2000, "block": 25}, doc=DOC),
+]

@@ -128,6 +128,19 @@ static inline void emx_yield(void) {
   (void)__emx_suspend(c);
 }
 
+/* Idle this computation for `clocks` clocks without running anything: the PE's timer
+ * (CSRs emx.timer_cont, emx.timer_arm; docs/pe.md) sends a 1-input packet to a context's
+ * continuation `clocks` clocks after it is armed, and the computation waits for it as
+ * for any reply. Other threads run meanwhile. The call returns `clocks` plus a fixed
+ * suspension cost after it was entered (rt_delay measures it), if nothing else holds the
+ * execution unit when the timer fires. */
+static inline void emx_delay(uint32_t clocks) {
+  emx_ctx_t *c = __emx_ctx_get();
+  __asm__ volatile("csrw 0x802, %0" ::"r"(c->cont) : "memory");
+  __asm__ volatile("csrw 0x803, %0" ::"r"(clocks) : "memory");
+  (void)__emx_suspend(c);
+}
+
 /* ---- Stacks ------------------------------------------------------------------------ */
 
 /* Bytes of each thread stack the pool makes (default 8 KiB; set before the stacks are

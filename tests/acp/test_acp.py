@@ -1,0 +1,152 @@
+"""The ACP basic layer (runtime/acp, acp.h) and OMPL (runtime/ompl, ompl.h): their test
+programs (programs/acp/tests) on the machine variants, against known results."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from emxrun import results, run_stats  # noqa: E402
+
+VARIANTS = ["emx80-16mhz", "emx-thread-write", "em4"]
+
+
+class Runs(unittest.TestCase):
+    def run_program(self, program, *args, pes=1, config=None, exit_code=0):
+        opts = ["--pes", str(pes)] + (["--config", config] if config else [])
+        r, s = run_stats(*opts, program, *map(str, args), timeout=600)
+        self.assertEqual(r.returncode, exit_code, f"{program} {args} {opts}\n{r.stdout}{r.stderr}")
+        return r.stdout, results(s) if s else {}
+
+
+class Copies(Runs):
+    def test_every_combination_on_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, _ = self.run_program("acp_t_copy", pes=4, config=config)
+                self.assertEqual([l for l in out.splitlines() if not l.startswith("acp memory")], [
+                    "every combination: ok", "ordered chains: ok", "200 copies in flight: ok",
+                    "long copies: ok", "acp copy: ok"])
+
+    def test_memory_does_not_depend_on_ranks(self):
+        out, _ = self.run_program("acp_t_copy", pes=4)
+        line = [l for l in out.splitlines() if l.startswith("acp memory per rank")]
+        self.assertEqual(len(line), 1)
+        self.assertLess(int(line[0].split()[-2]), 4096)
+
+
+class Atomics(Runs):
+    def test_contention_from_80_ranks(self):
+        out, _ = self.run_program("acp_t_atomics", pes=80)
+        self.assertIn("atomics from 80 ranks: add4 1600, add8 6871947672000, cas4 400, "
+                      "cas8 1717986918800, or 0xffffffff, and 0, xor 0xffff", out)
+        self.assertIn("acp atomics: ok", out)
+
+    def test_handler_threads_on_em4(self):
+        out, _ = self.run_program("acp_t_atomics", pes=12, config="em4")
+        self.assertIn("acp atomics: ok", out)
+
+
+class Errors(Runs):
+    def test_messages_and_null_returns(self):
+        out, _ = self.run_program("acp_t_errors", pes=3)
+        msgs = [l.split(": ", 1)[1] for l in out.splitlines() if l.startswith("acp error on")]
+        self.assertEqual(len(msgs), 12, out)
+        self.assertRegex(msgs[0], r"^0x[0-9a-f]+ is outside the registration of key 0x1 "
+                                  r"\(256 bytes at 0x[0-9a-f]+\)$")
+        self.assertRegex(msgs[2], r"^57 bytes at the destination \(0x[0-9a-f]+ on rank 1\) go "
+                                  r"past the end of its registration")
+        self.assertIn("the source 0 is not a registered global address", msgs[4])
+        self.assertIn("the destination is on rank 9, but there are 3 ranks", msgs[5])
+        self.assertIn("is not aligned to 4 bytes", msgs[6])
+        self.assertIn("is not in registered memory of this rank", msgs[7])
+        self.assertEqual(msgs[10], "8 bytes at 0x10 are not in this PE's memory (4194304 bytes)")
+        self.assertEqual(msgs[11], "more than 63 registrations at once")
+        self.assertIn("acp errors: ok", out)
+
+    def test_withdrawn_registration_stops_every_rank(self):
+        out, _ = self.run_program("acp_t_errors", "fatal", pes=3, exit_code=14)
+        self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked "
+                              r"for 16 bytes at 0x[0-9a-f]+ of registration 1, which is not")
+        self.assertNotIn("the refused copy completed", out)
+
+    def test_withdrawn_registration_reported_when_errors_return(self):
+        out, _ = self.run_program("acp_t_errors", "fatal", "return", pes=3)
+        self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked")
+        self.assertIn("the refused copy completed without data", out)
+
+
+class Ompl(Runs):
+    def test_every_variant(self):
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, _ = self.run_program("ompl_t_ompl", pes=3, config=config)
+                self.assertEqual(out.splitlines(), [
+                    "put and get at every alignment (240 cases): ok",
+                    "flags after data, 60 rounds: ok", "16 task pairs at once: ok", "ompl: ok"])
+
+
+class MpiThreads(Runs):
+    """MPI_Init_thread(MPI_THREAD_MULTIPLE): several computations of a rank call MPI at
+    once through the rank's one endpoint (blocking and non-blocking point-to-point calls,
+    wildcard source, Sendrecv), under every matching mode and protocol."""
+    def test_every_mode(self):
+        for matching in ["both", "receiver"]:
+            for protocol in ["buffered", "get", "sync"]:
+                with self.subTest(matching=matching, protocol=protocol):
+                    out, _ = self.run_program("acp_mpi_threads", 8, 301, 4, "check",
+                                              f"-mpi-matching={matching}",
+                                              f"-mpi-protocol={protocol}", pes=2)
+                    self.assertEqual(out, "MPI from 8 computations per rank: ok\n")
+
+    def test_handler_threads_and_long_messages(self):
+        for config in ["emx-thread-write", "em4"]:
+            with self.subTest(config=config):
+                out, _ = self.run_program("acp_mpi_threads", 4, 5000, 3, "check", pes=2,
+                                          config=config)
+                self.assertEqual(out, "MPI from 4 computations per rank: ok\n")
+
+
+class Experiments(unittest.TestCase):
+    """The quick versions of the acp_ompl experiments (python/emx/experiments/acp_ompl.py):
+    the orderings their pages explain."""
+    @classmethod
+    def setUpClass(cls):
+        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        sys.path.insert(0, os.path.join(top, "python"))
+        from emx import registry
+        from emx.executors import LocalExecutor
+        from emx.runner import Runner, run_experiments
+        outs = run_experiments(registry.select(["acp_ompl.*"]),
+                               Runner(LocalExecutor(2), None, False), quick=True)
+        cls.tables = {o.experiment.name: o.table for o in outs}
+        cls.failures = [f for o in outs for f in o.failures]
+
+    def test_no_run_failed(self):
+        self.assertEqual(self.failures, [])
+
+    def test_acp_memory_is_flat_and_mpi_grows(self):
+        t = self.tables["acp_ompl.memory"]
+        acp, mpi = t[t["layer"] == "ACP"], t[t["layer"] != "ACP"].sort_values("ranks")
+        self.assertEqual(len(set(acp["peak_bytes"])), 1)
+        self.assertEqual(len(set(acp["init_bytes"])), 1)
+        self.assertTrue(mpi["init_bytes"].is_monotonic_increasing)
+        self.assertGreater(mpi["peak_bytes"].iloc[-1], mpi["peak_bytes"].iloc[0])
+
+    def test_remote_writes_reach_the_link_rate_and_reads_do_not(self):
+        t = self.tables["acp_ompl.latency"].set_index(["case", "bytes"])
+        for case in ("ACP put", "ACP get", "MPI one-sided send"):
+            self.assertGreater(t.loc[(case, 65536), "mbytes_per_s"], 28)
+        self.assertLess(t.loc[("MPI receiver-side get", 65536), "mbytes_per_s"], 3)
+
+    def test_ompl_beats_mpi_from_many_computations(self):
+        t = self.tables["acp_ompl.pingpong"].set_index(["how", "T", "bytes"])["oneway_us"]
+        for T in (1, 4):
+            self.assertLess(t[("OMPL, T tasks per PE", T, 4)],
+                            t[("MPI, T computations per rank", T, 4)])
+        # One rank per pair: small messages do not wait for each other.
+        self.assertLess(t[("OMPL, one rank per pair", 4, 4)],
+                        1.1 * t[("OMPL, one rank per pair", 1, 4)])
+
+
+if __name__ == "__main__":
+    unittest.main()
