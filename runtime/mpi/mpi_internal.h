@@ -9,6 +9,7 @@
 #include <emx/emc.h>
 #include <mpi.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* ---- Variants (MPI_Init options) ---------------------------------------------------- */
 
@@ -31,6 +32,18 @@ enum mpi_counter {
   C_COUNTERS
 };
 extern uint32_t mpi_counters[C_COUNTERS];
+
+/* Options beyond the variant (options.c; the table in docs/mpi.md): each switches one
+ * shortcut or older mechanism on in place of the paper's mechanism (the default). */
+typedef struct {
+  uint8_t fetch_per_word; /* -mpi-option=fetch-per-word: SYSRD per word, a thread each */
+  uint8_t staged_records; /* staged-records: requests as staged special packets */
+  uint8_t rreq_pairs;     /* rreq-pairs: receive requests as 2-input pairs */
+  uint8_t sreq_inline;    /* sreq-inline: buffered data of <= 4 bytes in the send request */
+  uint8_t done_sized;     /* done-sized: a short message's size in its completion value */
+} mpi_options;
+extern mpi_options mpi_opt;
+int mpi_parse_option(const char *arg, int *bad); /* 1: arg was an -mpi-option= */
 #define COUNT(c) (++mpi_counters[c])
 
 /* ---- Queues keyed by (peer, tag, context): FIFO per key (keyqueue.c) ---------------- */
@@ -148,6 +161,7 @@ typedef struct {
   void *free;
   uint32_t cell_bytes;
   uint32_t made; /* cells carved; those in use are the ones not in the free list */
+  uint32_t batch_bytes; /* carved at once; 0: 2 KiB */
 } mpi_pool;
 void *pool_refill(mpi_pool *p);
 /* A cell, not initialised: a memset of a cell costs more than the rest of a short
@@ -162,8 +176,10 @@ static inline void pool_put(mpi_pool *p, void *cell) {
   *(void **)cell = p->free;
   p->free = cell;
 }
-/* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c). */
+/* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c); 0 if
+ * taking it would eat into the reserve. mpi_tmp_room: whether `bytes` may be taken. */
 void *mpi_tmp_alloc(uint32_t bytes);
+int mpi_tmp_room(uint32_t bytes);
 /* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
 uint32_t pool_cells_in_use(void);
 void pool_register(mpi_pool *p);
@@ -348,6 +364,61 @@ static inline unsigned record_src(uint32_t arg16) { return arg16 & 0x3ff; }
 static inline unsigned record_bits(uint32_t arg16) { return arg16 >> 10; }
 void records_init(void);
 
+/* ---- Protocol requests (creation.c) -------------------------------------------------- */
+
+/* The kinds of request, each a handler core taking the requester's PE, 6 bits and the
+ * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, continuation). */
+enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
+void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
+void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
+void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
+extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
+/* The buffered protocol's temporary buffers on the receiver: the small ones (short
+ * messages, the most frequent) from a free list, so that they do not scatter over the
+ * heap between the large buffers of the program (a small memory fragments). */
+enum { TMP_SMALL = 64 };
+extern mpi_pool mpi_tmp_pool;
+static inline void *tmp_buffer_new(uint32_t bytes) {
+  /* Both only above the heap's reserve (flow control, docs/mpi.md): 0 makes the buffered
+   * send fall back to a read by the receiver. */
+  if (bytes > TMP_SMALL) return mpi_tmp_alloc(bytes);
+  if (__builtin_expect(!mpi_tmp_pool.free, 0) && !mpi_tmp_room(4 * TMP_SMALL)) return 0;
+  return pool_get(&mpi_tmp_pool);
+}
+static inline void tmp_buffer_free(void *p, uint32_t bytes) {
+  if (bytes <= TMP_SMALL) pool_put(&mpi_tmp_pool, p);
+  else free(p);
+}
+extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
+/* A request of n <= 4 words to PE pe: by remote thread creation (the default), or as a
+ * staged record (-mpi-option=staged-records, inline: its packets unrolled). Never
+ * blocks. */
+void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n);
+static inline __attribute__((always_inline)) void proto_request(unsigned pe, unsigned kind,
+                                                                unsigned bits,
+                                                                const uint32_t *w, unsigned n) {
+  if (mpi_opt.staged_records) record_send(pe, mpi_idx_record[kind], bits, w, n);
+  else proto_create(pe, kind, bits, w, n);
+}
+/* A removal from a request-issued queue (a special packet), behind every request to pe
+ * that still waits for its operand segment. */
+void proto_removal_queued(unsigned pe, uint32_t local_request, int recv_side);
+static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_side) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0))
+    proto_removal_queued(pe, local_request, recv_side);
+  else
+    emx_invoke(pe, mpi_idx_remove, mpi_me | (unsigned)recv_side << 10, local_request);
+}
+/* Blocks the calling computation until pe's outbox is empty (creation.c); the test
+ * inline, so that a path that creates nothing calls nothing. */
+void proto_drain_wait(unsigned pe);
+static inline void proto_drain(unsigned pe) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_wait(pe);
+}
+/* Nothing waits for pe in its outbox: a message sent now keeps the issue order. */
+int proto_peer_quiet(unsigned pe);
+void creation_init(void);
+
 /* ---- Transfers (transfer.c) --------------------------------------------------------- */
 
 /* One-sided send: writes n bytes from local src into buffer `dst` (a byte address on
@@ -373,7 +444,12 @@ static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t
   else
     emx_put(g, from, n / 4);
   if (any_tag) emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
-  emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
+  if (mpi_opt.done_sized) {
+    emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
+  } else { /* the paper's: the status by remote write, then the completion flag */
+    emx_send(EMX_PKT_syswr, rreq + REQ_W_BYTES, n);
+    emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SET);
+  }
   return 1;
 }
 void put_message(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq, const void *src,
@@ -402,12 +478,12 @@ void transfer_init(void);
 
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
-/* The 6 bits of a send request: the protocol, and whether the data word is the data. */
-enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
-/* A buffered send whose receiver had no memory for it goes as sync (the receiver reads
- * it when matched); when a receive request of the receiver met it while it asked, the
- * consistency rule of buffered was applied already: this bit tells the receiver. */
-enum { SREQ_FALLBACK = 8 };
+/* The 6 bits of a send request: the protocol, whether the data word is the data, and
+ * (buffered) that the receiver had no memory for the temporary buffer: the data stays
+ * in the sender's buffer, the receiver reads it when matched, as sync does, and the send
+ * completes then. The consistency rule stays the buffered one on both sides (a receive
+ * request that met the send while it asked was applied under it already). */
+enum { SREQ_PROTO = 3, SREQ_INLINE = 4, SREQ_UNBUFFERED = 8 };
 /* A receive request is four words: its address, buffer, capacity, tag | context << 16.
  * Packed forms save packets and threads on the receives that programs post in advance
  * (the PE of the request is the packets' source, so its local word address of 22 bits
@@ -472,7 +548,8 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
   /* leaf: only cases that need no call go this way (a function that calls saves
    * registers): a message for the word-by-word loop, a key that may go idle without a
    * sweep. Never with an MPI_ANY_TAG key to compare with. */
-  if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || (leaf && bytes > 4 * SHORT_WORDS))
+  if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || (leaf && bytes > 4 * SHORT_WORDS) ||
+      mpi_outbox_pending)
     return 0;
   kq_key *key = kq_find(&mpi_assoc, kq_pt(pe, tag), ctx);
   recv_record *rr = key ? (recv_record *)key->head : 0;
