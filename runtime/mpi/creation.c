@@ -26,8 +26,14 @@ typedef struct outbox_op {
 typedef struct {
   outbox_op *head, *tail;
   uint16_t creates, asked; /* creations waiting; operand segments asked for */
-  emx_ctx_t *drained;       /* a computation waiting for the outbox to empty */
+  struct drain_waiter *drained; /* computations waiting for the outbox to empty */
 } outbox;
+/* On the stack of a computation waiting in proto_drain_wait (several computations of a
+ * rank may call MPI at once, MPI_THREAD_MULTIPLE). */
+typedef struct drain_waiter {
+  emx_ctx_t *ctx;
+  struct drain_waiter *next;
+} drain_waiter;
 /* Segments asked for at once per peer: a peer's frames are never given back to its heap,
  * so the number in flight is bounded (a burst of requests to one peer would otherwise
  * carve a frame for each); 2 keep the requests pipelined across the round trip. */
@@ -89,10 +95,11 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
   }
   if (!b->head) {
     b->tail = 0;
-    if (b->drained) {
-      emx_send(EMX_PKT_invoke1, emx_ctx_cont(b->drained), 0); /* after this thread */
-      b->drained = 0;
+    for (drain_waiter *w = b->drained, *next; w; w = next) {
+      next = w->next; /* (w's computation runs only after this thread) */
+      emx_send(EMX_PKT_invoke1, emx_ctx_cont(w->ctx), 0);
     }
+    b->drained = 0;
   }
 }
 EMX_HANDLER(mpi_h_segment_reply);
@@ -104,9 +111,9 @@ EMX_HANDLER(mpi_h_segment_reply);
 void proto_drain_wait(unsigned pe) {
   outbox *b = &outboxes[pe];
   if (!b->head) return;
-  emx_ctx_t *c = emx_ctx_new();
-  b->drained = c;
-  (void)emx_ctx_wait(c);
+  drain_waiter w = {emx_ctx_new(), b->drained};
+  b->drained = &w;
+  (void)emx_ctx_wait(w.ctx);
 }
 
 static void enqueue(unsigned pe, outbox_op *o) {

@@ -166,11 +166,11 @@ static emx_thread_fn *block_tmpl;
 
 static void block_issue(fetch *x, uint32_t *f, unsigned k) {
   const uint32_t m = x->left < BLOCK ? x->left : BLOCK;
-  volatile uint32_t *e = &f[B_E0 + k];
-  /* The reader waits before the request leaves, so nothing can race the tag. */
-  *e = emx_gaddr_mine(&f[1 + k]);
-  emx_wtag(e, EMX_TAG_READER);
-  emx_read_block(emx_gaddr_mine(x->dst), x->src, m, emx_gaddr_mine((const void *)e));
+  const emx_gaddr_t e = emx_gaddr_mine(&f[B_E0 + k]);
+  /* The continuation reads the element (an I-structure read from here: either order of
+   * it and the completion's write is right). */
+  emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&f[1 + k]));
+  emx_read_block(emx_gaddr_mine(x->dst), x->src, m, e);
   x->dst += m;
   x->src += m;
   x->left -= m;
