@@ -10,6 +10,7 @@ import json
 import math
 import os
 import subprocess
+import textwrap
 
 from . import cache, sim
 
@@ -42,6 +43,8 @@ def _fmt(x):
         if math.isnan(x):
             return "-"
         a = abs(x)
+        if x == int(x) and a < 1e15:
+            return str(int(x))            # counts and sizes that a pivot made floats
         return f"{x:.0f}" if a >= 1e5 else f"{x:.2f}" if a >= 1 else f"{x:.3g}"
     return str(x)
 
@@ -90,7 +93,7 @@ def figure_png(outcome) -> bytes | None:
             default_plot(t, fig, [k for k in outcome.points[0].params] if outcome.points else [])
         if not fig.axes:
             return None
-        fig.suptitle(f"{e.name}: {e.title}", fontsize=9)
+        fig.suptitle(textwrap.fill(f"{e.name}: {e.title}", 100), fontsize=8)
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110)
@@ -254,7 +257,7 @@ def html_report(outcomes, path: str, meta: dict) -> str:
     cfg_html = "".join(f"<details><summary>config {n}</summary><pre>"
                        f"{html.escape(json.dumps(json.loads(c), indent=1))}</pre></details>"
                        for c, n in configs.items())
-    nav = "".join(f'<a href="#{html.escape(o.experiment.name)}">{html.escape(o.experiment.name)}'
+    nav = " ".join(f'<a href="#{html.escape(o.experiment.name)}">{html.escape(o.experiment.name)}'
                   f'{" ⚠" if o.failures else ""}</a>' for o in outcomes)
     overview = []
     for o in outcomes:

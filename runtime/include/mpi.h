@@ -28,6 +28,7 @@ typedef int MPI_Comm;
 typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Errhandler;
+typedef int MPI_Group;
 typedef struct mpi_request *MPI_Request;
 typedef long MPI_Aint;
 typedef long long MPI_Offset;
@@ -38,7 +39,7 @@ typedef struct MPI_Status {
   int MPI_TAG;
   int MPI_ERROR;
   int mpi_bytes_;     /* message size in bytes (MPI_Get_count) */
-  int mpi_cancelled_; /* always 0: MPI_Cancel is not provided */
+  int mpi_cancelled_; /* MPI_Test_cancelled */
 } MPI_Status;
 
 #define MPI_COMM_NULL ((MPI_Comm)0)
@@ -97,6 +98,17 @@ typedef struct MPI_Status {
 #define MPI_LONG_DOUBLE ((MPI_Datatype)31) /* moved as bytes; no reductions */
 #define MPI_AINT ((MPI_Datatype)32)
 #define MPI_COUNT ((MPI_Datatype)33)
+/* Markers of MPI-1 struct types: they set the lower and upper bound (no data). */
+#define MPI_LB ((MPI_Datatype)-10)
+#define MPI_UB ((MPI_Datatype)-11)
+#define MPI_COMBINER_UNKNOWN 0
+
+/* Groups. */
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+
+/* Buffered mode: the bookkeeping per message in the attached buffer. */
+#define MPI_BSEND_OVERHEAD 32
 
 #define MPI_OP_NULL ((MPI_Op)0)
 #define MPI_MAX ((MPI_Op)1)
@@ -160,6 +172,24 @@ typedef struct MPI_Status {
 #define MPI_THREAD_MULTIPLE 3
 
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *type);
+/* Attribute callbacks (MPI-1 and MPI-2 names for the same shapes). */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                void *extra_state);
+typedef MPI_Copy_function MPI_Comm_copy_attr_function;
+typedef MPI_Delete_function MPI_Comm_delete_attr_function;
+int MPI_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN MPI_NULL_COPY_FN
+#define MPI_COMM_DUP_FN MPI_DUP_FN
+#define MPI_COMM_NULL_DELETE_FN MPI_NULL_DELETE_FN
+#define MPI_KEYVAL_INVALID (-1)
+/* Error handlers. */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 
 /* ---- Environment ---------------------------------------------------------------- */
 
@@ -181,6 +211,30 @@ int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag);
 int MPI_Pcontrol(const int level, ...);
+#define MPI_MAX_LIBRARY_VERSION_STRING 128
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype type, MPI_Op op);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+int MPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+                           MPI_Comm_delete_attr_function *delete_fn, int *keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
 
 /* ---- Communicators -------------------------------------------------------------- */
 
@@ -190,6 +244,26 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result);
 int MPI_Topo_test(MPI_Comm comm, int *status);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag); /* always false: no intercommunicators */
+#define MPI_MAX_OBJECT_NAME 64
+int MPI_Comm_set_name(MPI_Comm comm, const char *name);
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen);
+int MPI_Group_size(MPI_Group group, int *size);
+int MPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_free(MPI_Group *group);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int *ranks1, MPI_Group group2,
+                              int *ranks2);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_incl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int *ranks, MPI_Group *newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
 
 /* ---- Datatypes and operations --------------------------------------------------- */
 
@@ -198,6 +272,43 @@ int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *type);
 int MPI_Type_free(MPI_Datatype *type);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int *blocklengths, const int *displacements,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int *displacements,
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, const int *blocklengths, const MPI_Aint *displacements,
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hindexed(int count, const int *blocklengths, const MPI_Aint *displacements,
+                             MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_struct(int count, const int *blocklengths, const MPI_Aint *displacements,
+                    const MPI_Datatype *types, MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int *blocklengths, const MPI_Aint *displacements,
+                           const MPI_Datatype *types, MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+int MPI_Type_create_subarray(int ndims, const int *sizes, const int *subsizes,
+                             const int *starts, int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int MPI_Type_extent(MPI_Datatype type, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype type, MPI_Aint *lb);
+int MPI_Type_ub(MPI_Datatype type, MPI_Aint *ub);
+int MPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Address(const void *location, MPI_Aint *address);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype type, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype type, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int *size);
 int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
 
@@ -243,6 +354,20 @@ int MPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_Sta
 int MPI_Request_free(MPI_Request *request);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count);
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices,
+                 MPI_Status *statuses);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
 
 /* ---- Collectives ---------------------------------------------------------------- */
 
@@ -273,6 +398,10 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm);
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                   const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
@@ -287,6 +416,15 @@ int MPI_Cart_rank(MPI_Comm comm, const int *coords, int *rank);
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *source, int *dest);
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coords);
+int MPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm);
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank);
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int *index, const int *edges, int reorder,
+                     MPI_Comm *comm_graph);
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *edges);
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors);
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges, int *newrank);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,23 @@ int atoi(const char *s);
 long atol(const char *s);
 long strtol(const char *s, char **end, int base);
 unsigned long strtoul(const char *s, char **end, int base);
+long long strtoll(const char *s, char **end, int base);
+unsigned long long strtoull(const char *s, char **end, int base);
+long long atoll(const char *s);
+double strtod(const char *s, char **end);
+float strtof(const char *s, char **end);
+double atof(const char *s);
+void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void *bsearch(const void *key, const void *base, size_t n, size_t size,
+              int (*cmp)(const void *, const void *));
+typedef struct {
+  int quot, rem;
+} div_t;
+typedef struct {
+  long quot, rem;
+} ldiv_t;
+div_t div(int a, int b);
+ldiv_t ldiv(long a, long b);
 
 /* exit(code) is emx_exit(code): flush the console, report the code, end the thread. */
 void exit(int code) __attribute__((noreturn));

@@ -23,4 +23,6 @@ char *strrchr(const char *s, int c);
 char *strstr(const char *haystack, const char *needle);
 char *strdup(const char *s); /* malloc'ed copy */
 
+char *strerror(int errnum);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_packed.h"
 #include "mpi_internal.h"
 
 enum { T_BARRIER = 1, T_BCAST, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN };
@@ -82,6 +83,7 @@ int MPI_Barrier(MPI_Comm comm) {
   mpi_comm *c;
   const int err = check_comm(comm, "MPI_Barrier", &c);
   if (err) return err;
+  proto_drain_all(); /* this rank's requests are in place at their peers (creation.c) */
   barrier(c);
   return MPI_SUCCESS;
 }
@@ -106,6 +108,7 @@ static void bcast(const mpi_comm *c, void *buf, uint32_t bytes, int root) {
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (type_noncontiguous(type)) return packed_bcast(buf, count, type, root, comm);
   mpi_comm *c;
   uint32_t bytes;
   int err = check_comm(comm, "MPI_Bcast", &c);
@@ -187,6 +190,8 @@ static int op_error(MPI_Comm comm, const char *fn, int err, MPI_Op op, MPI_Datat
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm) {
+  if (type_noncontiguous(type))
+    return packed_reduce(PACKED_REDUCE, sendbuf, recvbuf, count, type, op, root, comm);
   mpi_comm *c;
   int err = check_comm(comm, "MPI_Reduce", &c);
   if (!err) err = check_root(comm, c, "MPI_Reduce", root);
@@ -201,6 +206,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
+  if (type_noncontiguous(type))
+    return packed_reduce(PACKED_ALLREDUCE, sendbuf, recvbuf, count, type, op, 0, comm);
   mpi_comm *c;
   int err = check_reduce("MPI_Allreduce", sendbuf, recvbuf, count, type, op, comm, &c, 1);
   if (err) return err;
@@ -235,10 +242,14 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
              MPI_Comm comm) {
+  if (type_noncontiguous(type))
+    return packed_reduce(PACKED_SCAN, sendbuf, recvbuf, count, type, op, 0, comm);
   return scan("MPI_Scan", sendbuf, recvbuf, count, type, op, comm, 1);
 }
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm) {
+  if (type_noncontiguous(type))
+    return packed_reduce(PACKED_EXSCAN, sendbuf, recvbuf, count, type, op, 0, comm);
   return scan("MPI_Exscan", sendbuf, recvbuf, count, type, op, comm, 0);
 }
 
@@ -319,6 +330,9 @@ static int check_blocks(MPI_Comm comm, const char *fn, const mpi_comm *c, const 
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_regular(PACKED_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm);
   const char *fn = "MPI_Gather";
   mpi_comm *c;
   uint32_t sbytes, rbytes = 0;
@@ -335,6 +349,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_refuse(comm, "MPI_Gatherv", type_noncontiguous(sendtype) ? sendtype : recvtype);
   const char *fn = "MPI_Gatherv";
   mpi_comm *c;
   uint32_t sbytes;
@@ -349,6 +365,9 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_regular(PACKED_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm);
   const char *fn = "MPI_Scatter";
   mpi_comm *c;
   uint32_t sbytes, rbytes;
@@ -364,6 +383,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_refuse(comm, "MPI_Scatterv", type_noncontiguous(sendtype) ? sendtype : recvtype);
   const char *fn = "MPI_Scatterv";
   mpi_comm *c;
   uint32_t rbytes;
@@ -378,6 +399,9 @@ int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_regular(PACKED_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                          0, comm);
   const char *fn = "MPI_Allgather";
   mpi_comm *c;
   uint32_t sbytes, rbytes;
@@ -401,6 +425,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int *recvcounts, const int *displs, MPI_Datatype recvtype,
                    MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_refuse(comm, "MPI_Allgatherv", type_noncontiguous(sendtype) ? sendtype : recvtype);
   const char *fn = "MPI_Allgatherv";
   mpi_comm *c;
   uint32_t sbytes;
@@ -457,6 +483,9 @@ static int alltoall(const mpi_comm *c, MPI_Comm comm, const char *fn, const char
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_regular(PACKED_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                          0, comm);
   const char *fn = "MPI_Alltoall";
   mpi_comm *c;
   uint32_t b;
@@ -472,6 +501,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                   const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
+    return packed_refuse(comm, "MPI_Alltoallv", type_noncontiguous(sendtype) ? sendtype : recvtype);
   const char *fn = "MPI_Alltoallv";
   mpi_comm *c;
   int err = check_comm(comm, fn, &c);
@@ -481,4 +512,51 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
   const layout s = {sendcounts, sdispls, 0, type_size(sendtype)};
   const layout r = {recvcounts, rdispls, 0, type_size(recvtype)};
   return alltoall(c, comm, fn, sendbuf, &s, recvbuf, &r);
+}
+
+/* ---- Reduce_scatter ------------------------------------------------------------------ */
+
+/* The reduction of the whole vector at rank 0, then its blocks scattered. */
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (type_noncontiguous(type))
+    return packed_refuse(comm, "MPI_Reduce_scatter", type);
+  const char *fn = "MPI_Reduce_scatter";
+  mpi_comm *c;
+  int err = check_comm(comm, fn, &c);
+  if (err) return err;
+  const int size = type_size(type);
+  if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type);
+  int total = 0;
+  for (int r = 0; r < c->size; ++r) {
+    if (recvcounts[r] < 0)
+      return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d for rank %d", recvcounts[r], r);
+    total += recvcounts[r];
+  }
+  int *displs = malloc(c->size * sizeof *displs);
+  void *all = scratch(comm, fn, (uint32_t)total * (uint32_t)size);
+  if (!displs || !all) {
+    free(displs), free(all);
+    return mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory");
+  }
+  for (int r = 0, at = 0; r < c->size; at += recvcounts[r++]) displs[r] = at;
+  const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  err = MPI_Reduce(in, all, total, type, op, 0, comm); /* in place: the vector is in recvbuf */
+  if (!err)
+    err = MPI_Scatterv(all, recvcounts, displs, type, recvbuf, recvcounts[c->rank], type, 0, comm);
+  free(displs), free(all);
+  return err;
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  mpi_comm *c;
+  int err = check_comm(comm, "MPI_Reduce_scatter_block", &c);
+  if (err) return err;
+  int *counts = malloc(c->size * sizeof *counts);
+  if (!counts) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Reduce_scatter_block", "no memory");
+  for (int r = 0; r < c->size; ++r) counts[r] = recvcount;
+  err = MPI_Reduce_scatter(sendbuf, recvbuf, counts, type, op, comm);
+  free(counts);
+  return err;
 }

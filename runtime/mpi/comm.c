@@ -1,8 +1,10 @@
-/* Communicators: a table indexed by the MPI_Comm handle. Every communicator is a range
- * of PEs (rank r = PE base_pe + r): MPI_COMM_WORLD, MPI_COMM_SELF, their duplicates and
- * Cartesian communicators (no reordering). Each has its own context id for
- * point-to-point traffic and the next one for its collectives, so their messages never
- * match each other's receives. */
+/* Communicators: a table indexed by the MPI_Comm handle. A communicator is a range of
+ * PEs (rank r = PE base_pe + r: MPI_COMM_WORLD, MPI_COMM_SELF, their duplicates, and
+ * whatever Comm_split/Comm_create make that happens to be one) or any PEs in any order
+ * (a comm_map: rank -> PE and PE -> rank, the one translation every path uses through
+ * comm_pe, comm_rank_of and req_source). Each has its own context id for point-to-point
+ * traffic and the next one for its collectives, so their messages never match each
+ * other's receives. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,35 +51,86 @@ int check_comm(MPI_Comm comm, const char *fn, mpi_comm **out) {
 }
 
 /* A context id that no member of `parent` uses: the largest next id of all members (an
- * all-reduce over the parent, so every member calls this in the same order). */
-static int agree_ctx(MPI_Comm parent, uint16_t *ctx) {
+ * all-reduce over the parent, so every member calls this in the same order), at least
+ * `least`. Communicators made by one call (Comm_split) may get the same id: their members
+ * are disjoint. */
+static int agree_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
   int mine = next_ctx, all;
   const int err = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, parent);
   if (err) return err;
+  if (all < least) all = least;
   if (all > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
   *ctx = (uint16_t)all;
   next_ctx = (uint16_t)(all + 2);
   return MPI_SUCCESS;
 }
 
-int comm_new(const mpi_comm *proto, MPI_Comm parent, int member, MPI_Comm *out) {
-  uint16_t ctx;
-  const int err = agree_ctx(parent, &ctx);
-  if (err) return err;
-  if (!member) {
-    *out = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-  }
+static int make(const mpi_comm *proto, uint16_t ctx, MPI_Comm parent, MPI_Comm *out) {
   mpi_comm *c = malloc(sizeof *c);
   if (!c) return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
   *c = *proto;
   c->ctx = ctx;
+  c->attrs = 0;
+  c->name = 0;
   *out = insert(c);
   if (*out == MPI_COMM_NULL) {
     free(c);
     return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
   }
+  if (c->map) ++c->map->refs;
   return MPI_SUCCESS;
+}
+
+int comm_new(const mpi_comm *proto, MPI_Comm parent, int member, MPI_Comm *out) {
+  uint16_t ctx;
+  const int err = agree_ctx(parent, proto->map ? COMM_MAPPED_CTX : 0, &ctx);
+  if (err) return err;
+  if (!member) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  return make(proto, ctx, parent, out);
+}
+
+void comm_map_unref(comm_map *m) {
+  if (m && !--m->refs) free(m);
+}
+
+int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n,
+                 MPI_Comm *out) {
+  const unsigned me = emx_pe_id(), npes = emx_pe_count();
+  int rank = -1, range = 1;
+  for (int r = 0; r < n; ++r) {
+    if (pes[r] == me) rank = r;
+    if (pes[r] != pes[0] + r) range = 0;
+  }
+  uint16_t ctx;
+  const int err = agree_ctx(parent, range ? 0 : COMM_MAPPED_CTX, &ctx);
+  if (err) return err;
+  if (rank < 0) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  mpi_comm c = *proto;
+  c.size = n;
+  c.rank = rank;
+  c.map = 0;
+  c.base_pe = (uint16_t)pes[0];
+  if (!range) {
+    comm_map *m = malloc(sizeof *m + n * sizeof *m->rank_pe + npes * sizeof *m->pe_rank + 4);
+    if (!m) return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
+    m->refs = 0;
+    m->size = n;
+    m->pe_rank = (int16_t *)(m + 1);
+    m->rank_pe = (uint16_t *)(m->pe_rank + npes);
+    for (unsigned pe = 0; pe < npes; ++pe) m->pe_rank[pe] = -1;
+    for (int r = 0; r < n; ++r) m->rank_pe[r] = pes[r], m->pe_rank[pes[r]] = (int16_t)r;
+    c.map = m;
+    c.base_pe = COMM_MAPPED;
+  }
+  const int e = make(&c, ctx, parent, out);
+  if (e && c.map) free(c.map);
+  return e;
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank) {
@@ -110,23 +163,39 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   mpi_comm proto = *c;
   proto.dims = copy_ints(c->dims, c->ndims);
   proto.periods = copy_ints(c->periods, c->ndims);
+  proto.index = copy_ints(c->index, c->nnodes);
+  proto.edges = copy_ints(c->edges, c->nnodes ? c->index[c->nnodes - 1] : 0);
   err = comm_new(&proto, comm, 1, newcomm);
-  if (err || *newcomm == MPI_COMM_NULL) free(proto.dims), free(proto.periods);
-  return err;
+  if (err || *newcomm == MPI_COMM_NULL) {
+    free(proto.dims), free(proto.periods), free(proto.index), free(proto.edges);
+    return err;
+  }
+  return attrs_copy(comm, c, mpi_comm_table[*newcomm]);
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {
   mpi_comm *c;
-  const int err = check_comm(*comm, "MPI_Comm_free", &c);
+  int err = check_comm(*comm, "MPI_Comm_free", &c);
   if (err) return err;
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return mpi_error(*comm, MPI_ERR_COMM, "MPI_Comm_free", "cannot free a predefined communicator");
+  err = attrs_delete_all(*comm, c);
+  if (err) return err;
   mpi_comm_table[*comm] = 0;
   free(c->dims);
   free(c->periods);
+  free(c->index);
+  free(c->edges);
+  comm_map_unref(c->map);
+  free(c->name);
   free(c);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
+}
+
+/* The PEs of c in rank order (n = c->size entries). */
+void comm_pes(const mpi_comm *c, uint16_t *pes) {
+  for (int r = 0; r < c->size; ++r) pes[r] = (uint16_t)comm_pe(c, r);
 }
 
 int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
@@ -134,10 +203,71 @@ int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
   int err = check_comm(a, "MPI_Comm_compare", &ca);
   if (!err) err = check_comm(b, "MPI_Comm_compare", &cb);
   if (err) return err;
-  if (a == b) *result = MPI_IDENT;
-  else if (ca->base_pe == cb->base_pe && ca->size == cb->size) *result = MPI_CONGRUENT;
-  else *result = MPI_UNEQUAL;
+  if (a == b) {
+    *result = MPI_IDENT;
+    return MPI_SUCCESS;
+  }
+  if (ca->size != cb->size) {
+    *result = MPI_UNEQUAL;
+    return MPI_SUCCESS;
+  }
+  int same_order = 1, same_set = 1;
+  for (int r = 0; r < ca->size; ++r) {
+    if (comm_pe(ca, r) != comm_pe(cb, r)) same_order = 0;
+    if (comm_rank_of(cb, comm_pe(ca, r)) < 0) same_set = 0;
+  }
+  *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
   return MPI_SUCCESS;
+}
+
+/* A communicator's fields without its topology, attributes or map (for new ones). */
+mpi_comm comm_plain_proto(const mpi_comm *c) {
+  mpi_comm p = *c;
+  p.topo = p.ndims = p.nnodes = 0;
+  p.dims = p.periods = p.index = p.edges = 0;
+  p.map = 0;
+  p.attrs = 0;
+  return p;
+}
+
+typedef struct {
+  int color, key, rank;
+} split_entry;
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  const char *fn = "MPI_Comm_split";
+  mpi_comm *c;
+  int err = check_comm(comm, fn, &c);
+  if (err) return err;
+  if (color < 0 && color != MPI_UNDEFINED)
+    return mpi_error(comm, MPI_ERR_ARG, fn, "negative color %d (not MPI_UNDEFINED)", color);
+  const int n = c->size;
+  int mine[2] = {color, key};
+  int *all = malloc(2 * n * sizeof *all);
+  split_entry *e = malloc(n * sizeof *e);
+  uint16_t *pes = malloc(n * sizeof *pes);
+  if (!all || !e || !pes) {
+    free(all), free(e), free(pes);
+    return mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory");
+  }
+  err = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+  int m = 0;
+  if (!err && color != MPI_UNDEFINED) {
+    /* My color's members by key, then by rank in comm (a stable insertion sort). */
+    for (int r = 0; r < n; ++r) {
+      if (all[2 * r] != color) continue;
+      int j = m++;
+      while (j > 0 && e[j - 1].key > all[2 * r + 1]) e[j] = e[j - 1], --j;
+      e[j] = (split_entry){color, all[2 * r + 1], r};
+    }
+    for (int j = 0; j < m; ++j) pes[j] = (uint16_t)comm_pe(c, e[j].rank);
+  }
+  if (!err) {
+    const mpi_comm proto = comm_plain_proto(c);
+    err = comm_new_pes(&proto, comm, pes, m, newcomm);
+  }
+  free(all), free(e), free(pes);
+  return err;
 }
 
 int MPI_Topo_test(MPI_Comm comm, int *status) {
@@ -145,5 +275,37 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
   const int err = check_comm(comm, "MPI_Topo_test", &c);
   if (err) return err;
   *status = c->topo ? c->topo : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag) {
+  mpi_comm *c;
+  const int err = check_comm(comm, "MPI_Comm_test_inter", &c);
+  if (!err) *flag = 0;
+  return err;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *name) {
+  mpi_comm *c;
+  const int err = check_comm(comm, "MPI_Comm_set_name", &c);
+  if (err) return err;
+  char *copy = malloc(MPI_MAX_OBJECT_NAME);
+  if (!copy) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Comm_set_name", "no memory");
+  strncpy(copy, name, MPI_MAX_OBJECT_NAME - 1);
+  copy[MPI_MAX_OBJECT_NAME - 1] = 0;
+  free(c->name);
+  c->name = copy;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen) {
+  mpi_comm *c;
+  const int err = check_comm(comm, "MPI_Comm_get_name", &c);
+  if (err) return err;
+  const char *n = c->name ? c->name : comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+                                    : comm == MPI_COMM_SELF  ? "MPI_COMM_SELF" : "";
+  strncpy(name, n, MPI_MAX_OBJECT_NAME - 1);
+  name[MPI_MAX_OBJECT_NAME - 1] = 0;
+  *resultlen = (int)strlen(name);
   return MPI_SUCCESS;
 }

@@ -104,10 +104,13 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
 }
 EMX_HANDLER(mpi_h_segment_reply);
 
-/* A computation that issued a request to pe waits until it has been invoked there, as
- * EM-X's remote thread creation waits for its operand segment: the request takes effect
- * before the call returns (MPI_Irecv's pre-issue cost includes the round trip), and the
- * outbox is empty again. Only computations call it (MPI_Isend, MPI_Irecv, MPI_Start). */
+/* A computation waits until pe's outbox is empty: every request it issued to pe has been
+ * invoked there. MPI_Isend and MPI_Irecv do not wait (they are local: the peer's handler
+ * may wait behind a long computation there); MPI_Barrier waits for all peers. */
+void proto_drain_all_wait(void) {
+  for (unsigned pe = 0; mpi_outbox_pending && pe < emx_pe_count(); ++pe) proto_drain_wait(pe);
+}
+
 void proto_drain_wait(unsigned pe) {
   outbox *b = &outboxes[pe];
   if (!b->head) return;

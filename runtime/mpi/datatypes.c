@@ -1,6 +1,12 @@
 /* Datatypes: the basic C types (contiguous, their C sizes on RV32: long is 4 bytes) and
- * contiguous derived types (MPI_Type_contiguous). */
+ * derived types of any shape (contiguous, vector, hvector, indexed, hindexed,
+ * indexed_block, struct, resized, dup). A derived type is kept flattened: its runs of
+ * basic elements (displacement, basic type, count) in typemap order, adjacent runs of one
+ * type merged, with MPI-1's lb/ub (markers MPI_LB/MPI_UB and create_resized stick) and
+ * the true bounds. Messages of a type that is not one run at displacement 0 with extent
+ * = size travel packed (pack.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "datatypes.h"
 #include "mpi_internal.h"
@@ -41,20 +47,31 @@ const type_info basic_types[BASIC_TYPES] = {
 _Static_assert(sizeof(long) == 4, "MPI_LONG reductions assume a 32-bit long");
 _Static_assert(sizeof(MPI_Aint) == 4, "MPI_AINT reductions assume a 32-bit MPI_Aint");
 
+/* The C alignment of a basic type on RV32 (a struct type's extent is padded to the
+ * largest, as a C struct's size is). */
+static int basic_align(int t) {
+  switch (basic_types[t].kind) {
+    case K_PAIR_DOUBLE: return __alignof__(double_int);
+    case K_PAIR_FLOAT: case K_PAIR_INT: case K_PAIR_SHORT: return 4;
+    default: break;
+  }
+  const int s = basic_types[t].size;
+  return t == MPI_LONG_DOUBLE ? (int)__alignof__(long double) : s > 8 ? 8 : s;
+}
+
 /* Derived types: handle BASIC_TYPES + k. */
-typedef struct {
-  int count;     /* basic elements */
-  int base;      /* their basic type; 0: slot free */
-} derived;
-static derived *derived_types;
+static dtype **derived_types;
 static int derived_count;
+
+const dtype *type_get(MPI_Datatype t) {
+  const int k = t - BASIC_TYPES;
+  return k >= 0 && k < derived_count ? derived_types[k] : 0;
+}
 
 int type_size(MPI_Datatype t) {
   if (t > 0 && t < BASIC_TYPES) return basic_types[t].size;
-  const int k = t - BASIC_TYPES;
-  if (k >= 0 && k < derived_count && derived_types[k].base)
-    return derived_types[k].count * basic_types[derived_types[k].base].size;
-  return -1;
+  const dtype *d = type_get(t);
+  return d ? d->size : -1;
 }
 
 int type_base(MPI_Datatype t, int *elements) {
@@ -62,12 +79,318 @@ int type_base(MPI_Datatype t, int *elements) {
     *elements = 1;
     return t;
   }
-  const int k = t - BASIC_TYPES;
-  if (k >= 0 && k < derived_count && derived_types[k].base) {
-    *elements = derived_types[k].count;
-    return derived_types[k].base;
+  const dtype *d = type_get(t);
+  if (d && d->contiguous && d->base) {
+    *elements = d->elements;
+    return d->base;
   }
   return 0;
+}
+
+int type_contiguous(MPI_Datatype t) {
+  if (t >= 0 && t < BASIC_TYPES) return 1; /* MPI_DATATYPE_NULL: only with no data */
+  const dtype *d = type_get(t);
+  return d && d->contiguous;
+}
+
+void type_bounds(MPI_Datatype t, type_extent *e) {
+  if (t > 0 && t < BASIC_TYPES) {
+    const int s = basic_types[t].size;
+    *e = (type_extent){0, s, 0, s};
+    return;
+  }
+  const dtype *d = type_get(t);
+  *e = (type_extent){d->lb, d->ub - d->lb, d->true_lb, d->true_ub};
+}
+
+/* ---- Building ------------------------------------------------------------------------------ */
+
+/* A type under construction: runs appended in typemap order, bounds so far. */
+typedef struct {
+  dtype *d;
+  int cap;
+  int any;            /* an entry or marker seen */
+  int lb_marked, ub_marked;
+  MPI_Aint lb_mark, ub_mark; /* the extreme markers (sticky lb/ub of the parts) */
+  int align;
+} builder;
+
+static int push_run(builder *b, MPI_Aint disp, int type, int count) {
+  dtype *d = b->d;
+  if (d->nruns) {
+    type_run *last = &d->runs[d->nruns - 1];
+    if (last->type == type && last->disp + last->count * basic_types[type].size == disp) {
+      last->count += count;
+      return 1;
+    }
+  }
+  if (d->nruns == b->cap) {
+    const int cap = b->cap ? 2 * b->cap : 4;
+    type_run *r = realloc(d->runs, cap * sizeof *r);
+    if (!r) return 0;
+    d->runs = r;
+    b->cap = cap;
+  }
+  d->runs[d->nruns++] = (type_run){disp, type, count};
+  return 1;
+}
+
+/* Appends `count` copies of type t at displacement disp, each `stride` bytes after the
+ * previous (one block of a constructor). 0: no memory. */
+static int add_block(builder *b, MPI_Aint disp, int count, MPI_Datatype t) {
+  if (count <= 0) return 1;
+  if (t == MPI_LB || t == MPI_UB) {
+    MPI_Aint *m = t == MPI_LB ? &b->lb_mark : &b->ub_mark;
+    int *marked = t == MPI_LB ? &b->lb_marked : &b->ub_marked;
+    if (!*marked || (t == MPI_LB ? disp < *m : disp > *m)) *m = disp;
+    *marked = 1;
+    return 1;
+  }
+  dtype *d = b->d;
+  type_extent e;
+  type_bounds(t, &e);
+  const dtype *src = type_get(t);
+  const MPI_Aint first_lb = disp + e.lb, last_ub = disp + (MPI_Aint)(count - 1) * e.extent + e.lb + e.extent;
+  const MPI_Aint lo = first_lb < last_ub - e.extent ? first_lb : last_ub - e.extent;
+  const MPI_Aint hi = last_ub > first_lb + e.extent ? last_ub : first_lb + e.extent;
+  if (src && src->lb_marked) {
+    if (!b->lb_marked || lo < b->lb_mark) b->lb_mark = lo;
+    b->lb_marked = 1;
+  }
+  if (src && src->ub_marked) {
+    if (!b->ub_marked || hi > b->ub_mark) b->ub_mark = hi;
+    b->ub_marked = 1;
+  }
+  if (!b->any || lo < d->lb) d->lb = lo;
+  if (!b->any || hi > d->ub) d->ub = hi;
+  b->any = 1;
+  for (int j = 0; j < count; ++j) {
+    const MPI_Aint at = disp + (MPI_Aint)j * e.extent;
+    if (!src) {
+      if (!push_run(b, at, t, 1)) return 0;
+      if (basic_align(t) > b->align) b->align = basic_align(t);
+      continue;
+    }
+    for (int k = 0; k < src->nruns; ++k)
+      if (!push_run(b, at + src->runs[k].disp, src->runs[k].type, src->runs[k].count)) return 0;
+    if (src->align > b->align) b->align = src->align;
+  }
+  return 1;
+}
+
+static void builder_start(builder *b, dtype *d) {
+  memset(d, 0, sizeof *d);
+  *b = (builder){.d = d, .align = 1};
+}
+
+/* Completes the type: bounds (markers win; a struct's extent padded to its alignment),
+ * sizes, and whether it is contiguous and of one basic type. */
+static void builder_finish(builder *b, int pad) {
+  dtype *d = b->d;
+  if (!b->any) d->lb = d->ub = 0;
+  if (b->lb_marked) d->lb = b->lb_mark;
+  if (b->ub_marked) d->ub = b->ub_mark;
+  else if (pad && b->any) {
+    const MPI_Aint ext = d->ub - d->lb, r = ext % b->align;
+    if (r) d->ub += b->align - r;
+  }
+  d->lb_marked = b->lb_marked;
+  d->ub_marked = b->ub_marked;
+  d->align = b->align;
+  d->size = d->elements = 0;
+  d->base = d->nruns ? d->runs[0].type : 0;
+  for (int k = 0; k < d->nruns; ++k) {
+    const type_run *r = &d->runs[k];
+    d->size += r->count * basic_types[r->type].size;
+    d->elements += r->count;
+    if (r->type != d->base) d->base = 0;
+    const MPI_Aint lo = r->disp, hi = r->disp + r->count * basic_types[r->type].size;
+    if (k == 0 || lo < d->true_lb) d->true_lb = lo;
+    if (k == 0 || hi > d->true_ub) d->true_ub = hi;
+  }
+  d->contiguous = d->nruns == 0 ? d->lb == 0 && d->ub == 0
+                                : d->nruns == 1 && d->runs[0].disp == 0 && d->lb == 0 &&
+                                      d->ub == d->size;
+  d->refs = 1;
+}
+
+static int new_handle(dtype *d, MPI_Datatype *out) {
+  int k = 0;
+  while (k < derived_count && derived_types[k]) ++k;
+  if (k == derived_count) {
+    dtype **t = realloc(derived_types, (derived_count + 8) * sizeof *t);
+    if (!t) return 0;
+    for (int j = derived_count; j < derived_count + 8; ++j) t[j] = 0;
+    derived_types = t;
+    derived_count += 8;
+  }
+  derived_types[k] = d;
+  *out = BASIC_TYPES + k;
+  return 1;
+}
+
+static int valid_part(MPI_Datatype t) {
+  return t == MPI_LB || t == MPI_UB || type_size(t) >= 0;
+}
+
+/* The general constructor: n blocks of len[k] copies of types[k] at byte displacement
+ * disp[k] (one type for all when types is 0: `one`). */
+static int build(const char *fn, int n, const int *len, const MPI_Aint *disp,
+                 const MPI_Datatype *types, MPI_Datatype one, int pad, MPI_Datatype *out) {
+  if (n < 0) return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "negative count %d", n);
+  for (int k = 0; k < n; ++k) {
+    const MPI_Datatype t = types ? types[k] : one;
+    if (!valid_part(t) || (!types && (t == MPI_LB || t == MPI_UB)))
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, fn, "invalid datatype %d", t);
+    if (len[k] < 0)
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "negative block length %d (block %d)",
+                       len[k], k);
+  }
+  if (!n && !types && !valid_part(one))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, fn, "invalid datatype %d", one);
+  dtype *d = malloc(sizeof *d);
+  if (!d) return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "no memory");
+  builder b;
+  builder_start(&b, d);
+  for (int k = 0; k < n; ++k)
+    if (!add_block(&b, disp[k], len[k], types ? types[k] : one)) {
+      free(d->runs);
+      free(d);
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "no memory");
+    }
+  builder_finish(&b, pad);
+  if (!new_handle(d, out)) {
+    free(d->runs);
+    free(d);
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "no memory");
+  }
+  return MPI_SUCCESS;
+}
+
+/* Arrays for the regular constructors (vector: count blocks at a stride). */
+static int build_strided(const char *fn, int count, int blocklen, MPI_Aint stride_bytes,
+                         MPI_Datatype old, MPI_Datatype *out) {
+  if (count < 0) return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "negative count %d", count);
+  int *len = malloc((count ? count : 1) * sizeof *len);
+  MPI_Aint *disp = malloc((count ? count : 1) * sizeof *disp);
+  if (!len || !disp) {
+    free(len), free(disp);
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "no memory");
+  }
+  for (int k = 0; k < count; ++k) len[k] = blocklen, disp[k] = (MPI_Aint)k * stride_bytes;
+  const int err = build(fn, count, len, disp, 0, old, 0, out);
+  free(len), free(disp);
+  return err;
+}
+
+static MPI_Aint extent_of(MPI_Datatype t) {
+  type_extent e;
+  type_bounds(t, &e);
+  return e.extent;
+}
+
+/* ---- The MPI calls ------------------------------------------------------------------------ */
+
+static int check_type(const char *fn, MPI_Datatype t) {
+  return type_size(t) >= 0 ? MPI_SUCCESS
+                           : mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, fn, "invalid datatype %d", t);
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype) {
+  const char *fn = "MPI_Type_contiguous";
+  int err = check_type(fn, old);
+  if (err) return err;
+  if (count < 0) return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "negative count %d", count);
+  const MPI_Aint zero = 0;
+  return build(fn, 1, &count, &zero, 0, old, 0, newtype);
+}
+
+int MPI_Type_vector(int count, int blocklen, int stride, MPI_Datatype old, MPI_Datatype *newtype) {
+  int err = check_type("MPI_Type_vector", old);
+  return err ? err
+             : build_strided("MPI_Type_vector", count, blocklen, (MPI_Aint)stride * extent_of(old),
+                             old, newtype);
+}
+int MPI_Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype old,
+                            MPI_Datatype *newtype) {
+  return build_strided("MPI_Type_create_hvector", count, blocklen, stride, old, newtype);
+}
+int MPI_Type_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype old,
+                     MPI_Datatype *newtype) {
+  return build_strided("MPI_Type_hvector", count, blocklen, stride, old, newtype);
+}
+
+static int build_indexed(const char *fn, int count, const int *len, int one_len,
+                         const void *disps, int disp_in_extents, MPI_Datatype old,
+                         MPI_Datatype *newtype) {
+  int err = check_type(fn, old);
+  if (err) return err;
+  if (count < 0) return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "negative count %d", count);
+  int *l = malloc((count ? count : 1) * sizeof *l);
+  MPI_Aint *d = malloc((count ? count : 1) * sizeof *d);
+  if (!l || !d) {
+    free(l), free(d);
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "no memory");
+  }
+  const MPI_Aint ext = extent_of(old);
+  for (int k = 0; k < count; ++k) {
+    l[k] = len ? len[k] : one_len;
+    d[k] = disp_in_extents ? (MPI_Aint)((const int *)disps)[k] * ext : ((const MPI_Aint *)disps)[k];
+  }
+  err = build(fn, count, l, d, 0, old, 0, newtype);
+  free(l), free(d);
+  return err;
+}
+
+int MPI_Type_indexed(int count, const int *len, const int *disp, MPI_Datatype old,
+                     MPI_Datatype *newtype) {
+  return build_indexed("MPI_Type_indexed", count, len, 0, disp, 1, old, newtype);
+}
+int MPI_Type_create_indexed_block(int count, int blocklen, const int *disp, MPI_Datatype old,
+                                  MPI_Datatype *newtype) {
+  return build_indexed("MPI_Type_create_indexed_block", count, 0, blocklen, disp, 1, old, newtype);
+}
+int MPI_Type_create_hindexed(int count, const int *len, const MPI_Aint *disp, MPI_Datatype old,
+                             MPI_Datatype *newtype) {
+  return build_indexed("MPI_Type_create_hindexed", count, len, 0, disp, 0, old, newtype);
+}
+int MPI_Type_hindexed(int count, const int *len, const MPI_Aint *disp, MPI_Datatype old,
+                      MPI_Datatype *newtype) {
+  return build_indexed("MPI_Type_hindexed", count, len, 0, disp, 0, old, newtype);
+}
+int MPI_Type_create_struct(int count, const int *len, const MPI_Aint *disp,
+                           const MPI_Datatype *types, MPI_Datatype *newtype) {
+  return build("MPI_Type_create_struct", count, len, disp, types, 0, 1, newtype);
+}
+int MPI_Type_struct(int count, const int *len, const MPI_Aint *disp, const MPI_Datatype *types,
+                    MPI_Datatype *newtype) {
+  return build("MPI_Type_struct", count, len, disp, types, 0, 1, newtype);
+}
+
+int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
+  /* Exactly these bounds, whatever markers old had; they stick as markers do. */
+  const char *fn = "MPI_Type_create_resized";
+  int err = check_type(fn, old);
+  if (err) return err;
+  const int one = 1;
+  const MPI_Aint zero = 0;
+  err = build(fn, 1, &one, &zero, 0, old, 0, newtype);
+  if (err) return err;
+  dtype *d = (dtype *)type_get(*newtype);
+  d->lb = lb;
+  d->ub = lb + extent;
+  d->lb_marked = d->ub_marked = 1;
+  d->contiguous = d->nruns <= 1 && lb == 0 && extent == d->size &&
+                  (d->nruns == 0 || d->runs[0].disp == 0);
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype) {
+  const int err = check_type("MPI_Type_dup", old);
+  if (err) return err;
+  const int one = 1;
+  const MPI_Aint zero = 0;
+  return build("MPI_Type_dup", 1, &one, &zero, 0, old, 0, newtype);
 }
 
 int MPI_Type_size(MPI_Datatype type, int *size) {
@@ -77,44 +400,158 @@ int MPI_Type_size(MPI_Datatype type, int *size) {
 }
 
 int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent) {
-  const int size = type_size(type);
-  if (size < 0)
-    return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_get_extent", "invalid datatype %d", type);
-  *lb = 0;
-  *extent = size;
+  const int err = check_type("MPI_Type_get_extent", type);
+  if (err) return err;
+  type_extent e;
+  type_bounds(type, &e);
+  *lb = e.lb;
+  *extent = e.extent;
   return MPI_SUCCESS;
 }
-
-int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype) {
-  int n;
-  const int base = type_base(old, &n);
-  if (!base) return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_contiguous", "invalid datatype %d", old);
-  if (count < 0) return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Type_contiguous", "negative count %d", count);
-  int k = 0;
-  while (k < derived_count && derived_types[k].base) ++k;
-  if (k == derived_count) {
-    derived *d = realloc(derived_types, (derived_count + 8) * sizeof *d);
-    if (!d) return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Type_contiguous", "no memory");
-    for (int j = derived_count; j < derived_count + 8; ++j) d[j].base = 0;
-    derived_types = d;
-    derived_count += 8;
-  }
-  derived_types[k] = (derived){count * n, base};
-  *newtype = BASIC_TYPES + k;
+int MPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent) {
+  const int err = check_type("MPI_Type_get_true_extent", type);
+  if (err) return err;
+  type_extent e;
+  type_bounds(type, &e);
+  *lb = e.true_lb;
+  *extent = e.true_ub - e.true_lb;
   return MPI_SUCCESS;
+}
+int MPI_Type_extent(MPI_Datatype type, MPI_Aint *extent) {
+  MPI_Aint lb;
+  return MPI_Type_get_extent(type, &lb, extent);
+}
+int MPI_Type_lb(MPI_Datatype type, MPI_Aint *lb) {
+  MPI_Aint extent;
+  return MPI_Type_get_extent(type, lb, &extent);
+}
+int MPI_Type_ub(MPI_Datatype type, MPI_Aint *ub) {
+  MPI_Aint lb = 0, extent = 0;
+  const int err = MPI_Type_get_extent(type, &lb, &extent);
+  *ub = lb + extent;
+  return err;
 }
 
 int MPI_Type_commit(MPI_Datatype *type) {
   if (type_size(*type) < 0)
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_commit", "invalid datatype %d", *type);
+  dtype *d = (dtype *)type_get(*type);
+  if (d) d->committed = 1;
   return MPI_SUCCESS;
+}
+
+void type_unref(dtype *d) {
+  if (--d->refs) return;
+  free(d->runs);
+  free(d);
+}
+dtype *type_ref(MPI_Datatype t) {
+  dtype *d = (dtype *)type_get(t);
+  if (d) ++d->refs;
+  return d;
 }
 
 int MPI_Type_free(MPI_Datatype *type) {
   const int k = *type - BASIC_TYPES;
-  if (k < 0 || k >= derived_count || !derived_types[k].base)
+  if (k < 0 || k >= derived_count || !derived_types[k])
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_free", "not a derived datatype: %d", *type);
-  derived_types[k].base = 0;
+  /* A pending communication holds its own reference (pack.c): MPI lets it complete. */
+  type_unref(derived_types[k]);
+  derived_types[k] = 0;
   *type = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+
+/* Basic elements in `bytes` of data of type t: whole copies, then the runs of a partial
+ * one; MPI_UNDEFINED if the data ends inside a basic element. */
+int type_elements(MPI_Datatype t, uint32_t bytes) {
+  if (t > 0 && t < BASIC_TYPES) {
+    const int s = basic_types[t].size;
+    return s == 0 ? 0 : bytes % s ? MPI_UNDEFINED : (int)(bytes / s);
+  }
+  const dtype *d = type_get(t);
+  if (!d->size) return 0;
+  int n = (int)(bytes / d->size) * d->elements;
+  uint32_t rest = bytes % d->size;
+  for (int k = 0; k < d->nruns && rest; ++k) {
+    const uint32_t s = basic_types[d->runs[k].type].size, run = s * d->runs[k].count;
+    if (rest >= run) {
+      n += d->runs[k].count;
+      rest -= run;
+    } else {
+      if (rest % s) return MPI_UNDEFINED;
+      n += rest / s;
+      rest = 0;
+    }
+  }
+  return n;
+}
+
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count) {
+  const int err = check_type("MPI_Get_elements", type);
+  if (err) return err;
+  *count = type_elements(type, (uint32_t)status->mpi_bytes_);
+  return MPI_SUCCESS;
+}
+
+int MPI_Address(const void *location, MPI_Aint *address) {
+  *address = (MPI_Aint)(uintptr_t)location;
+  return MPI_SUCCESS;
+}
+int MPI_Get_address(const void *location, MPI_Aint *address) {
+  *address = (MPI_Aint)(uintptr_t)location;
+  return MPI_SUCCESS;
+}
+
+/* Subarrays (MPI-2, common in ordinary codes): nested strided types, placed at the
+ * start's offset, resized to the whole array. */
+int MPI_Type_create_subarray(int ndims, const int *sizes, const int *subsizes, const int *starts,
+                             int order, MPI_Datatype old, MPI_Datatype *newtype) {
+  const char *fn = "MPI_Type_create_subarray";
+  int err = check_type(fn, old);
+  if (err) return err;
+  if (ndims < 1 || (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "%d dimensions, order %d", ndims, order);
+  for (int k = 0; k < ndims; ++k)
+    if (sizes[k] < 1 || subsizes[k] < 1 || subsizes[k] > sizes[k] || starts[k] < 0 ||
+        starts[k] > sizes[k] - subsizes[k])
+      return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                       "dimension %d: size %d, subsize %d, start %d", k, sizes[k], subsizes[k],
+                       starts[k]);
+  /* Dimension k in memory order, fastest first. */
+#define DIM(j) (order == MPI_ORDER_C ? ndims - 1 - (j) : (j))
+  const MPI_Aint ext = extent_of(old);
+  MPI_Aint stride = ext, offset = 0;
+  MPI_Datatype t = old, next;
+  for (int j = 0; j < ndims; ++j) {
+    const int k = DIM(j);
+    err = build_strided(fn, subsizes[k], 1, stride, t, &next);
+    if (t != old) MPI_Type_free(&t);
+    if (err) return err;
+    t = next;
+    offset += starts[k] * stride;
+    stride *= sizes[k];
+  }
+#undef DIM
+  const int one = 1;
+  err = build(fn, 1, &one, &offset, 0, t, 0, &next);
+  MPI_Type_free(&t);
+  if (err) return err;
+  err = MPI_Type_create_resized(next, 0, stride, newtype);
+  MPI_Type_free(&next);
+  return err;
+}
+
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count) {
+  const int err = check_type("MPI_Status_set_elements", type);
+  if (err) return err;
+  int per;
+  const int base = type_base(type, &per);
+  /* Elements of the type's basic type: bytes = count basic elements. */
+  status->mpi_bytes_ = count * (base ? basic_types[base].size : 1);
+  return MPI_SUCCESS;
+}
+int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
+  status->mpi_cancelled_ = flag != 0;
   return MPI_SUCCESS;
 }

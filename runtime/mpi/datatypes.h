@@ -1,8 +1,9 @@
-/* The basic datatypes' table, shared by datatypes.c and ops.c. */
+/* The datatypes' tables, shared by datatypes.c, ops.c, pack.c and the checks. */
 #ifndef EMX_MPI_DATATYPES_H
 #define EMX_MPI_DATATYPES_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 /* What reductions see in a basic type. */
 enum type_kind {
@@ -18,5 +19,45 @@ typedef struct {
 
 enum { BASIC_TYPES = 34 }; /* handles 1..33 are basic; derived ones follow */
 extern const type_info basic_types[BASIC_TYPES];
+
+/* A derived type, flattened: its runs of basic elements in typemap order. */
+typedef struct {
+  MPI_Aint disp;
+  int type; /* basic */
+  int count;
+} type_run;
+typedef struct dtype {
+  int refs;            /* the handle, and pending communications (pack.c) */
+  int size, elements;  /* data bytes and basic elements of one copy */
+  MPI_Aint lb, ub;     /* extent = ub - lb */
+  MPI_Aint true_lb, true_ub;
+  int lb_marked, ub_marked; /* bounds set by MPI_LB/MPI_UB or create_resized: they stick */
+  int align;           /* largest alignment of its basic types */
+  int base;            /* the one basic type of all its runs, else 0 */
+  int contiguous;      /* one run at 0 and extent = size: a message needs no packing */
+  int committed;
+  int nruns;
+  type_run *runs;
+} dtype;
+typedef struct {
+  MPI_Aint lb, extent, true_lb, true_ub;
+} type_extent;
+
+const dtype *type_get(MPI_Datatype t); /* a derived type, NULL otherwise */
+int type_contiguous(MPI_Datatype t);   /* a valid type whose data needs no packing */
+void type_bounds(MPI_Datatype t, type_extent *e); /* t valid */
+int type_elements(MPI_Datatype t, uint32_t bytes);
+dtype *type_ref(MPI_Datatype t); /* NULL for a basic type */
+void type_unref(dtype *d);
+
+/* Packing (pack.c). */
+void type_pack(const void *buf, int count, MPI_Datatype t, void *out);
+void type_unpack(const void *in, uint32_t bytes, void *buf, int count, MPI_Datatype t);
+/* The bytes that count copies of t at offset 0 touch: [*lo, *hi). */
+void type_span(MPI_Datatype t, int count, int64_t *lo, int64_t *hi);
+struct pack_state *pack_new(MPI_Comm comm, const char *fn, const void *buf, int count,
+                            MPI_Datatype type, uint32_t bytes);
+void *pack_buffer(const struct pack_state *p);
+void pack_send_data(struct pack_state *p);
 
 #endif

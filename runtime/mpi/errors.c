@@ -3,6 +3,7 @@
  * argument never reaches the matching structures or someone's memory. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
@@ -73,8 +74,9 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 
 int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...) {
   const mpi_comm *c = comm_get(comm);
-  if (!c) c = comm_get(MPI_COMM_WORLD);
+  if (!c) c = comm_get(MPI_COMM_WORLD), comm = MPI_COMM_WORLD;
   if (c && c->errhandler == MPI_ERRORS_RETURN) return code;
+  if (c && c->errhandler > MPI_ERRORS_RETURN) return errhandler_call(comm, c, code);
   printf("MPI error on rank %u in %s: ", emx_pe_id(), fn);
   va_list ap;
   va_start(ap, fmt);
@@ -89,12 +91,55 @@ void mpi_internal_error(const char *what) {
   abort_all(MPI_ERR_INTERN);
 }
 
+/* User error handlers (Comm_create_errhandler, Errhandler_create): handle 3 + k. */
+static MPI_Comm_errhandler_function **user_handlers;
+static int user_handler_count;
+
+static int handler_valid(MPI_Errhandler h) {
+  const int k = h - (MPI_ERRORS_RETURN + 1);
+  return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN ||
+         (k >= 0 && k < user_handler_count && user_handlers[k]);
+}
+
+int errhandler_call(MPI_Comm comm, const mpi_comm *c, int code) {
+  MPI_Comm_errhandler_function *fn = user_handlers[c->errhandler - (MPI_ERRORS_RETURN + 1)];
+  fn(&comm, &code);
+  return code;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h) {
+  if (!fn) return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Comm_create_errhandler", "no function");
+  int k = 0;
+  while (k < user_handler_count && user_handlers[k]) ++k;
+  if (k == user_handler_count) {
+    MPI_Comm_errhandler_function **t = realloc(user_handlers, (k + 4) * sizeof *t);
+    if (!t) return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler", "no memory");
+    for (int j = k; j < k + 4; ++j) t[j] = 0;
+    user_handlers = t;
+    user_handler_count = k + 4;
+  }
+  user_handlers[k] = fn;
+  *h = MPI_ERRORS_RETURN + 1 + k;
+  return MPI_SUCCESS;
+}
+int MPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *h) {
+  return MPI_Comm_create_errhandler(fn, h);
+}
+
+int MPI_Errhandler_free(MPI_Errhandler *h) {
+  if (!handler_valid(*h))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler %d", *h);
+  /* A communicator that uses it keeps calling it (MPI frees it with the last user);
+   * the slot is not reused, so nothing dangles. */
+  *h = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
 static int set_handler(MPI_Comm comm, MPI_Errhandler h, const char *fn) {
   mpi_comm *c;
   const int err = check_comm(comm, fn, &c);
   if (err) return err;
-  if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN)
-    return mpi_error(comm, MPI_ERR_ARG, fn, "unknown error handler %d", h);
+  if (!handler_valid(h)) return mpi_error(comm, MPI_ERR_ARG, fn, "unknown error handler %d", h);
   c->errhandler = h;
   return MPI_SUCCESS;
 }
@@ -112,4 +157,11 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *h) {
   if (err) return err;
   *h = c->errhandler;
   return MPI_SUCCESS;
+}
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *h) {
+  return MPI_Comm_get_errhandler(comm, h);
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int code) {
+  return mpi_error(comm, code, "MPI_Comm_call_errhandler", "error code %d", code);
 }

@@ -67,10 +67,31 @@ int MPI_Init(int *argc, char ***argv) {
  * once. They share the rank's one endpoint, and the library's critical sections need no
  * lock: each runs inside one thread, which nothing interrupts, and a call blocks only
  * where the structures are consistent (docs/mpi.md, "Threads, atomicity, blocking"). */
+static int thread_level = MPI_THREAD_SINGLE;
+
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
               : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+  thread_level = *provided;
   return MPI_Init(argc, argv);
+}
+
+int MPI_Query_thread(int *provided) {
+  *provided = thread_level;
+  return MPI_SUCCESS;
+}
+
+/* The computation that called MPI_Init is main's: the one with the rank's first stack. */
+int MPI_Is_thread_main(int *flag) {
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen) {
+  *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                        "MPI-EMX (MPI %d.%d subset) for the simulated EM-X", MPI_VERSION,
+                        MPI_SUBVERSION);
+  return MPI_SUCCESS;
 }
 
 /* Result records must have literal names, in the order of enum mpi_counter, then the
@@ -130,28 +151,6 @@ int MPI_Get_version(int *version, int *subversion) {
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
-}
-
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag) {
-  static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io, global = 0;
-  mpi_comm *c;
-  const int err = check_comm(comm, "MPI_Comm_get_attr", &c);
-  if (err) return err;
-  int *v;
-  switch (keyval) {
-    case MPI_TAG_UB: v = &tag_ub; break;
-    case MPI_HOST: v = &host; break;
-    case MPI_IO: io = c->rank; v = &io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &global; break; /* every PE counts its own clocks */
-    default: *flag = 0; return MPI_SUCCESS;
-  }
-  *(int **)value = v;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag) {
-  return MPI_Comm_get_attr(comm, keyval, value, flag);
 }
 
 int MPI_Pcontrol(const int level, ...) {

@@ -176,6 +176,8 @@ static inline void pool_put(mpi_pool *p, void *cell) {
   *(void **)cell = p->free;
   p->free = cell;
 }
+/* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c). */
+void *mpi_tmp_alloc(uint32_t bytes);
 /* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
 uint32_t pool_cells_in_use(void);
 void pool_register(mpi_pool *p);
@@ -201,6 +203,8 @@ enum req_flag {
   RF_WILD = 1u << 7,       /* posted with MPI_ANY_SOURCE */
   RF_HELD = 1u << 8,       /* receive request held back behind a wildcard receive */
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
+  RF_PACKED = 1u << 11,    /* a non-contiguous datatype: data through r->pack (pack.c) */
+  RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (a receive still in the posted list) */
 };
 
 /* An entry of a request-issued queue (requests.c). */
@@ -249,6 +253,10 @@ typedef struct mpi_request {
   isq_entry *isq_newest; /* its newest request-issued queue entry */
   isq_entry isq_own;     /* the entry it uses when that one is free */
   waiter *waiter;    /* a blocked Wait/Waitany on an armed request */
+  /* Added for the rest of MPI-1 (set by the C paths only; irecv.S's requests never
+   * have RF_PACKED or a COMM_MAPPED base_pe, so it need not set them). */
+  const struct comm_map *map;  /* base_pe == COMM_MAPPED: the ranks of the communicator */
+  struct pack_state *pack;     /* RF_PACKED: the non-contiguous user buffer (pack.c) */
 } mpi_request;
 
 extern mpi_pool mpi_request_pool;
@@ -363,18 +371,6 @@ void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
-/* The buffered protocol's temporary buffers on the receiver: the small ones (short
- * messages, the most frequent) from a free list, so that they do not scatter over the
- * heap between the large buffers of the program (a small memory fragments). */
-enum { TMP_SMALL = 64 };
-extern mpi_pool mpi_tmp_pool;
-static inline void *tmp_buffer_new(uint32_t bytes) {
-  return bytes <= TMP_SMALL ? pool_get(&mpi_tmp_pool) : malloc(bytes);
-}
-static inline void tmp_buffer_free(void *p, uint32_t bytes) {
-  if (bytes <= TMP_SMALL) pool_put(&mpi_tmp_pool, p);
-  else free(p);
-}
 extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
 /* A request of n <= 4 words to PE pe: by remote thread creation (the default), or as a
  * staged record (-mpi-option=staged-records, inline: its packets unrolled). Never
@@ -395,11 +391,13 @@ static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_s
   else
     emx_invoke(pe, mpi_idx_remove, mpi_me | (unsigned)recv_side << 10, local_request);
 }
-/* Blocks the calling computation until pe's outbox is empty (creation.c); the test
- * inline, so that a path that creates nothing calls nothing. */
+/* Blocks the calling computation until every outbox of this PE is empty: its requests
+ * have been invoked at their peers (creation.c). MPI_Barrier does it first, so that
+ * receives posted before a barrier are in place at their senders after it. */
 void proto_drain_wait(unsigned pe);
-static inline void proto_drain(unsigned pe) {
-  if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_wait(pe);
+void proto_drain_all_wait(void);
+static inline void proto_drain_all(void) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
 }
 /* Nothing waits for pe in its outbox: a message sent now keeps the issue order. */
 int proto_peer_quiet(unsigned pe);
@@ -454,6 +452,7 @@ typedef struct fetch {
   uint32_t frames; /* frames waiting for replies */
   fetch_done_fn done;
   void *arg;
+  struct fetch *next_waiting; /* in the queue of fetches waiting for a frame */
 } fetch;
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg);
@@ -463,10 +462,12 @@ void transfer_init(void);
 
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
-/* The 6 bits of a send request: the protocol, whether the data word is the data, and
- * (buffered) that the receiver had no memory for the temporary buffer: the data stays
- * in the sender's buffer, the receiver reads it when matched, as sync does. */
-enum { SREQ_PROTO = 3, SREQ_INLINE = 4, SREQ_UNBUFFERED = 8 };
+/* The 6 bits of a send request: the protocol, and whether the data word is the data. */
+enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
+/* A buffered send whose receiver had no memory for it goes as sync (the receiver reads
+ * it when matched); when a receive request of the receiver met it while it asked, the
+ * consistency rule of buffered was applied already: this bit tells the receiver. */
+enum { SREQ_FALLBACK = 8 };
 /* A receive request is four words: its address, buffer, capacity, tag | context << 16.
  * Packed forms save packets and threads on the receives that programs post in advance
  * (the PE of the request is the packets' source, so its local word address of 22 bits
@@ -573,18 +574,68 @@ int unexpected_probe(int src_pe, uint16_t tag, uint16_t ctx, MPI_Status *st, int
 
 /* Fields of a receive completed on this PE. */
 void recv_finish(mpi_request *r, unsigned src_pe, unsigned tag, uint32_t bytes);
+/* A completed request with RF_PACKED: unpacks `bytes` received bytes (pack.c). */
+void pack_finish(mpi_request *r, uint32_t bytes);
 
 /* ---- Communicators (comm.c) --------------------------------------------------------- */
 
+/* The ranks of a communicator that is not a range of PEs (Comm_split, Comm_create,
+ * Graph/Cart with reordering): rank -> PE and PE -> rank (-1: not a member). Shared by
+ * the communicators made from one another (refs); such a communicator has base_pe
+ * COMM_MAPPED and a context id of at least COMM_MAPPED_CTX. */
+typedef struct comm_map {
+  int refs, size;
+  uint16_t *rank_pe;
+  int16_t *pe_rank; /* [emx_pe_count()] */
+} comm_map;
+enum { COMM_MAPPED = 0xffff };
+/* irecv.S (the hand-written MPI_Irecv) adds base_pe to the rank; it leaves every context
+ * from RREQ_PAIR_CTX on to the C path, which translates: the mapped ones start there. */
+enum { COMM_MAPPED_CTX = 32 };
+
 typedef struct mpi_comm {
   uint16_t ctx;      /* point-to-point context; collectives use ctx + 1 */
-  uint16_t base_pe;  /* rank r is PE base_pe + r */
+  uint16_t base_pe;  /* rank r is PE base_pe + r (COMM_MAPPED: see map) */
   int size, rank;
   MPI_Errhandler errhandler;
-  int topo;          /* MPI_CART or 0 */
+  int topo;          /* MPI_CART, MPI_GRAPH or 0 */
   int ndims;
   int *dims, *periods;
+  comm_map *map;     /* base_pe == COMM_MAPPED */
+  int nnodes, *index, *edges; /* MPI_GRAPH (topology.c) */
+  struct attr_node *attrs;    /* cached attributes (attributes.c) */
+  char *name;                 /* MPI_Comm_set_name (malloc'ed), 0: none */
 } mpi_comm;
+/* The PE of rank r (0 <= r < size) and the rank of PE pe in c (-1 if not a member). */
+static inline unsigned comm_pe(const mpi_comm *c, int r) {
+  return __builtin_expect(c->base_pe != COMM_MAPPED, 1) ? c->base_pe + (unsigned)r
+                                                        : c->map->rank_pe[r];
+}
+static inline int comm_rank_of(const mpi_comm *c, unsigned pe) {
+  if (c->base_pe != COMM_MAPPED) {
+    const int r = (int)pe - c->base_pe;
+    return r >= 0 && r < c->size ? r : -1;
+  }
+  return c->map->pe_rank[pe];
+}
+/* The source rank of a completed receive r (its status holds the source PE); no call,
+ * so that the waits that use it stay leaf functions. */
+static inline int req_source(const mpi_request *r) {
+  if (__builtin_expect(r->base_pe != COMM_MAPPED, 1)) return (int)(r->srctag & 0xffff) - r->base_pe;
+  return r->rank >= 0 ? r->rank : r->map->pe_rank[r->srctag & 0xffff];
+}
+/* A communicator of the PEs pes[0..n) (rank order), with proto's other fields, made by
+ * every member of parent; members get it in *out, the others MPI_COMM_NULL. */
+int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n,
+                 MPI_Comm *out);
+void comm_map_unref(comm_map *m);
+void comm_pes(const mpi_comm *c, uint16_t *pes); /* its PEs in rank order */
+mpi_comm comm_plain_proto(const mpi_comm *c);   /* its fields without topology, attributes */
+/* Attributes (attributes.c): copies for MPI_Comm_dup, deletion at MPI_Comm_free. */
+int attrs_copy(MPI_Comm oldcomm, const mpi_comm *from, mpi_comm *to);
+int attrs_delete_all(MPI_Comm comm, mpi_comm *c);
+/* Calls the communicator's user error handler, if it has one (errors.c). */
+int errhandler_call(MPI_Comm comm, const mpi_comm *c, int code);
 extern mpi_comm **mpi_comm_table; /* by handle; 0 entries before MPI_Init and after */
 extern int mpi_comm_count;          /* MPI_Finalize */
 mpi_comm *comm_get(MPI_Comm c);     /* NULL if not a valid communicator */

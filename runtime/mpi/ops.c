@@ -164,3 +164,20 @@ int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t) {
     default: return MPI_ERR_OP;
   }
 }
+
+int MPI_Op_commutative(MPI_Op op, int *commute) {
+  if (!op_valid(op))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_commutative", "invalid operation %d", op);
+  *commute = op_commutative(op);
+  return MPI_SUCCESS;
+}
+
+/* inoutbuf = inbuf op inoutbuf, here (MPI-2.2). */
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype type, MPI_Op op) {
+  if (!op_valid(op))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Reduce_local", "invalid operation %d", op);
+  const int err = op_apply(op, inbuf, inoutbuf, count, type);
+  return err ? mpi_error(MPI_COMM_WORLD, err, "MPI_Reduce_local",
+                         "operation %d is not defined on datatype %d", op, type)
+             : MPI_SUCCESS;
+}

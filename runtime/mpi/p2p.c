@@ -13,17 +13,27 @@ extern const emx_thread_fn __emx_handlers_start[];
 int check_buffer(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype type,
                  int writable, uint32_t *bytes) {
   if (count < 0) return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
+  if (count == 0 && type == MPI_DATATYPE_NULL) { /* no data: MPI lets the type be null */
+    *bytes = 0;
+    return MPI_SUCCESS;
+  }
   const int size = type_size(type);
   if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type);
+  const dtype *d = type_get(type);
+  if (d && !d->committed)
+    return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype %d is not committed (MPI_Type_commit)", type);
   const uint64_t n = (uint64_t)(uint32_t)count * (uint32_t)size; /* mul + mulhu */
-  const uintptr_t a = (uintptr_t)buf;
+  /* The bytes the data touches: those of a non-contiguous type lie around buf. */
+  int64_t lo = 0, hi = (int64_t)n;
+  if (d && !d->contiguous) type_span(type, count, &lo, &hi);
+  const int64_t a = (int64_t)(uintptr_t)buf + lo, span = hi - lo;
   /* A receive buffer must be writable memory (above the code and read-only data); any
    * buffer must lie in this PE's memory. Remote writes into anything else would corrupt
    * it silently. */
-  const uintptr_t low = writable ? (uintptr_t)__emx_handlers_start : 0x1000;
-  if (n && (a < low || n > emx_mem_bytes() || a > emx_mem_bytes() - n))
+  const int64_t low = writable ? (int64_t)(uintptr_t)__emx_handlers_start : 0x1000;
+  if (n && (a < low || a + span > (int64_t)emx_mem_bytes()))
     return mpi_error(comm, MPI_ERR_BUFFER, fn, "buffer %p of %llu bytes is not in %s memory",
-                     buf, (unsigned long long)n, writable ? "writable" : "local");
+                     buf, (unsigned long long)span, writable ? "writable" : "local");
   *bytes = (uint32_t)n;
   return MPI_SUCCESS;
 }
@@ -53,7 +63,13 @@ static inline mpi_request *setup(int kind, const mpi_comm *c, uint16_t ctx, void
   r->rank = rank;
   r->ctx = ctx;
   r->base_pe = c->base_pe;
-  r->pe = (uint16_t)(c->base_pe + (rank >= 0 ? rank : 0));
+  /* r->map and r->pack are read only for a mapped communicator and RF_PACKED. */
+  if (__builtin_expect(c->base_pe != COMM_MAPPED, 1)) {
+    r->pe = (uint16_t)(c->base_pe + (rank >= 0 ? rank : 0));
+  } else {
+    r->pe = c->map->rank_pe[rank >= 0 ? rank : 0];
+    r->map = c->map;
+  }
   r->tag = tag == MPI_ANY_TAG ? TAG_ANY16 : (uint16_t)tag;
   r->proto = PROTO_GET;
   r->comm = MPI_COMM_NULL;
@@ -112,11 +128,20 @@ static int isend(const char *fn, const void *buf, int count, MPI_Datatype type, 
   uint32_t bytes;
   const int err = check_p2p(fn, buf, count, type, dest, tag, comm, 0, &c, &bytes);
   if (err) return err;
+  struct pack_state *packed = 0;
+  if (!type_contiguous(type) && dest != MPI_PROC_NULL) {
+    /* Non-contiguous data travels packed (pack.c). */
+    if (!(packed = pack_new(comm, fn, buf, count, type, bytes))) return MPI_ERR_NO_MEM;
+    if (!persistent) pack_send_data(packed);
+    buf = pack_buffer(packed);
+  }
   mpi_request *s;
-  if (persistent) {
+  if (persistent || packed) {
     s = setup(REQ_SEND, c, c->ctx, (void *)buf, bytes, dest, tag);
     s->proto = (uint8_t)proto;
-    s->flags |= RF_PERSISTENT;
+    s->flags |= persistent ? RF_PERSISTENT : RF_ACTIVE;
+    if (packed) s->flags |= RF_PACKED, s->pack = packed;
+    if (!persistent) send_start(s);
   } else {
     s = post_send(c, c->ctx, buf, bytes, dest, tag, proto);
   }
@@ -131,10 +156,18 @@ static int irecv(const char *fn, void *buf, int count, MPI_Datatype type, int so
   uint32_t bytes;
   const int err = check_p2p(fn, buf, count, type, source, tag, comm, 1, &c, &bytes);
   if (err) return err;
+  struct pack_state *packed = 0;
+  if (!type_contiguous(type) && source != MPI_PROC_NULL) {
+    /* Received into a buffer of the data's size, unpacked at completion (pack.c). */
+    if (!(packed = pack_new(comm, fn, buf, count, type, bytes))) return MPI_ERR_NO_MEM;
+    buf = pack_buffer(packed);
+  }
   mpi_request *r;
-  if (persistent) {
+  if (persistent || packed) {
     r = setup(REQ_RECV, c, c->ctx, buf, bytes, source, tag);
-    r->flags |= RF_PERSISTENT;
+    r->flags |= persistent ? RF_PERSISTENT : RF_ACTIVE;
+    if (packed) r->flags |= RF_PACKED, r->pack = packed;
+    if (!persistent) recv_start(r);
   } else {
     r = post_recv(c, c->ctx, buf, bytes, source, tag);
   }
@@ -214,7 +247,7 @@ static int __attribute__((noinline)) send_blocking(const void *buf, int count,
   mpi_comm *c;
   uint32_t bytes;
   if (args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) &&
-      put_to_posted_any(c->base_pe + (unsigned)dest, (unsigned)tag, c->ctx, buf, bytes))
+      put_to_posted_any(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes))
     return MPI_SUCCESS;
   MPI_Request r;
   const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, &r);
@@ -228,7 +261,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, M
   mpi_comm *c;
   uint32_t bytes;
   if (__builtin_expect(args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 1) &&
-      put_to_posted(c->base_pe + (unsigned)dest, (unsigned)tag, c->ctx, buf, bytes, 1))
+      put_to_posted(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes, 1))
     return MPI_SUCCESS;
   return send_blocking(buf, count, type, dest, tag, comm);
 }
@@ -301,8 +334,10 @@ int MPI_Start(MPI_Request *request) {
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Start", "not a persistent request");
   if (r->flags & RF_ACTIVE)
     return mpi_error(r->comm, MPI_ERR_REQUEST, "MPI_Start", "the request is active already");
+  r->flags &= (uint16_t)~RF_CANCELLED;
   req_reset(r);
   if (r->rank == MPI_PROC_NULL) r->flags |= RF_NULL_PEER;
+  if (r->kind == REQ_SEND && (r->flags & RF_PACKED)) pack_send_data(r->pack);
   if (r->kind == REQ_SEND) send_start(r);
   else recv_start(r);
   return MPI_SUCCESS;
@@ -331,13 +366,16 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     if (status) *status = (MPI_Status){MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
     return MPI_SUCCESS;
   }
-  const int pe = source == MPI_ANY_SOURCE ? -1 : c->base_pe + source;
+  const int pe = source == MPI_ANY_SOURCE ? -1 : (int)comm_pe(c, source);
   const uint16_t t = tag == MPI_ANY_TAG ? TAG_ANY16 : (uint16_t)tag;
-  *flag = unexpected_probe(pe, t, c->ctx, status, c->base_pe);
+  const int base = c->base_pe == COMM_MAPPED ? 0 : c->base_pe; /* mapped: PE, then rank */
+  *flag = unexpected_probe(pe, t, c->ctx, status, base);
   if (!*flag) {
     mpi_progress(); /* let arriving send requests be filed */
-    *flag = unexpected_probe(pe, t, c->ctx, status, c->base_pe);
+    *flag = unexpected_probe(pe, t, c->ctx, status, base);
   }
+  if (*flag && status && c->base_pe == COMM_MAPPED)
+    status->MPI_SOURCE = comm_rank_of(c, (unsigned)status->MPI_SOURCE);
   return MPI_SUCCESS;
 }
 

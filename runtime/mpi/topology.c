@@ -186,3 +186,157 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int *dims, int *periods, int *coord
   coords_of(c, c->rank, coords);
   return MPI_SUCCESS;
 }
+
+/* ---- More Cartesian calls ------------------------------------------------------------ */
+
+/* The sub-grids that keep the dimensions remain_dims names: a Comm_split by the
+ * coordinates dropped, ranks in the order of the coordinates kept. */
+int MPI_Cart_sub(MPI_Comm comm, const int *remain_dims, MPI_Comm *newcomm) {
+  const char *fn = "MPI_Cart_sub";
+  mpi_comm *c;
+  int err = check_cart(comm, fn, &c);
+  if (err) return err;
+  int coords[MAX_DIMS], color = 0, key = 0, nd = 0, dims[MAX_DIMS], periods[MAX_DIMS];
+  coords_of(c, c->rank, coords);
+  for (int k = 0; k < c->ndims; ++k) {
+    if (remain_dims[k]) {
+      key = key * c->dims[k] + coords[k];
+      dims[nd] = c->dims[k];
+      periods[nd++] = c->periods[k];
+    } else {
+      color = color * c->dims[k] + coords[k];
+    }
+  }
+  MPI_Comm sub;
+  err = MPI_Comm_split(comm, color, key, &sub);
+  if (err) return err;
+  mpi_comm *s = comm_get(sub);
+  s->topo = MPI_CART;
+  s->ndims = nd;
+  s->dims = malloc((nd ? nd : 1) * sizeof(int));
+  s->periods = malloc((nd ? nd : 1) * sizeof(int));
+  if (!s->dims || !s->periods) return mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory");
+  memcpy(s->dims, dims, nd * sizeof(int));
+  memcpy(s->periods, periods, nd * sizeof(int));
+  *newcomm = sub;
+  return MPI_SUCCESS;
+}
+
+/* No reordering: rank r keeps its place if it is inside the grid. */
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int *dims, const int *periods, int *newrank) {
+  const char *fn = "MPI_Cart_map";
+  (void)periods;
+  mpi_comm *c;
+  const int err = check_comm(comm, fn, &c);
+  if (err) return err;
+  long cells = 1;
+  for (int k = 0; k < ndims; ++k) {
+    if (dims[k] <= 0) return mpi_error(comm, MPI_ERR_DIMS, fn, "dimension %d is %d", k, dims[k]);
+    cells *= dims[k];
+  }
+  if (cells > c->size)
+    return mpi_error(comm, MPI_ERR_TOPOLOGY, fn, "a grid of %ld cells for %d ranks", cells, c->size);
+  *newrank = c->rank < cells ? c->rank : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+/* ---- Graph topologies ------------------------------------------------------------------- */
+
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges, int *newrank) {
+  const char *fn = "MPI_Graph_map";
+  (void)index, (void)edges;
+  mpi_comm *c;
+  const int err = check_comm(comm, fn, &c);
+  if (err) return err;
+  if (nnodes < 0 || nnodes > c->size)
+    return mpi_error(comm, MPI_ERR_TOPOLOGY, fn, "a graph of %d nodes for %d ranks", nnodes, c->size);
+  *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+/* Nodes 0..nnodes-1 are the parent's first ranks (no reordering); node k's neighbours are
+ * edges[index[k-1] .. index[k]). */
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int *index, const int *edges, int reorder,
+                     MPI_Comm *comm_graph) {
+  const char *fn = "MPI_Graph_create";
+  (void)reorder;
+  mpi_comm *c;
+  int err = check_comm(comm, fn, &c);
+  if (err) return err;
+  if (nnodes < 0 || nnodes > c->size)
+    return mpi_error(comm, MPI_ERR_ARG, fn, "a graph of %d nodes for %d ranks", nnodes, c->size);
+  for (int k = 0; k < nnodes; ++k)
+    if (index[k] < (k ? index[k - 1] : 0))
+      return mpi_error(comm, MPI_ERR_ARG, fn, "index[%d] = %d decreases", k, index[k]);
+  const int nedges = nnodes ? index[nnodes - 1] : 0;
+  for (int e = 0; e < nedges; ++e)
+    if (edges[e] < 0 || edges[e] >= nnodes)
+      return mpi_error(comm, MPI_ERR_ARG, fn, "edge %d names node %d of %d", e, edges[e], nnodes);
+  mpi_comm proto = comm_plain_proto(c);
+  proto.map = c->map;
+  proto.size = nnodes;
+  proto.topo = MPI_GRAPH;
+  proto.nnodes = nnodes;
+  proto.index = malloc((nnodes ? nnodes : 1) * sizeof(int));
+  proto.edges = malloc((nedges ? nedges : 1) * sizeof(int));
+  if (!proto.index || !proto.edges) return mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory");
+  memcpy(proto.index, index, nnodes * sizeof(int));
+  memcpy(proto.edges, edges, nedges * sizeof(int));
+  const int member = c->rank < nnodes;
+  err = comm_new(&proto, comm, member, comm_graph);
+  if (err || !member) free(proto.index), free(proto.edges);
+  return err;
+}
+
+static int check_graph(MPI_Comm comm, const char *fn, mpi_comm **c) {
+  const int err = check_comm(comm, fn, c);
+  if (err) return err;
+  if ((*c)->topo != MPI_GRAPH)
+    return mpi_error(comm, MPI_ERR_TOPOLOGY, fn, "communicator %d has no graph topology", comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) {
+  mpi_comm *c;
+  const int err = check_graph(comm, "MPI_Graphdims_get", &c);
+  if (err) return err;
+  *nnodes = c->nnodes;
+  *nedges = c->nnodes ? c->index[c->nnodes - 1] : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *edges) {
+  mpi_comm *c;
+  const int err = check_graph(comm, "MPI_Graph_get", &c);
+  if (err) return err;
+  const int nedges = c->nnodes ? c->index[c->nnodes - 1] : 0;
+  for (int k = 0; k < maxindex && k < c->nnodes; ++k) index[k] = c->index[k];
+  for (int e = 0; e < maxedges && e < nedges; ++e) edges[e] = c->edges[e];
+  return MPI_SUCCESS;
+}
+
+static int graph_rank(MPI_Comm comm, const char *fn, int rank, mpi_comm **c) {
+  const int err = check_graph(comm, fn, c);
+  if (err) return err;
+  if (rank < 0 || rank >= (*c)->nnodes)
+    return mpi_error(comm, MPI_ERR_RANK, fn, "invalid rank %d (graph of %d nodes)", rank, (*c)->nnodes);
+  return MPI_SUCCESS;
+}
+
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) {
+  mpi_comm *c;
+  const int err = graph_rank(comm, "MPI_Graph_neighbors_count", rank, &c);
+  if (err) return err;
+  *nneighbors = c->index[rank] - (rank ? c->index[rank - 1] : 0);
+  return MPI_SUCCESS;
+}
+
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors) {
+  mpi_comm *c;
+  const int err = graph_rank(comm, "MPI_Graph_neighbors", rank, &c);
+  if (err) return err;
+  const int first = rank ? c->index[rank - 1] : 0;
+  for (int k = 0; k < maxneighbors && first + k < c->index[rank]; ++k)
+    neighbors[k] = c->edges[first + k];
+  return MPI_SUCCESS;
+}

@@ -138,6 +138,36 @@ static void fetch_issue(fetch *x, uint32_t *f) {
   ++x->frames;
 }
 
+/* Frames in flight over all fetches are bounded: every reply is a packet in this PE's
+ * input buffer, and hundreds of messages fetched at once (a flood of unexpected sends
+ * under get) would overflow its spill area. A fetch that finds none free waits, in
+ * order, for the next frame given back. */
+enum { FRAMES_MAX = 16 };
+static uint32_t frames_out;
+static fetch *waiting_head, *waiting_tail;
+
+static void fetch_grant(fetch *x) {
+  while (x->frames < WINDOW && x->left && frames_out < FRAMES_MAX) {
+    ++frames_out;
+    fetch_issue(x, emx_frame_alloc(fetch_tmpl));
+  }
+  if (x->left && x->frames == 0) {
+    x->next_waiting = 0;
+    if (waiting_tail) waiting_tail->next_waiting = x;
+    else waiting_head = x;
+    waiting_tail = x;
+  }
+}
+
+static void frame_returned(void) {
+  --frames_out;
+  fetch *w = waiting_head;
+  if (!w) return;
+  waiting_head = w->next_waiting;
+  if (!waiting_head) waiting_tail = 0;
+  fetch_grant(w);
+}
+
 static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   (void)unused;
   uint32_t *f = emx_frame();
@@ -151,6 +181,7 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
     return;
   }
   emx_frame_free(f);
+  frame_returned();
   if (x->frames == 0) x->done(x->arg);
 }
 
@@ -160,7 +191,9 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
  * waits with a continuation into the fetch's frame: frame words E0, E1 are the elements of
  * the (at most) two blocks in flight, slots 1 and 2 their continuations. A block is at
  * most BLOCK words, so the sender's memory unit and output port interleave other
- * packets between blocks; two in flight keep the link busy across the round trip. */
+ * packets between blocks; two in flight keep the link busy across the round trip. Only
+ * the completions are threads here, so no bound on the fetches in flight is needed (the
+ * per-word fetch's FRAMES_MAX). */
 enum { B_FETCH = 1, B_E0 = 3, BLOCK = 2048 };
 static emx_thread_fn *block_tmpl;
 
@@ -198,7 +231,7 @@ static int fetch_by_blocks(void) {
 
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg) {
-  *f = (fetch){dst, src, words, 0, done, arg};
+  *f = (fetch){dst, src, words, 0, done, arg, 0};
   mpi_counters[C_FETCHED_WORDS] += words;
   if (words == 0 || emx_gaddr_is_local(src)) {
     memcpy(dst, emx_gaddr_local(src), 4 * words);
@@ -211,7 +244,7 @@ void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch
     for (unsigned k = 0; k < 2 && f->left; ++k) block_issue(f, fr, k);
     return;
   }
-  for (unsigned k = 0; k < WINDOW && f->left; ++k) fetch_issue(f, emx_frame_alloc(fetch_tmpl));
+  fetch_grant(f);
 }
 
 void transfer_init(void) {

@@ -53,6 +53,10 @@ static int finish(mpi_request *r, MPI_Status *st) {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
   } else if (r->flags & RF_NULL_PEER) {
     set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
+  } else if (r->flags & RF_CANCELLED) {
+    set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    if (st) st->mpi_cancelled_ = 1;
+    if (r->flags & RF_PACKED) pack_finish(r, 0);
   } else {
     uint32_t bytes = r->bytes;
     if (bytes > r->capacity) {
@@ -61,8 +65,10 @@ static int finish(mpi_request *r, MPI_Status *st) {
       bytes = r->capacity;
       err = MPI_ERR_TRUNCATE;
     }
-    set_status(st, (int)(r->srctag & 0xffff) - r->base_pe, (int)(r->srctag >> 16), err, bytes);
+    set_status(st, req_source(r), (int)(r->srctag >> 16), err, bytes);
+    if (r->flags & RF_PACKED) pack_finish(r, bytes);
   }
+  if (r->kind != REQ_RECV && (r->flags & RF_PACKED)) pack_finish(r, 0);
   if (r->flags & RF_PERSISTENT) r->flags &= (uint16_t)~RF_ACTIVE;
   else req_release(r);
   return err;
@@ -115,7 +121,8 @@ static int __attribute__((noinline)) progress_success(void) {
 /* The common case: an active, non-persistent, unarmed request. */
 static inline int plain(const mpi_request *r) {
   return r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
-         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER)) == RF_ACTIVE;
+         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED)) ==
+             RF_ACTIVE;
 }
 
 /* A plain request that has completed: its status (a receive's, without truncation),
@@ -124,7 +131,7 @@ static inline int finish_plain(MPI_Request *request, mpi_request *r, MPI_Status 
   if (r->kind == REQ_RECV) {
     if (__builtin_expect(r->bytes > r->capacity, 0)) return 0;
     if (status)
-      *status = (MPI_Status){(int)(r->srctag & 0xffff) - r->base_pe, (int)(r->srctag >> 16),
+      *status = (MPI_Status){req_source(r), (int)(r->srctag >> 16),
                              MPI_SUCCESS, (int)r->bytes, 0};
   } else if (status) {
     empty_status(status);
@@ -395,11 +402,4 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count) {
   if (size == 0) *count = status->mpi_bytes_ == 0 ? 0 : MPI_UNDEFINED;
   else *count = status->mpi_bytes_ % size ? MPI_UNDEFINED : status->mpi_bytes_ / size;
   return MPI_SUCCESS;
-}
-
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count) {
-  int per;
-  const int base = type_base(type, &per);
-  if (!base) return mpi_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_elements", "invalid datatype %d", type);
-  return MPI_Get_count(status, base, count);
 }

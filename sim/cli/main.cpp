@@ -96,6 +96,7 @@ int cmd_run(const std::vector<std::string>& words) {
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout.flush();
   if (!o.report.empty()) std::cerr << o.report;
+  for (const std::string& note : m.host().file_notes()) std::cerr << "emx: file access " << note << "\n";
   if (!opt.quiet) print_summary(opt.program, cfg, o, m.instructions(), host_s);
   if (!opt.profile_file.empty()) write_profile(profile, opt.profile_file);
 

@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include <nlohmann/json.hpp>
+
 namespace emx::cli {
 
 const char* const kMainHelp = R"(emx - a cycle-approximate simulator of the EM-X parallel computer
@@ -40,6 +42,10 @@ options:
   --set KEY=VALUE   override one config key, e.g. --set pe.timing.mul=4 (repeatable);
                     VALUE is JSON (4, true, "text") or a bare word (a string)
   --pes N           number of PEs (same as --set pes=N)
+  --files DIR       the program's files (fopen, open, remove) are those in DIR, read and
+                    written through the host at host.bandwidth_mb_s; nothing outside DIR
+                    is reachable (same as --set host.file_root=DIR; without it file
+                    calls fail with EACCES)
   --stats FILE      write statistics as JSON: simulated_time_ns, cycles, instructions,
                     host_seconds, results (from emx_result), config (effective), stats
   -q, --quiet       no summary
@@ -73,6 +79,7 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     if (a == "--config") o.config = value(a);
     else if (a == "--set") o.sets.push_back(value(a));
     else if (a == "--stats") o.stats_file = value(a);
+    else if (a == "--files") o.sets.push_back("host.file_root=" + nlohmann::json(value(a)).dump());
     else if (a == "-q" || a == "--quiet") o.quiet = true;
     else if (a == "--trace") o.trace_file = value(a);
     else if (a == "--trace-text") o.trace_text = true;

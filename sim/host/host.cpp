@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -9,8 +10,9 @@
 
 namespace emx::host {
 
-Host::Host(unsigned pes, std::ostream& console)
-    : console_(console), lines_(pes), exit_codes_(pes), pending_(pes) {}
+Host::Host(unsigned pes, std::ostream& console, const HostLink& link)
+    : console_(console), lines_(pes), exit_codes_(pes), pending_(pes), link_(link),
+      files_(link.file_root) {}
 
 Host::Start Host::load(const loader::ElfImage& prog, const std::vector<std::string>& args,
                        mem::LocalMemory& memory, uint32_t stack_top) {
@@ -31,8 +33,8 @@ Host::Start Host::load(const loader::ElfImage& prog, const std::vector<std::stri
   return {p - 16, p};
 }
 
-void Host::receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
-                   const mem::LocalMemory& memory) {
+std::optional<Host::Answer> Host::receive(unsigned src, uint32_t addr, uint32_t data,
+                                          uint64_t cycle, mem::LocalMemory& memory) {
   if (EMX_HOST_PE(addr) != src)
     throw std::runtime_error(fmt::format(
         "host packet names PE {} in its address word but came from PE {}", EMX_HOST_PE(addr), src));
@@ -48,12 +50,21 @@ void Host::receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
           lines_[src].clear();
         }
       }
-      return;
+      return {};
     }
     case EMX_HOST_EXIT:
       if (!exit_codes_[src]) ++exited_;
       exit_codes_[src] = static_cast<int>(data);
-      return;
+      return {};
+    case EMX_HOST_FILE: {
+      // One link, requests in arrival order: this one's bytes cross it after the last's.
+      const HostFiles::Done d = files_.serve(src, data, memory);
+      const uint64_t start = std::max(cycle, link_free_);
+      link_free_ = start + static_cast<uint64_t>(static_cast<double>(d.bytes) * link_.clock_mhz /
+                                                     link_.bandwidth_mb_s +
+                                                 0.999999);
+      return Answer{link_free_, (src << 22) | (data >> 2), static_cast<uint32_t>(d.result)};
+    }
     case EMX_HOST_RESULT_NAME: {
       std::string name;
       for (uint32_t a = data; name.size() < 256; ++a) {
@@ -64,14 +75,14 @@ void Host::receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
       }
       if (name.empty()) throw std::runtime_error("result record with an empty name");
       pending_[src] = {name, 0, 0, 1};
-      return;
+      return {};
     }
     case EMX_HOST_RESULT_VALUE_LO:
       if (pending_[src].stage != 1) throw std::runtime_error("result value without a name");
       pending_[src].lo = data;
       pending_[src].kind = arg;
       pending_[src].stage = 2;
-      return;
+      return {};
     case EMX_HOST_RESULT_VALUE_HI: {
       PendingResult& r = pending_[src];
       if (r.stage != 2) throw std::runtime_error("result value high word without the low word");
@@ -86,7 +97,7 @@ void Host::receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
       }
       results_.push_back({src, r.name, v, cycle});
       r.stage = 0;
-      return;
+      return {};
     }
     default:
       throw std::runtime_error(fmt::format("unknown host command {}", EMX_HOST_CMD(addr)));

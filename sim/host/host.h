@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/host/host_files.h"
 #include "sim/loader/elf_image.h"
 #include "sim/mem/local_memory.h"
 
@@ -23,9 +24,16 @@ struct ResultRecord {
   uint64_t cycle;  // when the record reached the host
 };
 
+// The link to the host: its rate, for the time file transfers take.
+struct HostLink {
+  double clock_mhz = 20.0;
+  double bandwidth_mb_s = 1.5;
+  std::string file_root;  // files of the program (HostFiles); empty: none
+};
+
 class Host {
  public:
-  Host(unsigned pes, std::ostream& console);
+  Host(unsigned pes, std::ostream& console, const HostLink& link = {});
 
   // Copy the program into a PE's memory and lay out argc/argv below `stack_top`;
   // returns the initial sp and the address of argv.
@@ -35,10 +43,18 @@ class Host {
   static Start load(const loader::ElfImage& prog, const std::vector<std::string>& args,
                     mem::LocalMemory& memory, uint32_t stack_top);
 
-  // A host packet arrived from PE `src` (memory: that PE's, for result names).
-  // Throws std::runtime_error for malformed packets (the caller names the PE and PC).
-  void receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
-               const mem::LocalMemory& memory);
+  // An answer to send to a PE: an I-structure write of `value` to global address
+  // `gaddr`, leaving the host at clock `cycle`.
+  struct Answer {
+    uint64_t cycle;
+    uint32_t gaddr, value;
+  };
+  // A host packet arrived from PE `src` (memory: that PE's, for result names and file
+  // data). Throws std::runtime_error for malformed packets (the caller names the PE and
+  // PC). Returns the answer of a file request.
+  std::optional<Answer> receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
+                                mem::LocalMemory& memory);
+  const std::vector<std::string>& file_notes() const { return files_.notes(); }
   // Print what is left in the console line buffers (at the end of the run).
   void flush();
 
@@ -58,6 +74,9 @@ class Host {
   std::vector<PendingResult> pending_;
   std::vector<ResultRecord> results_;
   unsigned exited_ = 0;
+  HostLink link_;
+  HostFiles files_;
+  uint64_t link_free_ = 0;  // the clock the host link finishes its last transfer
 };
 
 }  // namespace emx::host

@@ -114,7 +114,10 @@ void NetworkDriver::drive() {
 
 Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
                  const std::vector<std::string>& args, std::ostream& console)
-    : cfg_(cfg), program_(program), host_(cfg.pes, console) {
+    : cfg_(cfg),
+      program_(program),
+      host_(cfg.pes, console,
+            host::HostLink{cfg.clock_mhz, cfg.host.bandwidth_mb_s, cfg.host.file_root}) {
   fabric_ = std::make_unique<net::Fabric>(cfg_.network, cfg_.pes);
   fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
@@ -254,7 +257,18 @@ void Machine::deliver(const net::Packet& p, uint64_t cycle) {
   }
   if (tracer_) tracer_->packet_arrived(p, cycle, cycle, cycle, "host I/O");
   try {
-    host_.receive(p.src, p.addr, p.data, cycle, pes_[p.src]->memory());
+    if (const auto a = host_.receive(p.src, p.addr, p.data, cycle, pes_[p.src]->memory())) {
+      // The host's answer: an I-structure write into the PE, from the host's endpoint.
+      net::Packet r;
+      r.addr = a->gaddr;
+      r.data = a->value;
+      r.type = static_cast<uint8_t>(isa::PacketType::iwrite);
+      r.src = static_cast<uint16_t>(cfg_.pes);
+      r.dst = p.src;
+      r.src_pc = 0;
+      enqueue(r, std::max(a->cycle, cycle), false);
+      if (tracer_) tracer_->packet_sent(r, a->cycle, "host file answer");
+    }
   } catch (const std::runtime_error& e) {
     pe_error(p.src, fmt::format("bad host packet from PE {} (pc 0x{:08x}{}): {}", p.src, p.src_pc,
                                 program_.symbols().describe(p.src_pc).empty()

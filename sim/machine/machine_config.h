@@ -56,7 +56,9 @@ struct HostConfig {
             "host interface transfer rate in MB/s [paper: 1-2 MB/s]");
     v.field("charge_load_time", charge_load_time, false, true,
             "start the PEs only after the program image has crossed the host interface");
-    v.field("file_root", file_root, "directory the simulated program may read and write files in");
+    v.field("file_root", file_root,
+            "directory the simulated program's files are in (emx run --files DIR); nothing "
+            "outside it is reachable; empty: file calls fail with EACCES");
   }
 };
 

@@ -3,6 +3,7 @@
 simulator, on the machine variants and PE counts that matter, against known results."""
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -263,3 +264,92 @@ class Examples(Runs):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HostFiles(Runs):
+    """Files through the host (emx run --files DIR): round trips with stdio and
+    open/read/write, confinement to DIR (with errno in the program and a note in the
+    run's report), no access without --files, the host link's rate in simulated time."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "files")
+        self.outside = os.path.join(self.tmp.name, "outside")
+        os.mkdir(self.root)
+        os.mkdir(self.outside)
+        with open(os.path.join(self.root, "in.txt"), "w") as f:
+            f.write("alpha\nbeta\ngamma\n")
+        os.symlink(self.outside, os.path.join(self.root, "escape"))
+        with open(os.path.join(self.outside, "secret"), "w") as f:
+            f.write("no\n")
+        os.symlink(os.path.join(self.outside, "secret"), os.path.join(self.root, "escape_file"))
+        os.symlink(".", os.path.join(self.root, "inside_link"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def files(self, *args, sets=()):
+        opts = ["--pes", "1", "--files", self.root]
+        for s in sets:
+            opts += ["--set", s]
+        return run_stats(*opts, "rt_files", *map(str, args))
+
+    def test_round_trip(self):
+        r, _ = self.files("roundtrip")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "line 1: alpha\nline 2: beta\nline 3: gamma\nroundtrip: ok\n")
+        with open(os.path.join(self.root, "out.txt")) as f:
+            self.assertEqual(f.read(), "row 0: 0\nrow 1: 1\nrow 2: 4\nlast\nappended\n")
+        with open(os.path.join(self.root, "made.txt")) as f:
+            self.assertEqual(f.read(), "made\n")
+        self.assertFalse(os.path.exists(os.path.join(self.root, "out.bin")))
+
+    def test_confinement(self):
+        r, _ = self.files("confine")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "../outside.txt: refused errno 13", "/etc/passwd: refused errno 13",
+            "sub/../../x: refused errno 13", "escape/x.txt: refused errno 13",
+            "escape_file: refused errno 13", "inside_link/in.txt: opened errno 0",
+            ": refused errno 13", "create escape/new.txt: refused errno 13",
+            "remove ../x: -1 errno 13"])
+        self.assertEqual(os.listdir(self.outside), ["secret"])
+        notes = [l for l in r.stderr.splitlines() if l.startswith("emx: file access")]
+        self.assertEqual(len(notes), 8, r.stderr)
+        self.assertIn('PE 0: open("../outside.txt") refused: \'..\' in the path', notes[0])
+        self.assertIn("symbolic link leading out", notes[3])
+
+    def test_without_files_directory(self):
+        r, _ = run_stats("--pes", "1", "rt_files", "nofiles")
+        self.assertEqual(r.stdout, "without --files: refused errno 13\nfopen: Permission denied\n")
+        self.assertIn("no files directory (emx run --files DIR)", r.stderr)
+
+    def test_host_link_rate(self):
+        # 16000 bytes at 1.5 and 3 MB/s on a 16 MHz PE: 16000 * 16 / rate clocks, plus the
+        # request (20 bytes) and the software around it.
+        times = {}
+        for rate in (1.5, 3.0):
+            r, s = self.files("rate", 16000, sets=[f"host.bandwidth_mb_s={rate}"])
+            self.assertEqual(r.stdout, "rate: ok\n", r.stderr)
+            res = results(s)
+            for what in ("write_cycles", "read_cycles"):
+                self.assertAlmostEqual(res[what], 16020 * 16 / rate, delta=400)
+            times[rate] = res["read_cycles"]
+        self.assertAlmostEqual(times[1.5] / times[3.0], 2.0, delta=0.01)
+
+
+class CLibrary(Runs):
+    def test_what_ordinary_programs_include(self):
+        out, res = self.run_program("rt_cstdlib", pes=1)
+        self.assertEqual(out.splitlines(), [
+            "qsort: sorted, bsearch: 42 no 500",
+            "strtol: -31 rest Z, strtoll 9223372036854775807, strtoull 18446744073709551615, "
+            "overflow 2147483647 errno ERANGE",
+            "strtod: 3.25 -0.001 16 1.5 12.125 inf",
+            "abs: 5 70000 div -3 -1",
+            "strerror: No such file or directory / Permission denied",
+            "pages: 4096 bytes, 1024 of them (the PE's memory)",
+            "clock: advances, time: 0",
+            "assert: passed"])
+        # clock() is simulated microseconds: clocks / 16 on the 16 MHz default machine.
+        self.assertGreater(res["clock_us"], 0)

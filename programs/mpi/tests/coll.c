@@ -284,6 +284,19 @@ int main(int argc, char **argv) {
     check(cart == MPI_COMM_NULL, "a rank outside the grid got a communicator");
   }
   report("subset");
+  /* Any PEs in any order: the even and the odd ranks, each in reverse (Comm_split). */
+  MPI_Comm split;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
+  {
+    int r, n;
+    MPI_Comm_rank(split, &r);
+    MPI_Comm_size(split, &n);
+    check(n == (size + (rank % 2 ? 0 : 1)) / 2 && r == n - 1 - rank / 2, "split rank %d size %d",
+          r, n);
+    run_all((comm_t){split, r, n, "split"});
+    MPI_Comm_free(&split);
+  }
+  report("split");
   MPI_Finalize();
   return 0;
 }

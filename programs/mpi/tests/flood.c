@@ -1,0 +1,110 @@
+/* Flow control: correct programs that push MPI-EMX's resources (docs/mpi.md, "Flow
+ * control"). Each prints "NAME: ok" on rank 0 when every message arrived intact.
+ *
+ *   mpi_t_flood unexpected BYTES COUNT  every rank but 0 sends COUNT messages of BYTES
+ *                                      bytes (MPI_Isend, then MPI_Waitall) while rank 0
+ *                                      computes; rank 0 then receives them all
+ *   mpi_t_flood isend SPIN COUNT       rank 0 posts COUNT MPI_Isend of 64 bytes to rank 1,
+ *                                      which computes SPIN clocks before receiving; result
+ *                                      isend_max_cycles: the longest MPI_Isend call
+ *   mpi_t_flood outstanding COUNT      COUNT receives and COUNT sends outstanding at once
+ *                                      between every pair of neighbours
+ */
+#include <emx/emx.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static int rank, size;
+
+static unsigned char value(int src, int k, int i) { return (unsigned char)(src * 31 + k * 7 + i); }
+
+static void unexpected(int bytes, int count) {
+  /* More data than a sender's memory: one buffer for all its messages (sends may read
+   * one buffer at once), the same contents in each. */
+  const int shared = (long)bytes * count > 262144;
+  if (rank != 0) {
+    unsigned char *buf = malloc((size_t)(shared ? 1 : count) * (bytes ? bytes : 1));
+    MPI_Request *q = malloc(count * sizeof *q);
+    for (int k = 0; k < count; ++k) {
+      unsigned char *b = buf + (size_t)(shared ? 0 : k) * bytes;
+      for (int i = 0; i < bytes; ++i) b[i] = value(rank, shared ? 0 : k, i);
+      MPI_Isend(b, bytes, MPI_BYTE, 0, k, MPI_COMM_WORLD, &q[k]);
+    }
+    MPI_Waitall(count, q, MPI_STATUSES_IGNORE);
+    free(q);
+    free(buf);
+  } else {
+    spin(200000); /* everything arrives unexpected */
+    unsigned char *b = malloc(bytes ? bytes : 1);
+    for (int src = 1; src < size; ++src)
+      for (int k = 0; k < count; ++k) {
+        MPI_Status st;
+        MPI_Recv(b, bytes, MPI_BYTE, src, k, MPI_COMM_WORLD, &st);
+        int n;
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        int ok = n == bytes;
+        for (int i = 0; i < bytes && ok; ++i) ok = b[i] == value(src, shared ? 0 : k, i);
+        check(ok, "message %d from %d: %d bytes", k, src, n);
+      }
+    free(b);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void isend_local(int spin_clocks, int count) {
+  static char data[64];
+  if (rank == 0) {
+    MPI_Request *q = malloc(count * sizeof *q);
+    uint64_t longest = 0;
+    for (int k = 0; k < count; ++k) {
+      const uint64_t t0 = emx_cycles();
+      MPI_Isend(data, sizeof data, MPI_BYTE, 1, k, MPI_COMM_WORLD, &q[k]);
+      const uint64_t t = emx_cycles() - t0;
+      if (t > longest) longest = t;
+    }
+    MPI_Waitall(count, q, MPI_STATUSES_IGNORE);
+    emx_result_int("isend_max_cycles", (long long)longest);
+    /* Local: no call waits for the receiver, which computes spin_clocks. */
+    check(longest < (uint64_t)spin_clocks / 10, "an MPI_Isend took %llu clocks",
+          (unsigned long long)longest);
+    free(q);
+  } else if (rank == 1) {
+    spin((unsigned)spin_clocks);
+    char in[64];
+    for (int k = 0; k < count; ++k)
+      MPI_Recv(in, sizeof in, MPI_BYTE, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void outstanding(int count) {
+  const int to = (rank + 1) % size, from = (rank + size - 1) % size;
+  int *out = malloc(count * sizeof *out), *in = malloc(count * sizeof *in);
+  MPI_Request *q = malloc(2 * count * sizeof *q);
+  for (int k = 0; k < count; ++k) {
+    out[k] = rank * 100000 + k;
+    in[k] = -1;
+    MPI_Irecv(&in[k], 1, MPI_INT, from, k % 100, MPI_COMM_WORLD, &q[k]);
+  }
+  for (int k = 0; k < count; ++k) MPI_Isend(&out[k], 1, MPI_INT, to, k % 100, MPI_COMM_WORLD, &q[count + k]);
+  MPI_Waitall(2 * count, q, MPI_STATUSES_IGNORE);
+  for (int k = 0; k < count; ++k) check(in[k] == from * 100000 + k, "message %d: %d", k, in[k]);
+  free(out), free(in), free(q);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char *what = argc > 1 ? argv[1] : "";
+  const int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
+  if (!strcmp(what, "unexpected")) unexpected(a, b);
+  else if (!strcmp(what, "isend") && size > 1) isend_local(a, b);
+  else if (!strcmp(what, "outstanding")) outstanding(a);
+  report(what);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,148 @@
+/* MPI_Cancel, MPI_Test_cancelled, MPI_Testsome and MPI_Request_get_status.
+ *
+ * A receive can be cancelled while no message is matched to it:
+ * - still in the posted list (wildcard source, held back behind one, receiver-side
+ *   matching): taken out here, at once;
+ * - its receive request issued to the sender (matching on both sides): a cancel message
+ *   follows it to the sender (same path, so it arrives after it); if the request is still
+ *   in the associative memory there, no send has matched it and none can any more: it is
+ *   removed and the answer cancels the receive here (and drops its request-issued queue
+ *   entry, for which no removal will come). Otherwise a message is on its way and the
+ *   receive completes normally (MPI allows a cancel to fail; Wait returns either way).
+ * A send is never cancelled (its data may be written already): it completes normally
+ * and MPI_Test_cancelled says false. */
+#include "mpi_internal.h"
+
+int posted_cancel(mpi_request *r); /* receiver_match.c */
+
+/* The size beyond any buffer sends a wait that finds it complete the general way (as a
+ * truncation would), which reports the cancellation: the fast paths need no test. */
+static void cancelled(mpi_request *r) {
+  r->flags |= RF_CANCELLED;
+  r->bytes = UINT32_MAX;
+  req_complete(r);
+}
+
+/* At the receiver: the answer; data = the request's address, bits: removed there. */
+static void mpi_h_cancel_answer(uint32_t request, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  mpi_request *r = (mpi_request *)(uintptr_t)request;
+  if (!record_bits(arg16)) return; /* matched first: it completes normally */
+  if (r->magic != REQ_MAGIC || !isq_remove(&mpi_isq_recv, r))
+    mpi_internal_error("cancelled receive not in the request-issued queue");
+  cancelled(r);
+  req_unref(r); /* the entry's reference */
+}
+EMX_HANDLER(mpi_h_cancel_answer);
+
+/* At the sender: words: the receive request (global address); last: tag | ctx << 16. */
+static void mpi_h_cancel_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  const emx_gaddr_t rreq = record_words(pe)[0];
+  kq_key *k = kq_find(&mpi_assoc, kq_pt(pe, last & 0xffff), last >> 16);
+  unsigned found = 0;
+  if (k) {
+    for (kq_link **p = &k->head, *prev = 0; *p; prev = *p, p = &(*p)->next) {
+      recv_record *rr = (recv_record *)*p;
+      if (rr->rreq != rreq) continue;
+      if (p == &k->head) {
+        kq_pop(&mpi_assoc, k); /* may drop the key */
+      } else {
+        *p = rr->link.next;
+        if (k->tail == &rr->link) k->tail = prev;
+      }
+      pool_put(&mpi_recv_record_pool, rr);
+      found = 1;
+      break;
+    }
+  }
+  emx_invoke(pe, EMX_HANDLER_INDEX(mpi_h_cancel_answer), mpi_me | found << 10,
+             (uint32_t)(uintptr_t)emx_gaddr_local(rreq));
+}
+EMX_HANDLER(mpi_h_cancel_rreq);
+
+int MPI_Cancel(MPI_Request *request) {
+  MPI_REQUIRE_INIT("MPI_Cancel");
+  mpi_request *r = request ? *request : 0;
+  if (!r || ((uintptr_t)r & 3) || r->magic != REQ_MAGIC)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request %p", (void *)r);
+  if (r->kind != REQ_RECV || !(r->flags & RF_ACTIVE) || req_is_complete(r)) return MPI_SUCCESS;
+  if (posted_cancel(r)) {
+    cancelled(r);
+    return MPI_SUCCESS;
+  }
+  if (r->isq_count && !(r->flags & RF_NULL_PEER)) {
+    const uint32_t w[2] = {req_gaddr(r), r->tag | (uint32_t)r->ctx << 16};
+    record_send(r->pe, EMX_HANDLER_INDEX(mpi_h_cancel_rreq), 0, w, 2);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag) {
+  *flag = status->mpi_cancelled_ != 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices,
+                 MPI_Status *statuses) {
+  MPI_REQUIRE_INIT("MPI_Testsome");
+  int any = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    int n = 0;
+    any = 0;
+    for (int k = 0; k < incount; ++k) {
+      mpi_request *r = requests[k];
+      if (!r) continue;
+      if (((uintptr_t)r & 3) || r->magic != REQ_MAGIC)
+        return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testsome", "invalid request %p",
+                         (void *)r);
+      if (!(r->flags & RF_ACTIVE)) continue;
+      any = 1;
+      if (!req_is_complete(r)) continue;
+      indices[n] = k;
+      const int err = MPI_Wait(&requests[k], statuses ? &statuses[n] : MPI_STATUS_IGNORE);
+      if (err) return err;
+      ++n;
+    }
+    if (n || !any) {
+      *outcount = any ? n : MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    mpi_progress(); /* as MPI_Test: let the messages waiting here run */
+  }
+  *outcount = 0;
+  return MPI_SUCCESS;
+}
+
+/* Like MPI_Test, but the request stays (its status now; the data of a packed receive is
+ * unpacked only when it is finished by a wait or test). */
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  MPI_REQUIRE_INIT("MPI_Request_get_status");
+  mpi_request *r = request;
+  *flag = 1;
+  if (r && (((uintptr_t)r & 3) || r->magic != REQ_MAGIC))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
+                     "invalid request %p", (void *)r);
+  const MPI_Status empty = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  if (!r || !(r->flags & RF_ACTIVE)) {
+    if (status) *status = empty;
+    return MPI_SUCCESS;
+  }
+  if (!req_is_complete(r)) {
+    mpi_progress();
+    if (!req_is_complete(r)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  if (!status) return MPI_SUCCESS;
+  if (r->kind != REQ_RECV) *status = empty;
+  else if (r->flags & RF_NULL_PEER) *status = (MPI_Status){MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
+  else if (r->flags & RF_CANCELLED) *status = (MPI_Status){MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1};
+  else
+    *status = (MPI_Status){req_source(r), (int)(r->srctag >> 16),
+                           r->bytes > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS,
+                           (int)(r->bytes > r->capacity ? r->capacity : r->bytes), 0};
+  return MPI_SUCCESS;
+}
