@@ -27,8 +27,8 @@ ROW = re.compile(r"^\s*(\d+)\s+[\d.]+\s+(\d+)\s+[\d.]+\s+(\d+)\s+[\d.]+\s+(\S+)\
 # path -> (run, functions): the functions a message's path runs through, in order.
 PATHS = [
     ("receive request, issuer (MPI_Irecv)", "advance",
-     ["MPI_Irecv", "mpi_irecv_general", "recv_start", "proto_create", "proto_drain_wait",
-      "mpi_h_segment_reply", "emx_put"]),
+     ["MPI_Irecv", "mpi_irecv_general", "recv_start", "proto_create", "mpi_h_segment_reply",
+      "emx_put"]),
     ("receive request, sender (segment, thread)", "advance",
      ["mpi_h_segment", "emx_frame_alloc", "request_thread", "rreq_arrived_words", "mpi_t_rreq",
       "mpi_h_rreq", "mpi_h_stage"]),
@@ -37,8 +37,8 @@ PATHS = [
     ("completion (MPI_Wait, blocking)", "advance",
      ["wait_named", "wait_blocking", "block_on", "__emx_resume", "__emx_wait"]),
     ("send request, sender (MPI_Isend miss)", "naive",
-     ["MPI_Isend", "start_send", "send_start", "proto_create", "proto_drain_wait",
-      "mpi_h_segment_reply", "emx_put"]),
+     ["MPI_Isend", "start_send", "send_start", "proto_create", "mpi_h_segment_reply",
+      "emx_put"]),
     ("send request, receiver (thread)", "naive",
      ["mpi_h_segment", "emx_frame_alloc", "request_thread", "sreq_arrived", "mpi_h_sreq"]),
     ("fetch (remote read) and completion", "naive",

@@ -28,8 +28,8 @@ typedef struct {
   uint16_t creates, asked; /* creations waiting; operand segments asked for */
   struct drain_waiter *drained; /* computations waiting for the outbox to empty */
 } outbox;
-/* On the waiting computation's stack: a rank may run several computations (ACP, OMPL,
- * MPI_THREAD_MULTIPLE), each waiting for the same peer's outbox. */
+/* On the stack of a computation waiting in proto_drain_wait (several computations of a
+ * rank may call MPI at once, MPI_THREAD_MULTIPLE). */
 typedef struct drain_waiter {
   emx_ctx_t *ctx;
   struct drain_waiter *next;
@@ -95,19 +95,22 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
   }
   if (!b->head) {
     b->tail = 0;
-    for (drain_waiter *w = b->drained; w; w = w->next)
-      emx_send(EMX_PKT_invoke1, emx_ctx_cont(w->ctx), 0); /* each after this thread */
+    for (drain_waiter *w = b->drained, *next; w; w = next) {
+      next = w->next; /* (w's computation runs only after this thread) */
+      emx_send(EMX_PKT_invoke1, emx_ctx_cont(w->ctx), 0);
+    }
     b->drained = 0;
   }
 }
 EMX_HANDLER(mpi_h_segment_reply);
 
-/* A computation that issued a request to pe waits until it has been invoked there, as
- * EM-X's remote thread creation waits for its operand segment: the request takes effect
- * before the call returns (MPI_Irecv's pre-issue cost includes the round trip), and the
- * outbox is empty again. Only computations call it (MPI_Irecv, MPI_Start of a receive,
- * MPI_Cancel); not the sends: MPI_Isend must be local, and the receiver's handler that
- * answers may wait behind a long computation there (docs/mpi.md, "Flow control"). */
+/* A computation waits until pe's outbox is empty: every request it issued to pe has been
+ * invoked there. MPI_Isend and MPI_Irecv do not wait (they are local: the peer's handler
+ * may wait behind a long computation there); MPI_Barrier waits for all peers. */
+void proto_drain_all_wait(void) {
+  for (unsigned pe = 0; mpi_outbox_pending && pe < emx_pe_count(); ++pe) proto_drain_wait(pe);
+}
+
 void proto_drain_wait(unsigned pe) {
   outbox *b = &outboxes[pe];
   if (!b->head) return;

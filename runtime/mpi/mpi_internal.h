@@ -176,10 +176,8 @@ static inline void pool_put(mpi_pool *p, void *cell) {
   *(void **)cell = p->free;
   p->free = cell;
 }
-/* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c); 0 if
- * taking it would eat into the reserve. mpi_tmp_room: whether `bytes` may be taken. */
+/* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c). */
 void *mpi_tmp_alloc(uint32_t bytes);
-int mpi_tmp_room(uint32_t bytes);
 /* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
 uint32_t pool_cells_in_use(void);
 void pool_register(mpi_pool *p);
@@ -373,22 +371,6 @@ void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
-/* The buffered protocol's temporary buffers on the receiver: the small ones (short
- * messages, the most frequent) from a free list, so that they do not scatter over the
- * heap between the large buffers of the program (a small memory fragments). */
-enum { TMP_SMALL = 64 };
-extern mpi_pool mpi_tmp_pool;
-static inline void *tmp_buffer_new(uint32_t bytes) {
-  /* Both only above the heap's reserve (flow control, docs/mpi.md): 0 makes the buffered
-   * send fall back to a read by the receiver. */
-  if (bytes > TMP_SMALL) return mpi_tmp_alloc(bytes);
-  if (__builtin_expect(!mpi_tmp_pool.free, 0) && !mpi_tmp_room(4 * TMP_SMALL)) return 0;
-  return pool_get(&mpi_tmp_pool);
-}
-static inline void tmp_buffer_free(void *p, uint32_t bytes) {
-  if (bytes <= TMP_SMALL) pool_put(&mpi_tmp_pool, p);
-  else free(p);
-}
 extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
 /* A request of n <= 4 words to PE pe: by remote thread creation (the default), or as a
  * staged record (-mpi-option=staged-records, inline: its packets unrolled). Never
@@ -409,11 +391,13 @@ static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_s
   else
     emx_invoke(pe, mpi_idx_remove, mpi_me | (unsigned)recv_side << 10, local_request);
 }
-/* Blocks the calling computation until pe's outbox is empty (creation.c); the test
- * inline, so that a path that creates nothing calls nothing. */
+/* Blocks the calling computation until every outbox of this PE is empty: its requests
+ * have been invoked at their peers (creation.c). MPI_Barrier does it first, so that
+ * receives posted before a barrier are in place at their senders after it. */
 void proto_drain_wait(unsigned pe);
-static inline void proto_drain(unsigned pe) {
-  if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_wait(pe);
+void proto_drain_all_wait(void);
+static inline void proto_drain_all(void) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
 }
 /* Nothing waits for pe in its outbox: a message sent now keeps the issue order. */
 int proto_peer_quiet(unsigned pe);
@@ -478,12 +462,12 @@ void transfer_init(void);
 
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
-/* The 6 bits of a send request: the protocol, whether the data word is the data, and
- * (buffered) that the receiver had no memory for the temporary buffer: the data stays
- * in the sender's buffer, the receiver reads it when matched, as sync does, and the send
- * completes then. The consistency rule stays the buffered one on both sides (a receive
- * request that met the send while it asked was applied under it already). */
-enum { SREQ_PROTO = 3, SREQ_INLINE = 4, SREQ_UNBUFFERED = 8 };
+/* The 6 bits of a send request: the protocol, and whether the data word is the data. */
+enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
+/* A buffered send whose receiver had no memory for it goes as sync (the receiver reads
+ * it when matched); when a receive request of the receiver met it while it asked, the
+ * consistency rule of buffered was applied already: this bit tells the receiver. */
+enum { SREQ_FALLBACK = 8 };
 /* A receive request is four words: its address, buffer, capacity, tag | context << 16.
  * Packed forms save packets and threads on the receives that programs post in advance
  * (the PE of the request is the packets' source, so its local word address of 22 bits

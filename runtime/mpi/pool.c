@@ -46,12 +46,10 @@ uint32_t pool_cells_in_use(void) {
  * receive; buffered: asked for by the sender): only while a reserve of the heap stays
  * free for MPI's own cells, the runtime's frames and the program, so that a flood of
  * unexpected data makes the protocols wait (as sync) rather than the run abort. 0: none. */
-int mpi_tmp_room(uint32_t bytes) {
+void *mpi_tmp_alloc(uint32_t bytes) {
   const uint32_t reserve = mpi_mem_end / 32; /* 128 KiB of EM-X's 4 MiB */
   void *probe = malloc(bytes + reserve);
   if (!probe) return 0;
   free(probe);
-  return 1;
+  return malloc(bytes);
 }
-
-void *mpi_tmp_alloc(uint32_t bytes) { return mpi_tmp_room(bytes) ? malloc(bytes) : 0; }

@@ -14,13 +14,11 @@ typedef struct {
   uint8_t direct;      /* fetched straight into the receive buffer */
   uint8_t in_list;
   uint8_t inline_data; /* buffered, up to 4 bytes: `data` is the data itself */
-  uint8_t bounced;     /* fetched in pieces through `tmp` into the receive buffer */
-  uint8_t unbuffered;  /* buffered, but the data stayed at the sender (SREQ_UNBUFFERED) */
-  uint32_t piece_at, piece_bytes, left; /* bounced: bytes done, in this piece, to come */
   emx_gaddr_t sreq;    /* the send request on the sender's PE */
   uint32_t data;       /* the sender's buffer (get, sync) or the temporary one here */
   uint32_t bytes;
   char *tmp;           /* temporary buffer (malloc'd) holding the data at tmp + (data & 3) */
+  uint32_t pos;        /* chunked fetch: bytes delivered so far */
   mpi_request *r;      /* the receive it goes to, once matched */
   fetch f;
 } send_record;
@@ -56,9 +54,8 @@ static send_record *record_new(unsigned pe, uint16_t tag, uint16_t ctx, unsigned
   e->tag = tag;
   e->ctx = ctx;
   e->state = SR_WAITING;
-  e->direct = e->in_list = e->bounced = 0;
+  e->direct = e->in_list = 0;
   e->inline_data = (bits & SREQ_INLINE) != 0;
-  e->unbuffered = (bits & SREQ_UNBUFFERED) != 0;
   e->proto = (uint8_t)(bits & SREQ_PROTO);
   e->sreq = w[0];
   e->data = w[1];
@@ -74,41 +71,15 @@ static void record_free(send_record *e) { pool_put(&record_pool, e); }
 static void copy_out(send_record *e) {
   mpi_request *r = e->r;
   memcpy(r->buf, e->tmp + (e->data & 3), min32(e->bytes, r->capacity));
-  if (e->proto == PROTO_BUFFERED && !e->unbuffered) tmp_buffer_free(e->tmp, e->bytes + 8); /* the sender's size */
-  else free(e->tmp);
+  free(e->tmp);
   recv_finish(r, e->pe, e->tag, e->bytes);
   record_free(e);
-}
-
-static void fetched(void *arg);
-
-/* A matched message whose words do not line up with the receive buffer's goes through a
- * bounce buffer of at most BOUNCE bytes, piece by piece, rather than through a temporary
- * buffer of its size: the library needs little memory for it whatever the message (a
- * correct program must not fail for the library's lack of memory). */
-enum { BOUNCE = 4096 };
-static void fetch_piece(send_record *e) {
-  const uint32_t src = e->data + e->piece_at, off = src & 3;
-  e->piece_bytes = min32(e->left, BOUNCE - 4);
-  fetch_start(&e->f, (uint32_t *)e->tmp, emx_gaddr(e->pe, (void *)(uintptr_t)(src - off)),
-              (off + e->piece_bytes + 3) / 4, fetched, e);
 }
 
 /* The last word of a remote read is in. The send completes once its data is read (get:
  * possibly before any receive is posted; sync: only after the match). */
 static void fetched(void *arg) {
   send_record *e = arg;
-  if (e->bounced) {
-    memcpy((char *)e->r->buf + e->piece_at, e->tmp + ((e->data + e->piece_at) & 3), e->piece_bytes);
-    e->piece_at += e->piece_bytes;
-    e->left -= e->piece_bytes;
-    if (e->left) {
-      fetch_piece(e);
-      return;
-    }
-    free(e->tmp);
-    e->direct = 1; /* finished below as a direct fetch */
-  }
   emx_iwrite(e->sreq + REQ_W_DONE, 1);
   if (e->direct) {
     recv_finish(e->r, e->pe, e->tag, e->bytes);
@@ -117,6 +88,33 @@ static void fetched(void *arg) {
   }
   e->state = SR_FETCHED;
   if (e->r) copy_out(e);
+}
+
+/* Without memory for a temporary buffer of the whole message, a matched message whose
+ * alignment differs from its receive buffer's is read through a small one, a chunk at a
+ * time (a correct program must not fail for the library's lack of memory). */
+enum { CHUNK_BYTES = 1024 };
+static void chunk_next(send_record *e);
+static void chunk_fetched(void *arg) {
+  send_record *e = arg;
+  mpi_request *r = e->r;
+  const uint32_t all = min32(e->bytes, r->capacity), len = min32(all - e->pos, CHUNK_BYTES);
+  memcpy((char *)r->buf + e->pos, e->tmp + ((e->data + e->pos) & 3), len);
+  e->pos += len;
+  if (e->pos < all) {
+    chunk_next(e);
+    return;
+  }
+  free(e->tmp);
+  emx_iwrite(e->sreq + REQ_W_DONE, 1);
+  recv_finish(r, e->pe, e->tag, e->bytes);
+  record_free(e);
+}
+static void chunk_next(send_record *e) {
+  const uint32_t all = min32(e->bytes, e->r->capacity), len = min32(all - e->pos, CHUNK_BYTES);
+  const uint32_t from = e->data + e->pos, off = from & 3;
+  fetch_start(&e->f, (uint32_t *)e->tmp, emx_gaddr(e->pe, (void *)(uintptr_t)(from - off)),
+              (off + len + 3) / 4, chunk_fetched, e);
 }
 
 /* Reads the sender's buffer, zero copy when buffer, size and source are word aligned,
@@ -129,23 +127,12 @@ static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
     return 1;
   }
   const uint32_t off = e->data & 3, words = (off + bytes + 3) / 4;
-  if (dst) {
-    /* Matched: through the bounce buffer (one piece if the message fits it). It comes
-     * out of the heap's reserve that mpi_tmp_alloc leaves, so it is there even when
-     * unexpected data has taken all the rest. */
-    e->tmp = malloc(4 * words + 4 < BOUNCE ? 4 * words + 4 : BOUNCE);
-    if (!e->tmp) {
-      e->state = SR_WAITING;
-      return 0;
-    }
-    e->bounced = 1;
-    e->piece_at = 0;
-    e->left = bytes;
-    fetch_piece(e);
+  e->tmp = dst ? malloc(4 * words + 4) : mpi_tmp_alloc(4 * words + 4);
+  if (!e->tmp && dst && bytes && (e->tmp = malloc(CHUNK_BYTES + 8))) {
+    e->pos = 0;
+    chunk_next(e);
     return 1;
   }
-  /* Unexpected (get): a temporary buffer of its size, only above the heap's reserve. */
-  e->tmp = mpi_tmp_alloc(4 * words + 4);
   if (!e->tmp) {
     e->state = SR_WAITING;
     return 0;
@@ -158,7 +145,7 @@ static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
 /* e (out of any list) matched posted receive r. */
 static void deliver(mpi_request *r, send_record *e) {
   e->r = r;
-  if (e->proto == PROTO_BUFFERED && !e->unbuffered) {
+  if (e->proto == PROTO_BUFFERED) {
     if (e->inline_data) {
       __builtin_memcpy(r->buf, &e->data, min32(e->bytes, r->capacity));
       recv_finish(r, e->pe, e->tag, e->bytes);
@@ -297,7 +284,6 @@ void recv_start(mpi_request *r) {
   }
   if (!wild && mpi_matching == MATCH_BOTH && !mpi_wild_pending) {
     issue_recv_request(r); /* the common case: straight to the sender */
-    proto_drain(r->pe);
     return;
   }
   dl_append(&posted, &r->prq);
@@ -328,7 +314,7 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
        * keeps this send request, sync and get drop it and the sender writes the data
        * into the receive. Either way the receive is matched now. */
       mpi_request *r = isq_take(&mpi_isq_recv, key);
-      if (proto == PROTO_BUFFERED) {
+      if (proto == PROTO_BUFFERED || (bits & SREQ_FALLBACK)) {
         deliver(r, record_new(pe, tag, ctx, bits, w));
       }
       req_unref(r);

@@ -11,7 +11,6 @@
 kq_table mpi_assoc;    /* receive requests filed here, by (receiver, tag, context) */
 kq_table mpi_isq_send; /* send requests this PE issued, not yet resolved */
 mpi_pool mpi_recv_record_pool = {.cell_bytes = sizeof(recv_record)};
-mpi_pool mpi_tmp_pool = {.cell_bytes = TMP_SMALL, .batch_bytes = 4 * TMP_SMALL};
 
 static inline uint32_t tagctx(const mpi_request *r) { return r->tag | (uint32_t)r->ctx << 16; }
 
@@ -56,7 +55,7 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
 /* words: bytes, then the requester's continuation; the answer is the buffer (0: none). */
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   (void)pe, (void)bits;
-  emx_send(EMX_PKT_invoke1, w[1], (uint32_t)(uintptr_t)tmp_buffer_new(w[0]));
+  emx_send(EMX_PKT_invoke1, w[1], (uint32_t)(uintptr_t)mpi_tmp_alloc(w[0]));
 }
 /* The same as a staged record (-mpi-option=staged-records). */
 void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
@@ -88,26 +87,22 @@ static void send_request(mpi_request *s) {
   } else if (buffered && s->capacity) { /* (nothing to copy for 0 bytes) */
     /* Blocks; the entry in the request-issued queue is already there, so a receive
      * request arriving meanwhile is handled by the consistency rule. */
+    const uint32_t entries = s->isq_count;
     const uint32_t tmp = remote_alloc(s->pe, s->capacity + 8);
     if (tmp) {
       data = put_covering(s->pe, tmp, s->buf, s->capacity);
     } else {
-      /* No memory there: the receiver reads the data from here when it matches (the
-       * consistency rule stays the buffered one); the send completes then. */
-      bits |= SREQ_UNBUFFERED;
+      /* No memory there: the send waits for its receive, as sync (the receiver reads
+       * the data when it is matched). Said how it goes on: SREQ_FALLBACK if a receive
+       * request took our entry meanwhile under buffered's rule. */
+      s->proto = PROTO_SYNC;
+      bits = PROTO_SYNC | (mpi_matching == MATCH_BOTH && s->isq_count < entries ? SREQ_FALLBACK : 0);
     }
   }
   const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
   proto_request(s->pe, REQ_SREQ, bits, w, 4);
   COUNT(C_SEND_REQUESTS);
-  if (buffered && !(bits & SREQ_UNBUFFERED)) {
-    req_complete(s); /* the data has left the user's buffer */
-    /* Complete at once, so the request takes effect at the receiver before the call
-     * returns, as the paper's creation does (a receive posted there before is matched
-     * by then: a later MPI_Cancel finds it matched). The other sends do not wait:
-     * MPI_Isend is local; a buffered one is not anyway (its buffer is a round trip). */
-    proto_drain(s->pe);
-  }
+  if (s->proto == PROTO_BUFFERED) req_complete(s); /* the data has left the user's buffer */
 }
 
 void send_start(mpi_request *s) {
@@ -132,7 +127,7 @@ void send_start(mpi_request *s) {
     /* Miss-and-insert: in the same thread as the lookup. */
     isq_add(&mpi_isq_send, s);
   }
-  send_request(s); /* no proto_drain but a buffered send's: MPI_Isend is local */
+  send_request(s);
 }
 
 /* ---- A receive request arrives ---------------------------------------------------------- */

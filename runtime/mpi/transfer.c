@@ -164,17 +164,20 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
  * waits with a continuation into the fetch's frame: frame words E0, E1 are the elements of
  * the (at most) two blocks in flight, slots 1 and 2 their continuations. A block is at
  * most BLOCK words, so the sender's memory unit and output port interleave other
- * packets between blocks; two in flight keep the link busy across the round trip. */
+ * packets between blocks; two in flight keep the link busy across the round trip. Only
+ * the completions are threads here, but a fetch's frame is heap memory and a flood of
+ * unexpected get messages would start hundreds at once (memory the library chose to
+ * use, beyond the reserve): block fetches take their frame under FRAMES_MAX too. */
 enum { B_FETCH = 1, B_E0 = 3, BLOCK = 2048 };
 static emx_thread_fn *block_tmpl;
 
 static void block_issue(fetch *x, uint32_t *f, unsigned k) {
   const uint32_t m = x->left < BLOCK ? x->left : BLOCK;
-  volatile uint32_t *e = &f[B_E0 + k];
-  /* The reader waits before the request leaves, so nothing can race the tag. */
-  *e = emx_gaddr_mine(&f[1 + k]);
-  emx_wtag(e, EMX_TAG_READER);
-  emx_read_block(emx_gaddr_mine(x->dst), x->src, m, emx_gaddr_mine((const void *)e));
+  const emx_gaddr_t e = emx_gaddr_mine(&f[B_E0 + k]);
+  /* The continuation reads the element (an I-structure read from here: either order of
+   * it and the completion's write is right). */
+  emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&f[1 + k]));
+  emx_read_block(emx_gaddr_mine(x->dst), x->src, m, e);
   x->dst += m;
   x->src += m;
   x->left -= m;
@@ -203,10 +206,11 @@ static int fetch_by_blocks(void) {
 
 /* ---- Frames in flight over all fetches, of both kinds, are bounded ----
  * Every per-word reply and every block's completion is a thread packet in this PE's
- * input buffer, and hundreds of messages fetched at once (a flood of unexpected sends
- * under get) would overflow its spill area. A fetch that finds no frame free waits, in
- * order, for the next frame given back. A block fetch takes one frame (its blocks in
- * flight, at most two), a per-word fetch up to WINDOW. */
+ * input buffer, each frame heap memory, and hundreds of messages fetched at once (a
+ * flood of unexpected sends under get) would overflow the input buffer's spill area.
+ * A fetch that finds no frame free waits, in order, for the next frame given back. A
+ * block fetch takes one frame (its blocks in flight, at most two), a per-word fetch up
+ * to WINDOW. */
 enum { FRAMES_MAX = 16 };
 static uint32_t frames_out;
 static fetch *waiting_head, *waiting_tail;
