@@ -113,12 +113,19 @@ class Result:
 
     @property
     def fault(self) -> str:
-        """The simulator's report of why the run failed ('' for a clean run)."""
+        """Why the run failed ('' for a clean run): the program's own exit status with the
+        end of its output, or the simulator's report (fault, deadlock, limit, bad input)."""
         if self.ok:
             return ""
-        why = STATUS.get(self.status, f"program exit status {self.status}")
         text = self.stderr.strip()
-        return f"{self.outcome} ({why})" + (f":\n{text}" if text else "")
+        if self.outcome == "exited":        # the program ran and chose its exit status
+            out = "\n".join(self.stdout.strip().splitlines()[-8:])
+            return (f"the program exited with status {self.status}" +
+                    (f":\n{out}" if out else "") + (f"\n{text}" if text else ""))
+        if self.outcome == "error":         # no statistics: the simulator refused to start
+            why = STATUS.get(self.status, f"exit status {self.status}")
+            return f"emx did not run the program ({why})" + (f":\n{text}" if text else "")
+        return self.outcome + (f":\n{text}" if text else "")
 
     def pe_sum(self, key: str) -> float:
         """A per-PE statistic summed over PEs; key may be dotted (input_buffer.spills)."""

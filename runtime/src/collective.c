@@ -151,7 +151,9 @@ static void combine_vec(kind k, uint32_t *out, const uint32_t *lo, const uint32_
 }
 #undef COMBINE_LOOP
 
-static void butterfly_vec(uint32_t *v, unsigned n, kind k) {
+/* below (if not null, sums only): += the partner block's values when it comes before
+ * ours, so that it ends as the exclusive prefix over lower-numbered PEs. */
+static void butterfly_vec(uint32_t *v, uint32_t *below, unsigned n, kind k) {
   const unsigned me = emx_pe_id(), pes = emx_pe_count(), parity = calls++ & 1;
   for (unsigned step = 0; (1u << step) < pes; ++step) {
     step_plan p;
@@ -163,21 +165,30 @@ static void butterfly_vec(uint32_t *v, unsigned n, kind k) {
       emx_iwrite_flag(emx_gaddr(t, e), 1);
     }
     (void)receive(e);
-    if (p.lower) combine_vec(k, v, in, v, n);
-    else combine_vec(k, v, v, in, n);
+    if (p.lower) {
+      if (below) combine_vec(k, below, in, below, n);
+      combine_vec(k, v, in, v, n);
+    } else {
+      combine_vec(k, v, v, in, n);
+    }
   }
 }
 
-static void allreduce_vec(uint32_t *v, size_t n, kind k) {
+static void allreduce_vec(uint32_t *v, uint32_t *below, size_t n, kind k) {
   for (size_t done = 0; done < n; done += EMX_VECTOR_CHUNK)
-    butterfly_vec(v + done, n - done < EMX_VECTOR_CHUNK ? (unsigned)(n - done) : EMX_VECTOR_CHUNK,
-                  k);
+    butterfly_vec(v + done, below ? below + done : 0,
+                  n - done < EMX_VECTOR_CHUNK ? (unsigned)(n - done) : EMX_VECTOR_CHUNK, k);
 }
 
 void emx_allreduce_vec_i32(int32_t *v, size_t n, emx_op_t op) {
-  allreduce_vec((uint32_t *)v, n, (kind){T_I32, op});
+  allreduce_vec((uint32_t *)v, 0, n, (kind){T_I32, op});
 }
 
 void emx_allreduce_vec_f32(float *v, size_t n, emx_op_t op) {
-  allreduce_vec((uint32_t *)v, n, (kind){T_F32, op});
+  allreduce_vec((uint32_t *)v, 0, n, (kind){T_F32, op});
+}
+
+void emx_sum_scan_vec_i32(int32_t *v, int32_t *below, size_t n) {
+  for (size_t i = 0; i < n; ++i) below[i] = 0;
+  allreduce_vec((uint32_t *)v, (uint32_t *)below, n, (kind){T_I32, EMX_OP_SUM});
 }

@@ -51,6 +51,13 @@ class SimRun(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "null-pointer guard"):
             r.check()
 
+    def test_a_program_exit_status_is_the_programs_with_its_output(self):
+        r = sim.run("radix_seq", (1000, 3, 1), pes=1)
+        self.assertFalse(r.ok)
+        self.assertEqual(r.outcome, "exited")
+        self.assertTrue(r.fault.startswith(f"the program exited with status {r.status}:"), r.fault)
+        self.assertIn("radix", r.fault)              # the program's own message
+
     def test_a_bad_key_names_what_is_allowed(self):
         r = sim.run("hello", set={"foo": 1})
         self.assertEqual(r.status, 2)

@@ -39,5 +39,8 @@ static inline int32_t emx_exclusive_prefix_sum_i32(int32_t x) { return emx_scan_
 #define EMX_VECTOR_CHUNK 256
 void emx_allreduce_vec_i32(int32_t *v, size_t n, emx_op_t op);
 void emx_allreduce_vec_f32(float *v, size_t n, emx_op_t op);
+/* Both at once, sums of int32 (a radix sort's global step): v becomes the sum over all
+ * PEs, below[i] the sum of v[i] over the PEs numbered lower than this one (0 on PE 0). */
+void emx_sum_scan_vec_i32(int32_t *v, int32_t *below, size_t n);
 
 #endif
