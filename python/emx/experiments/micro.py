@@ -20,8 +20,9 @@ def _bars(y, label):
     def plot(df, fig):
         ax = fig.subplots()
         cols = [c for c in y if c in df.columns]
-        keys = [c for c in ("machine", "target") if c in df.columns]
-        labels = [" ".join(str(r[k]) for k in keys) for _, r in df.iterrows()]
+        keys = [c for c in ("machine", "target", "readers") if c in df.columns]
+        labels = [" ".join(f"{r[k]}" if k != "readers" else f"{r[k]} readers" for k in keys)
+                  for _, r in df.iterrows()]
         width = 0.8 / len(cols)
         for i, c in enumerate(cols):
             ax.bar([x + i * width for x in range(len(df))], df[c], width, label=c)
@@ -55,6 +56,19 @@ def write_runs(opt):
 def write_figures(params, r):
     return {"cycles_per_word": r.results["remote_write_cycles_per_word"],
             "mb_s": r.results["remote_write_mb_s"]}
+
+
+def block_read_runs(opt):
+    words = 1024 if opt.quick else 16384
+    for m in ("emx80-16mhz", "emx80-20mhz"):     # EM-X only: EM-X' and EM-4 have no rdb
+        for readers in (1, 15):
+            yield Point({"machine": m, "readers": readers},
+                        Run("micro_block_read", (words, readers), config=m))
+
+
+def block_read_figures(params, r):
+    return {"cycles_per_word": r.results["block_read_cycles_per_word"],
+            "mb_s": r.results["block_read_mb_s"]}
 
 
 def invoke_runs(opt):
@@ -92,6 +106,15 @@ EXPERIMENTS = [
                    Published("cycles_per_word", 5.0, {"machine": "em4", "target": "all"},
                              "machine.md: EM-4 block transfer 5 clocks per word", "clocks/word"),
                ], doc=DOC),
+    Experiment("micro.block_read", "micro",
+               "Block remote read (rdb/rdbn) throughput: 1 or 15 PEs read PE 0's memory at once",
+               block_read_runs, block_read_figures,
+               plot=_bars(["cycles_per_word"], "clocks per word (aggregate)"),
+               published=[
+                   Published("cycles_per_word", 2.0, {"machine": "emx80-16mhz", "readers": 1},
+                             "machine.md: block transfer 2 clocks per word (the link rate)",
+                             "clocks/word")],
+               doc=DOC),
     Experiment("micro.invoke", "micro", "Thread invocation round trip PE 0 -> PE j -> PE 0",
                invoke_runs, invoke_figures, plot=_bars(["min_us", "mean_us", "max_us"], "µs"),
                doc=DOC),
