@@ -57,17 +57,18 @@ def set_value(value: Any) -> str:
 def command(program: str, args: Sequence[Any] = (), config: str | None = None,
             set: Mapping[str, Any] | None = None, pes: int | None = None,
             options: Sequence[str] = (), stats: str | None = None) -> list[str]:
-    cmd = [binary(), "run", "-q"]
-    if stats:
-        cmd += ["--stats", stats]
-    if config:
-        cmd += ["--config", config]
+    cmd = [binary(), "run", "-q"] + (["--stats", stats] if stats else [])
+    return cmd + machine_options(config, set, pes) + list(options) + [program] + \
+        [str(a) for a in args]
+
+
+def machine_options(config: str | None, set: Mapping[str, Any] | None,
+                    pes: int | None) -> list[str]:
+    """--config, --set and --pes as `emx run` and `emx config --show` both take them."""
+    out = ["--config", config] if config else []
     for k, v in (set or {}).items():
-        cmd += ["--set", f"{k}={set_value(v)}"]
-    if pes is not None:
-        cmd += ["--pes", str(pes)]
-    cmd += list(options)
-    return cmd + [program] + [str(a) for a in args]
+        out += ["--set", f"{k}={set_value(v)}"]
+    return out + (["--pes", str(pes)] if pes is not None else [])
 
 
 @dataclass
@@ -191,13 +192,7 @@ def effective_config(config: str | None = None, set: Mapping[str, Any] | None = 
                      pes: int | None = None) -> dict:
     """The effective config (`emx config --show`); raises ValueError with emx's message
     for an unknown key or a bad value."""
-    cmd = [binary(), "config", "--show"]
-    if config:
-        cmd += ["--config", config]
-    for k, v in (set or {}).items():
-        cmd += ["--set", f"{k}={set_value(v)}"]
-    if pes is not None:
-        cmd += ["--pes", str(pes)]
+    cmd = [binary(), "config", "--show"] + machine_options(config, set, pes)
     p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if p.returncode != 0:
         raise ValueError(p.stderr.strip() or f"emx config --show failed ({p.returncode})")
