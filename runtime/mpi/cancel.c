@@ -73,6 +73,10 @@ int MPI_Cancel(MPI_Request *request) {
     return MPI_SUCCESS;
   }
   if (r->isq_count && !(r->flags & RF_NULL_PEER)) {
+    /* The cancel must reach the sender after the receive request, which may still wait
+     * in the outbox for its operand segment (creation.c): MPI_Irecv does not wait for
+     * it, and a handler may have released it from behind a wildcard. */
+    if (mpi_outbox_pending) proto_drain_wait(r->pe);
     const uint32_t w[2] = {req_gaddr(r), r->tag | (uint32_t)r->ctx << 16};
     record_send(r->pe, EMX_HANDLER_INDEX(mpi_h_cancel_rreq), 0, w, 2);
   }

@@ -83,6 +83,7 @@ int MPI_Barrier(MPI_Comm comm) {
   mpi_comm *c;
   const int err = check_comm(comm, "MPI_Barrier", &c);
   if (err) return err;
+  proto_drain_all(); /* this rank's requests are in place at their peers (creation.c) */
   barrier(c);
   return MPI_SUCCESS;
 }

@@ -14,6 +14,7 @@ static int report_stats;
  * arguments, so every rank picks the same variant. 0 if `arg` is not an MPI option. */
 static int parse_option(const char *arg, int *bad) {
   if (strcmp(arg, "-mpi-stats") == 0) return report_stats = 1;
+  if (mpi_parse_option(arg, bad)) return 1;
   static const char *const matchings[] = {"both", "receiver"};
   static const char *const protocols[] = {"buffered", "get", "sync"};
   const char *v;

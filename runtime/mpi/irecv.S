@@ -61,8 +61,10 @@ MPI_Irecv:
 	LA(t2, mpi_unexpected)
 	lw	t3, L_DL_NEXT(t2)
 	bne	t3, t2, .Lgeneral
-	LW_G(t2, mpi_rreq_pairs)
+	LW_G(t2, mpi_rreq_pairs)		/* -mpi-option=rreq-pairs */
 	beqz	t2, .Lgeneral
+	LW_G(t2, mpi_outbox_pending)		/* nothing waits for an operand segment */
+	bnez	t2, .Lgeneral
 	lhu	t4, L_COMM_CTX(t0)		/* t4: the context */
 	li	t2, L_RREQ_PAIR_CTX
 	bgeu	t4, t2, .Lgeneral

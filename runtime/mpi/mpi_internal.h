@@ -9,6 +9,7 @@
 #include <emx/emc.h>
 #include <mpi.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* ---- Variants (MPI_Init options) ---------------------------------------------------- */
 
@@ -31,6 +32,18 @@ enum mpi_counter {
   C_COUNTERS
 };
 extern uint32_t mpi_counters[C_COUNTERS];
+
+/* Options beyond the variant (options.c; the table in docs/mpi.md): each switches one
+ * shortcut or older mechanism on in place of the paper's mechanism (the default). */
+typedef struct {
+  uint8_t fetch_per_word; /* -mpi-option=fetch-per-word: SYSRD per word, a thread each */
+  uint8_t staged_records; /* staged-records: requests as staged special packets */
+  uint8_t rreq_pairs;     /* rreq-pairs: receive requests as 2-input pairs */
+  uint8_t sreq_inline;    /* sreq-inline: buffered data of <= 4 bytes in the send request */
+  uint8_t done_sized;     /* done-sized: a short message's size in its completion value */
+} mpi_options;
+extern mpi_options mpi_opt;
+int mpi_parse_option(const char *arg, int *bad); /* 1: arg was an -mpi-option= */
 #define COUNT(c) (++mpi_counters[c])
 
 /* ---- Queues keyed by (peer, tag, context): FIFO per key (keyqueue.c) ---------------- */
@@ -148,6 +161,7 @@ typedef struct {
   void *free;
   uint32_t cell_bytes;
   uint32_t made; /* cells carved; those in use are the ones not in the free list */
+  uint32_t batch_bytes; /* carved at once; 0: 2 KiB */
 } mpi_pool;
 void *pool_refill(mpi_pool *p);
 /* A cell, not initialised: a memset of a cell costs more than the rest of a short
@@ -348,6 +362,47 @@ static inline unsigned record_src(uint32_t arg16) { return arg16 & 0x3ff; }
 static inline unsigned record_bits(uint32_t arg16) { return arg16 >> 10; }
 void records_init(void);
 
+/* ---- Protocol requests (creation.c) -------------------------------------------------- */
+
+/* The kinds of request, each a handler core taking the requester's PE, 6 bits and the
+ * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, continuation). */
+enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
+void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
+void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
+void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
+extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
+extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
+/* A request of n <= 4 words to PE pe: by remote thread creation (the default), or as a
+ * staged record (-mpi-option=staged-records, inline: its packets unrolled). Never
+ * blocks. */
+void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n);
+static inline __attribute__((always_inline)) void proto_request(unsigned pe, unsigned kind,
+                                                                unsigned bits,
+                                                                const uint32_t *w, unsigned n) {
+  if (mpi_opt.staged_records) record_send(pe, mpi_idx_record[kind], bits, w, n);
+  else proto_create(pe, kind, bits, w, n);
+}
+/* A removal from a request-issued queue (a special packet), behind every request to pe
+ * that still waits for its operand segment. */
+void proto_removal_queued(unsigned pe, uint32_t local_request, int recv_side);
+static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_side) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0))
+    proto_removal_queued(pe, local_request, recv_side);
+  else
+    emx_invoke(pe, mpi_idx_remove, mpi_me | (unsigned)recv_side << 10, local_request);
+}
+/* Blocks the calling computation until every outbox of this PE is empty: its requests
+ * have been invoked at their peers (creation.c). MPI_Barrier does it first, so that
+ * receives posted before a barrier are in place at their senders after it. */
+void proto_drain_wait(unsigned pe);
+void proto_drain_all_wait(void);
+static inline void proto_drain_all(void) {
+  if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
+}
+/* Nothing waits for pe in its outbox: a message sent now keeps the issue order. */
+int proto_peer_quiet(unsigned pe);
+void creation_init(void);
+
 /* ---- Transfers (transfer.c) --------------------------------------------------------- */
 
 /* One-sided send: writes n bytes from local src into buffer `dst` (a byte address on
@@ -373,7 +428,12 @@ static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t
   else
     emx_put(g, from, n / 4);
   if (any_tag) emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
-  emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
+  if (mpi_opt.done_sized) {
+    emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
+  } else { /* the paper's: the status by remote write, then the completion flag */
+    emx_send(EMX_PKT_syswr, rreq + REQ_W_BYTES, n);
+    emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SET);
+  }
   return 1;
 }
 void put_message(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq, const void *src,
@@ -472,7 +532,8 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
   /* leaf: only cases that need no call go this way (a function that calls saves
    * registers): a message for the word-by-word loop, a key that may go idle without a
    * sweep. Never with an MPI_ANY_TAG key to compare with. */
-  if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || (leaf && bytes > 4 * SHORT_WORDS))
+  if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || (leaf && bytes > 4 * SHORT_WORDS) ||
+      mpi_outbox_pending)
     return 0;
   kq_key *key = kq_find(&mpi_assoc, kq_pt(pe, tag), ctx);
   recv_record *rr = key ? (recv_record *)key->head : 0;

@@ -6,7 +6,7 @@
 
 #include "mpi_internal.h"
 
-enum { BATCH_BYTES = 2048, MAX_POOLS = 8 };
+enum { BATCH_BYTES = 2048, MAX_POOLS = 12 };
 static mpi_pool *pools[MAX_POOLS];
 static unsigned npools;
 
@@ -17,7 +17,8 @@ void pool_register(mpi_pool *p) {
 void *pool_refill(mpi_pool *p) {
   if (!p->made) pool_register(p);
   const uint32_t size = (p->cell_bytes + 7) & ~7u;
-  const uint32_t n = size >= BATCH_BYTES ? 1 : BATCH_BYTES / size;
+  const uint32_t batch_bytes = p->batch_bytes ? p->batch_bytes : BATCH_BYTES;
+  const uint32_t n = size >= batch_bytes ? 1 : batch_bytes / size;
   char *batch = malloc(n * size);
   if (!batch) mpi_internal_error("no memory for MPI's request objects");
   /* Fresh memory may carry tags from an earlier use; a request's first word is its

@@ -215,15 +215,15 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
   /* A one-sided send writes the source and tag only for MPI_ANY_TAG (put_short). */
   r->srctag = r->pe | (uint32_t)r->tag << 16;
   const uint32_t buf = (uint32_t)(uintptr_t)r->buf, word = (uint32_t)(uintptr_t)&r->done >> 2;
-  if (rreq_pair_fits(r->ctx, buf, r->capacity, r->tag)) {
-    rreq_send_pair(r);
-  } else if (r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
+  if (rreq_pair_fits(r->ctx, buf, r->capacity, r->tag) && proto_peer_quiet(r->pe)) {
+    rreq_send_pair(r); /* -mpi-option=rreq-pairs */
+  } else if (mpi_opt.staged_records && r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
     const uint32_t w[3] = {word | (uint32_t)r->ctx << EMX_GADDR_PE_SHIFT, buf,
                            r->capacity | (uint32_t)r->tag << 16};
-    record_send(r->pe, mpi_idx_rreq, RREQ_SHORT, w, 3);
+    proto_request(r->pe, REQ_RREQ, RREQ_SHORT, w, 3);
   } else {
     const uint32_t w[4] = {req_gaddr(r), buf, r->capacity, r->tag | (uint32_t)r->ctx << 16};
-    record_send(r->pe, mpi_idx_rreq, 0, w, 4);
+    proto_request(r->pe, REQ_RREQ, 0, w, 4);
   }
   COUNT(C_RECV_REQUESTS);
 }
@@ -299,14 +299,13 @@ void recv_start(mpi_request *r) {
 
 /* ---- A send request arrives ----------------------------------------------------------- */
 
-/* words: send request, data address (or the data: SREQ_INLINE), bytes; last: tag | context
+/* words: send request, data address (or the data: SREQ_INLINE), bytes, tag | context
  * << 16; bits: protocol and SREQ_INLINE. */
-void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
-  (void)addr;
-  const unsigned pe = record_src(arg16);
-  const uint32_t *w = record_words(pe);
+static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigned bits,
+                                                            const uint32_t *w) {
+  const uint32_t last = w[3];
   const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
-  const unsigned bits = record_bits(arg16), proto = bits & SREQ_PROTO;
+  const unsigned proto = bits & SREQ_PROTO;
   if (mpi_matching == MATCH_BOTH) {
     kq_key *key;
     kq_link *issued = kq_match_fast(&mpi_isq_recv, kq_pt(pe, tag), ctx, &key);
@@ -323,7 +322,7 @@ void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
     }
     /* No receive request of ours will meet this send request at the sender: it must
      * forget it before any later receive request of ours arrives there. */
-    send_isq_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(w[0]), 0);
+    proto_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(w[0]), 0);
   }
   send_record *e = record_new(pe, tag, ctx, bits, w);
   mpi_request *r = posted_match(pe, tag, ctx);
@@ -345,5 +344,16 @@ void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
       (void)fetch_from_sender(e, e->bytes, 0);
     }
   }
+}
+
+/* Invoked in a frame (creation.c), or as a staged record (-mpi-option=staged-records):
+ * each entry with the core inline, so that neither calls through the other. */
+void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) { sreq_core(pe, bits, w); }
+void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  const uint32_t *st = record_words(pe);
+  const uint32_t w[4] = {st[0], st[1], st[2], last};
+  sreq_core(pe, record_bits(arg16), w);
 }
 EMX_HANDLER(mpi_h_sreq);

@@ -6,14 +6,15 @@
  * last word to the message's own handler with 6 bits of its own. All packets of a record
  * leave in one thread and a source's packets arrive and run in order, so one staging
  * area per source suffices and no frame has to be obtained first (EM-X's invocation with
- * a frame would cost a round trip). The common receive request needs no record: two
- * words into a frame kept per source (sender_match.c, mpi_internal.h). */
+ * a frame costs a round trip). Used with -mpi-option=staged-records; the default is the
+ * paper's remote thread creation (creation.c). */
 #include <stdlib.h>
 
 #include "mpi_internal.h"
 
 uint32_t *mpi_staging;
 unsigned mpi_me, mpi_idx_stage, mpi_idx_rreq, mpi_idx_sreq, mpi_idx_remove;
+unsigned mpi_idx_record[REQ_KINDS];
 int mpi_direct;
 uint32_t mpi_mem_end;
 
@@ -28,6 +29,8 @@ EMX_HANDLER(mpi_h_stage);
 void mpi_h_rreq(uint32_t, uint32_t, uint32_t);
 void mpi_h_sreq(uint32_t, uint32_t, uint32_t);
 void mpi_h_remove(uint32_t, uint32_t, uint32_t);
+void mpi_h_tmp_alloc(uint32_t, uint32_t, uint32_t);
+EMX_HANDLER_DECLARE(mpi_h_tmp_alloc);
 EMX_HANDLER_DECLARE(mpi_h_rreq);
 EMX_HANDLER_DECLARE(mpi_h_sreq);
 EMX_HANDLER_DECLARE(mpi_h_remove);
@@ -40,7 +43,11 @@ void records_init(void) {
   mpi_idx_rreq = EMX_HANDLER_INDEX(mpi_h_rreq);
   mpi_idx_sreq = EMX_HANDLER_INDEX(mpi_h_sreq);
   mpi_idx_remove = EMX_HANDLER_INDEX(mpi_h_remove);
+  mpi_idx_record[REQ_SREQ] = mpi_idx_sreq;
+  mpi_idx_record[REQ_RREQ] = mpi_idx_rreq;
+  mpi_idx_record[REQ_TMP] = EMX_HANDLER_INDEX(mpi_h_tmp_alloc);
   rreq_pairs_init();
+  creation_init();
   mpi_staging = calloc(emx_pe_count() * RECORD_STAGED, sizeof *mpi_staging);
   if (!mpi_staging) mpi_internal_error("no memory for the staging of protocol messages");
 }

@@ -17,10 +17,9 @@ static inline uint32_t tagctx(const mpi_request *r) { return r->tag | (uint32_t)
 /* The request-issued queue entry of `local_request` on PE pe is resolved (a special
  * packet: the entry is named by the request's address there). */
 void send_isq_removal(unsigned pe, uint32_t local_request, int recv_side) {
-  emx_invoke(pe, mpi_idx_remove, mpi_me | (unsigned)recv_side << 10, local_request);
+  proto_removal(pe, local_request, recv_side);
 }
-#define send_isq_removal(pe, request, side) \
-  emx_invoke((pe), mpi_idx_remove, mpi_me | (unsigned)(side) << 10, (request))
+#define send_isq_removal proto_removal
 
 /* The data by remote write, then the status, then completion; s completes too. */
 static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
@@ -54,10 +53,15 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
 /* ---- Buffered protocol: a temporary buffer on the receiver ---------------------------- */
 
 /* words: bytes, then the requester's continuation; the answer is the buffer (0: none). */
-static void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
+void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
+  (void)pe, (void)bits;
+  emx_send(EMX_PKT_invoke1, w[1], (uint32_t)(uintptr_t)mpi_tmp_alloc(w[0]));
+}
+/* The same as a staged record (-mpi-option=staged-records). */
+void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
   (void)addr;
-  const uint32_t bytes = record_words(record_src(arg16))[0];
-  emx_send(EMX_PKT_invoke1, cont, (uint32_t)(uintptr_t)mpi_tmp_alloc(bytes));
+  const uint32_t w[2] = {record_words(record_src(arg16))[0], cont};
+  tmp_alloc_arrived(record_src(arg16), 0, w);
 }
 EMX_HANDLER(mpi_h_tmp_alloc);
 
@@ -65,7 +69,7 @@ EMX_HANDLER(mpi_h_tmp_alloc);
 static uint32_t __attribute__((noinline)) remote_alloc(unsigned pe, uint32_t bytes) {
   emx_ctx_t *c = emx_ctx_new();
   const uint32_t w[2] = {bytes, emx_ctx_cont(c)};
-  record_send(pe, EMX_HANDLER_INDEX(mpi_h_tmp_alloc), 0, w, 2);
+  proto_request(pe, REQ_TMP, 0, w, 2);
   return emx_ctx_wait(c).a0;
 }
 
@@ -75,12 +79,12 @@ static void send_request(mpi_request *s) {
   uint32_t data = (uint32_t)(uintptr_t)s->buf;
   unsigned bits = s->proto;
   const int buffered = s->proto == PROTO_BUFFERED;
-  if (buffered && s->capacity <= 4) {
+  if (buffered && s->capacity <= 4 && mpi_opt.sreq_inline) {
     /* The whole message fits the send request's buffer word: the receiver's handler
      * copies it out at once, no temporary buffer to ask for. */
     __builtin_memcpy(&data, s->buf, s->capacity);
     bits |= SREQ_INLINE;
-  } else if (buffered) {
+  } else if (buffered && s->capacity) { /* (nothing to copy for 0 bytes) */
     /* Blocks; the entry in the request-issued queue is already there, so a receive
      * request arriving meanwhile is handled by the consistency rule. */
     const uint32_t entries = s->isq_count;
@@ -96,7 +100,7 @@ static void send_request(mpi_request *s) {
     }
   }
   const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
-  record_send(s->pe, mpi_idx_sreq, bits, w, 4);
+  proto_request(s->pe, REQ_SREQ, bits, w, 4);
   COUNT(C_SEND_REQUESTS);
   if (s->proto == PROTO_BUFFERED) req_complete(s); /* the data has left the user's buffer */
 }
@@ -173,18 +177,25 @@ static inline __attribute__((always_inline)) void rreq_file(unsigned pe, emx_gad
   kq_append(&mpi_assoc, key, &rr->link);
 }
 
-/* A receive request in three or four words (mpi_internal.h, RREQ_SHORT). */
-void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
-  (void)addr;
-  const unsigned pe = record_src(arg16);
-  const uint32_t *w = record_words(pe);
-  if (record_bits(arg16) & RREQ_SHORT)
+/* A receive request in three words (bits RREQ_SHORT, mpi_internal.h) or four. */
+static inline __attribute__((always_inline)) void rreq_core(unsigned pe, unsigned bits,
+                                                            const uint32_t *w) {
+  if (bits & RREQ_SHORT)
     rreq_file(pe, (emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT | (w[0] & EMX_GADDR_LOCAL_MASK), w[1],
-              last & 0xffff, last >> 16, w[0] >> EMX_GADDR_PE_SHIFT);
+              w[2] & 0xffff, w[2] >> 16, w[0] >> EMX_GADDR_PE_SHIFT);
   else
-    rreq_file(pe, w[0], w[1], w[2], last & 0xffff, last >> 16);
+    rreq_file(pe, w[0], w[1], w[2], w[3] & 0xffff, w[3] >> 16);
 }
 
+/* Invoked in a frame (creation.c), or as a staged record (-mpi-option=staged-records). */
+void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w) { rreq_core(pe, bits, w); }
+void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16), bits = record_bits(arg16);
+  const uint32_t *st = record_words(pe);
+  const uint32_t w[4] = {st[0], st[1], bits & RREQ_SHORT ? last : st[2], last};
+  rreq_core(pe, bits, w);
+}
 EMX_HANDLER(mpi_h_rreq);
 
 /* A receive request in two words, the 2-input thread of the frame kept for its source
@@ -223,7 +234,7 @@ void rreq_pairs_agree(void) {
   const int32_t base = (int32_t)(uintptr_t)mpi_rreq_frames;
   /* (Two scalar reductions: the vector one would link a large buffer in.) */
   const int32_t high = emx_max_i32(base), low = emx_min_i32(base);
-  mpi_rreq_pairs = base != 0 && high == base && low == base;
+  mpi_rreq_pairs = mpi_opt.rreq_pairs && base != 0 && high == base && low == base;
 }
 
 /* data = the request's address here; bits: 1 = a receive request, 0 = a send request.

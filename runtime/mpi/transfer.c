@@ -1,6 +1,9 @@
 /* Moving message data: the one-sided send (remote writes straight into the receive
  * buffer, then the status, then completion through the receive request's I-structure)
- * and the receiver's remote read of a send buffer (SYSRD per word, split phase). */
+ * and the receiver's remote read of a send buffer: by block remote reads of the
+ * sender's memory unit (EM-X), or by a SYSRD per word whose reply is a thread (EM-X',
+ * EM-4, and -mpi-option=fetch-per-word). At most FRAMES_MAX frames of either kind are in
+ * flight per PE (flow control, docs/mpi.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,7 +113,8 @@ uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n) {
 
 /* ---- Remote reads ------------------------------------------------------------------- */
 
-/* Each word's reply is a thread in a fetch frame whose slot k stands for word k-1 of the
+/* ---- Remote read of a SYSRD per word ----
+ * Each word's reply is a thread in a fetch frame whose slot k stands for word k-1 of the
  * frame's chunk; replies leave their slot word alone, so slots 1..3 also hold the
  * bookkeeping (as emx_get_async does). A fetch keeps WINDOW frames of up to CHUNK words
  * in flight and reuses a frame for the next chunk when its last word is in. The
@@ -135,35 +139,7 @@ static void fetch_issue(fetch *x, uint32_t *f) {
   ++x->frames;
 }
 
-/* Frames in flight over all fetches are bounded: every reply is a packet in this PE's
- * input buffer, and hundreds of messages fetched at once (a flood of unexpected sends
- * under get) would overflow its spill area. A fetch that finds none free waits, in
- * order, for the next frame given back. */
-enum { FRAMES_MAX = 16 };
-static uint32_t frames_out;
-static fetch *waiting_head, *waiting_tail;
-
-static void fetch_grant(fetch *x) {
-  while (x->frames < WINDOW && x->left && frames_out < FRAMES_MAX) {
-    ++frames_out;
-    fetch_issue(x, emx_frame_alloc(fetch_tmpl));
-  }
-  if (x->left && x->frames == 0) {
-    x->next_waiting = 0;
-    if (waiting_tail) waiting_tail->next_waiting = x;
-    else waiting_head = x;
-    waiting_tail = x;
-  }
-}
-
-static void frame_returned(void) {
-  --frames_out;
-  fetch *w = waiting_head;
-  if (!w) return;
-  waiting_head = w->next_waiting;
-  if (!waiting_head) waiting_tail = 0;
-  fetch_grant(w);
-}
+static void frame_returned(void);
 
 static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   (void)unused;
@@ -180,6 +156,94 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   emx_frame_free(f);
   frame_returned();
   if (x->frames == 0) x->done(x->arg);
+}
+
+/* ---- Block remote read (EM-X: the memory unit of the sender's PE, docs/pe.md) -------
+ * The data come as remote writes, one word per link slot, no thread on either side; each
+ * block's completion is an I-structure write behind its last word, for which a reader
+ * waits with a continuation into the fetch's frame: frame words E0, E1 are the elements of
+ * the (at most) two blocks in flight, slots 1 and 2 their continuations. A block is at
+ * most BLOCK words, so the sender's memory unit and output port interleave other
+ * packets between blocks; two in flight keep the link busy across the round trip. Only
+ * the completions are threads here, but a fetch's frame is heap memory and a flood of
+ * unexpected get messages would start hundreds at once (memory the library chose to
+ * use, beyond the reserve): block fetches take their frame under FRAMES_MAX too. */
+enum { B_FETCH = 1, B_E0 = 3, BLOCK = 2048 };
+static emx_thread_fn *block_tmpl;
+
+static void block_issue(fetch *x, uint32_t *f, unsigned k) {
+  const uint32_t m = x->left < BLOCK ? x->left : BLOCK;
+  const emx_gaddr_t e = emx_gaddr_mine(&f[B_E0 + k]);
+  /* The continuation reads the element (an I-structure read from here: either order of
+   * it and the completion's write is right). */
+  emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&f[1 + k]));
+  emx_read_block(emx_gaddr_mine(x->dst), x->src, m, e);
+  x->dst += m;
+  x->src += m;
+  x->left -= m;
+  ++x->frames;
+}
+
+static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
+  (void)words, (void)unused;
+  uint32_t *f = emx_frame();
+  fetch *x = (fetch *)(uintptr_t)f[B_FETCH];
+  --x->frames; /* (counts blocks in flight here) */
+  if (x->left) {
+    /* cont << 10 >> 8: the slot's local byte address; slot 1 or 2 names the element. */
+    block_issue(x, f, (uint32_t)(((cont << 10) >> 8) - (uint32_t)(uintptr_t)&f[1]) / 4);
+    return;
+  }
+  if (x->frames) return;
+  emx_frame_free(f);
+  frame_returned();
+  x->done(x->arg);
+}
+
+static int fetch_by_blocks(void) {
+  return (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
+}
+
+/* ---- Frames in flight over all fetches, of both kinds, are bounded ----
+ * Every per-word reply and every block's completion is a thread packet in this PE's
+ * input buffer, each frame heap memory, and hundreds of messages fetched at once (a
+ * flood of unexpected sends under get) would overflow the input buffer's spill area.
+ * A fetch that finds no frame free waits, in order, for the next frame given back. A
+ * block fetch takes one frame (its blocks in flight, at most two), a per-word fetch up
+ * to WINDOW. */
+enum { FRAMES_MAX = 16 };
+static uint32_t frames_out;
+static fetch *waiting_head, *waiting_tail;
+
+static void fetch_grant(fetch *x) {
+  if (fetch_by_blocks()) {
+    if (frames_out < FRAMES_MAX) {
+      ++frames_out;
+      uint32_t *fr = emx_frame_alloc(block_tmpl);
+      fr[B_FETCH] = (uint32_t)(uintptr_t)x;
+      for (unsigned k = 0; k < 2 && x->left; ++k) block_issue(x, fr, k);
+    }
+  } else {
+    while (x->frames < WINDOW && x->left && frames_out < FRAMES_MAX) {
+      ++frames_out;
+      fetch_issue(x, emx_frame_alloc(fetch_tmpl));
+    }
+  }
+  if (x->left && x->frames == 0) {
+    x->next_waiting = 0;
+    if (waiting_tail) waiting_tail->next_waiting = x;
+    else waiting_head = x;
+    waiting_tail = x;
+  }
+}
+
+static void frame_returned(void) {
+  --frames_out;
+  fetch *w = waiting_head;
+  if (!w) return;
+  waiting_head = w->next_waiting;
+  if (!waiting_head) waiting_tail = 0;
+  fetch_grant(w);
 }
 
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
@@ -201,4 +265,7 @@ void transfer_init(void) {
   fetch_tmpl[0] = 0;
   for (unsigned k = 1; k < words; ++k) fetch_tmpl[k] = fetch_store;
   frame_slots = words - 1 < CHUNK ? words - 1 : CHUNK;
+  block_tmpl = calloc(words, sizeof *block_tmpl);
+  if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
+  block_tmpl[1] = block_tmpl[2] = block_arrived;
 }

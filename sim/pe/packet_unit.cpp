@@ -16,7 +16,7 @@ std::string describe_packet(const net::Packet& p) {
 
 PacketUnit::PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
                        const MemoryUnitConfig& cfg)
-    : pe_(pe), pe_count_(pe_count), mem_(memory), cfg_(cfg) {}
+    : pe_(pe), pe_count_(pe_count), mem_(memory), cfg_(cfg), block_latches_(pe, pe_count) {}
 
 uint32_t PacketUnit::local_word(const net::Packet& p, const char* what) const {
   const uint32_t a = gaddr_local(p.addr);
@@ -83,6 +83,10 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
       e.clocks = cfg_.sysrd_clocks;
       ++n_.sysrd;
       return e;
+    case PacketType::blockread:
+    case PacketType::blockreadn:
+      block_read(e, p);
+      return e;
     case PacketType::twrite:
       start_thread(e, ThreadToken::Kind::twrite, p);
       break;
@@ -101,6 +105,21 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
   if (!e.thread)
     throw PacketError(fmt::format("{}: unknown packet type {}", describe_packet(p), p.type));
   return e;
+}
+
+void PacketUnit::block_read(PacketEffect& e, const net::Packet& p) {
+  if (!cfg_.direct_remote_access)
+    throw PacketError(describe_packet(p) + ": block remote reads need the memory unit's direct "
+                                           "remote access (memory_unit.direct_remote_access)");
+  e.clocks = cfg_.block_read_clocks;
+  if (p.type == static_cast<uint8_t>(PacketType::blockread)) {
+    block_latches_.latch(p);
+    return;
+  }
+  const BlockRead& b = e.block.emplace() = block_latches_.start(p, mem_);
+  e.clocks = block_read_busy(b, cfg_);
+  ++n_.block_reads;
+  n_.block_words += b.words;
 }
 
 void PacketUnit::match(PacketEffect& e, const net::Packet& p, bool left) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "block_read.h"
 #include "effect_slot.h"
 #include "isa/isa.h"
 #include "network/packet.h"
@@ -25,6 +26,7 @@ struct PacketEffect {
   uint32_t clocks = 0;                 // memory/matching unit busy time
   EffectSlot<ThreadToken> thread;   // a thread became ready
   EffectSlot<net::Packet> reply;    // a packet to send (SYSRD and I-structure replies)
+  EffectSlot<BlockRead> block;      // a block read to send (block_read.h: replies, timing)
 };
 
 class PacketUnit {
@@ -40,7 +42,7 @@ class PacketUnit {
 
   struct Counters {
     uint64_t syswr = 0, sysrd = 0, matched = 0, stored_operands = 0, iwrite = 0, iread = 0,
-             deferred_reads = 0;
+             deferred_reads = 0, block_reads = 0, block_words = 0;
   };
   const Counters& counters() const { return n_; }
 
@@ -50,6 +52,7 @@ class PacketUnit {
                 const net::Packet& cause) const;
   void match(PacketEffect& e, const net::Packet& p, bool left);
   void istructure_write(PacketEffect& e, const net::Packet& p);
+  void block_read(PacketEffect& e, const net::Packet& p);
   void istructure_read(PacketEffect& e, const net::Packet& p);
   ThreadToken& start_thread(PacketEffect& e, ThreadToken::Kind k, const net::Packet& p) const;
 
@@ -57,16 +60,18 @@ class PacketUnit {
   mem::LocalMemory& mem_;
   const MemoryUnitConfig& cfg_;
   uint64_t operands_waiting_ = 0, readers_waiting_ = 0;
+  BlockReadLatches block_latches_;
   Counters n_;
 };
 
 std::string describe_packet(const net::Packet& p);
 
-// Whether accepting p can make the memory unit send a reply (SYSRD, I-structures).
+// Whether accepting p can make the memory unit send a reply (SYSRD, I-structures, block reads).
 inline bool may_reply(const net::Packet& p) {
   using isa::PacketType;
   const auto t = static_cast<PacketType>(p.type);
-  return t == PacketType::sysrd || t == PacketType::iwrite || t == PacketType::iread;
+  return t == PacketType::sysrd || t == PacketType::iwrite || t == PacketType::iread ||
+         t == PacketType::blockreadn;
 }
 
 }  // namespace emx::pe

@@ -241,11 +241,14 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   try {
     PacketEffect e = packets_.accept(p);
     uint64_t done = start + e.clocks;
-    // A running thread loses clocks to memory-port conflicts with the memory unit.
+    // A running thread loses clocks to memory-port conflicts with the memory unit (a
+    // block read: one per word read).
     if (e.clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
         start < hart_.cycles) {
-      hart_.cycles += cfg_.pe.memory_unit.exu_stall_clocks;
-      exu_stall_cycles_ += cfg_.pe.memory_unit.exu_stall_clocks;
+      const uint64_t stall =
+          uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * (e.block ? e.block->words : 1);
+      hart_.cycles += stall;
+      exu_stall_cycles_ += stall;
     }
     if (e.thread) {
       e.thread->ready_at = done;
@@ -265,9 +268,17 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
       if (e.thread) tracer_->input_buffer(id_, e.thread->ready_at, input_.size());
     }
     if (e.reply) machine_.reply(*e.reply, done);
+    if (e.block) send_block_read(*e.block, start);
   } catch (const std::runtime_error& e) {
     observer_.pe_error(id_, cycle, e.what(), &p);
   }
+}
+
+void Pe::send_block_read(const BlockRead& b, uint64_t start) {
+  const MemoryUnitConfig& c = cfg_.pe.memory_unit;
+  const uint32_t n = b.completion ? b.words + 1 : b.words;
+  for (uint32_t k = 0; k < n; ++k)
+    machine_.reply(block_read_reply(b, k, memory_, id_), start + block_read_reply_offset(b, k, c));
 }
 
 const char* Pe::effect_text(const net::Packet& p, const PacketEffect& e) const {
@@ -280,6 +291,10 @@ const char* Pe::effect_text(const net::Packet& p, const PacketEffect& e) const {
       return e.reply ? "I-structure written, waiting reader answered" : "I-structure written";
     case PacketType::iread:
       return e.reply ? "I-structure read, value sent" : "I-structure read deferred";
+    case PacketType::blockread:
+      return "block read addresses latched";
+    case PacketType::blockreadn:
+      return "block read: words sent as SYSWR";
     default:
       break;
   }
@@ -324,6 +339,8 @@ void Pe::register_stats(stats::Registry& r) {
   const auto& n = packets_.counters();
   r.counter(p + "memory_unit.syswr", &n.syswr, "SYSWR packets served");
   r.counter(p + "memory_unit.sysrd", &n.sysrd, "SYSRD packets served");
+  r.counter(p + "memory_unit.block_reads", &n.block_reads, "block remote reads served");
+  r.counter(p + "memory_unit.block_words", &n.block_words, "words sent by block remote reads");
   r.counter(p + "matching.matched", &n.matched, "2-input packets that fired a thread");
   r.counter(p + "matching.stored", &n.stored_operands, "2-input packets stored to wait");
   r.counter(p + "istructure.writes", &n.iwrite, "I-structure writes");

@@ -132,11 +132,12 @@ class Experiments(unittest.TestCase):
         self.assertTrue(mpi["init_bytes"].is_monotonic_increasing)
         self.assertGreater(mpi["peak_bytes"].iloc[-1], mpi["peak_bytes"].iloc[0])
 
-    def test_remote_writes_reach_the_link_rate_and_reads_do_not(self):
+    def test_remote_writes_and_block_reads_reach_the_link_rate(self):
         t = self.tables["acp_ompl.latency"].set_index(["case", "bytes"])
-        for case in ("ACP put", "ACP get", "MPI one-sided send"):
+        # (MPI's receiver-side get reads by the memory unit's block remote read, issue 17;
+        # its SYSRD-per-word fetch, -mpi-option=fetch-per-word, stays below 3 MB/s.)
+        for case in ("ACP put", "ACP get", "MPI one-sided send", "MPI receiver-side get"):
             self.assertGreater(t.loc[(case, 65536), "mbytes_per_s"], 28)
-        self.assertLess(t.loc[("MPI receiver-side get", 65536), "mbytes_per_s"], 3)
 
     def test_ompl_beats_mpi_from_many_computations(self):
         t = self.tables["acp_ompl.pingpong"].set_index(["how", "T", "bytes"])["oneway_us"]

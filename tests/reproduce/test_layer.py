@@ -81,7 +81,7 @@ class Declarations(unittest.TestCase):
 
     def test_unknown_parameter_is_refused(self):
         e = registry.select(["mpi.latency"])[0]
-        with self.assertRaisesRegex(ValueError, r"no parameter x \(its parameters: iterations\)"):
+        with self.assertRaisesRegex(ValueError, r"no parameter x \(its parameters: iterations, options\)"):
             e.options(params={"x": 1})
         self.assertEqual(e.options(params={"iterations": "7"}).params["iterations"], 7)
 

@@ -76,6 +76,37 @@ class RemoteAccess(Runs):
         self.assertIn("remote access on 2 PEs: ok", out)
 
 
+class BlockReads(Runs):
+    CHECKS = ["sizes 1..70 and large, every word offset", "every PE reads PE 0 at once",
+              "served while a thread runs on the target",
+              "a block sent from PE 0 to PE 2 at PE 1's request"]
+
+    def test_checks_and_rate(self):
+        for pes in (3, 16):
+            with self.subTest(pes=pes):
+                out, res = self.run_program("rt_block_read", pes=pes)
+                for check in self.CHECKS:
+                    self.assertIn(f"{check}: ok\n", out)
+                self.assertNotIn("FAILED", out)
+                # The link's rate: one two-word packet per 2 clocks, plus one round trip.
+                self.assertGreaterEqual(res["block_read_cycles_per_word"], 2.0)
+                self.assertLess(res["block_read_cycles_per_word"], 2.1)
+
+    def test_memory_port_conflicts_count_every_word(self):
+        # With memory_unit.exu_stall_clocks = 1 the 4096 words read from PE 0 while its
+        # thread runs delay that thread by a clock each.
+        _, free = self.run_program("rt_block_read", pes=3)
+        out, stalled = self.run_program("rt_block_read", pes=3,
+                                        sets=["pe.memory_unit.exu_stall_clocks=1"])
+        self.assertIn("served while a thread runs on the target: ok\n", out)
+        self.assertGreaterEqual(stalled["overlap_thread_cycles"] - free["overlap_thread_cycles"],
+                                4096)
+
+    def test_without_direct_remote_access_the_program_knows(self):
+        out, _ = self.run_program("rt_block_read", pes=3, config="emx-thread-write")
+        self.assertEqual(out, "block reads need the memory unit's direct remote access\n")
+
+
 class IStructures(Runs):
     CHECKS = ["local read after write", "local read before remote write", "local try, empty",
               "local try, full", "local try, consumed", "remote read", "remote try, empty",

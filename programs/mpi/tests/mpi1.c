@@ -431,6 +431,14 @@ static void test_cancel(void) {
   MPI_Test_cancelled(&st, &flag);
   check(flag && x == -1, "named receive not cancelled");
   MPI_Barrier(MPI_COMM_WORLD);
+  /* Cancelled at once, its receive request perhaps still waiting for its operand
+   * segment (the cancel must not overtake it: nobody sends tag 80). */
+  MPI_Irecv(&x, 1, MPI_INT, from, 80, MPI_COMM_WORLD, &q);
+  MPI_Cancel(&q);
+  MPI_Wait(&q, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(flag && x == -1, "receive cancelled at once not cancelled");
+  MPI_Barrier(MPI_COMM_WORLD);
   /* The next message on that key goes to the next receive. */
   MPI_Irecv(&x, 1, MPI_INT, from, 78, MPI_COMM_WORLD, &q);
   MPI_Send(&rank, 1, MPI_INT, to, 78, MPI_COMM_WORLD);

@@ -16,8 +16,11 @@ RAW_EXTRA = list(range(16, 513, 16))              # the raw routine's 64-byte st
 SOURCE = "MPI paper (experiments.md)"
 
 
-def variant_args(matching, protocol):
-    return (f"-mpi-matching={matching}", f"-mpi-protocol={protocol}")
+def variant_args(matching, protocol, options=""):
+    """The variant, and the library's -mpi-option= shortcuts (docs/mpi.md, "Options"):
+    "" is the paper's mechanisms, "all" the library before session 5."""
+    return (f"-mpi-matching={matching}", f"-mpi-protocol={protocol}") + \
+        ((f"-mpi-option={options}",) if options else ())
 
 
 # ---- Table 1: one-way latency, naive and with receives issued in advance
@@ -28,7 +31,8 @@ def latency_runs(opt):
         for mode in ("naive", "advance"):
             for size in (0, 4):
                 yield Point({"matching": m, "protocol": p, "mode": mode, "bytes": size},
-                            Run("mpi_pingpong", (mode, size, iterations, *variant_args(m, p)),
+                            Run("mpi_pingpong",
+                                (mode, size, iterations, *variant_args(m, p, opt["options"])),
                                 config=CONFIG))
 
 
@@ -71,7 +75,8 @@ def throughput_runs(opt):
     sizes = QUICK_SIZES if opt.quick else SIZES
     for m, p in VARIANTS:
         yield Point({"curve": f"{m} {p}", "matching": m, "protocol": p},
-                    Run("mpi_throughput", ("mpi", *sizes, *variant_args(m, p)), config=CONFIG))
+                    Run("mpi_throughput", ("mpi", *sizes, *variant_args(m, p, opt["options"])),
+                        config=CONFIG))
     yield Point({"curve": "raw remote write", "matching": "raw", "protocol": ""},
                 Run("mpi_throughput", ("raw", *sorted(set(sizes + RAW_EXTRA))), config=CONFIG))
 
@@ -198,7 +203,7 @@ EXPERIMENTS = [
     Experiment("mpi.latency", "mpi",
                "Ping-pong one-way latency, six variants, naive and receives in advance (Table 1)",
                latency_runs, latency_figures, plot=latency_plot, view=latency_view,
-               params={"iterations": 100},
+               params={"iterations": 100, "options": ""},
                published=[
                    Published("oneway_us", 15.3, {"matching": "both", "mode": "advance",
                                                  "bytes": 0}, SOURCE, "µs"),
@@ -209,7 +214,7 @@ EXPERIMENTS = [
                "In-advance ping-pong throughput, 4 B to 1.6 MB, six variants and the raw "
                "remote write (Fig. 10)",
                throughput_runs, throughput_figures, plot=throughput_plot,
-               derive=throughput_derive, view=throughput_view,
+               derive=throughput_derive, view=throughput_view, params={"options": ""},
                published=[
                    Published("mbps", 31.4, {"matching": "both", "bytes": 1600000}, SOURCE, "MB/s"),
                    Published("half_peak_bytes", 512, {"matching": "both"}, SOURCE, "bytes")],

@@ -46,6 +46,20 @@ static inline void emx_get(void *dst, emx_gaddr_t src, size_t words) {
   emx_sync_wait(&s);
 }
 
+/* Block remote read by the memory unit of src's PE (EM-X: emx_features() has
+ * EMX_FEATURE_DIRECT_REMOTE_ACCESS; elsewhere the machine reports an error): `words`
+ * words (1 .. 2^22 - 1) from global src to global dst (usually on this PE, but any PE),
+ * each arriving as a remote write, one per link slot, with no thread on either side.
+ * Then, unless done is 0, an I-structure write of `words` to the element `done`: on
+ * dst's PE it comes after the last word (same source, same destination: FIFO). Two
+ * packets (docs/pe.md), sent together: a thread runs atomically, so no other request of
+ * this PE comes between them. */
+static inline void emx_read_block(emx_gaddr_t dst, emx_gaddr_t src, uint32_t words,
+                                  emx_gaddr_t done) {
+  emx_send(EMX_PKT_blockread, src, dst);
+  emx_send(EMX_PKT_blockreadn, (src & ~EMX_GADDR_LOCAL_MASK) | words, done);
+}
+
 /* Returns when every remote write this PE sent to PE pe before has been performed
  * there (a remote read behind them: the network and the memory unit keep their order,
  * and on EM-X'/EM-4 the handler threads run in arrival order). */
