@@ -112,6 +112,8 @@ typedef struct {
   /* Every key of `from` to its place. */
   void (*move)(const radix_args *a, const uint32_t *from, uint32_t shift, uint32_t mask,
                radix_phases *t);
+  /* move sends SYSWR packets to this PE too (emx_send), so the sync fences it as well. */
+  int writes_to_self;
 } radix_strategy;
 int radix_parallel(int argc, char **argv, const radix_strategy *s);
 /* The third key array (a strategy's buffer), after from and to. */
@@ -122,9 +124,12 @@ static inline uint32_t *radix_buffer(const radix_args *a) {
 /* Lets the handler threads of arrived remote writes run (EM-X', EM-4): emx_yield. */
 static inline void radix_suspend(void) { emx_yield(); }
 
-/* The sync at the end of a pass: every remote write has landed everywhere. */
-static inline void radix_sync(void) {
-  emx_fence_all();
+/* The sync at the end of a pass: every remote write has landed everywhere. A write to
+ * this PE's own memory by SYSWR is in flight too (on one PE the barrier sends nothing
+ * and would not wait for it), so a strategy that sends them fences this PE as well. */
+static inline void radix_sync(const radix_strategy *s) {
+  if (s->writes_to_self) emx_fence_all_and_self();
+  else emx_fence_all();
   emx_barrier();
 }
 

@@ -84,6 +84,7 @@ static void move(const radix_args *a, const uint32_t *from, uint32_t shift, uint
 }
 
 int main(int argc, char **argv) {
-  static const radix_strategy coarse = {3, init, plan, move};
+  /* emx_put to this PE is a local copy: no writes to self in flight. */
+  static const radix_strategy coarse = {3, init, plan, move, 0};
   return radix_parallel(argc, argv, &coarse);
 }

@@ -2,7 +2,8 @@
  * digits; the global sum and the prefix over lower-numbered PEs by the runtime's
  * butterfly; every digit's start turned into a global pointer once; then every key goes
  * to its place by one remote write (SYSWR) through its digit's pointer, which moves on to
- * the next PE's block at a block boundary; then a global sync (fences + barrier).
+ * the next PE's block at a block boundary, its own PE's included; then a global sync
+ * (fences to every PE, this one too, + barrier).
  * On EM-X' and EM-4 every remote write is a thread on its receiver, which cannot run
  * while the receiver's own send loop (one atomic thread) runs: the loop suspends itself
  * every `batch` keys (emx_yield) so that the input buffer is drained.
@@ -64,6 +65,6 @@ static __attribute__((noinline)) void transfer(const radix_args *a, const uint32
 }
 
 int main(int argc, char **argv) {
-  static const radix_strategy fine = {2, init, plan, transfer};
+  static const radix_strategy fine = {2, init, plan, transfer, 1};
   return radix_parallel(argc, argv, &fine);
 }

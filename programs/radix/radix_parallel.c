@@ -35,7 +35,7 @@ int radix_parallel(int argc, char **argv, const radix_strategy *s) {
     radix_phase_end(&t, PH_GLOBAL);
     s->move(a, from, shift, mask, &t);
     radix_phase_end(&t, PH_TRANSFER);
-    radix_sync();
+    radix_sync(s);
     radix_phase_end(&t, PH_SYNC);
     uint32_t *tmp = from;
     from = to;

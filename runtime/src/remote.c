@@ -53,11 +53,8 @@ static void get_store(uint32_t value, uint32_t unused, uint32_t cont) {
   emx_end(); /* nothing to give back: this thread never blocks */
 }
 
-void emx_get_async(void *dst, emx_gaddr_t src, size_t words, emx_sync_t *s) {
-  if (emx_gaddr_is_local(src)) {
-    memmove(dst, emx_gaddr_local(src), words * 4);
-    return;
-  }
+/* The packets of emx_get_async; also for an address on this PE (fence_reads). */
+static void get_by_packets(void *dst, emx_gaddr_t src, size_t words, emx_sync_t *s) {
   static const emx_thread_fn *tmpl;
   if (!tmpl) tmpl = __emx_uniform_template(get_store);
   const unsigned per_frame = __emx_frame_bytes / 4 - 1;
@@ -77,12 +74,22 @@ void emx_get_async(void *dst, emx_gaddr_t src, size_t words, emx_sync_t *s) {
   }
 }
 
-void emx_fence_all(void) {
+void emx_get_async(void *dst, emx_gaddr_t src, size_t words, emx_sync_t *s) {
+  if (emx_gaddr_is_local(src)) memmove(dst, emx_gaddr_local(src), words * 4);
+  else get_by_packets(dst, src, words, s);
+}
+
+/* A read of the fence word behind the writes to each PE (this one too if self), all
+ * at once. */
+static void fence_reads(int self) {
   uint32_t sink;
   emx_sync_t s;
   emx_sync_init(&s, 0);
   const unsigned me = emx_pe_id(), pes = emx_pe_count();
   for (unsigned pe = 0; pe < pes; ++pe)
-    if (pe != me) emx_get_async(&sink, emx_gaddr(pe, &__emx_fence_word), 1, &s);
+    if (pe != me || self) get_by_packets(&sink, emx_gaddr(pe, &__emx_fence_word), 1, &s);
   emx_sync_wait(&s);
 }
+
+void emx_fence_all(void) { fence_reads(0); }
+void emx_fence_all_and_self(void) { fence_reads(1); }

@@ -70,5 +70,10 @@ static inline void emx_fence(unsigned pe) {
 
 /* emx_fence for every other PE at once (the reads overlap). */
 void emx_fence_all(void);
+/* emx_fence_all and this PE too, for a program that sends SYSWR packets to its own PE
+ * with emx_send (emx_write and emx_put store locally, so the fences above skip it). Such
+ * a write is in flight like any other: through the network to the memory unit on EM-X,
+ * a handler thread that runs only when the sender's thread ends on EM-X'/EM-4. */
+void emx_fence_all_and_self(void);
 
 #endif
