@@ -21,6 +21,7 @@ typedef struct {
   uint32_t state;
   emx_sync_t sync;     /* words of a get still to come */
   uint32_t head, tail; /* a get's partial first and last words, read whole */
+  uint32_t block_done; /* I-structure element: a block read's completion (EM-X) */
 } record;
 
 static record *ring;
@@ -37,10 +38,16 @@ static int completed(uint32_t h) { return (int32_t)(done_upto - h) > 0; }
 
 static int local(unsigned pe) { return pe == emx_pe_id(); }
 
-/* A get into local memory with the same alignment on both sides: its whole words land in
- * place by split-phase remote reads, its partial words are read whole into the record;
- * a last read behind them answers the event frame (the source serves reads in order and
- * the replies come back in order). */
+/* A get into local memory with the same alignment on both sides: its partial words are
+ * read whole into the record; its whole words land in place by one block remote read
+ * that the source's memory unit executes (EM-X: 2 clocks a word, no thread on either
+ * side; its I-structure completion, written to the record's element on this PE, comes
+ * behind the last word, and a reader waiting in the element with the copy's
+ * continuation answers the event frame). Elsewhere (no block read) by split-phase
+ * remote reads, with a last read behind them answering the event frame (the source
+ * serves reads in order and the replies come back in order). */
+static int block_read(void) { return emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS; }
+
 static __attribute__((noinline)) void get_start(record *r, emx_gaddr_t cont) {
   const acp_desc *d = &r->d;
   const unsigned pe = ga_pe(d->src);
@@ -48,22 +55,33 @@ static __attribute__((noinline)) void get_start(record *r, emx_gaddr_t cont) {
   const uint32_t head = (-s & 3) < n ? (-s & 3) : n, words = (n - head) / 4;
   emx_sync_init(&r->sync, 0);
   if (head) emx_get_async(&r->head, emx_gaddr_make(pe, s >> 2), 1, &r->sync);
-  emx_get_async((char *)ga_ptr(d->dst) + head, emx_gaddr_make(pe, (s + head) >> 2), words,
-                &r->sync);
   if (n - head - 4 * words)
     emx_get_async(&r->tail, emx_gaddr_make(pe, (s + head + 4 * words) >> 2), 1, &r->sync);
+  if (words && block_read()) {
+    /* The reads above are served first: their replies come before the completion. */
+    const emx_gaddr_t e = emx_gaddr_mine(&r->block_done);
+    emx_send(EMX_PKT_iread, e, cont);
+    emx_read_block(emx_gaddr_mine((char *)ga_ptr(d->dst) + head),
+                   emx_gaddr_make(pe, (s + head) >> 2), words, e);
+    return;
+  }
+  emx_get_async((char *)ga_ptr(d->dst) + head, emx_gaddr_make(pe, (s + head) >> 2), words,
+                &r->sync);
   acp__done_after(pe, 0, cont);
 }
 
-/* Up to this size a get reads (a round trip, then about 24 clocks a word: every reply
- * is a thread); beyond it the source pushes by remote writes (2 clocks a word after a
- * longer start: the request and the descriptor's fetch). Also keeps the replies of one
- * get from flooding the input buffer. Measured: docs/acp.md. */
+/* Without a block read, up to this size a get reads (a round trip, then about 24 clocks a
+ * word: every reply is a thread); beyond it the source pushes by remote writes (2 clocks
+ * a word after a longer start: the request and the descriptor's fetch). Also keeps the
+ * replies of one get from flooding the input buffer. With a block read (EM-X) every get
+ * with a whole word is one. Measured: docs/acp.md. */
 enum { ACP_GET_BY_READS_MAX = 32 };
 
 static int is_get(const acp_desc *d) {
-  return d->kind == K_COPY && d->size <= ACP_GET_BY_READS_MAX && local(ga_pe(d->dst)) &&
-         !local(ga_pe(d->src)) && ((ga_addr(d->dst) ^ ga_addr(d->src)) & 3) == 0;
+  const uint32_t s = ga_addr(d->src), n = d->size;
+  return d->kind == K_COPY && local(ga_pe(d->dst)) && !local(ga_pe(d->src)) &&
+         ((ga_addr(d->dst) ^ s) & 3) == 0 &&
+         (n <= ACP_GET_BY_READS_MAX || (block_read() && n >= (-s & 3) + 4));
 }
 
 static void get_finish(record *r) {
