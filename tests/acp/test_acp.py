@@ -34,6 +34,28 @@ class Copies(Runs):
         self.assertLess(int(line[0].split()[-2]), 4096)
 
 
+class HardwareGet(Runs):
+    """A get is one block remote read by the source's memory unit on EM-X (no reads from
+    the origin, no request thread on the source); EM-X' and EM-4 have none and read."""
+
+    def get_stats(self, config=None):
+        opts = ["--pes", "2"] + (["--config", config] if config else [])
+        r, s = run_stats(*opts, "acp_bench", "get", "64", "5", "1", timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return s["stats"]["pe"]
+
+    def test_emx_gets_by_block_reads(self):
+        pe = self.get_stats()
+        runs = pe["1"]["memory_unit"]["block_reads"]
+        self.assertGreaterEqual(runs, 5)
+        self.assertEqual(pe["1"]["memory_unit"]["block_words"], 16 * runs)
+        self.assertLessEqual(pe["0"]["memory_unit"]["sysrd"], 1)  # not word by word
+
+    def test_em4_has_no_block_read(self):
+        pe = self.get_stats("em4")
+        self.assertEqual(pe["1"]["memory_unit"]["block_reads"], 0)
+
+
 class Atomics(Runs):
     def test_contention_from_80_ranks(self):
         out, _ = self.run_program("acp_t_atomics", pes=80)
