@@ -36,7 +36,7 @@ class Copies(Runs):
 
 class HardwareGet(Runs):
     """A get is one block remote read by the source's memory unit on EM-X (no reads from
-    the origin, no request thread on the source); EM-X' and EM-4 have none and read."""
+    the origin, no request thread on the source); EM-X' (and EM-4) have none and read."""
 
     def get_stats(self, config=None):
         opts = ["--pes", "2"] + (["--config", config] if config else [])
@@ -51,8 +51,8 @@ class HardwareGet(Runs):
         self.assertEqual(pe["1"]["memory_unit"]["block_words"], 16 * runs)
         self.assertLessEqual(pe["0"]["memory_unit"]["sysrd"], 1)  # not word by word
 
-    def test_em4_has_no_block_read(self):
-        pe = self.get_stats("em4")
+    def test_emx_prime_has_no_block_read(self):
+        pe = self.get_stats("emx-thread-write")
         self.assertEqual(pe["1"]["memory_unit"]["block_reads"], 0)
 
 
