@@ -61,8 +61,19 @@ static void *scratch(MPI_Comm comm, const char *fn, uint32_t bytes) {
 
 /* ---- Barrier ---------------------------------------------------------------------------- */
 
-static void barrier(const mpi_comm *c) {
-  if (c->size == (int)emx_pe_count()) {
+/* The butterfly's state is one per rank, not per communicator: under MPI_THREAD_MULTIPLE,
+ * computations of a rank may be in barriers of different communicators at once (each
+ * communicator's collectives one at a time, as MPI requires), so there only
+ * MPI_COMM_WORLD's barrier takes it and the others disseminate by messages. */
+static int butterfly_for(MPI_Comm comm, const mpi_comm *c) {
+  int level;
+  MPI_Query_thread(&level);
+  return c->size == (int)emx_pe_count() &&
+         (comm == MPI_COMM_WORLD || level < MPI_THREAD_MULTIPLE);
+}
+
+static void barrier(MPI_Comm comm, const mpi_comm *c) {
+  if (butterfly_for(comm, c)) {
     /* The butterfly need not block (its messages may be there already), and protocol
      * messages wait in the input buffer until this computation ends its thread: let
      * them run first, so that receives posted before the barrier are filed at their
@@ -84,7 +95,7 @@ int MPI_Barrier(MPI_Comm comm) {
   const int err = check_comm(comm, "MPI_Barrier", &c);
   if (err) return err;
   proto_drain_all(); /* this rank's requests are in place at their peers (creation.c) */
-  barrier(c);
+  barrier(comm, c);
   return MPI_SUCCESS;
 }
 

@@ -120,6 +120,14 @@ class MpiThreads(Runs):
                                               f"-mpi-protocol={protocol}", pes=2)
                     self.assertEqual(out, "MPI from 8 computations per rank: ok\n")
 
+    def test_barriers_of_several_communicators_at_once(self):
+        # 4 computations per rank, each barriers and allreduces on its own MPI_Comm_dup
+        # (before: the one butterfly per rank took a second reader, a machine error).
+        for config in VARIANTS:
+            with self.subTest(config=config):
+                out, _ = self.run_program("acp_t_mpi_comms", pes=4, config=config)
+                self.assertEqual(out, "mpi comms: ok\n")
+
     def test_handler_threads_and_long_messages(self):
         for config in ["emx-thread-write", "em4"]:
             with self.subTest(config=config):
