@@ -17,11 +17,14 @@ enum state { FREE, QUEUED, RUNNING, DONE };
  * wrap); the ring has a power-of-two number of records so that h & mask is the record. */
 typedef struct {
   acp_desc d; /* first, word aligned: remote handlers fetch it */
-  uint32_t after;      /* starts when every copy up to `after` has completed */
+  union {
+    uint32_t after;      /* while QUEUED: starts when every copy up to `after` has completed */
+    uint32_t block_done; /* while a get by block read runs: the I-structure element of its
+                          * completion (EM-X; empty again once its reader has taken it) */
+  };
   uint32_t state;
   emx_sync_t sync;     /* words of a get still to come */
   uint32_t head, tail; /* a get's partial first and last words, read whole */
-  uint32_t block_done; /* I-structure element: a block read's completion (EM-X) */
 } record;
 
 static record *ring;
