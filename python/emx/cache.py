@@ -56,7 +56,7 @@ def key(run: Run) -> str:
 
 
 class Cache:
-    """A directory of <key>.json files; `enabled=False` reads nothing but still writes."""
+    """A directory of <key>.json files; `read=False` (--force) reads nothing but still writes."""
 
     def __init__(self, directory: str, read: bool = True):
         self.directory, self.read = directory, read

@@ -38,7 +38,8 @@ def view(outcome):
     return t
 
 
-def _fmt(x):
+def fmt(x):
+    """A table cell as a person reads it."""
     if isinstance(x, float):
         if math.isnan(x):
             return "-"
@@ -55,16 +56,16 @@ def text(outcome) -> str:
     lines = [f"== {e.name}: {e.title}"]
     t = view(outcome)
     if t is not None and not t.empty:
-        lines.append(t.to_string(index=False, float_format=_fmt))
+        lines.append(t.to_string(index=False, float_format=fmt))
     c = outcome.comparison
     if c is not None and not c.empty:
         lines.append("-- beside the published figures")
         for _, r in c.iterrows():
             sim_v = "no value" if r["simulated"] is None or _nan(r["simulated"]) \
-                else _fmt(float(r["simulated"]))
+                else fmt(float(r["simulated"]))
             diff = "" if r["diff_%"] is None or _nan(r["diff_%"]) else f"  ({r['diff_%']:+.1f} %)"
             lines.append(f"   {r['figure']} [{r['where']}]: simulated {sim_v}, published "
-                         f"{_fmt(float(r['published']))} {r['unit']}{diff}  {r['source']}")
+                         f"{fmt(float(r['published']))} {r['unit']}{diff}  {r['source']}")
     for f in outcome.failures:
         lines.append(f"!! failed: {f['command']}\n   " + f["fault"].replace("\n", "\n   "))
     n, c_n = len(outcome.results), sum(outcome.cached)
@@ -200,7 +201,7 @@ def _table_html(t, limit=60) -> str:
         more = f"<p class=sub>first {limit} of {len(t)} rows (all in the CSV)</p>"
         t = t.head(limit)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in t.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in row) + "</tr>"
                    for row in t.itertuples(index=False))
     return f"<table><tr>{head}</tr>{body}</table>{more}"
 
@@ -217,9 +218,9 @@ def _comparison_html(c) -> str:
         else:
             cls = "good" if abs(d) <= 5 else "off" if abs(d) <= 20 else "bad"
             dtxt = f"{d:+.1f} %"
-        simv = "-" if r["simulated"] is None or _nan(r["simulated"]) else _fmt(float(r["simulated"]))
+        simv = "-" if r["simulated"] is None or _nan(r["simulated"]) else fmt(float(r["simulated"]))
         rows.append(f"<tr><td>{html.escape(r['figure'])}</td><td>{html.escape(r['where'])}</td>"
-                    f"<td>{simv}</td><td>{_fmt(float(r['published']))} {html.escape(r['unit'])}</td>"
+                    f"<td>{simv}</td><td>{fmt(float(r['published']))} {html.escape(r['unit'])}</td>"
                     f"<td class={cls}>{dtxt}</td><td>{html.escape(r['source'])}</td></tr>")
     return ("<table><tr><th>figure</th><th>where</th><th>simulated</th><th>published</th>"
             "<th>difference</th><th>source</th></tr>" + "".join(rows) + "</table>")

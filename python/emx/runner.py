@@ -3,7 +3,6 @@ and turns results into tables beside the published values."""
 from __future__ import annotations
 
 import sys
-import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -11,7 +10,6 @@ from typing import Any, Mapping
 
 from . import cache as cache_mod
 from .experiment import Experiment, Point
-from .sim import Result
 
 
 @dataclass
@@ -153,13 +151,10 @@ def run_experiments(experiments, runner: Runner, quick=False, params=None, set=N
     `set` and `pes` override every run's config."""
     planned = [(e, plan(e, quick, (params or {}).get(e.name), set, pes)) for e in experiments]
     labelled = [(e.name, p) for e, pts in planned for p in pts]
-    t0 = time.time()
     results, cached = runner.execute(labelled)
     outcomes, i = [], 0
     for e, pts in planned:
         n = len(pts)
         outcomes.append(tabulate(e, pts, results[i:i + n], cached[i:i + n]))
         i += n
-    for o in outcomes:
-        o.wall_seconds = time.time() - t0
     return outcomes

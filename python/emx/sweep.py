@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-from . import registry, report, sim
+from . import cache, registry, report, sim
 from .reproduce import common_arguments, make_runner
 from .runner import plan, tabulate
 
@@ -120,17 +120,14 @@ def run_sweep(spec: Spec, runner) -> tuple:
     exp = exp[0]
     kinds = {a[0]: a[1] for a in spec.axes()}
     grid = spec.points()
-    points, seen_configs = [], set()
+    points = []
     for g in grid:
         sets = {k: v for k, v in g.items() if kinds[k] == "set"}
         params = {k: v for k, v in g.items() if kinds[k] == "param"}
         pes = g.get("pes")
         pts = plan(exp, spec.quick, params, sets, pes, columns=g)
-        for p in pts:                      # a bad key or value fails before any run
-            ck = (p.run.config, p.run.set, p.run.pes)
-            if ck not in seen_configs:
-                seen_configs.add(ck)
-                sim.effective_config(p.run.config, p.run.overrides, p.run.pes)
+        for p in pts:                      # a bad key or value fails before any run;
+            cache.effective_config(p.run)  # remembered, so the cache key asks nothing twice
         points += pts
     results, cached = runner.execute([(exp.name, p) for p in points])
     out = tabulate(exp, points, results, cached)
@@ -251,7 +248,7 @@ def main(argv=None) -> int:
                    "mode": spec.mode, "failures": out.failures,
                    "rows": json.loads(t.to_json(orient="records"))}, f, indent=1)
     written.append(base + ".json")
-    print(t.to_string(index=False, float_format=report._fmt) if not t.empty else "(no rows)")
+    print(t.to_string(index=False, float_format=report.fmt) if not t.empty else "(no rows)")
     for f in out.failures:
         print(f"!! failed: {f['command']}\n   " + f["fault"].replace("\n", "\n   "))
     n, c = len(out.results), sum(out.cached)

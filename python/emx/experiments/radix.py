@@ -6,7 +6,6 @@ docs/experiments/radix.md. Speeds are quoted at 20 MHz as the paper does: EM-X i
 emx80-20mhz, EM-X' emx-thread-write with clock_mhz=20 (its config is at 16 MHz), EM-4
 em4 at its 12.5 MHz."""
 import numpy as np
-import pandas as pd
 
 from emx.experiment import Experiment, Point, Published, Run
 
