@@ -56,6 +56,7 @@ int MPI_Init(int *argc, char ***argv) {
   records_init();
   transfer_init();
   matching_init();
+  credits_init();
   comm_init();
   mpi_initialized = 1;
   /* No protocol message may reach a PE before its tables exist: a barrier. */
@@ -101,7 +102,7 @@ static void emit_stats(void) {
   static const char *const names[C_COUNTERS + 1] = {
       "mpi_one_sided",  "mpi_send_requests", "mpi_recv_requests", "mpi_held",
       "mpi_concurrent", "mpi_unexpected",    "mpi_removals",      "mpi_fetched_words",
-      "mpi_cells_in_use"};
+      "mpi_queued_sends", "mpi_credits_minted", "mpi_cells_in_use"};
   uint32_t mine[C_COUNTERS + 1], total[C_COUNTERS + 1];
   emx_yield();
   for (int k = 0; k < C_COUNTERS; ++k) mine[k] = mpi_counters[k];

@@ -29,6 +29,8 @@ enum mpi_counter {
   C_UNEXPECTED,      /* send requests filed before their receive was posted */
   C_REMOVALS,        /* request-issued queue entries removed by a special packet */
   C_FETCHED_WORDS,   /* words read by remote read */
+  C_QUEUED_SENDS,    /* send requests that waited in the sender's queue (credits.c) */
+  C_CREDITS_MINTED,  /* credits granted beyond a sender's share (credits.c) */
   C_COUNTERS
 };
 extern uint32_t mpi_counters[C_COUNTERS];
@@ -365,7 +367,8 @@ void records_init(void);
 /* ---- Protocol requests (creation.c) -------------------------------------------------- */
 
 /* The kinds of request, each a handler core taking the requester's PE, 6 bits and the
- * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, continuation). */
+ * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, the answer's special
+ * address). */
 enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
@@ -562,6 +565,78 @@ static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
   return 1;
 }
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
+/* The send request of s leaves (it has a credit): sender_match.c. */
+void send_request_issue(mpi_request *s, uint32_t data, unsigned bits);
+/* Whether a receive in the posted list may take a message from pe (receiver_match.c). */
+int posted_wants(unsigned pe);
+
+/* ---- Flow control: credits for send requests (credits.c, docs/mpi.md) --------------- */
+
+void credits_init(void);
+/* Sender: per receiver PE, the sends waiting (linked through their prq, which a send does
+ * not use otherwise; their state in fix[], which only a receive's one-sided sender
+ * writes) and the credits at hand. */
+typedef struct {
+  dl_list q;           /* sends waiting, in the order they started */
+  dl_link *uncredited; /* the first of them without a credit (&q.head: none) */
+  uint16_t credits;    /* credits at hand */
+  uint16_t putting;    /* a computation writes the head's data (paced) */
+} send_queue;
+extern send_queue *mpi_send_queues;
+/* A send's state in fix[0] while it waits (credits.c); the low byte its bits. */
+enum {
+  SQ_QUEUED = 1u << 8,   /* in its receiver's queue */
+  SQ_CREDIT = 1u << 9,   /* holds a credit */
+  SQ_TMP = 1u << 10,     /* buffered: the temporary buffer is asked for, not yet in */
+  SQ_CROSSED = 1u << 11, /* buffered: a receive request met it (buffered's rule applied) */
+  SQ_PUT = 1u << 12      /* buffered: the buffer is in (fix[1]), the data not written yet */
+};
+/* Takes a credit for s's receiver if it has one and nothing waits before s. */
+static inline int sendq_credit_now(mpi_request *s) {
+  send_queue *b = &mpi_send_queues[s->pe];
+  if (b->q.head.next != &b->q.head || !b->credits) return 0;
+  --b->credits;
+  s->fix[0] = 0; /* not queued */
+  return 1;
+}
+/* Queues s (its send request's data word and bits) until it heads its receiver's queue
+ * with a credit; tmp: buffered, its temporary buffer is asked for once it has one. */
+void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp);
+/* A receive request took s's request-issued entry: SQ_UNISSUED if s's send request had
+ * not left (s is out of its queue now: send it one-sided, then sendq_resume), else
+ * SQ_ISSUED (or a buffered send under way with its credit). */
+enum { SQ_ISSUED, SQ_UNISSUED };
+int sendq_dequeue(mpi_request *s);
+static inline int sendq_crossed(mpi_request *s) {
+  return s->fix[0] & SQ_QUEUED ? sendq_dequeue(s) : SQ_ISSUED;
+}
+void sendq_resume(unsigned pe);
+/* A send request of ours that the receiver will drop (consistency rule): its credit. */
+static inline void credit_reclaim(unsigned pe) {
+  send_queue *b = &mpi_send_queues[pe];
+  ++b->credits;
+  if (__builtin_expect(b->q.head.next != &b->q.head, 0)) sendq_resume(pe);
+}
+/* Receiver: a send request of pe resolved on arrival (its credit goes back), filed as
+ * unexpected (its credit stays with the record), its record matched later; a receive
+ * waits in the posted list for pe (-1: any source). */
+typedef struct {
+  uint16_t held;   /* its send requests filed here as unexpected, each with its credit */
+  uint16_t minted; /* credits granted beyond its share and not retired yet */
+} sender_credits;
+extern sender_credits *mpi_senders; /* by sender PE */
+extern uint32_t mpi_held_total;     /* held, all senders */
+extern unsigned mpi_idx_credit;
+static inline void credit_release(unsigned pe) {
+  if (__builtin_expect(mpi_senders[pe].minted != 0, 0)) --mpi_senders[pe].minted;
+  else emx_invoke(pe, mpi_idx_credit, mpi_me, 1);
+}
+void credit_filed(unsigned pe);
+void credit_matched(unsigned pe);
+void credit_wanted_held(int pe);
+static inline void credit_wanted(int pe) {
+  if (__builtin_expect(mpi_held_total != 0, 0)) credit_wanted_held(pe);
+}
 /* Issues the receive requests held back behind wildcard-source receives that are all
  * matched now. */
 void release_held_requests(void);

@@ -278,6 +278,7 @@ void recv_start(mpi_request *r) {
     if (e) {
       dl_remove(&e->link);
       e->in_list = 0;
+      credit_matched(e->pe);
       deliver(r, e);
       return;
     }
@@ -295,6 +296,16 @@ void recv_start(mpi_request *r) {
     r->flags |= RF_HELD;
     COUNT(C_HELD);
   }
+  credit_wanted(wild ? -1 : (int)r->pe); /* a sender whose credits are all held here */
+}
+
+/* Whether a receive in the posted list may take a message from pe (credits.c). */
+int posted_wants(unsigned pe) {
+  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
+    const mpi_request *r = RECV_OF_PRQ(l);
+    if ((r->flags & RF_WILD) || r->pe == pe) return 1;
+  }
+  return 0;
 }
 
 /* ---- A send request arrives ----------------------------------------------------------- */
@@ -316,6 +327,7 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
       mpi_request *r = isq_take(&mpi_isq_recv, key);
       if (proto == PROTO_BUFFERED || (bits & SREQ_FALLBACK)) {
         deliver(r, record_new(pe, tag, ctx, bits, w));
+        credit_release(pe); /* (a dropped one's credit the sender took back itself) */
       }
       req_unref(r);
       return;
@@ -329,11 +341,13 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
   if (r) {
     posted_take(r);
     deliver(r, e);
+    credit_release(pe);
     return;
   }
   dl_append(&mpi_unexpected, &e->link);
   e->in_list = 1;
   COUNT(C_UNEXPECTED);
+  credit_filed(pe); /* its credit stays with the record */
   if (proto == PROTO_GET) {
     /* Get: read the data into a temporary buffer now, so the send can complete (if
      * there is no memory, it waits for the receive like sync). */

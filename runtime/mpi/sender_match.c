@@ -52,10 +52,11 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
 
 /* ---- Buffered protocol: a temporary buffer on the receiver ---------------------------- */
 
-/* words: bytes, then the requester's continuation; the answer is the buffer (0: none). */
+/* words: bytes, then the requester's answer handler (a special packet's address word:
+ * credits.c); the answer is the buffer (0: none). */
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   (void)pe, (void)bits;
-  emx_send(EMX_PKT_invoke1, w[1], (uint32_t)(uintptr_t)mpi_tmp_alloc(w[0]));
+  emx_send(EMX_PKT_special, w[1], (uint32_t)(uintptr_t)mpi_tmp_alloc(w[0]));
 }
 /* The same as a staged record (-mpi-option=staged-records). */
 void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
@@ -65,44 +66,37 @@ void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
 }
 EMX_HANDLER(mpi_h_tmp_alloc);
 
-/* Its own function: a suspension makes a function save every callee-saved register. */
-static uint32_t __attribute__((noinline)) remote_alloc(unsigned pe, uint32_t bytes) {
-  emx_ctx_t *c = emx_ctx_new();
-  const uint32_t w[2] = {bytes, emx_ctx_cont(c)};
-  proto_request(pe, REQ_TMP, 0, w, 2);
-  return emx_ctx_wait(c).a0;
-}
-
 /* ---- Starting a send ------------------------------------------------------------------ */
 
-static void send_request(mpi_request *s) {
-  uint32_t data = (uint32_t)(uintptr_t)s->buf;
-  unsigned bits = s->proto;
-  const int buffered = s->proto == PROTO_BUFFERED;
-  if (buffered && s->capacity <= 4 && mpi_opt.sreq_inline) {
-    /* The whole message fits the send request's buffer word: the receiver's handler
-     * copies it out at once, no temporary buffer to ask for. */
-    __builtin_memcpy(&data, s->buf, s->capacity);
-    bits |= SREQ_INLINE;
-  } else if (buffered && s->capacity) { /* (nothing to copy for 0 bytes) */
-    /* Blocks; the entry in the request-issued queue is already there, so a receive
-     * request arriving meanwhile is handled by the consistency rule. */
-    const uint32_t entries = s->isq_count;
-    const uint32_t tmp = remote_alloc(s->pe, s->capacity + 8);
-    if (tmp) {
-      data = put_covering(s->pe, tmp, s->buf, s->capacity);
-    } else {
-      /* No memory there: the send waits for its receive, as sync (the receiver reads
-       * the data when it is matched). Said how it goes on: SREQ_FALLBACK if a receive
-       * request took our entry meanwhile under buffered's rule. */
-      s->proto = PROTO_SYNC;
-      bits = PROTO_SYNC | (mpi_matching == MATCH_BOTH && s->isq_count < entries ? SREQ_FALLBACK : 0);
-    }
-  }
+/* The send request leaves (with a credit for its receiver: credits.c). */
+static inline __attribute__((always_inline)) void issue(mpi_request *s, uint32_t data,
+                                                        unsigned bits) {
   const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
   proto_request(s->pe, REQ_SREQ, bits, w, 4);
   COUNT(C_SEND_REQUESTS);
   if (s->proto == PROTO_BUFFERED) req_complete(s); /* the data has left the user's buffer */
+}
+void send_request_issue(mpi_request *s, uint32_t data, unsigned bits) { issue(s, data, bits); }
+
+static void send_request(mpi_request *s) {
+  uint32_t data = (uint32_t)(uintptr_t)s->buf;
+  unsigned bits = s->proto;
+  if (s->proto == PROTO_BUFFERED && s->capacity) { /* (nothing to copy for 0 bytes) */
+    if (s->capacity > 4 || !mpi_opt.sreq_inline) {
+      /* The temporary buffer is asked for once the send has a credit, without waiting:
+       * its answer's thread writes the data, then the send request leaves. The entry in
+       * the request-issued queue is already there, so a receive request arriving
+       * meanwhile is handled by the consistency rule. */
+      sendq_add(s, data, bits, 1);
+      return;
+    }
+    /* The whole message fits the send request's buffer word: the receiver's handler
+     * copies it out at once, no temporary buffer to ask for. */
+    __builtin_memcpy(&data, s->buf, s->capacity);
+    bits |= SREQ_INLINE;
+  }
+  if (sendq_credit_now(s)) issue(s, data, bits);
+  else sendq_add(s, data, bits, 0); /* behind others to this receiver, or for a credit */
 }
 
 void send_start(mpi_request *s) {
@@ -144,7 +138,16 @@ static void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq
      * data is on its way to the receiver already; drop this receive request. */
     mpi_request *s = isq_take(&mpi_isq_send, key);
     COUNT(C_CONCURRENT);
-    if (s->proto != PROTO_BUFFERED) one_sided_from_handler(s, pe, buf, cap, rreq, tag == TAG_ANY16);
+    if (sendq_crossed(s) == SQ_UNISSUED) {
+      /* Our send request never left (it waited for a credit): a one-sided send as on a
+       * hit, and the receiver forgets its request, before any later send request. */
+      one_sided_from_handler(s, pe, buf, cap, rreq, tag == TAG_ANY16);
+      send_isq_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(rreq), 1);
+      sendq_resume(pe);
+    } else if (s->proto != PROTO_BUFFERED) {
+      one_sided_from_handler(s, pe, buf, cap, rreq, tag == TAG_ANY16);
+      credit_reclaim(pe); /* the receiver drops our send request: its credit is back */
+    }
     req_unref(s);
     return;
   }

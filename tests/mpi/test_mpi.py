@@ -309,25 +309,68 @@ class FlowControl(Runs):
                 self.assertEqual(out, "isend: ok\n")
                 self.assertLess(res["isend_max_cycles"], 5000)
 
-    @unittest.expectedFailure
     def test_isend_buffered_is_local(self):
-        # Not yet: under buffered the send asks the receiver for its temporary buffer
-        # and waits for the answer (docs/mpi.md, "Flow control").
-        out, res = self.run_program("mpi_t_flood", "isend", 2000000, 20,
-                                    *variant_args("both", "buffered"))
-        self.assertEqual(out, "isend: ok\n")
+        # Under buffered MPI_Isend asks for the receiver's temporary buffer without
+        # waiting for the answer (which comes only once the receiver stops computing):
+        # the answer's thread writes the data and sends the send request (credits.c).
+        for matching in MATCHINGS:
+            for options in ([], ["-mpi-option=staged-records"], ["-mpi-option=all"]):
+                with self.subTest(matching=matching, options=options):
+                    out, res = self.run_program("mpi_t_flood", "isend", 2000000, 20, *options,
+                                                *variant_args(matching, "buffered"))
+                    self.assertEqual(out, "isend: ok\n")
+                    self.assertLess(res["isend_max_cycles"], 5000)
 
-    @unittest.expectedFailure
     def test_thousands_of_small_unexpected_sends_from_many_ranks(self):
-        # Not yet: 15 ranks x 3000 send requests. With -mpi-option=staged-records they
-        # wait as threads in the receiver's input buffer and overflow its spill area; by
-        # remote thread creation (the default) a sender asks for at most two operand
-        # segments per peer at a time, but the receiver files every request that arrives
-        # as unexpected and runs out of memory for their records: needs credits for send
-        # requests (docs/mpi.md, "Flow control").
-        out, _ = self.run_program("mpi_t_flood", "unexpected", 4, 3000,
-                                  *variant_args("both", "get"), pes=16)
-        self.assertEqual(out, "unexpected: ok\n")
+        # 15 ranks x 3000 send requests to a receiver that computes first. A send request
+        # leaves only with a credit for its receiver (4 per sender on 16 PEs); the rest
+        # wait at their senders, so the receiver holds a bounded number of records (and,
+        # with -mpi-option=staged-records, of packets in its input buffer: before, 45000
+        # staged requests overflowed its spill area). Receiving in order needs no credit
+        # beyond the share.
+        for matching, protocol in VARIANTS:
+            for options in ([], ["-mpi-option=staged-records"]):
+                with self.subTest(matching=matching, protocol=protocol, options=options):
+                    out, res = self.run_program("mpi_t_flood", "unexpected", 4, 3000,
+                                                "-mpi-stats", *options,
+                                                *variant_args(matching, protocol), pes=16)
+                    self.assertEqual(out, "unexpected: ok\n")
+                    self.assertGreater(res["mpi_queued_sends"], 40000)
+                    self.assertEqual(res["mpi_credits_minted"], 0)
+                    self.assertEqual(res["mpi_cells_in_use"], 0)
+
+    def test_flood_in_a_small_memory(self):
+        # The same flood to PEs of 1 MiB: the receiver's records for all 45000 would take
+        # 3.4 MB; with credits it holds 60 at a time.
+        for matching, protocol in (("both", "get"), ("receiver", "buffered"),
+                                   ("receiver", "sync")):
+            with self.subTest(matching=matching, protocol=protocol):
+                r, _ = run_stats("--pes", "16", "--set", "pe.memory_bytes=1048576",
+                                 "mpi_t_flood", "unexpected", "4", "3000",
+                                 *variant_args(matching, protocol), timeout=600)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertEqual(r.stdout, "unexpected: ok\n")
+
+    def test_receives_in_reverse_order(self):
+        # The receive wanted first is the last send of each sender: its credits are held
+        # by the unexpected records of the sends before it. Matched at the sender (both
+        # sides, a named source) the receive request takes the queued send one-sided;
+        # waiting in the receiver's posted list (matching on the receiver, wildcard
+        # source) the receiver grants the sender credits beyond its share. Without them
+        # this deadlocks.
+        for matching, protocol in VARIANTS:
+            for source in ("named", "any"):
+                with self.subTest(matching=matching, protocol=protocol, source=source):
+                    out, res = self.run_program("mpi_t_flood", "reverse", 300,
+                                                *(["any"] if source == "any" else []),
+                                                "-mpi-stats",
+                                                *variant_args(matching, protocol), pes=4)
+                    self.assertEqual(out, "reverse: ok\n")
+                    self.assertEqual(res["mpi_cells_in_use"], 0)
+                    if matching == "both" and source == "named":
+                        self.assertEqual(res["mpi_credits_minted"], 0)
+                    else:
+                        self.assertGreater(res["mpi_credits_minted"], 0)
 
 
 class Topology(Runs):

@@ -9,6 +9,11 @@
  *                                      isend_max_cycles: the longest MPI_Isend call
  *   mpi_t_flood outstanding COUNT      COUNT receives and COUNT sends outstanding at once
  *                                      between every pair of neighbours
+ *   mpi_t_flood reverse COUNT [any]    every rank but 0 sends COUNT messages (tags 0 ..
+ *                                      COUNT-1, MPI_Isend, then MPI_Waitall); rank 0
+ *                                      receives them in reverse tag order (from each
+ *                                      source, or with `any` from MPI_ANY_SOURCE): the
+ *                                      message it wants first was sent last
  */
 #include <emx/emx.h>
 #include <stdlib.h>
@@ -95,6 +100,29 @@ static void outstanding(int count) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void reverse(int count, int any) {
+  if (rank != 0) {
+    int *out = malloc(count * sizeof *out);
+    MPI_Request *q = malloc(count * sizeof *q);
+    for (int k = 0; k < count; ++k) {
+      out[k] = rank * 100000 + k;
+      MPI_Isend(&out[k], 1, MPI_INT, 0, k, MPI_COMM_WORLD, &q[k]);
+    }
+    MPI_Waitall(count, q, MPI_STATUSES_IGNORE);
+    free(out), free(q);
+  } else {
+    for (int k = count - 1; k >= 0; --k)
+      for (int src = 1; src < size; ++src) {
+        int in = -1;
+        MPI_Status st;
+        MPI_Recv(&in, 1, MPI_INT, any ? MPI_ANY_SOURCE : src, k, MPI_COMM_WORLD, &st);
+        const int from = any ? st.MPI_SOURCE : src;
+        check(st.MPI_TAG == k && in == from * 100000 + k, "tag %d from %d: %d", k, from, in);
+      }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -104,6 +132,7 @@ int main(int argc, char **argv) {
   if (!strcmp(what, "unexpected")) unexpected(a, b);
   else if (!strcmp(what, "isend") && size > 1) isend_local(a, b);
   else if (!strcmp(what, "outstanding")) outstanding(a);
+  else if (!strcmp(what, "reverse")) reverse(a, argc > 3 && !strcmp(argv[3], "any"));
   report(what);
   MPI_Finalize();
   return 0;

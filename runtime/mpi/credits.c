@@ -1,0 +1,229 @@
+/* Flow control for send requests (docs/mpi.md, "Flow control"): credits, the per-peer
+ * queue of send requests waiting for one, and the buffered protocol's temporary buffer
+ * asked for without blocking MPI_Isend.
+ *
+ * An unexpected send request costs its receiver a record until the receive is posted,
+ * and nothing in MPI bounds how many a correct program sends ahead. So a sender issues a
+ * send request to a receiver only with a *credit* for it: PER_RECEIVER credits per
+ * receiver shared by its senders, at least one per sender. The receiver gives a credit
+ * back as soon as the send request no longer holds a record (matched on arrival, or its
+ * unexpected record matched later): a special packet. Without a credit the send waits in
+ * a FIFO per receiver (MPI's order among send requests) and leaves when one returns. The
+ * one-sided send needs no credit: the receive's request is its credit.
+ *
+ * No correct program may deadlock for it. A receive that is matched at the sender
+ * (matching on both sides) pulls its send out of the queue: the receive request meets
+ * the queued send's entry in the request-issued queue, and the send goes one-sided. A
+ * receive that waits in the receiver's posted list (matching on the receiver only,
+ * wildcard source, held back behind one) cannot pull: when every credit of a sender it
+ * may take a message from is held by unexpected records, the receiver grants that sender
+ * one more (*minted*); the credits given back while any minted one is out are retired
+ * instead. The records beyond the credits are then those of messages the program sent
+ * ahead of the one it receives first, which receiver-side matching has to keep.
+ *
+ * Buffered: MPI_Isend queues the send; once it has a credit the temporary buffer is
+ * asked for (a request to the receiver whose answer starts a thread here), the answer's
+ * thread writes the data and the send request leaves when it heads the queue. */
+#include <stdlib.h>
+
+#include "mpi_internal.h"
+
+/* The credits of a receiver, shared by its senders (itself included), at least one each:
+ * PER_RECEIVER records of about 80 bytes up to 64 PEs, one per sender beyond. */
+enum { PER_RECEIVER = 64 };
+
+/* The state of a send in a queue (SQ_*), in its request's fix[0] (a send's fix[] words
+ * are free: only a one-sided send into a receive request writes them); fix[1] the send
+ * request's data word. */
+#define SQ_STATE(s) ((s)->fix[0])
+#define SQ_DATA(s) ((s)->fix[1])
+#define SEND_OF(l) DL_ENTRY(l, mpi_request, prq) /* (a send's prq link is free) */
+
+send_queue *mpi_send_queues;  /* by receiver PE */
+sender_credits *mpi_senders;  /* by sender PE */
+uint32_t mpi_held_total;
+unsigned mpi_idx_credit;
+static uint32_t share;        /* credits per sender */
+#define queues mpi_send_queues
+#define senders mpi_senders
+static unsigned idx_tmp_answer;
+
+/* ---- Sender ----------------------------------------------------------------------------- */
+
+static void ask_tmp(mpi_request *s);
+
+/* Credits at hand go to the waiting sends in order; a buffered one then asks for its
+ * temporary buffer. */
+static void assign(send_queue *b) {
+  while (b->credits && b->uncredited != &b->q.head) {
+    mpi_request *s = SEND_OF(b->uncredited);
+    b->uncredited = b->uncredited->next;
+    --b->credits;
+    SQ_STATE(s) |= SQ_CREDIT;
+    if (SQ_STATE(s) & SQ_TMP) ask_tmp(s);
+  }
+}
+
+static void put_task(uint32_t *a);
+/* Its own function: emx_spawn contains a suspension (for a remote PE), which would make
+ * the caller save every callee-saved register. */
+static void __attribute__((noinline)) spawn_put(mpi_request *s) {
+  const uint32_t arg = (uint32_t)(uintptr_t)s;
+  emx_spawn(mpi_me, put_task, &arg, 1);
+}
+
+/* The sends at the head that hold a credit and their data leave, in order. A buffered
+ * one's data is written into the receiver's buffer first, here, so that one message at
+ * a time streams to a receiver: on EM-X' and EM-4, where every remote write is a thread
+ * there, a long one is paced (its fences block: a computation of its own) and several
+ * at once would overflow the receiver's input buffer. */
+static void pump(send_queue *b) {
+  while (b->q.head.next != &b->q.head && !b->putting) {
+    mpi_request *s = SEND_OF(b->q.head.next);
+    const uint32_t st = SQ_STATE(s);
+    if (!(st & SQ_CREDIT) || (st & SQ_TMP)) return;
+    if (st & SQ_PUT) {
+      if (transfer_paced(s->capacity)) {
+        b->putting = 1;
+        spawn_put(s);
+        return;
+      }
+      SQ_DATA(s) = put_covering(s->pe, SQ_DATA(s), s->buf, s->capacity);
+    }
+    dl_remove(&s->prq);
+    SQ_STATE(s) = 0;
+    send_request_issue(s, SQ_DATA(s), st & 0xff);
+  }
+}
+
+static void resume(unsigned pe) {
+  send_queue *b = &queues[pe];
+  assign(b);
+  pump(b);
+}
+
+void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp) {
+  send_queue *b = &queues[s->pe];
+  SQ_STATE(s) = SQ_QUEUED | (tmp ? SQ_TMP : 0) | bits;
+  SQ_DATA(s) = data;
+  dl_append(&b->q, &s->prq);
+  if (b->uncredited == &b->q.head) b->uncredited = &s->prq;
+  COUNT(C_QUEUED_SENDS);
+  resume(s->pe);
+}
+
+int sendq_dequeue(mpi_request *s) {
+  /* Its current round's entry was taken, and its send request has not left. */
+  if (s->isq_count) return SQ_ISSUED;
+  if (s->proto == PROTO_BUFFERED && (SQ_STATE(s) & SQ_CREDIT)) {
+    SQ_STATE(s) |= SQ_CROSSED; /* its data goes to the receiver's buffer: it keeps going */
+    return SQ_ISSUED;
+  }
+  send_queue *b = &queues[s->pe];
+  if (b->uncredited == &s->prq) b->uncredited = s->prq.next;
+  dl_remove(&s->prq);
+  if (SQ_STATE(s) & SQ_CREDIT) ++b->credits;
+  SQ_STATE(s) = 0;
+  return SQ_UNISSUED;
+}
+
+void sendq_resume(unsigned pe) { resume(pe); }
+
+/* A credit came back (or was granted) from PE pe, a0 = how many. */
+static void mpi_h_credit(uint32_t n, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  send_queue *b = &queues[arg16 & 0x3ff];
+  b->credits += n;
+  if (b->q.head.next != &b->q.head) resume(arg16 & 0x3ff);
+}
+EMX_HANDLER(mpi_h_credit);
+
+/* ---- Sender: the buffered protocol's temporary buffer, without blocking ---------------- */
+
+static void put_task(uint32_t *a) {
+  mpi_request *s = (mpi_request *)(uintptr_t)a[0];
+  SQ_DATA(s) = put_covering(s->pe, SQ_DATA(s), s->buf, s->capacity);
+  SQ_STATE(s) &= ~SQ_PUT;
+  queues[s->pe].putting = 0;
+  resume(s->pe);
+}
+
+/* The answer from PE arg16, a0 = the buffer there (0: no memory: the send goes as sync,
+ * which the receiver reads when matched; SREQ_FALLBACK tells it when a receive request
+ * met the send meanwhile, under buffered's rule). A receiver answers in the order it was
+ * asked, and a send that asked stays in the queue until its answer is in: the answer is
+ * the first one's still asking. */
+static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  send_queue *b = &queues[arg16 & 0x3ff];
+  dl_link *l = b->q.head.next;
+  while (l != &b->q.head && !(SQ_STATE(SEND_OF(l)) & SQ_TMP)) l = l->next;
+  if (l == &b->q.head) mpi_internal_error("a temporary buffer nobody asked for");
+  mpi_request *s = SEND_OF(l);
+  if (!tmp) {
+    s->proto = PROTO_SYNC;
+    SQ_STATE(s) = (SQ_STATE(s) & ~(0xffu | SQ_TMP)) | PROTO_SYNC |
+                  (SQ_STATE(s) & SQ_CROSSED ? SREQ_FALLBACK : 0);
+  } else {
+    SQ_DATA(s) = tmp;
+    SQ_STATE(s) = (SQ_STATE(s) & ~SQ_TMP) | SQ_PUT;
+  }
+  resume(s->pe);
+}
+
+EMX_HANDLER(mpi_h_tmp_answer);
+
+static void ask_tmp(mpi_request *s) {
+  const uint32_t w[2] = {s->capacity + 8, emx_special_addr(mpi_me, idx_tmp_answer, s->pe)};
+  proto_request(s->pe, REQ_TMP, 0, w, 2);
+}
+
+/* ---- Receiver ----------------------------------------------------------------------------- */
+
+
+static inline int stalled(unsigned pe) {
+  return senders[pe].held >= share + senders[pe].minted;
+}
+
+static void mint(unsigned pe) {
+  ++senders[pe].minted;
+  COUNT(C_CREDITS_MINTED);
+  emx_invoke(pe, mpi_idx_credit, mpi_me, 1);
+}
+
+void credit_filed(unsigned pe) {
+  ++senders[pe].held;
+  ++mpi_held_total;
+  if (stalled(pe) && posted_wants(pe)) mint(pe);
+}
+
+void credit_matched(unsigned pe) {
+  --senders[pe].held;
+  --mpi_held_total;
+  credit_release(pe);
+}
+
+void credit_wanted_held(int pe) {
+  if (pe >= 0) {
+    if (stalled((unsigned)pe)) mint((unsigned)pe);
+    return;
+  }
+  for (unsigned p = 0, n = emx_pe_count(); p < n; ++p)
+    if (senders[p].held && stalled(p)) mint(p);
+}
+
+void credits_init(void) {
+  const unsigned n = emx_pe_count();
+  share = PER_RECEIVER / n ? PER_RECEIVER / n : 1;
+  mpi_idx_credit = EMX_HANDLER_INDEX(mpi_h_credit);
+  queues = malloc(n * sizeof *queues);
+  senders = calloc(n, sizeof *senders);
+  idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
+  if (!queues || !senders) mpi_internal_error("no memory for the credits");
+  for (unsigned p = 0; p < n; ++p) {
+    dl_init(&queues[p].q);
+    queues[p].uncredited = &queues[p].q.head;
+    queues[p].credits = (uint16_t)share;
+    queues[p].putting = 0;
+  }
+}
