@@ -281,16 +281,20 @@ class FlowControl(Runs):
                                               *variant_args(matching, protocol), pes=4)
                     self.assertEqual(out, "unexpected: ok\n")
 
+    def flood_in_memory(self, memory_bytes, pes, size, count, matching, protocol):
+        """mpi_t_flood unexpected SIZE COUNT on EM-X PEs of MEMORY_BYTES."""
+        with self.subTest(matching=matching, protocol=protocol):
+            r, _ = run_stats("--pes", str(pes), "--set", f"pe.memory_bytes={memory_bytes}",
+                             "mpi_t_flood", "unexpected", str(size), str(count),
+                             *variant_args(matching, protocol), timeout=600)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(r.stdout, "unexpected: ok\n")
+
     def test_more_unexpected_data_than_memory_with_block_reads(self):
         # The same on EM-X (block reads, requests by remote thread creation) with 512 KiB
         # per PE.
         for matching, protocol in VARIANTS:
-            with self.subTest(matching=matching, protocol=protocol):
-                r, _ = run_stats("--pes", "4", "--set", "pe.memory_bytes=524288",
-                                 "mpi_t_flood", "unexpected", "30000", "20",
-                                 *variant_args(matching, protocol), timeout=600)
-                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-                self.assertEqual(r.stdout, "unexpected: ok\n")
+            self.flood_in_memory(524288, 4, 30000, 20, matching, protocol)
 
     def test_many_outstanding_requests(self):
         for matching, protocol in VARIANTS:
@@ -344,12 +348,7 @@ class FlowControl(Runs):
         # 3.4 MB; with credits it holds 60 at a time.
         for matching, protocol in (("both", "get"), ("receiver", "buffered"),
                                    ("receiver", "sync")):
-            with self.subTest(matching=matching, protocol=protocol):
-                r, _ = run_stats("--pes", "16", "--set", "pe.memory_bytes=1048576",
-                                 "mpi_t_flood", "unexpected", "4", "3000",
-                                 *variant_args(matching, protocol), timeout=600)
-                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-                self.assertEqual(r.stdout, "unexpected: ok\n")
+            self.flood_in_memory(1048576, 16, 4, 3000, matching, protocol)
 
     def test_receives_in_reverse_order(self):
         # The receive wanted first is the last send of each sender: its credits are held
