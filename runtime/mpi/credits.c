@@ -102,14 +102,21 @@ static void resume(unsigned pe) {
   pump(b);
 }
 
+/* Credits at hand mean that every waiting send has one (assign runs whenever credits
+ * come), and the new last one cannot make the head leave: no pump here. */
 void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp) {
   send_queue *b = &queues[s->pe];
   SQ_STATE(s) = SQ_QUEUED | (tmp ? SQ_TMP : 0) | bits;
   SQ_DATA(s) = data;
   dl_append(&b->q, &s->prq);
-  if (b->uncredited == &b->q.head) b->uncredited = &s->prq;
-  COUNT(C_QUEUED_SENDS);
-  resume(s->pe);
+  if (!b->credits) {
+    if (b->uncredited == &b->q.head) b->uncredited = &s->prq;
+    COUNT(C_CREDIT_WAITS);
+    return;
+  }
+  --b->credits;
+  SQ_STATE(s) |= SQ_CREDIT;
+  if (tmp) ask_tmp(s);
 }
 
 int sendq_dequeue(mpi_request *s) {
@@ -168,7 +175,7 @@ static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
     SQ_DATA(s) = tmp;
     SQ_STATE(s) = (SQ_STATE(s) & ~SQ_TMP) | SQ_PUT;
   }
-  resume(s->pe);
+  if (l == b->q.head.next) pump(b); /* (else the head still waits) */
 }
 
 EMX_HANDLER(mpi_h_tmp_answer);

@@ -29,7 +29,7 @@ enum mpi_counter {
   C_UNEXPECTED,      /* send requests filed before their receive was posted */
   C_REMOVALS,        /* request-issued queue entries removed by a special packet */
   C_FETCHED_WORDS,   /* words read by remote read */
-  C_QUEUED_SENDS,    /* send requests that waited in the sender's queue (credits.c) */
+  C_CREDIT_WAITS,    /* sends that found no credit for their receiver (credits.c) */
   C_CREDITS_MINTED,  /* credits granted beyond a sender's share (credits.c) */
   C_COUNTERS
 };

@@ -339,7 +339,7 @@ class FlowControl(Runs):
                                                 "-mpi-stats", *options,
                                                 *variant_args(matching, protocol), pes=16)
                     self.assertEqual(out, "unexpected: ok\n")
-                    self.assertGreater(res["mpi_queued_sends"], 40000)
+                    self.assertGreater(res["mpi_credit_waits"], 40000)
                     self.assertEqual(res["mpi_credits_minted"], 0)
                     self.assertEqual(res["mpi_cells_in_use"], 0)
 
