@@ -621,8 +621,8 @@ static inline void credit_reclaim(unsigned pe) {
  * unexpected (its credit stays with the record), its record matched later; a receive
  * waits in the posted list for pe (-1: any source). */
 typedef struct {
-  uint16_t held;   /* its send requests filed here as unexpected, each with its credit */
-  uint16_t minted; /* credits granted beyond its share and not retired yet */
+  uint32_t held;   /* its send requests filed here as unexpected, each with its credit */
+  uint32_t minted; /* credits granted beyond its share and not retired yet */
 } sender_credits;
 extern sender_credits *mpi_senders; /* by sender PE */
 extern uint32_t mpi_held_total;     /* held, all senders */
