@@ -373,6 +373,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
   if (!*flag) {
     mpi_progress(); /* let arriving send requests be filed */
     *flag = unexpected_probe(pe, t, c->ctx, status, base);
+    if (!*flag) credit_wanted(pe); /* its message may wait behind held credits */
   }
   if (*flag && status && c->base_pe == COMM_MAPPED)
     status->MPI_SOURCE = comm_rank_of(c, (unsigned)status->MPI_SOURCE);

@@ -355,13 +355,13 @@ class FlowControl(Runs):
         # by the unexpected records of the sends before it. Matched at the sender (both
         # sides, a named source) the receive request takes the queued send one-sided;
         # waiting in the receiver's posted list (matching on the receiver, wildcard
-        # source) the receiver grants the sender credits beyond its share. Without them
-        # this deadlocks.
+        # source), or an MPI_Probe for it first, the receiver grants the sender credits
+        # beyond its share. Without them this deadlocks.
         for matching, protocol in VARIANTS:
-            for source in ("named", "any"):
+            for source in ("named", "any", "probe"):
                 with self.subTest(matching=matching, protocol=protocol, source=source):
                     out, res = self.run_program("mpi_t_flood", "reverse", 300,
-                                                *(["any"] if source == "any" else []),
+                                                *([] if source == "named" else [source]),
                                                 "-mpi-stats",
                                                 *variant_args(matching, protocol), pes=4)
                     self.assertEqual(out, "reverse: ok\n")

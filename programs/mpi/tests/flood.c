@@ -9,11 +9,12 @@
  *                                      isend_max_cycles: the longest MPI_Isend call
  *   mpi_t_flood outstanding COUNT      COUNT receives and COUNT sends outstanding at once
  *                                      between every pair of neighbours
- *   mpi_t_flood reverse COUNT [any]    every rank but 0 sends COUNT messages (tags 0 ..
- *                                      COUNT-1, MPI_Isend, then MPI_Waitall); rank 0
+ *   mpi_t_flood reverse COUNT [any|probe]  every rank but 0 sends COUNT messages (tags 0
+ *                                      .. COUNT-1, MPI_Isend, then MPI_Waitall); rank 0
  *                                      receives them in reverse tag order (from each
- *                                      source, or with `any` from MPI_ANY_SOURCE): the
- *                                      message it wants first was sent last
+ *                                      source, with `any` from MPI_ANY_SOURCE, with
+ *                                      `probe` after an MPI_Probe for it): the message
+ *                                      it wants first was sent last
  */
 #include <emx/emx.h>
 #include <stdlib.h>
@@ -100,7 +101,8 @@ static void outstanding(int count) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void reverse(int count, int any) {
+static void reverse(int count, const char *how) {
+  const int any = !strcmp(how, "any"), probe = !strcmp(how, "probe");
   if (rank != 0) {
     int *out = malloc(count * sizeof *out);
     MPI_Request *q = malloc(count * sizeof *q);
@@ -113,8 +115,14 @@ static void reverse(int count, int any) {
   } else {
     for (int k = count - 1; k >= 0; --k)
       for (int src = 1; src < size; ++src) {
-        int in = -1;
+        int in = -1, n = 0;
         MPI_Status st;
+        if (probe) {
+          MPI_Probe(src, k, MPI_COMM_WORLD, &st);
+          MPI_Get_count(&st, MPI_INT, &n);
+          check(st.MPI_SOURCE == src && st.MPI_TAG == k && n == 1, "probe of tag %d from %d", k,
+                src);
+        }
         MPI_Recv(&in, 1, MPI_INT, any ? MPI_ANY_SOURCE : src, k, MPI_COMM_WORLD, &st);
         const int from = any ? st.MPI_SOURCE : src;
         check(st.MPI_TAG == k && in == from * 100000 + k, "tag %d from %d: %d", k, from, in);
@@ -132,7 +140,7 @@ int main(int argc, char **argv) {
   if (!strcmp(what, "unexpected")) unexpected(a, b);
   else if (!strcmp(what, "isend") && size > 1) isend_local(a, b);
   else if (!strcmp(what, "outstanding")) outstanding(a);
-  else if (!strcmp(what, "reverse")) reverse(a, argc > 3 && !strcmp(argv[3], "any"));
+  else if (!strcmp(what, "reverse")) reverse(a, argc > 3 ? argv[3] : "");
   report(what);
   MPI_Finalize();
   return 0;
