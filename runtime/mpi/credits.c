@@ -21,9 +21,10 @@
  * instead. The records beyond the credits are then those of messages the program sent
  * ahead of the one it receives first, which receiver-side matching has to keep.
  *
- * Buffered: MPI_Isend queues the send; once it has a credit the temporary buffer is
- * asked for (a request to the receiver whose answer starts a thread here), the answer's
- * thread writes the data and the send request leaves when it heads the queue. */
+ * Buffered: MPI_Isend queues the send and returns; once the send has a credit its
+ * temporary buffer is asked for (a request to the receiver, answered by a special
+ * packet), and when it heads the queue with the buffer its data is written there and
+ * its send request leaves. */
 #include <stdlib.h>
 
 #include "mpi_internal.h"
@@ -44,8 +45,6 @@ sender_credits *mpi_senders;  /* by sender PE */
 uint32_t mpi_held_total;
 unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
-#define queues mpi_send_queues
-#define senders mpi_senders
 static unsigned idx_tmp_answer;
 
 /* ---- Sender ----------------------------------------------------------------------------- */
@@ -97,7 +96,7 @@ static void pump(send_queue *b) {
 }
 
 static void resume(unsigned pe) {
-  send_queue *b = &queues[pe];
+  send_queue *b = &mpi_send_queues[pe];
   assign(b);
   pump(b);
 }
@@ -105,7 +104,7 @@ static void resume(unsigned pe) {
 /* Credits at hand mean that every waiting send has one (assign runs whenever credits
  * come), and the new last one cannot make the head leave: no pump here. */
 void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp) {
-  send_queue *b = &queues[s->pe];
+  send_queue *b = &mpi_send_queues[s->pe];
   SQ_STATE(s) = SQ_QUEUED | (tmp ? SQ_TMP : 0) | bits;
   SQ_DATA(s) = data;
   dl_append(&b->q, &s->prq);
@@ -126,7 +125,7 @@ int sendq_dequeue(mpi_request *s) {
     SQ_STATE(s) |= SQ_CROSSED; /* its data goes to the receiver's buffer: it keeps going */
     return SQ_ISSUED;
   }
-  send_queue *b = &queues[s->pe];
+  send_queue *b = &mpi_send_queues[s->pe];
   if (b->uncredited == &s->prq) b->uncredited = s->prq.next;
   dl_remove(&s->prq);
   if (SQ_STATE(s) & SQ_CREDIT) ++b->credits;
@@ -139,7 +138,7 @@ void sendq_resume(unsigned pe) { resume(pe); }
 /* A credit came back (or was granted) from PE pe, a0 = how many. */
 static void mpi_h_credit(uint32_t n, uint32_t arg16, uint32_t addr) {
   (void)addr;
-  send_queue *b = &queues[arg16 & 0x3ff];
+  send_queue *b = &mpi_send_queues[arg16 & 0x3ff];
   b->credits += n;
   if (b->q.head.next != &b->q.head) resume(arg16 & 0x3ff);
 }
@@ -151,7 +150,7 @@ static void put_task(uint32_t *a) {
   mpi_request *s = (mpi_request *)(uintptr_t)a[0];
   SQ_DATA(s) = put_covering(s->pe, SQ_DATA(s), s->buf, s->capacity);
   SQ_STATE(s) &= ~SQ_PUT;
-  queues[s->pe].putting = 0;
+  mpi_send_queues[s->pe].putting = 0;
   resume(s->pe);
 }
 
@@ -162,7 +161,7 @@ static void put_task(uint32_t *a) {
  * the first one's still asking. */
 static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
   (void)addr;
-  send_queue *b = &queues[arg16 & 0x3ff];
+  send_queue *b = &mpi_send_queues[arg16 & 0x3ff];
   dl_link *l = b->q.head.next;
   while (l != &b->q.head && !(SQ_STATE(SEND_OF(l)) & SQ_TMP)) l = l->next;
   if (l == &b->q.head) mpi_internal_error("a temporary buffer nobody asked for");
@@ -187,25 +186,24 @@ static void ask_tmp(mpi_request *s) {
 
 /* ---- Receiver ----------------------------------------------------------------------------- */
 
-
 static inline int stalled(unsigned pe) {
-  return senders[pe].held >= share + senders[pe].minted;
+  return mpi_senders[pe].held >= share + mpi_senders[pe].minted;
 }
 
 static void mint(unsigned pe) {
-  ++senders[pe].minted;
+  ++mpi_senders[pe].minted;
   COUNT(C_CREDITS_MINTED);
   emx_invoke(pe, mpi_idx_credit, mpi_me, 1);
 }
 
 void credit_filed(unsigned pe) {
-  ++senders[pe].held;
+  ++mpi_senders[pe].held;
   ++mpi_held_total;
   if (stalled(pe) && posted_wants(pe)) mint(pe);
 }
 
 void credit_matched(unsigned pe) {
-  --senders[pe].held;
+  --mpi_senders[pe].held;
   --mpi_held_total;
   credit_release(pe);
 }
@@ -216,21 +214,21 @@ void credit_wanted_held(int pe) {
     return;
   }
   for (unsigned p = 0, n = emx_pe_count(); p < n; ++p)
-    if (senders[p].held && stalled(p)) mint(p);
+    if (mpi_senders[p].held && stalled(p)) mint(p);
 }
 
 void credits_init(void) {
   const unsigned n = emx_pe_count();
   share = PER_RECEIVER / n ? PER_RECEIVER / n : 1;
   mpi_idx_credit = EMX_HANDLER_INDEX(mpi_h_credit);
-  queues = malloc(n * sizeof *queues);
-  senders = calloc(n, sizeof *senders);
+  mpi_send_queues = malloc(n * sizeof *mpi_send_queues);
+  mpi_senders = calloc(n, sizeof *mpi_senders);
   idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
-  if (!queues || !senders) mpi_internal_error("no memory for the credits");
+  if (!mpi_send_queues || !mpi_senders) mpi_internal_error("no memory for the credits");
   for (unsigned p = 0; p < n; ++p) {
-    dl_init(&queues[p].q);
-    queues[p].uncredited = &queues[p].q.head;
-    queues[p].credits = (uint16_t)share;
-    queues[p].putting = 0;
+    dl_init(&mpi_send_queues[p].q);
+    mpi_send_queues[p].uncredited = &mpi_send_queues[p].q.head;
+    mpi_send_queues[p].credits = (uint16_t)share;
+    mpi_send_queues[p].putting = 0;
   }
 }
