@@ -64,6 +64,7 @@ void acp__done_after(unsigned pe, int partial, emx_gaddr_t cont);
  * (a block read with its completion forwarded through the destination), else the source
  * pushes it to the destination in a handler. Gets on EM-X use the block read (copy.c). */
 void acp__move_remote(const acp_desc *d, emx_gaddr_t desc_at);
+extern int acp__remote_copy_in_software; /* -acp-remote-copy=software (api.c) */
 /* An atomic: on its word's rank, by a handler thread there (or at once, if local). */
 void acp__atomic(const acp_desc *d, emx_gaddr_t desc_at);
 

@@ -46,10 +46,13 @@ static void push(const acp_desc *d) {
                   d->cont);
 }
 
+int acp__remote_copy_in_software;
+
 /* Can the source's memory unit move it? Whole words only (a SYSWR writes a word: the
  * bytes beside a partial first or last word belong to others), on EM-X. */
 static int by_memory_unit(const acp_desc *d) {
-  return (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) &&
+  return !acp__remote_copy_in_software &&
+         (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) &&
          ((ga_addr(d->src) | ga_addr(d->dst) | d->size) & 3) == 0 &&
          d->size / 4 <= EMX_GADDR_LOCAL_MASK;
 }

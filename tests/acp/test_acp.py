@@ -62,9 +62,10 @@ class HardwareRemoteToRemote(Runs):
     unit (rdb + rdbf) whose completion is a SYSRD served by the destination's memory unit:
     no request or reply threads on the source; EM-X' (no block read) keeps the handler."""
 
-    def r2r_stats(self, size, config=None):
+    def r2r_stats(self, size, config=None, option=None):
         opts = ["--pes", "3"] + (["--config", config] if config else [])
-        r, s = run_stats(*opts, "acp_bench", "r2r", str(size), "5", "1", "2", timeout=600)
+        r, s = run_stats(*opts, "acp_bench", "r2r", str(size), "5", "1", "2",
+                         *([option] if option else []), timeout=600)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return s["stats"]["pe"]
 
@@ -77,10 +78,11 @@ class HardwareRemoteToRemote(Runs):
         self.assertEqual(pe["2"]["memory_unit"]["sysrd"], runs)  # the completions
         self.assertLess(pe["1"]["threads"], runs)  # no thread per copy on the source
 
-    def test_partial_words_and_emx_prime_stay_in_software(self):
-        for size, config in ((63, None), (64, "emx-thread-write")):
-            with self.subTest(size=size, config=config):
-                pe = self.r2r_stats(size, config)
+    def test_partial_words_emx_prime_and_the_option_stay_in_software(self):
+        for size, config, option in ((63, None, None), (64, "emx-thread-write", None),
+                                     (64, None, "-acp-remote-copy=software")):
+            with self.subTest(size=size, config=config, option=option):
+                pe = self.r2r_stats(size, config, option)
                 self.assertEqual(pe["1"]["memory_unit"]["block_reads"], 0)
                 self.assertGreater(pe["1"]["threads"], 6 * 9)  # request + 8 reply threads
 
@@ -138,6 +140,17 @@ class Errors(Runs):
         out, _ = self.run_program("acp_t_errors", "fatal", 16, pes=3)
         self.assertNotIn("acp error", out)
         self.assertIn("the copy from the withdrawn registration moved the data", out)
+        # The software path, chosen by name, checks again.
+        out, _ = self.run_program("acp_t_errors", "fatal", 16, "return",
+                                  "-acp-remote-copy=software", pes=3)
+        self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked "
+                              r"for 16 bytes")
+        self.assertIn("the refused copy completed without data", out)
+
+    def test_unknown_option(self):
+        out, _ = self.run_program("acp_t_errors", "-acp-remote-copy=fast", pes=3, exit_code=14)
+        self.assertIn("acp error on rank 0 in acp_init: unknown option -acp-remote-copy=fast "
+                      "(use -acp-remote-copy=hardware|software)", out)
 
 
 class Ompl(Runs):
