@@ -225,6 +225,13 @@ class Experiments(unittest.TestCase):
         for case in ("ACP put", "ACP get", "MPI one-sided send", "MPI receiver-side get"):
             self.assertGreater(t.loc[(case, 65536), "mbytes_per_s"], 28)
 
+    def test_remote_to_remote_by_the_block_read_is_cheaper(self):
+        t = self.tables["acp_ompl.remote_copy"].set_index(["case", "bytes"])
+        hw, sw = "ACP remote-to-remote, block read", "ACP remote-to-remote, source's handler"
+        for size in (4, 1024, 65536):
+            self.assertLess(t.loc[(hw, size), "latency_us"], t.loc[(sw, size), "latency_us"])
+        self.assertGreater(t.loc[(hw, 65536), "mbytes_per_s"], 28)
+
     def test_ompl_beats_mpi_from_many_computations(self):
         t = self.tables["acp_ompl.pingpong"].set_index(["how", "T", "bytes"])["oneway_us"]
         for T in (1, 4):
