@@ -58,7 +58,8 @@ static void test_order(suite *c) {
   MPI_Waitall(N, r, MPI_STATUSES_IGNORE);
   MPI_Waitall(N, s, MPI_STATUSES_IGNORE);
   for (int k = 0; k < N; ++k)
-    CHECK(in[k] == c->prev * 1000 + k, "order: message %d is %d, not %d", k, in[k], c->prev * 1000 + k);
+    CHECK(in[k] == c->prev * 1000 + k, "order: message %d is %d, not %d", k, in[k],
+          c->prev * 1000 + k);
 }
 
 /* ---- Wildcard source and tag ------------------------------------------------------------ */
@@ -75,7 +76,8 @@ static void test_wildcard(suite *c) {
       MPI_Status st;
       MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, c->comm, &st);
       const int src = st.MPI_SOURCE;
-      if (CHECK(src >= 0 && src < c->size && !seen[src], "wildcard: source %d twice or invalid", src)) {
+      if (CHECK(src >= 0 && src < c->size && !seen[src], "wildcard: source %d twice or invalid",
+                src)) {
         seen[src] = 1;
         CHECK(got == src * 7 + 1 && st.MPI_TAG == 10 + src, "wildcard: from %d got %d tag %d", src,
               got, st.MPI_TAG);
@@ -218,7 +220,8 @@ static void test_unexpected(suite *c) {
       CHECK(count == 1 + 5 * k && st.MPI_SOURCE == c->prev && st.MPI_TAG == t,
             "unexpected %d: count %d source %d tag %d", k, count, st.MPI_SOURCE, st.MPI_TAG);
       for (int j = 0; j < count; ++j)
-        if (!CHECK(got[k][j] == c->prev * 10000 + k * 100 + j, "unexpected %d word %d", k, j)) break;
+        if (!CHECK(got[k][j] == c->prev * 10000 + k * 100 + j, "unexpected %d word %d", k, j))
+          break;
     }
   MPI_Waitall(N, s, MPI_STATUSES_IGNORE);
 }
@@ -253,8 +256,8 @@ static void test_sizes(suite *c) {
       MPI_Get_count(&st, MPI_BYTE, &count);
       CHECK(count == n, "sizes: %d bytes (misaligned %d) arrived as %d", n, misalign, count);
       for (int k = 0; k < n; ++k)
-        if (!CHECK(rbuf[k] == pattern(c->prev, i, k), "sizes: %d bytes misaligned %d: byte %d is %d", n,
-                   misalign, k, rbuf[k]))
+        if (!CHECK(rbuf[k] == pattern(c->prev, i, k),
+                   "sizes: %d bytes misaligned %d: byte %d is %d", n, misalign, k, rbuf[k]))
           break;
       /* Nothing around the buffer changed. */
       for (int k = 1; k <= GUARD; ++k)
