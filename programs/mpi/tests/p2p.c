@@ -672,10 +672,10 @@ static void suite_init(suite *c, MPI_Comm comm, MPI_Comm self, int t) {
 }
 
 int main(int argc, char **argv) {
-  int T = 0, provided, me;
-  for (int a = 1; a + 1 < argc; ++a)
-    if (strcmp(argv[a], "threads") == 0) T = atoi(argv[a + 1]);
-  if (T) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int T = 0, threads = 0, provided, me;
+  for (int a = 1; a < argc; ++a)
+    if (strcmp(argv[a], "threads") == 0) threads = 1, T = a + 1 < argc ? atoi(argv[a + 1]) : 0;
+  if (threads) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   else MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   for (int a = 1; a < argc; ++a) {
@@ -686,16 +686,20 @@ int main(int argc, char **argv) {
     int found = 0;
     for (int k = 0; k < NTESTS; ++k)
       if ((strcmp(argv[a], "all") == 0 && k < NALL) || strcmp(argv[a], tests[k].name) == 0) {
-        if (nruns < MAX_RUNS) runs[nruns++] = k;
+        if (nruns == MAX_RUNS) {
+          if (me == 0) printf("mpi_t_p2p: at most %d test runs\n", MAX_RUNS);
+          MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        runs[nruns++] = k;
         found = 1;
       }
     if (!found && me == 0) printf("unknown test %s\n", argv[a]);
   }
-  if (T < 0 || T > MAX_T || (T && provided != MPI_THREAD_MULTIPLE)) {
+  if (threads && (T < 1 || T > MAX_T || provided != MPI_THREAD_MULTIPLE)) {
     if (me == 0) printf("mpi_t_p2p: threads 1..%d (MPI_THREAD_MULTIPLE)\n", MAX_T);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  if (!T) {
+  if (!threads) {
     suite_init(&suites[0], MPI_COMM_WORLD, MPI_COMM_SELF, 0);
     suites[0].ck.computation = -1;
     run_all(&suites[0], 0);
