@@ -125,6 +125,17 @@ class ThreadMultiple(Runs):
                                           pes=pes, config=config)
                 self.assert_all_ok(out, tests)
 
+    def test_all_options_and_many_pes(self):
+        tests = [t for t in P2P_TESTS if t != "sizes"] + ["comms"]
+        for args, pes in ((["-mpi-option=all"], 3), ([], 16)):
+            for matching, protocol in (("both", "get"), ("receiver", "sync")):
+                with self.subTest(args=args, pes=pes, matching=matching, protocol=protocol):
+                    out, res = self.run_program("mpi_t_p2p", "threads", 4, *tests,
+                                                "-mpi-stats", *args,
+                                                *variant_args(matching, protocol), pes=pes)
+                    self.assert_all_ok(out, tests)
+                    self.assertEqual(res["mpi_cells_in_use"], 0)
+
     def test_bad_thread_count(self):
         out, _ = self.run_program("mpi_t_p2p", "threads", 9, "order", pes=2, exit_code=2)
         self.assertIn("mpi_t_p2p: threads 1..8 (MPI_THREAD_MULTIPLE)", out)
