@@ -83,7 +83,7 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
   }
   int err = MPI_Barrier(parent);
   if (err) return err;
-  ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p;
+  ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p = &ctx_waiting;
   ctx_waiting = &me;
   do {
     const int own = !ctx_owned && ctx_first(&me);
@@ -92,8 +92,7 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
     err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
     if (own) ctx_owned = 0;
   } while (!err && *all == CTX_REFUSED);
-  for (p = &ctx_waiting; *p != &me; p = &(*p)->next) {
-  }
+  while (*p != &me) p = &(*p)->next;
   *p = me.next;
   return err;
 }
