@@ -50,13 +50,60 @@ int check_comm(MPI_Comm comm, const char *fn, mpi_comm **out) {
   return MPI_SUCCESS;
 }
 
+/* Under MPI_THREAD_MULTIPLE computations of a rank may create communicators from
+ * different parents at once, and the all-reduce below blocks: had each read next_ctx
+ * before it, two would get the same id (the test "comms" of mpi_t_p2p saw it). So, as
+ * MPICH does, one creation at a time per rank owns the allocation: the owner offers its
+ * next id, the others refuse (CTX_REFUSED, above every id), and a round that any member
+ * refused is repeated. No lock is held while waiting for absent members (two ranks
+ * could take it for different parents and deadlock): a creation competes only once
+ * every member of its parent is in the call (a barrier), and among those waiting the
+ * parent with the lowest context id goes first, so every one finishes. Creations from
+ * one parent come in the same order on every member, as MPI requires. */
+enum { CTX_REFUSED = 0x10000 };
+typedef struct ctx_waiter {
+  uint16_t parent_ctx;
+  struct ctx_waiter *next;
+} ctx_waiter;
+static ctx_waiter *ctx_waiting; /* this rank's creations past their barrier (their stacks) */
+static int ctx_owned;           /* one of them is in its all-reduce as the owner */
+
+static int ctx_first(const ctx_waiter *w) {
+  for (const ctx_waiter *o = ctx_waiting; o; o = o->next)
+    if (o->parent_ctx < w->parent_ctx) return 0;
+  return 1;
+}
+
+static int max_next_ctx(MPI_Comm parent, int *all) {
+  int level;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE) {
+    int mine = next_ctx;
+    return MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+  }
+  int err = MPI_Barrier(parent);
+  if (err) return err;
+  ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p = &ctx_waiting;
+  ctx_waiting = &me;
+  do {
+    const int own = !ctx_owned && ctx_first(&me);
+    int mine = own ? next_ctx : CTX_REFUSED;
+    ctx_owned |= own;
+    err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+    if (own) ctx_owned = 0;
+  } while (!err && *all == CTX_REFUSED);
+  while (*p != &me) p = &(*p)->next;
+  *p = me.next;
+  return err;
+}
+
 /* A context id that no member of `parent` uses: the largest next id of all members (an
  * all-reduce over the parent, so every member calls this in the same order), at least
  * `least`. Communicators made by one call (Comm_split) may get the same id: their members
  * are disjoint. */
 static int agree_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
-  int mine = next_ctx, all;
-  const int err = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, parent);
+  int all;
+  const int err = max_next_ctx(parent, &all);
   if (err) return err;
   if (all < least) all = least;
   if (all > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
