@@ -651,7 +651,8 @@ int type_size(MPI_Datatype t); /* bytes, -1 if not a valid datatype */
 int type_base(MPI_Datatype t, int *elements);
 int op_valid(MPI_Op op);
 int op_commutative(MPI_Op op);
-/* inout[i] = in[i] op inout[i] for n elements of type t; MPI_SUCCESS or an error. */
+/* inout[i] = in[i] op inout[i] for n elements of type t, both in packed form (the user's
+ * form for a contiguous type); MPI_SUCCESS or an error (n = 0: is op defined on t). */
 int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t);
 
 /* ---- Errors (errors.c) -------------------------------------------------------------- */

@@ -6,6 +6,7 @@
  *
  * Prints "NAME: ok" on rank 0 for each test (all of them without arguments). Needs at
  * least 3 ranks for the interesting cases; runs on any number. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -507,6 +508,232 @@ static void test_reduce_scatter(void) {
   free(v);
 }
 
+/* ---- v-collectives on non-contiguous types ---------------------------------------------- */
+
+/* Every other int: MPI_INT resized to an extent of two ints (not contiguous). */
+static MPI_Datatype every_other(void) {
+  MPI_Datatype t;
+  MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+/* Checks n ints of a: want(k) where want >= 0, else untouched (-1). */
+#define CHECK_INTS(a, n, want, what)                                                   \
+  for (int k_ = 0; k_ < (n); ++k_) {                                                \
+    const int w_ = (want);                                                          \
+    if (!check((a)[k_] == w_, "%s: [%d] = %d, not %d", what, k_, (a)[k_], w_)) break; \
+  }
+
+static void test_vcoll(void) {
+  const MPI_Datatype gap = every_other();
+  const int root = size - 1;
+  int *counts = malloc(4 * size * sizeof *counts), *displs = counts + size;
+  int *sc = counts + 2 * size, *sd = counts + 3 * size;
+  for (int k = 0; k < size; ++k) counts[k] = k % 3 + 1, displs[k] = 4 * k; /* 8 ints a block */
+  int *g = malloc(8 * size * sizeof *g), mine[3], spread[6];
+  for (int i = 0; i < 3; ++i) mine[i] = rank * 10 + i, spread[2 * i] = mine[i], spread[2 * i + 1] = -5;
+  /* The ints of block k of a gap-typed array: slot 8k + 2i holds k * 10 + i. */
+#define GAPPED(k_, counts_) ((k_) % 2 == 0 && (k_) % 8 / 2 < (counts_)[(k_) / 8] ? (k_) / 8 * 10 + (k_) % 8 / 2 : -1)
+
+  /* Gatherv: contiguous sends into every other int at the root; then gapped sends. */
+  for (int k = 0; k < 8 * size; ++k) g[k] = -1;
+  MPI_Gatherv(mine, counts[rank], MPI_INT, g, counts, displs, gap, root, MPI_COMM_WORLD);
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "gatherv into gaps");
+  for (int k = 0; k < 8 * size; ++k) g[k] = -1;
+  MPI_Gatherv(spread, counts[rank], gap, g, counts, displs, gap, root, MPI_COMM_WORLD);
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "gatherv gaps to gaps");
+  /* In place at the root: its block is in g already. */
+  for (int k = 0; k < 8 * size; ++k) g[k] = rank == root && k / 8 == root ? GAPPED(k, counts) : -1;
+  MPI_Gatherv(rank == root ? MPI_IN_PLACE : (void *)spread, counts[rank], gap, g, counts, displs,
+              gap, root, MPI_COMM_WORLD);
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "gatherv in place");
+
+  /* Scatterv from the gapped array at the root into gaps everywhere. */
+  for (int k = 0; k < 8 * size; ++k) g[k] = rank == root ? GAPPED(k, counts) : -1;
+  int got[6];
+  for (int k = 0; k < 6; ++k) got[k] = -1;
+  MPI_Scatterv(g, counts, displs, gap, got, counts[rank], gap, root, MPI_COMM_WORLD);
+  CHECK_INTS(got, 6, k_ % 2 == 0 && k_ / 2 < counts[rank] ? rank * 10 + k_ / 2 : -1, "scatterv");
+  for (int k = 0; k < 6; ++k) got[k] = -1;
+  MPI_Scatterv(g, counts, displs, gap, rank == root ? MPI_IN_PLACE : (void *)got, counts[rank],
+               MPI_INT, root, MPI_COMM_WORLD);
+  if (rank != root) CHECK_INTS(got, 6, k_ < counts[rank] ? rank * 10 + k_ : -1, "scatterv to ints");
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "scatterv in place: root's data");
+
+  /* Allgatherv: gapped sends into contiguous blocks, and into gaps in place. */
+  int *flat = malloc(4 * size * sizeof *flat);
+  for (int k = 0; k < 4 * size; ++k) flat[k] = -1;
+  for (int k = 0; k < size; ++k) sd[k] = 4 * (size - 1 - k); /* the blocks in reverse order */
+  MPI_Allgatherv(spread, counts[rank], gap, flat, counts, sd, MPI_INT, MPI_COMM_WORLD);
+  CHECK_INTS(flat, 4 * size,
+             k_ % 4 < counts[size - 1 - k_ / 4] ? (size - 1 - k_ / 4) * 10 + k_ % 4 : -1,
+             "allgatherv");
+  for (int k = 0; k < 8 * size; ++k) g[k] = k / 8 == rank ? GAPPED(k, counts) : -1;
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, counts, displs, gap, MPI_COMM_WORLD);
+  CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "allgatherv in place");
+
+  /* Alltoallv: to rank k, (rank + k) % 3 ints of gap from block k (slots 6k + 2i);
+   * value rank * 100 + k * 10 + i. */
+  int *out = malloc(6 * size * sizeof *out), *in = malloc(6 * size * sizeof *in);
+  for (int k = 0; k < size; ++k) {
+    sc[k] = (rank + k) % 3, sd[k] = 3 * k;
+    for (int i = 0; i < 6; ++i) out[6 * k + i] = i % 2 ? -5 : rank * 100 + k * 10 + i / 2;
+  }
+  for (int k = 0; k < 6 * size; ++k) in[k] = -1;
+  MPI_Alltoallv(out, sc, sd, gap, in, sc, sd, gap, MPI_COMM_WORLD); /* symmetric counts */
+  CHECK_INTS(in, 6 * size,
+             k_ % 2 == 0 && k_ % 6 / 2 < sc[k_ / 6] ? k_ / 6 * 100 + rank * 10 + k_ % 6 / 2 : -1,
+             "alltoallv");
+
+  /* Reduce_scatter on gaps: element j of the vector is rank + j everywhere. */
+  int total = 0, first = 0;
+  for (int k = 0; k < size; ++k) total += counts[k], first += k < rank ? counts[k] : 0;
+  int *v = malloc(2 * total * sizeof *v);
+  for (int j = 0; j < total; ++j) v[2 * j] = rank + j, v[2 * j + 1] = -5;
+  for (int k = 0; k < 6; ++k) got[k] = -1;
+  MPI_Reduce_scatter(v, got, counts, gap, MPI_SUM, MPI_COMM_WORLD);
+  CHECK_INTS(got, 6,
+             k_ % 2 == 0 && k_ / 2 < counts[rank] ? size * (size - 1) / 2 + size * (first + k_ / 2) : -1,
+             "reduce_scatter on gaps");
+#undef GAPPED
+  free(v), free(in), free(out), free(flat), free(g), free(counts);
+  MPI_Datatype t = gap;
+  MPI_Type_free(&t);
+}
+
+/* ---- User operations and reductions on derived types ---------------------------------------- */
+
+/* A 2x2 matrix stored by rows with a spare int after each row: {a, b, -, c, d, -}; the
+ * type (two rows of two ints, stride 3, extent 6 ints) is not contiguous. Products mod
+ * 101 do not commute. */
+enum { MAT = 6 };
+static MPI_Datatype mat_type, seen_type;
+
+static void mat_mul(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
+  const int *a = invec;
+  int *b = inoutvec;
+  seen_type = *dt;
+  for (int n = 0; n < *len; ++n, a += MAT, b += MAT) {
+    const int c0 = (a[0] * b[0] + a[1] * b[3]) % 101, c1 = (a[0] * b[1] + a[1] * b[4]) % 101;
+    const int c3 = (a[3] * b[0] + a[4] * b[3]) % 101, c4 = (a[3] * b[1] + a[4] * b[4]) % 101;
+    b[0] = c0, b[1] = c1, b[3] = c3, b[4] = c4;
+  }
+}
+
+/* Rank r's matrix number m: {r + 1, m + 2, r % 3, 1 + m}. */
+static void mat_of(int r, int m, int *x) {
+  x[0] = r + 1, x[1] = m + 2, x[2] = -9, x[3] = r % 3, x[4] = 1 + m, x[5] = -9;
+}
+/* The product of the matrices number m of ranks from..to-1, in rank order. */
+static void mat_product(int from, int to, int m, int *p) {
+  p[0] = 1, p[1] = 0, p[3] = 0, p[4] = 1;
+  int x[MAT];
+  for (int r = to - 1; r >= from; --r) {
+    mat_of(r, m, x);
+    int len = 1;
+    MPI_Datatype t = mat_type;
+    mat_mul(x, p, &len, &t);
+  }
+}
+static int mat_equal(const int *x, const int *y) {
+  return x[0] == y[0] && x[1] == y[1] && x[3] == y[3] && x[4] == y[4];
+}
+
+typedef struct {
+  int n;
+  double max;
+} tally; /* int at 0, double at 8: a struct type of mixed runs */
+
+static void tally_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  const tally *a = invec;
+  tally *b = inoutvec;
+  for (int k = 0; k < *len; ++k) {
+    b[k].n += a[k].n;
+    if (a[k].max > b[k].max) b[k].max = a[k].max;
+  }
+}
+
+static void test_userops(void) {
+  MPI_Datatype rows;
+  MPI_Type_vector(2, 2, 3, MPI_INT, &rows);
+  MPI_Type_create_resized(rows, 0, MAT * sizeof(int), &mat_type);
+  MPI_Type_commit(&mat_type);
+  MPI_Type_free(&rows);
+  MPI_Op mul, tal;
+  MPI_Op_create(mat_mul, 0, &mul);
+  MPI_Op_create(tally_fn, 1, &tal);
+  int mine[2 * MAT], res[2 * MAT], want[MAT];
+  mat_of(rank, 0, mine), mat_of(rank, 1, mine + MAT);
+  /* Allreduce of two matrices each: the products in rank order; spares untouched. */
+  for (int k = 0; k < 2 * MAT; ++k) res[k] = -1;
+  seen_type = MPI_DATATYPE_NULL;
+  MPI_Allreduce(mine, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  const MPI_Datatype saw = seen_type;
+  for (int m = 0; m < 2; ++m) {
+    mat_product(0, size, m, want);
+    check(mat_equal(res + m * MAT, want) && res[m * MAT + 2] == -1 && res[m * MAT + 5] == -1,
+          "allreduce of matrices %d: %d %d %d %d", m, res[m * MAT], res[m * MAT + 1],
+          res[m * MAT + 3], res[m * MAT + 4]);
+  }
+  check(size == 1 || rank != 0 || saw == mat_type, "the user function saw type %d", saw);
+  /* Reduce at another root, Scan, Exscan (rank 0's buffer untouched). */
+  const int root = 1 % size;
+  for (int k = 0; k < 2 * MAT; ++k) res[k] = -1;
+  MPI_Reduce(mine, res, 2, mat_type, mul, root, MPI_COMM_WORLD);
+  mat_product(0, size, 1, want);
+  if (rank == root) check(mat_equal(res + MAT, want), "reduce of matrices at %d", root);
+  MPI_Scan(mine, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, rank + 1, 1, want);
+  check(mat_equal(res + MAT, want) && res[MAT + 2] == -1, "scan of matrices");
+  for (int k = 0; k < 2 * MAT; ++k) res[k] = -1;
+  MPI_Exscan(mine, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, rank, 0, want);
+  check(rank == 0 ? res[0] == -1 && res[4] == -1 : mat_equal(res, want), "exscan of matrices");
+  /* In place. */
+  memcpy(res, mine, sizeof res);
+  MPI_Allreduce(MPI_IN_PLACE, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, size, 0, want);
+  check(mat_equal(res, want), "allreduce of matrices in place");
+  /* Reduce_scatter_block: rank k gets the product of everybody's matrix k. */
+  int *vec = malloc(size * MAT * sizeof *vec), one[MAT] = {-1, -1, -1, -1, -1, -1};
+  for (int k = 0; k < size; ++k) mat_of(rank, k, vec + k * MAT);
+  MPI_Reduce_scatter_block(vec, one, 1, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, size, rank, want);
+  check(mat_equal(one, want) && one[2] == -1, "reduce_scatter_block of matrices");
+  free(vec);
+  /* Reduce_local on the type's layout. */
+  int a[MAT], b[MAT];
+  mat_of(1, 0, a), mat_of(2, 0, b);
+  MPI_Reduce_local(a, b, 1, mat_type, mul);
+  mat_product(1, 3, 0, want);
+  check(mat_equal(b, want), "reduce_local of matrices");
+
+  /* A struct of an int and a double: a commutative user operation, and MPI_SUM element
+   * by element; MPI_BAND is not defined on its double (refused before anything moves). */
+  MPI_Datatype tt, ttypes[2] = {MPI_INT, MPI_DOUBLE};
+  int tlen[2] = {1, 1};
+  MPI_Aint tdisp[2] = {offsetof(tally, n), offsetof(tally, max)};
+  MPI_Type_create_struct(2, tlen, tdisp, ttypes, &tt);
+  MPI_Type_commit(&tt);
+  tally t[2] = {{1, rank * 0.5}, {rank, -rank}}, tr[2];
+  MPI_Allreduce(t, tr, 2, tt, tal, MPI_COMM_WORLD);
+  check(tr[0].n == size && tr[0].max == (size - 1) * 0.5 && tr[1].n == size * (size - 1) / 2 &&
+            tr[1].max == 0,
+        "tally: %d %g %d %g", tr[0].n, tr[0].max, tr[1].n, tr[1].max);
+  MPI_Allreduce(t, tr, 2, tt, MPI_SUM, MPI_COMM_WORLD);
+  check(tr[0].n == size && tr[0].max == size * (size - 1) * 0.25, "sum of tallies %d %g", tr[0].n,
+        tr[0].max);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  check(MPI_Allreduce(t, tr, 2, tt, MPI_BAND, MPI_COMM_WORLD) == MPI_ERR_OP, "BAND on doubles");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Type_free(&tt);
+  MPI_Op_free(&mul);
+  MPI_Op_free(&tal);
+  MPI_Type_free(&mat_type);
+}
+
 /* ---- Attributes and error handlers ---------------------------------------------------------- */
 
 static int deleted;
@@ -706,6 +933,7 @@ static const struct {
     {"groups", test_groups},   {"split", test_split},     {"types", test_types},
     {"pack", test_pack},       {"bsend", test_bsend},     {"cancel", test_cancel},
     {"testsome", test_testsome}, {"reduce_scatter", test_reduce_scatter},
+    {"vcoll", test_vcoll},     {"userops", test_userops},
     {"attrs", test_attrs},     {"errhandler", test_errhandler}, {"topo", test_topo},
     {"edges", test_edges},
 };
