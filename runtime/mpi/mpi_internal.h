@@ -204,7 +204,7 @@ enum req_flag {
   RF_HELD = 1u << 8,       /* receive request held back behind a wildcard receive */
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
   RF_PACKED = 1u << 11,    /* a non-contiguous datatype: data through r->pack (pack.c) */
-  RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (a receive still in the posted list) */
+  RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (cancel.c); not a plain request then */
 };
 
 /* An entry of a request-issued queue (requests.c). */

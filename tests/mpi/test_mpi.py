@@ -218,7 +218,7 @@ class MpiOne(Runs):
     Pack/Unpack, Bsend/Ibsend, Cancel, Testsome, Reduce_scatter, the v-collectives on
     non-contiguous types, user operations and reductions on derived types, attributes,
     error handlers, Cart_sub and graphs, edge cases; every cell back in its free list."""
-    NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "testsome",
+    NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "cancel_send", "testsome",
              "reduce_scatter", "vcoll", "userops", "attrs", "errhandler", "topo", "edges"]
 
     def test_every_variant_on_3_pes(self):

@@ -454,13 +454,83 @@ static void test_cancel(void) {
   MPI_Wait(&q, &st);
   MPI_Test_cancelled(&st, &flag);
   check(!flag && x == from && st.MPI_SOURCE == from, "matched receive cancelled");
-  /* A send is not cancelled. */
-  MPI_Isend(&rank, 1, MPI_INT, to, 80, MPI_COMM_WORLD, &q);
+  /* A send matched before the cancel: it completes normally. */
+  MPI_Irecv(&x, 1, MPI_INT, from, 81, MPI_COMM_WORLD, &q);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Request sq;
+  MPI_Isend(&rank, 1, MPI_INT, to, 81, MPI_COMM_WORLD, &sq);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  MPI_Cancel(&sq);
+  MPI_Wait(&sq, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(!flag && x == from, "matched send cancelled");
+}
+
+/* The receiver-side protocol of this run (-mpi-protocol=, read before MPI_Init takes it
+ * out of argv). */
+static int protocol_sync;
+
+/* Sends cancelled where the protocol still can: a send request waiting unmatched at the
+ * receiver with no data moved. */
+static void test_cancel_send(void) {
+  const int from = (rank + size - 1) % size, to = (rank + 1) % size;
+  int x = -1, flag, v = rank * 3 + 1;
+  MPI_Status st;
+  MPI_Request q;
+  /* A synchronous send nobody receives: withdrawn in every variant. */
+  MPI_Issend(&v, 1, MPI_INT, to, 90, MPI_COMM_WORLD, &q);
   MPI_Cancel(&q);
-  MPI_Recv(&x, 1, MPI_INT, from, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Wait(&q, &st);
   MPI_Test_cancelled(&st, &flag);
-  check(!flag && x == from, "send cancelled");
+  check(flag, "unmatched Issend not cancelled");
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Iprobe(from, 90, MPI_COMM_WORLD, &flag, &st);
+  check(!flag, "a cancelled send can be probed");
+  /* The next message with that tag goes to the next receive. */
+  MPI_Sendrecv(&rank, 1, MPI_INT, to, 90, &x, 1, MPI_INT, from, 90, MPI_COMM_WORLD, &st);
+  check(x == from, "after the cancelled send: %d", x);
+  /* A standard send nobody asked for yet: withdrawn under sync; buffered copied it to the
+   * receiver and get read it at once, so there it completes and arrives. */
+  MPI_Isend(&v, 1, MPI_INT, to, 91, MPI_COMM_WORLD, &q);
+  MPI_Cancel(&q);
+  MPI_Wait(&q, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(flag == protocol_sync, "standard send cancelled: %d", flag);
+  int theirs;
+  MPI_Sendrecv(&flag, 1, MPI_INT, to, 92, &theirs, 1, MPI_INT, from, 92, MPI_COMM_WORLD, &st);
+  if (theirs) {
+    MPI_Iprobe(from, 91, MPI_COMM_WORLD, &flag, &st);
+    check(!flag, "a cancelled standard send arrived");
+  } else {
+    MPI_Recv(&x, 1, MPI_INT, from, 91, MPI_COMM_WORLD, &st);
+    check(x == from * 3 + 1, "the send whose cancel failed: %d", x);
+  }
+  /* A persistent synchronous send: cancelled, then started again and received. */
+  MPI_Request p;
+  MPI_Ssend_init(&v, 1, MPI_INT, to, 93, MPI_COMM_WORLD, &p);
+  MPI_Start(&p);
+  MPI_Cancel(&p);
+  MPI_Wait(&p, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(flag, "persistent send not cancelled");
+  MPI_Barrier(MPI_COMM_WORLD);
+  v = rank * 5;
+  MPI_Irecv(&x, 1, MPI_INT, from, 93, MPI_COMM_WORLD, &q);
+  MPI_Start(&p);
+  MPI_Wait(&p, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(!flag, "the second round is cancelled");
+  MPI_Wait(&q, &st);
+  check(x == from * 5, "second round got %d", x);
+  MPI_Request_free(&p);
+  /* Cancelled, then the request freed before the answer: nothing arrives. */
+  MPI_Issend(&v, 1, MPI_INT, to, 94, MPI_COMM_WORLD, &q);
+  MPI_Cancel(&q);
+  MPI_Request_free(&q);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Iprobe(from, 94, MPI_COMM_WORLD, &flag, &st);
+  check(!flag, "a freed cancelled send arrived");
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void test_testsome(void) {
@@ -932,6 +1002,7 @@ static const struct {
 } tests[] = {
     {"groups", test_groups},   {"split", test_split},     {"types", test_types},
     {"pack", test_pack},       {"bsend", test_bsend},     {"cancel", test_cancel},
+    {"cancel_send", test_cancel_send},
     {"testsome", test_testsome}, {"reduce_scatter", test_reduce_scatter},
     {"vcoll", test_vcoll},     {"userops", test_userops},
     {"attrs", test_attrs},     {"errhandler", test_errhandler}, {"topo", test_topo},
@@ -939,6 +1010,7 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
+  for (int a = 1; a < argc; ++a) protocol_sync |= !strcmp(argv[a], "-mpi-protocol=sync");
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
