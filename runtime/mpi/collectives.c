@@ -31,6 +31,15 @@ static void cwait_all(mpi_request **r, int n) {
 
 /* ---- Argument checks --------------------------------------------------------------------- */
 
+/* MPI-1 has no collective operations on intercommunicators (intercomm.c). */
+static int check_intra(MPI_Comm comm, const char *fn, mpi_comm **c) {
+  int err = check_comm(comm, fn, c);
+  if (!err && (*c)->inter)
+    err = mpi_error(comm, MPI_ERR_COMM, fn,
+                    "communicator %d is an intercommunicator (no collectives on them in MPI-1)", comm);
+  return err;
+}
+
 static int check_root(MPI_Comm comm, const mpi_comm *c, const char *fn, int root) {
   if (root < 0 || root >= c->size)
     return mpi_error(comm, MPI_ERR_ROOT, fn, "invalid root %d (communicator of %d ranks)", root,
@@ -93,7 +102,7 @@ static void barrier(MPI_Comm comm, const mpi_comm *c) {
 
 int MPI_Barrier(MPI_Comm comm) {
   mpi_comm *c;
-  const int err = check_comm(comm, "MPI_Barrier", &c);
+  const int err = check_intra(comm, "MPI_Barrier", &c);
   if (err) return err;
   proto_drain_all(); /* this rank's requests are in place at their peers (creation.c) */
   barrier(comm, c);
@@ -123,7 +132,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
   if (type_noncontiguous(type)) return packed_bcast(buf, count, type, root, comm);
   mpi_comm *c;
   uint32_t bytes;
-  int err = check_comm(comm, "MPI_Bcast", &c);
+  int err = check_intra(comm, "MPI_Bcast", &c);
   if (!err) err = check_root(comm, c, "MPI_Bcast", root);
   if (!err) err = check_buffer(comm, "MPI_Bcast", buf, count, type, 1, &bytes);
   if (err) return err;
@@ -182,7 +191,7 @@ static int check_reduce(const char *fn, const void *sendbuf, const void *recvbuf
                         MPI_Datatype type, MPI_Op op, MPI_Comm comm, mpi_comm **c,
                         int recv_here) {
   uint32_t bytes;
-  int err = check_comm(comm, fn, c);
+  int err = check_intra(comm, fn, c);
   if (!err) err = check_op(comm, fn, op);
   /* The pairing of operation and datatype, before any message moves (an error found
    * only where values are combined would leave the other ranks waiting). */
@@ -208,7 +217,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                int root, MPI_Comm comm) {
   const char *fn = "MPI_Reduce";
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_root(comm, c, fn, root);
   if (!err) err = check_reduce(fn, sendbuf, recvbuf, count, type, op, comm, &c, c->rank == root);
   reduce_operands o;
@@ -326,7 +335,7 @@ static int scatter(const mpi_comm *c, MPI_Comm comm, const char *fn, const char 
  * the root (`local` is the buffer that may be in place). */
 static int check_rooted(const char *fn, MPI_Comm comm, int root, const void *local,
                         mpi_comm **c) {
-  int err = check_comm(comm, fn, c);
+  int err = check_intra(comm, fn, c);
   if (!err) err = check_root(comm, *c, fn, root);
   if (!err && local == MPI_IN_PLACE && (*c)->rank != root)
     err = mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE at rank %d, not the root %d",
@@ -427,7 +436,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const char *fn = "MPI_Allgather";
   mpi_comm *c;
   uint32_t sbytes, rbytes;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
   if (!err) err = check_buffer(comm, fn, recvbuf, recvcount * c->size, recvtype, 1, &rbytes);
   if (err) return err;
@@ -453,7 +462,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
   const char *fn = "MPI_Allgatherv";
   mpi_comm *c;
   uint32_t sbytes;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
   if (!err) err = check_blocks(comm, fn, c, recvbuf, recvcounts, displs, recvtype, 1);
   if (err) return err;
@@ -512,7 +521,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
   const char *fn = "MPI_Alltoall";
   mpi_comm *c;
   uint32_t b;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_buffer(comm, fn, sendbuf, sendcount * c->size, sendtype, 0, &b);
   if (!err) err = check_buffer(comm, fn, recvbuf, recvcount * c->size, recvtype, 1, &b);
   if (err) return err;
@@ -529,7 +538,7 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
                             recvtype, comm);
   const char *fn = "MPI_Alltoallv";
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_blocks(comm, fn, c, sendbuf, sendcounts, sdispls, sendtype, 0);
   if (!err) err = check_blocks(comm, fn, c, recvbuf, recvcounts, rdispls, recvtype, 1);
   if (err) return err;
@@ -546,7 +555,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   const char *fn = "MPI_Reduce_scatter";
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (err) return err;
   const int size = type_size(type);
   if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type);
@@ -576,7 +585,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   mpi_comm *c;
-  int err = check_comm(comm, "MPI_Reduce_scatter_block", &c);
+  int err = check_intra(comm, "MPI_Reduce_scatter_block", &c);
   if (err) return err;
   int *counts = malloc(c->size * sizeof *counts);
   if (!counts) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Reduce_scatter_block", "no memory");

@@ -605,6 +605,8 @@ typedef struct mpi_comm {
   int nnodes, *index, *edges; /* MPI_GRAPH (topology.c) */
   struct attr_node *attrs;    /* cached attributes (attributes.c) */
   char *name;                 /* MPI_Comm_set_name (malloc'ed), 0: none */
+  struct intercomm *inter;    /* an intercommunicator (intercomm.c): size, map and the
+                                 ranks of point to point are the remote group's */
 } mpi_comm;
 /* The PE of rank r (0 <= r < size) and the rank of PE pe in c (-1 if not a member). */
 static inline unsigned comm_pe(const mpi_comm *c, int r) {
@@ -629,6 +631,19 @@ static inline int req_source(const mpi_request *r) {
 int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n,
                  MPI_Comm *out);
 void comm_map_unref(comm_map *m);
+/* comm_new_pes with the context id ctx agreed by the caller (intercomm.c: over two
+ * groups) and rank `rank` (-1: this PE's place in pes). comm_next_ctx is this PE's next
+ * free context id, comm_take_ctx marks ids up to ctx + 1 used. */
+int comm_make_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n, int rank,
+                  uint16_t ctx, MPI_Comm *out);
+uint16_t comm_next_ctx(void);
+void comm_take_ctx(uint16_t ctx);
+/* Intercommunicators (intercomm.c). */
+int inter_local_size(const mpi_comm *c);
+int inter_dup(MPI_Comm comm, const mpi_comm *c, MPI_Comm *newcomm);
+void inter_free(struct intercomm *ic);
+MPI_Comm inter_local(const mpi_comm *c); /* its own group's communicator */
+int group_of_pes(const char *fn, const uint16_t *pes, int n, MPI_Group *out); /* groups.c */
 void comm_pes(const mpi_comm *c, uint16_t *pes); /* its PEs in rank order */
 mpi_comm comm_plain_proto(const mpi_comm *c);   /* its fields without topology, attributes */
 /* Attributes (attributes.c): copies for MPI_Comm_dup, deletion at MPI_Comm_free. */

@@ -215,11 +215,14 @@ class Collectives(Runs):
 class MpiOne(Runs):
     """The rest of MPI-1 (programs/mpi/tests/mpi1.c): groups, Comm_split/Comm_create with
     ranks in any order, derived datatypes (point to point, persistent, collectives),
-    Pack/Unpack, Bsend/Ibsend, Cancel, Testsome, Reduce_scatter, the v-collectives on
-    non-contiguous types, user operations and reductions on derived types, attributes,
-    error handlers, Cart_sub and graphs, edge cases; every cell back in its free list."""
+    Pack/Unpack, Bsend/Ibsend, Cancel of receives and sends (withdrawn only where the
+    variant allows: cancel_send), Testsome, Reduce_scatter, the v-collectives on
+    non-contiguous types, user operations and reductions on derived types,
+    intercommunicators, attributes, error handlers, Cart_sub and graphs, edge cases; every
+    cell back in its free list."""
     NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "cancel_send", "testsome",
-             "reduce_scatter", "vcoll", "userops", "attrs", "errhandler", "topo", "edges"]
+             "reduce_scatter", "vcoll", "userops", "intercomm", "attrs", "errhandler", "topo",
+             "edges"]
 
     def test_every_variant_on_3_pes(self):
         for matching, protocol in VARIANTS:

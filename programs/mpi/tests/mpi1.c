@@ -804,6 +804,107 @@ static void test_userops(void) {
   MPI_Type_free(&mat_type);
 }
 
+/* ---- Intercommunicators ------------------------------------------------------------------- */
+
+/* The even and the odd ranks of the world, joined by an intercommunicator: sizes, groups,
+ * point to point addressing the remote group (named and wildcard sources), a separate
+ * context for a duplicate, no collectives, and the merge in both orders. */
+static void test_intercomm(void) {
+  if (size < 2) return;
+  const int parity = rank % 2, nmine = (size + 1 - parity) / 2, ntheirs = size - nmine;
+  MPI_Comm local, ic;
+  MPI_Comm_split(MPI_COMM_WORLD, parity, rank, &local);
+  /* Leaders: local rank 0, world ranks 0 and 1. */
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - parity, 33, &ic);
+  int flag, n, r, rn;
+  MPI_Comm_test_inter(ic, &flag);
+  MPI_Comm_size(ic, &n);
+  MPI_Comm_rank(ic, &r);
+  MPI_Comm_remote_size(ic, &rn);
+  check(flag && n == nmine && r == rank / 2 && rn == ntheirs, "intercomm: inter %d size %d rank %d remote %d",
+        flag, n, r, rn);
+  MPI_Group g, rg, wg;
+  MPI_Comm_group(ic, &g);
+  MPI_Comm_remote_group(ic, &rg);
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  int *ranks = malloc(size * sizeof *ranks), *w = malloc(size * sizeof *w);
+  for (int k = 0; k < size; ++k) ranks[k] = k;
+  MPI_Group_translate_ranks(rg, ntheirs, ranks, wg, w);
+  for (int k = 0; k < ntheirs; ++k) check(w[k] == 2 * k + 1 - parity, "remote rank %d is world %d", k, w[k]);
+  MPI_Group_size(g, &n);
+  MPI_Group_rank(g, &r);
+  check(n == nmine && r == rank / 2, "local group: size %d rank %d", n, r);
+  MPI_Group_free(&g), MPI_Group_free(&rg), MPI_Group_free(&wg);
+  /* Local rank i sends its world rank to remote rank i % ntheirs; each receives from the
+   * remote ranks j with j % nmine == its local rank, by wildcard source. */
+  const int me = rank / 2;
+  int expect = 0;
+  for (int j = 0; j < ntheirs; ++j) expect += j % nmine == me;
+  MPI_Request *q = malloc((expect + 1) * sizeof *q);
+  int *got = malloc((expect + 1) * sizeof *got);
+  for (int k = 0; k < expect; ++k) MPI_Irecv(&got[k], 1, MPI_INT, MPI_ANY_SOURCE, 5, ic, &q[k]);
+  MPI_Send(&rank, 1, MPI_INT, me % ntheirs, 5, ic);
+  for (int k = 0; k < expect; ++k) {
+    MPI_Status st;
+    MPI_Wait(&q[k], &st);
+    check(st.MPI_SOURCE % nmine == me && got[k] == 2 * st.MPI_SOURCE + 1 - parity,
+          "wildcard on the intercommunicator: %d from remote rank %d", got[k], st.MPI_SOURCE);
+  }
+  /* Named: local rank i and remote rank i swap (both groups have them below ntheirs). */
+  MPI_Comm dup;
+  MPI_Comm_dup(ic, &dup);
+  MPI_Comm_test_inter(dup, &flag);
+  MPI_Comm_remote_size(dup, &rn);
+  check(flag && rn == ntheirs, "dup of the intercommunicator: inter %d remote %d", flag, rn);
+  if (me < ntheirs && me < nmine) {
+    int a = -1, b = -1, va = rank, vb = rank + 1000;
+    MPI_Status st;
+    /* The same tag on both: each message stays in its communicator. */
+    MPI_Request sq[2];
+    MPI_Isend(&va, 1, MPI_INT, me, 6, ic, &sq[0]);
+    MPI_Isend(&vb, 1, MPI_INT, me, 6, dup, &sq[1]);
+    MPI_Recv(&b, 1, MPI_INT, me, 6, dup, &st);
+    MPI_Recv(&a, 1, MPI_INT, me, 6, ic, MPI_STATUS_IGNORE);
+    MPI_Waitall(2, sq, MPI_STATUSES_IGNORE);
+    const int peer = 2 * me + 1 - parity;
+    check(a == peer && b == peer + 1000 && st.MPI_SOURCE == me, "named on the intercommunicator: %d %d from %d",
+          a, b, st.MPI_SOURCE);
+  }
+  /* No collectives in MPI-1: refused. */
+  MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+  int x = 0, y;
+  check(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM, "collective on an intercommunicator");
+  check(MPI_Barrier(ic) == MPI_ERR_COMM, "barrier on an intercommunicator");
+  MPI_Comm_set_errhandler(ic, MPI_ERRORS_ARE_FATAL);
+  /* Merged: the evens first (high = parity), then the other way round; the same high on
+   * both sides puts the group of the lower leader (the evens) first. */
+  for (int way = 0; way < 3; ++way) {
+    MPI_Comm m;
+    const int high = way == 0 ? parity : way == 1 ? !parity : 1;
+    MPI_Intercomm_merge(way == 2 ? dup : ic, high, &m);
+    MPI_Comm_size(m, &n);
+    MPI_Comm_rank(m, &r);
+    const int evens_first = way != 1, nevens = (size + 1) / 2, nodds = size / 2;
+    const int want = parity == 0 ? (evens_first ? me : nodds + me) : (evens_first ? nevens + me : me);
+    check(n == size && r == want, "merge %d: rank %d of %d, not %d", way, r, n, want);
+    MPI_Comm_test_inter(m, &flag);
+    int sum = 0;
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, m);
+    check(!flag && sum == size * (size - 1) / 2, "merge %d: sum %d", way, sum);
+    ring(m, "merged");
+    MPI_Comm_free(&m);
+  }
+  /* An intercommunicator from an intercommunicator: refused. */
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  MPI_Comm bad;
+  check(MPI_Intercomm_create(dup, 0, MPI_COMM_WORLD, 0, 1, &bad) == MPI_ERR_COMM,
+        "intercommunicator made from an intercommunicator");
+  free(q), free(got), free(ranks), free(w);
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&ic);
+  MPI_Comm_free(&local);
+}
+
 /* ---- Attributes and error handlers ---------------------------------------------------------- */
 
 static int deleted;
@@ -1004,7 +1105,7 @@ static const struct {
     {"pack", test_pack},       {"bsend", test_bsend},     {"cancel", test_cancel},
     {"cancel_send", test_cancel_send},
     {"testsome", test_testsome}, {"reduce_scatter", test_reduce_scatter},
-    {"vcoll", test_vcoll},     {"userops", test_userops},
+    {"vcoll", test_vcoll},     {"userops", test_userops},  {"intercomm", test_intercomm},
     {"attrs", test_attrs},     {"errhandler", test_errhandler}, {"topo", test_topo},
     {"edges", test_edges},
 };
