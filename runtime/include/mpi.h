@@ -98,6 +98,7 @@ typedef struct MPI_Status {
 #define MPI_LONG_DOUBLE ((MPI_Datatype)31) /* moved as bytes; no reductions */
 #define MPI_AINT ((MPI_Datatype)32)
 #define MPI_COUNT ((MPI_Datatype)33)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)34) /* moved as bytes; no reductions */
 /* Markers of MPI-1 struct types: they set the lower and upper bound (no data). */
 #define MPI_LB ((MPI_Datatype)-10)
 #define MPI_UB ((MPI_Datatype)-11)
