@@ -223,7 +223,10 @@ int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  if (ca->size != cb->size) {
+  int local = MPI_CONGRUENT; /* intercommunicators: their local groups too (the worse) */
+  if ((ca->inter != 0) != (cb->inter != 0)) local = MPI_UNEQUAL;
+  else if (ca->inter) MPI_Comm_compare(inter_local(ca), inter_local(cb), &local);
+  if (local == MPI_UNEQUAL || ca->size != cb->size) {
     *result = MPI_UNEQUAL;
     return MPI_SUCCESS;
   }
@@ -233,6 +236,7 @@ int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
     if (comm_rank_of(cb, comm_pe(ca, r)) < 0) same_set = 0;
   }
   *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+  if (*result < local) *result = local; /* MPI_CONGRUENT < MPI_SIMILAR < MPI_UNEQUAL */
   return MPI_SUCCESS;
 }
 

@@ -546,6 +546,26 @@ static void test_datatypes(void) {
   MPI_Sendrecv(a, 1, hi, wrank, 9, c, 3, MPI_INT, wrank, 9, MPI_COMM_WORLD, &st);
   EXPECT("datatypes", "hindexed", c[0] * 100 + c[1] * 10 + c[2], 801);
   MPI_Type_free(&hv), MPI_Type_free(&hi);
+  /* Absolute addresses from MPI_BOTTOM: an int and a double that are not neighbours. */
+  static int iv;
+  static double dv;
+  MPI_Datatype abs_t, at[2] = {MPI_INT, MPI_DOUBLE};
+  int al[2] = {1, 1};
+  MPI_Aint ad[2];
+  MPI_Address(&iv, &ad[0]);
+  MPI_Address(&dv, &ad[1]);
+  MPI_Type_struct(2, al, ad, at, &abs_t);
+  MPI_Type_commit(&abs_t);
+  iv = wrank + 5, dv = wrank + 0.25;
+  struct { int i; double d; } pair = {0, 0};
+  MPI_Datatype pt, pts[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Aint pd[2] = {0, (char *)&pair.d - (char *)&pair};
+  MPI_Type_struct(2, al, pd, pts, &pt);
+  MPI_Type_commit(&pt);
+  MPI_Sendrecv(MPI_BOTTOM, 1, abs_t, wrank, 10, &pair, 1, pt, wrank, 10, MPI_COMM_WORLD, &st);
+  EXPECT("datatypes", "MPI_BOTTOM int", pair.i, wrank + 5);
+  EXPECT("datatypes", "MPI_BOTTOM double", pair.d * 4, wrank * 4 + 1);
+  MPI_Type_free(&abs_t), MPI_Type_free(&pt);
 }
 
 /* ---- Intercommunicators ----------------------------------------------------------------------- */
@@ -579,6 +599,14 @@ static void test_intercomm(void) {
                                         : (wsize / 2 - 1) * (wsize / 2) / 2);
   }
   MPI_Wait(&sr, MPI_STATUS_IGNORE);
+  MPI_Comm icdup;
+  int cmp;
+  MPI_Comm_dup(ic, &icdup);
+  MPI_Comm_compare(ic, icdup, &cmp);
+  EXPECT("intercomm", "compare with its duplicate", cmp, MPI_CONGRUENT);
+  MPI_Comm_compare(ic, local, &cmp);
+  EXPECT("intercomm", "compare with an intracommunicator", cmp, MPI_UNEQUAL);
+  MPI_Comm_free(&icdup);
   MPI_Intercomm_merge(ic, !low, &merged);
   int mrank, total;
   MPI_Comm_rank(merged, &mrank);
