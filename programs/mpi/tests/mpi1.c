@@ -1,6 +1,8 @@
 /* Tests of the rest of MPI-1 in MPI-EMX: groups, communicators of any PEs in any order,
- * derived datatypes, packing, buffered mode, cancel, Testsome, Reduce_scatter,
- * attributes, error handlers, topologies, and edge cases of the standard.
+ * derived datatypes, packing, buffered mode, cancel of receives and sends, Testsome,
+ * Reduce_scatter, v-collectives on non-contiguous types, user operations and reductions
+ * on derived types, intercommunicators, attributes, error handlers, topologies, and edge
+ * cases of the standard.
  *
  *   mpi_t_mpi1 [TEST...] [-mpi-matching=...] [-mpi-protocol=...]
  *
