@@ -31,12 +31,14 @@ static void cwait_all(mpi_request **r, int n) {
 
 /* ---- Argument checks --------------------------------------------------------------------- */
 
-/* MPI-1 has no collective operations on intercommunicators (intercomm.c). */
-static int check_intra(MPI_Comm comm, const char *fn, mpi_comm **c) {
+/* MPI-1 has no collective operations on intercommunicators (intercomm.c), and makes no
+ * communicators or topologies from them but by Intercomm_merge and Comm_dup. */
+int check_intra(MPI_Comm comm, const char *fn, mpi_comm **c) {
   int err = check_comm(comm, fn, c);
   if (!err && (*c)->inter)
     err = mpi_error(comm, MPI_ERR_COMM, fn,
-                    "communicator %d is an intercommunicator (no collectives on them in MPI-1)", comm);
+                    "communicator %d is an intercommunicator (MPI-1: point to point, Comm_dup, "
+                    "Comm_compare, Intercomm_merge only)", comm);
   return err;
 }
 

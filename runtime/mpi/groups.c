@@ -263,7 +263,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   const char *fn = "MPI_Comm_create";
   mpi_comm *c;
   mpi_group *g;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_group(fn, group, &g);
   if (err) return err;
   for (int r = 0; r < g->size; ++r)

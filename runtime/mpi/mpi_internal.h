@@ -704,6 +704,8 @@ const char *truncation_message(const MPI_Status *st);
 
 /* Argument checks: MPI_SUCCESS or the error already reported (mpi_error). */
 int check_comm(MPI_Comm comm, const char *fn, mpi_comm **out);
+/* check_comm, and not an intercommunicator (collectives, communicator constructors). */
+int check_intra(MPI_Comm comm, const char *fn, mpi_comm **out);
 int check_buffer(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype type,
                  int writable, uint32_t *bytes);
 

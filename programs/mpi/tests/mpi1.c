@@ -877,6 +877,8 @@ static void test_intercomm(void) {
   int x = 0, y;
   check(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM, "collective on an intercommunicator");
   check(MPI_Barrier(ic) == MPI_ERR_COMM, "barrier on an intercommunicator");
+  MPI_Comm none;
+  check(MPI_Comm_split(ic, 0, 0, &none) == MPI_ERR_COMM, "split of an intercommunicator");
   MPI_Comm_set_errhandler(ic, MPI_ERRORS_ARE_FATAL);
   /* Merged: the evens first (high = parity), then the other way round; the same high on
    * both sides puts the group of the lower leader (the evens) first. */
