@@ -852,6 +852,18 @@ static void test_intercomm(void) {
     check(st.MPI_SOURCE % nmine == me && got[k] == 2 * st.MPI_SOURCE + 1 - parity,
           "wildcard on the intercommunicator: %d from remote rank %d", got[k], st.MPI_SOURCE);
   }
+  /* Probed: the status names the remote rank. */
+  MPI_Request pq;
+  MPI_Isend(&rank, 1, MPI_INT, me % ntheirs, 7, ic, &pq);
+  for (int k = 0; k < expect; ++k) {
+    MPI_Status st;
+    int v = -1;
+    MPI_Probe(MPI_ANY_SOURCE, 7, ic, &st);
+    MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, 7, ic, MPI_STATUS_IGNORE);
+    check(st.MPI_SOURCE % nmine == me && v == 2 * st.MPI_SOURCE + 1 - parity,
+          "probe on the intercommunicator: %d from remote rank %d", v, st.MPI_SOURCE);
+  }
+  MPI_Wait(&pq, MPI_STATUS_IGNORE);
   /* Named: local rank i and remote rank i swap (both groups have them below ntheirs). */
   MPI_Comm dup;
   MPI_Comm_dup(ic, &dup);
