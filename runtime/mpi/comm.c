@@ -145,15 +145,29 @@ void comm_map_unref(comm_map *m) {
 
 int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n,
                  MPI_Comm *out) {
-  const unsigned me = emx_pe_id(), npes = emx_pe_count();
-  int rank = -1, range = 1;
-  for (int r = 0; r < n; ++r) {
-    if (pes[r] == me) rank = r;
+  int range = 1;
+  for (int r = 0; r < n; ++r)
     if (pes[r] != pes[0] + r) range = 0;
-  }
   uint16_t ctx;
   const int err = agree_ctx(parent, range ? 0 : COMM_MAPPED_CTX, &ctx);
   if (err) return err;
+  return comm_make_pes(proto, parent, pes, n, -1, ctx, out);
+}
+
+uint16_t comm_next_ctx(void) { return next_ctx; }
+void comm_take_ctx(uint16_t ctx) {
+  if (ctx > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
+  if (ctx + 2 > next_ctx) next_ctx = (uint16_t)(ctx + 2);
+}
+
+int comm_make_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n, int rank,
+                  uint16_t ctx, MPI_Comm *out) {
+  const unsigned me = emx_pe_id(), npes = emx_pe_count();
+  int range = 1;
+  for (int r = 0; r < n; ++r) {
+    if (rank < 0 && pes[r] == me) rank = r;
+    if (pes[r] != pes[0] + r) range = 0;
+  }
   if (rank < 0) {
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -192,7 +206,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size) {
   mpi_comm *c;
   const int err = check_comm(comm, "MPI_Comm_size", &c);
   if (err) return err;
-  *size = c->size;
+  *size = c->inter ? inter_local_size(c) : c->size; /* (an intercommunicator's own group) */
   return MPI_SUCCESS;
 }
 
@@ -207,6 +221,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   mpi_comm *c;
   int err = check_comm(comm, "MPI_Comm_dup", &c);
   if (err) return err;
+  if (c->inter) return inter_dup(comm, c, newcomm);
   mpi_comm proto = *c;
   proto.dims = copy_ints(c->dims, c->ndims);
   proto.periods = copy_ints(c->periods, c->ndims);
@@ -234,6 +249,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
   free(c->index);
   free(c->edges);
   comm_map_unref(c->map);
+  inter_free(c->inter);
   free(c->name);
   free(c);
   *comm = MPI_COMM_NULL;
@@ -254,7 +270,10 @@ int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  if (ca->size != cb->size) {
+  int local = MPI_CONGRUENT; /* intercommunicators: their local groups too (the worse) */
+  if ((ca->inter != 0) != (cb->inter != 0)) local = MPI_UNEQUAL;
+  else if (ca->inter) MPI_Comm_compare(inter_local(ca), inter_local(cb), &local);
+  if (local == MPI_UNEQUAL || ca->size != cb->size) {
     *result = MPI_UNEQUAL;
     return MPI_SUCCESS;
   }
@@ -264,6 +283,7 @@ int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
     if (comm_rank_of(cb, comm_pe(ca, r)) < 0) same_set = 0;
   }
   *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+  if (*result < local) *result = local; /* MPI_CONGRUENT < MPI_SIMILAR < MPI_UNEQUAL */
   return MPI_SUCCESS;
 }
 
@@ -274,6 +294,7 @@ mpi_comm comm_plain_proto(const mpi_comm *c) {
   p.dims = p.periods = p.index = p.edges = 0;
   p.map = 0;
   p.attrs = 0;
+  p.inter = 0;
   return p;
 }
 
@@ -284,7 +305,7 @@ typedef struct {
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   const char *fn = "MPI_Comm_split";
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (err) return err;
   if (color < 0 && color != MPI_UNDEFINED)
     return mpi_error(comm, MPI_ERR_ARG, fn, "negative color %d (not MPI_UNDEFINED)", color);
@@ -323,13 +344,6 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
   if (err) return err;
   *status = c->topo ? c->topo : MPI_UNDEFINED;
   return MPI_SUCCESS;
-}
-
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag) {
-  mpi_comm *c;
-  const int err = check_comm(comm, "MPI_Comm_test_inter", &c);
-  if (!err) *flag = 0;
-  return err;
 }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *name) {

@@ -264,10 +264,14 @@ class Collectives(Runs):
 class MpiOne(Runs):
     """The rest of MPI-1 (programs/mpi/tests/mpi1.c): groups, Comm_split/Comm_create with
     ranks in any order, derived datatypes (point to point, persistent, collectives),
-    Pack/Unpack, Bsend/Ibsend, Cancel, Testsome, Reduce_scatter, attributes, error
-    handlers, Cart_sub and graphs, edge cases; every cell back in its free list."""
-    NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "testsome",
-             "reduce_scatter", "attrs", "errhandler", "topo", "edges"]
+    Pack/Unpack, Bsend/Ibsend, Cancel of receives and sends (withdrawn only where the
+    variant allows: cancel_send), Testsome, Reduce_scatter, the v-collectives on
+    non-contiguous types, user operations and reductions on derived types,
+    intercommunicators, attributes, error handlers, Cart_sub and graphs, edge cases; every
+    cell back in its free list."""
+    NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "cancel_send", "testsome",
+             "reduce_scatter", "vcoll", "userops", "intercomm", "attrs", "errhandler", "topo",
+             "edges"]
 
     def test_every_variant_on_3_pes(self):
         for matching, protocol in VARIANTS:
@@ -478,6 +482,41 @@ int main(int argc, char *argv[]) {
             out, _ = self.run_program(elf, "x", "-mpi-protocol=sync", pes=5)
             self.assertEqual(out, "token 5 after 5 ranks, argc 2\n")
 
+
+
+class OutsideSuite(Runs):
+    """An MPI-1 test written as the classic outside suites are (programs/mpi/tests/
+    outside.c: its own harness, every test over several communicators, intercommunicators),
+    compiled with scripts/emx-mpicc as a user would, in every variant and on 1 to 16 PEs:
+    rank 0 prints " No Errors" and nothing else."""
+
+    @classmethod
+    def setUpClass(cls):
+        build = os.path.dirname(os.path.dirname(os.path.abspath(os.environ["EMX"])))
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.elf = os.path.join(cls.dir.name, "outside.elf")
+        cc = subprocess.run([os.path.join(ROOT, "scripts", "emx-mpicc"), "--build-dir", build,
+                             "-o", cls.elf,
+                             os.path.join(ROOT, "programs", "mpi", "tests", "outside.c")],
+                            capture_output=True, text=True)
+        assert cc.returncode == 0 and cc.stderr == "", cc.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_every_variant(self):
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, _ = self.run_program(self.elf, *variant_args(matching, protocol), pes=5)
+                self.assertEqual(out, " No Errors\n")
+
+    def test_pe_counts_and_options(self):
+        for pes, args in ((1, []), (2, []), (16, ["-mpi-protocol=sync"]),
+                          (7, ["-mpi-option=all", "-mpi-protocol=buffered"])):
+            with self.subTest(pes=pes, args=args):
+                out, _ = self.run_program(self.elf, *args, pes=pes)
+                self.assertEqual(out, " No Errors\n")
 
 if __name__ == "__main__":
     unittest.main()
