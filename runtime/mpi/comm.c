@@ -67,6 +67,7 @@ typedef struct ctx_waiter {
 } ctx_waiter;
 static ctx_waiter *ctx_waiting; /* this rank's creations past their barrier (their stacks) */
 static int ctx_owned;           /* one of them is in its all-reduce as the owner */
+static int ctx_inter;           /* an intercommunicator's id is being agreed (intercomm.c) */
 
 static int ctx_first(const ctx_waiter *w) {
   for (const ctx_waiter *o = ctx_waiting; o; o = o->next)
@@ -86,7 +87,7 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
   ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p = &ctx_waiting;
   ctx_waiting = &me;
   do {
-    const int own = !ctx_owned && ctx_first(&me);
+    const int own = !ctx_owned && !ctx_inter && ctx_first(&me);
     int mine = own ? next_ctx : CTX_REFUSED;
     ctx_owned |= own;
     err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
@@ -154,8 +155,20 @@ int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, in
   return comm_make_pes(proto, parent, pes, n, -1, ctx, out);
 }
 
-uint16_t comm_next_ctx(void) { return next_ctx; }
-void comm_take_ctx(uint16_t ctx) {
+/* An intercommunicator's id is agreed over two groups that share no communicator yet,
+ * so the refusal rounds above cannot cover it: while one is agreed, this rank's other
+ * creations refuse (they wait, repeating their rounds), and it starts only once no
+ * creation owns the allocation. Two at once on one rank could each wait for the other's
+ * remote members, so the second is an error (comm_inter_begin returns -1). */
+int comm_inter_begin(void) {
+  if (ctx_inter) return -1;
+  ctx_inter = 1;
+  while (ctx_owned) emx_yield();
+  return next_ctx;
+}
+void comm_inter_end(int ctx) {
+  ctx_inter = 0;
+  if (ctx < 0) return;
   if (ctx > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
   if (ctx + 2 > next_ctx) next_ctx = (uint16_t)(ctx + 2);
 }

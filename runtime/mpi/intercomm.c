@@ -97,10 +97,18 @@ static int leader_exchange(MPI_Comm peer, int remote, int tag, const mpi_comm *c
 static int agree(MPI_Comm local, int leader, MPI_Comm peer, int remote, int tag,
                  const mpi_comm *c, int high, int *theirs, int **their_pes, uint16_t *ctx) {
   mpi_comm *lc = comm_get(local);
-  int mine[H_WORDS] = {comm_next_ctx(), high, lc->size, 0}, err;
+  const int next = comm_inter_begin();
+  if (next < 0)
+    return mpi_error(local, MPI_ERR_OTHER, "intercommunicator",
+                     "another intercommunicator is being created by a computation of this "
+                     "rank (MPI_THREAD_MULTIPLE): create them one at a time per rank");
+  int mine[H_WORDS] = {next, high, lc->size, 0}, err;
   mine[H_LEADER] = (int)comm_pe(lc, leader);
   int *my_pes = malloc(lc->size * sizeof *my_pes);
-  if (!my_pes) return mpi_error(local, MPI_ERR_NO_MEM, "intercommunicator", "no memory");
+  if (!my_pes) {
+    comm_inter_end(-1);
+    return mpi_error(local, MPI_ERR_NO_MEM, "intercommunicator", "no memory");
+  }
   for (int r = 0; r < lc->size; ++r) my_pes[r] = (int)comm_pe(lc, r);
   int top;
   err = MPI_Allreduce(&mine[H_CTX], &top, 1, MPI_INT, MPI_MAX, local);
@@ -114,12 +122,13 @@ static int agree(MPI_Comm local, int leader, MPI_Comm peer, int remote, int tag,
   if (!err) err = MPI_Bcast(*their_pes, theirs[H_SIZE], MPI_INT, leader, local);
   free(my_pes);
   if (err) {
+    comm_inter_end(-1);
     free(*their_pes);
     return err;
   }
   top = mine[H_CTX] > theirs[H_CTX] ? mine[H_CTX] : theirs[H_CTX];
   *ctx = (uint16_t)(top < COMM_MAPPED_CTX ? COMM_MAPPED_CTX : top);
-  comm_take_ctx(*ctx);
+  comm_inter_end(*ctx);
   return MPI_SUCCESS;
 }
 

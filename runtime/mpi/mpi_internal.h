@@ -632,12 +632,14 @@ int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, in
                  MPI_Comm *out);
 void comm_map_unref(comm_map *m);
 /* comm_new_pes with the context id ctx agreed by the caller (intercomm.c: over two
- * groups) and rank `rank` (-1: this PE's place in pes). comm_next_ctx is this PE's next
- * free context id, comm_take_ctx marks ids up to ctx + 1 used. */
+ * groups) and rank `rank` (-1: this PE's place in pes). comm_inter_begin returns this PE's
+ * next free context id and keeps the PE's other creations from taking ids until
+ * comm_inter_end marks ids up to ctx + 1 used (ctx < 0: none); -1 if one is already
+ * being agreed on this PE (comm.c). */
 int comm_make_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n, int rank,
                   uint16_t ctx, MPI_Comm *out);
-uint16_t comm_next_ctx(void);
-void comm_take_ctx(uint16_t ctx);
+int comm_inter_begin(void);
+void comm_inter_end(int ctx);
 /* Intercommunicators (intercomm.c). */
 int inter_local_size(const mpi_comm *c);
 int inter_dup(MPI_Comm comm, const mpi_comm *c, MPI_Comm *newcomm);
