@@ -6,7 +6,10 @@
  *   many     every other PE reads the same block of PE 0 at once;
  *   overlap  PE 1 reads while PE 0 runs one long thread: the read completes before that
  *            thread ends (the memory unit serves it, not a thread);
- *   third    PE 1 has PE 0's block sent to PE 2, which waits for the completion there.
+ *   third    PE 1 has PE 0's block sent to PE 2, which waits for the completion there;
+ *   moved    every PE but 0 at once has blocks of PE 0 and of another PE moved into a
+ *            third PE (emx_move_block: the completion goes through the destination and
+ *            answers the requester); when it does, the words are there.
  * Prints one line per check, "ok" or "FAILED"; results block_read_cycles_per_word (4096
  * words, PE 1 from PE 0, request to completion) and overlap_thread_cycles (PE 0's long
  * thread, which memory-port conflicts lengthen). EM-X only (direct remote access). */
@@ -114,5 +117,30 @@ int main(void) {
       emx_read_block(emx_gaddr(2, &dst[PAD]), emx_gaddr(0, &src[5]), 300, emx_gaddr(2, &flag));
   }
   report("a block sent from PE 0 to PE 2 at PE 1's request");
+
+  /* Every PE but 0 has PE 0's block and PE me-1's block moved into PE d (1, or 2 for PE
+   * 1), all at once: several requesters at one source, several sources into one
+   * destination. The completion answers the requester: the words must be there. */
+  emx_barrier();
+  if (me != 0) {
+    const unsigned d = me == 1 ? 2 : 1, from[2] = {0, me - 1};
+    emx_ctx_t *c[2];
+    uint32_t *to[2], n[2];
+    for (unsigned j = 0; j < 2; ++j) {
+      c[j] = emx_ctx_new();
+      to[j] = &dst[PAD + 256 * (me - 1) + 128 * j];
+      n[j] = 40 + 5 * me + j;
+      emx_move_block(emx_gaddr(d, to[j]), emx_gaddr(from[j], &src[me + j]), n[j],
+                     emx_ctx_cont(c[j]));
+    }
+    for (unsigned j = 0; j < 2; ++j) {
+      expect("moved: completion value", n[j], emx_ctx_wait(c[j]).a0,
+             value(from[j], me + j + n[j] - 1));
+      static uint32_t got[128];
+      emx_get(got, emx_gaddr(d, to[j]), n[j]);
+      for (unsigned k = 0; k < n[j]; ++k) expect("moved: word", n[j], got[k], value(from[j], me + j + k));
+    }
+  }
+  report("blocks moved between other PEs, completion at the requester");
   return 0;
 }

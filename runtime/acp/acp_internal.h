@@ -59,11 +59,12 @@ void acp__complete_all(void);
 /* Signals completion to cont once everything this PE sent to PE pe has been done there:
  * a remote read behind the writes, or a handler thread behind byte-handler threads. */
 void acp__done_after(unsigned pe, int partial, emx_gaddr_t cont);
-/* The source of a copy that neither end can do by itself pushes it to the destination
- * (remote-to-remote, a misaligned get; any get beyond 32 bytes without a block read).
- * Gets on EM-X use the block read instead (copy.c); why remote-to-remote does not yet:
- * docs/acp.md. */
+/* A copy that neither end can do by itself (remote-to-remote, a misaligned get; any get
+ * beyond 32 bytes without a block read): whole words on EM-X by the source's memory unit
+ * (a block read with its completion forwarded through the destination), else the source
+ * pushes it to the destination in a handler. Gets on EM-X use the block read (copy.c). */
 void acp__move_remote(const acp_desc *d, emx_gaddr_t desc_at);
+extern int acp__remote_copy_in_software; /* -acp-remote-copy=software (api.c) */
 /* An atomic: on its word's rank, by a handler thread there (or at once, if local). */
 void acp__atomic(const acp_desc *d, emx_gaddr_t desc_at);
 

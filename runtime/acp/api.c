@@ -1,13 +1,39 @@
 /* The ACP calls: start-up, copies and atomics (checked here, on the rank that starts
  * them, before anything is sent). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "acp_internal.h"
 
 static size_t memory_bytes;
 
+/* -acp-remote-copy=hardware|software: how a remote-to-remote copy of whole words moves on
+ * EM-X (elsewhere, and for partial words, always in software). "software": the original
+ * ACP's emulation by the source rank, which checks the source's registration; for
+ * comparison (docs/acp.md). Removed from argc/argv. */
+static int parse_option(const char *arg) {
+  static const char key[] = "-acp-remote-copy=";
+  if (strncmp(arg, key, sizeof key - 1) != 0) return 0;
+  const char *v = arg + sizeof key - 1;
+  if (strcmp(v, "hardware") == 0 || strcmp(v, "software") == 0)
+    acp__remote_copy_in_software = strcmp(v, "software") == 0;
+  else
+    acp__error("acp_init", "unknown option %s (use -acp-remote-copy=hardware|software)", arg);
+  return 1;
+}
+
+static void consume_options(int *argc, char ***argv) {
+  if (!argc || !argv || !*argv) return;
+  char **a = *argv;
+  int out = 0;
+  for (int k = 0; k < *argc; ++k)
+    if (k == 0 || !a[k] || !parse_option(a[k])) a[out++] = a[k];
+  a[out] = 0;
+  *argc = out;
+}
+
 int acp_init(int *argc, char ***argv) {
-  (void)argc, (void)argv;
+  consume_options(argc, argv);
   if (emx_mem_bytes() > (1u << 24)) /* 24-bit byte addresses in a global address */
     __emx_fatal("acp_init: the ACP layer addresses at most 16 MiB per PE");
   const size_t before = emx_heap_in_use();

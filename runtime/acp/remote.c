@@ -46,10 +46,30 @@ static void push(const acp_desc *d) {
                   d->cont);
 }
 
-/* Software remote-to-remote: a request to the source (1 packet), the descriptor fetched
- * from the origin (a round trip), the data from the source to the destination, and the
+int acp__remote_copy_in_software;
+
+/* Can the source's memory unit move it? Whole words only (a SYSWR writes a word: the
+ * bytes beside a partial first or last word belong to others), on EM-X. */
+static int by_memory_unit(const acp_desc *d) {
+  return !acp__remote_copy_in_software &&
+         (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) &&
+         ((ga_addr(d->src) | ga_addr(d->dst) | d->size) & 3) == 0 &&
+         d->size / 4 <= EMX_GADDR_LOCAL_MASK;
+}
+
+/* Remote-to-remote. On EM-X, whole words: one block read by the source's memory unit
+ * into the destination, whose completion goes to the destination behind the data and
+ * answers the origin from there (emx_move_block: packets rdb + rdbf, no thread but the
+ * origin's event). The source's registration is not checked then (docs/acp.md).
+ * Otherwise in software: a request to the source (1 packet), the descriptor fetched from
+ * the origin (a round trip), the data from the source to the destination, and the
  * completion: a read behind the data from destination to origin. */
 void acp__move_remote(const acp_desc *d, emx_gaddr_t desc_at) {
+  if (by_memory_unit(d)) {
+    emx_move_block(emx_gaddr_make(ga_pe(d->dst), ga_addr(d->dst) >> 2),
+                   emx_gaddr_make(ga_pe(d->src), ga_addr(d->src) >> 2), d->size / 4, d->cont);
+    return;
+  }
   /* (Also a long put from here on EM-X' and EM-4: the handler may block between chunks,
    * acp_copy and the completion thread must not.) */
   EMX_INVOKE(ga_pe(d->src), acp_h_request, DESC_COPY_WORDS, desc_at);

@@ -98,6 +98,7 @@ typedef struct MPI_Status {
 #define MPI_LONG_DOUBLE ((MPI_Datatype)31) /* moved as bytes; no reductions */
 #define MPI_AINT ((MPI_Datatype)32)
 #define MPI_COUNT ((MPI_Datatype)33)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)34) /* moved as bytes; no reductions */
 /* Markers of MPI-1 struct types: they set the lower and upper bound (no data). */
 #define MPI_LB ((MPI_Datatype)-10)
 #define MPI_UB ((MPI_Datatype)-11)
@@ -247,7 +248,13 @@ int MPI_Topo_test(MPI_Comm comm, int *status);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag); /* always false: no intercommunicators */
+/* Intercommunicators (MPI-1): point to point to the remote group; no collectives. */
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 #define MPI_MAX_OBJECT_NAME 64
 int MPI_Comm_set_name(MPI_Comm comm, const char *name);
 int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen);

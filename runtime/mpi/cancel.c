@@ -9,11 +9,20 @@
  *   removed and the answer cancels the receive here (and drops its request-issued queue
  *   entry, for which no removal will come). Otherwise a message is on its way and the
  *   receive completes normally (MPI allows a cancel to fail; Wait returns either way).
- * A send is never cancelled (its data may be written already): it completes normally
- * and MPI_Test_cancelled says false. */
+ *
+ * A send can be withdrawn while its send request waits unmatched at the receiver with
+ * none of its data moved (sync, and get when the receiver had no memory to fetch it; a
+ * synchronous-mode send in every variant): a cancel message follows the send request
+ * there (same path), takes it out of the unexpected list and answers; the answer
+ * completes the send as cancelled. Anything else fails, and the send completes normally:
+ * a one-sided send (its data is written), a buffered one (complete at once: its data is
+ * in the receiver's temporary buffer), one being read or read (get reads unexpected
+ * data at once), one matched. A failed cancel sends no answer, so no answer ever names a
+ * request that its user may have finished and freed meanwhile. */
 #include "mpi_internal.h"
 
 int posted_cancel(mpi_request *r); /* receiver_match.c */
+int unexpected_withdraw(unsigned pe, emx_gaddr_t sreq);
 
 /* The size beyond any buffer sends a wait that finds it complete the general way (as a
  * truncation would), which reports the cancellation: the fast paths need no test. */
@@ -62,12 +71,48 @@ static void mpi_h_cancel_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
 }
 EMX_HANDLER(mpi_h_cancel_rreq);
 
+/* At the sender: the send request was withdrawn. With matching on both sides the
+ * receiver told us to forget it when it filed it (the removal comes or came), so the
+ * request-issued queue needs nothing here. */
+static void mpi_h_cancel_send_answer(uint32_t request, uint32_t arg16, uint32_t addr) {
+  (void)arg16, (void)addr;
+  mpi_request *s = (mpi_request *)(uintptr_t)request;
+  if (s->magic != REQ_MAGIC || s->kind != REQ_SEND)
+    mpi_internal_error("cancelled send is not a send request");
+  cancelled(s);
+}
+EMX_HANDLER(mpi_h_cancel_send_answer);
+
+/* At the receiver: data = the send request's global address. */
+static void mpi_h_cancel_send(uint32_t sreq, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  if (unexpected_withdraw(pe, sreq))
+    emx_invoke(pe, EMX_HANDLER_INDEX(mpi_h_cancel_send_answer), mpi_me,
+               (uint32_t)(uintptr_t)emx_gaddr_local(sreq));
+}
+EMX_HANDLER(mpi_h_cancel_send);
+
+static void cancel_send(mpi_request *s) {
+  /* Complete: written one-sided, buffered, or read already. */
+  if (s->flags & RF_NULL_PEER || req_is_complete(s)) return;
+  /* The cancel must reach the receiver after the send request (it may wait in the
+   * outbox for its operand segment). */
+  if (mpi_outbox_pending) proto_drain_wait(s->pe);
+  emx_invoke(s->pe, EMX_HANDLER_INDEX(mpi_h_cancel_send), mpi_me, req_gaddr(s));
+}
+
 int MPI_Cancel(MPI_Request *request) {
   MPI_REQUIRE_INIT("MPI_Cancel");
   mpi_request *r = request ? *request : 0;
   if (!r || ((uintptr_t)r & 3) || r->magic != REQ_MAGIC)
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request %p", (void *)r);
-  if (r->kind != REQ_RECV || !(r->flags & RF_ACTIVE) || req_is_complete(r)) return MPI_SUCCESS;
+  if (!(r->flags & RF_ACTIVE)) return MPI_SUCCESS;
+  if (r->kind == REQ_SEND) {
+    cancel_send(r);
+    return MPI_SUCCESS;
+  }
+  if (req_is_complete(r)) return MPI_SUCCESS;
   if (posted_cancel(r)) {
     cancelled(r);
     return MPI_SUCCESS;
@@ -141,7 +186,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
     }
   }
   if (!status) return MPI_SUCCESS;
-  if (r->kind != REQ_RECV) *status = empty;
+  if (r->kind != REQ_RECV) *status = empty, status->mpi_cancelled_ = (r->flags & RF_CANCELLED) != 0;
   else if (r->flags & RF_NULL_PEER) *status = (MPI_Status){MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
   else if (r->flags & RF_CANCELLED) *status = (MPI_Status){MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1};
   else

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "coll_packed.h"
+#include "datatypes.h"
 #include "mpi_internal.h"
 
 enum { T_BARRIER = 1, T_BCAST, T_REDUCE, T_GATHER, T_SCATTER, T_ALLTOALL, T_SCAN };
@@ -29,6 +30,17 @@ static void cwait_all(mpi_request **r, int n) {
 }
 
 /* ---- Argument checks --------------------------------------------------------------------- */
+
+/* MPI-1 has no collective operations on intercommunicators (intercomm.c), and makes no
+ * communicators or topologies from them but by Intercomm_merge and Comm_dup. */
+int check_intra(MPI_Comm comm, const char *fn, mpi_comm **c) {
+  int err = check_comm(comm, fn, c);
+  if (!err && (*c)->inter)
+    err = mpi_error(comm, MPI_ERR_COMM, fn,
+                    "communicator %d is an intercommunicator (MPI-1: point to point, Comm_dup, "
+                    "Comm_compare, Intercomm_merge only)", comm);
+  return err;
+}
 
 static int check_root(MPI_Comm comm, const mpi_comm *c, const char *fn, int root) {
   if (root < 0 || root >= c->size)
@@ -92,7 +104,7 @@ static void barrier(MPI_Comm comm, const mpi_comm *c) {
 
 int MPI_Barrier(MPI_Comm comm) {
   mpi_comm *c;
-  const int err = check_comm(comm, "MPI_Barrier", &c);
+  const int err = check_intra(comm, "MPI_Barrier", &c);
   if (err) return err;
   proto_drain_all(); /* this rank's requests are in place at their peers (creation.c) */
   barrier(comm, c);
@@ -122,7 +134,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
   if (type_noncontiguous(type)) return packed_bcast(buf, count, type, root, comm);
   mpi_comm *c;
   uint32_t bytes;
-  int err = check_comm(comm, "MPI_Bcast", &c);
+  int err = check_intra(comm, "MPI_Bcast", &c);
   if (!err) err = check_root(comm, c, "MPI_Bcast", root);
   if (!err) err = check_buffer(comm, "MPI_Bcast", buf, count, type, 1, &bytes);
   if (err) return err;
@@ -181,7 +193,7 @@ static int check_reduce(const char *fn, const void *sendbuf, const void *recvbuf
                         MPI_Datatype type, MPI_Op op, MPI_Comm comm, mpi_comm **c,
                         int recv_here) {
   uint32_t bytes;
-  int err = check_comm(comm, fn, c);
+  int err = check_intra(comm, fn, c);
   if (!err) err = check_op(comm, fn, op);
   /* The pairing of operation and datatype, before any message moves (an error found
    * only where values are combined would leave the other ranks waiting). */
@@ -196,36 +208,40 @@ static int check_reduce(const char *fn, const void *sendbuf, const void *recvbuf
 
 static int op_error(MPI_Comm comm, const char *fn, int err, MPI_Op op, MPI_Datatype type) {
   if (!err) return MPI_SUCCESS;
+  if (err == MPI_ERR_NO_MEM)
+    return mpi_error(comm, err, fn, "no memory to combine datatype %d (unpacked)", type);
   return mpi_error(comm, err, fn, "operation %d is not defined on datatype %d", op, type);
 }
 
+/* The reductions combine packed data (op_apply's form): a non-contiguous type's operands
+ * are packed first and the result unpacked (reduce_operands, coll_packed.c). */
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm) {
-  if (type_noncontiguous(type))
-    return packed_reduce(PACKED_REDUCE, sendbuf, recvbuf, count, type, op, root, comm);
+  const char *fn = "MPI_Reduce";
   mpi_comm *c;
-  int err = check_comm(comm, "MPI_Reduce", &c);
-  if (!err) err = check_root(comm, c, "MPI_Reduce", root);
+  int err = check_intra(comm, fn, &c);
+  if (!err) err = check_root(comm, c, fn, root);
+  if (!err) err = check_reduce(fn, sendbuf, recvbuf, count, type, op, comm, &c, c->rank == root);
+  reduce_operands o;
+  if (!err) err = reduce_operands_open(comm, fn, sendbuf, recvbuf, count, type, c->rank == root, &o);
   if (err) return err;
-  err = check_reduce("MPI_Reduce", sendbuf, recvbuf, count, type, op, comm, &c,
-                     c->rank == root);
-  if (err) return err;
-  const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  err = reduce(c, comm, "MPI_Reduce", in, recvbuf, count, type, op, root);
-  return op_error(comm, "MPI_Reduce", err, op, type);
+  err = reduce(c, comm, fn, o.in, o.out, count, type, op, root);
+  reduce_operands_close(&o, recvbuf, count, type, !err && c->rank == root);
+  return op_error(comm, fn, err, op, type);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  if (type_noncontiguous(type))
-    return packed_reduce(PACKED_ALLREDUCE, sendbuf, recvbuf, count, type, op, 0, comm);
+  const char *fn = "MPI_Allreduce";
   mpi_comm *c;
-  int err = check_reduce("MPI_Allreduce", sendbuf, recvbuf, count, type, op, comm, &c, 1);
+  reduce_operands o;
+  int err = check_reduce(fn, sendbuf, recvbuf, count, type, op, comm, &c, 1);
+  if (!err) err = reduce_operands_open(comm, fn, sendbuf, recvbuf, count, type, 1, &o);
   if (err) return err;
-  const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  err = reduce(c, comm, "MPI_Allreduce", in, recvbuf, count, type, op, 0);
-  bcast(c, recvbuf, (uint32_t)(count * type_size(type)), 0);
-  return op_error(comm, "MPI_Allreduce", err, op, type);
+  err = reduce(c, comm, fn, o.in, o.out, count, type, op, 0);
+  bcast(c, o.out, (uint32_t)(count * type_size(type)), 0);
+  reduce_operands_close(&o, recvbuf, count, type, !err);
+  return op_error(comm, fn, err, op, type);
 }
 
 /* Inclusive (Scan) or exclusive (Exscan) prefix reduction, along the chain of ranks:
@@ -233,34 +249,38 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
 static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype type, MPI_Op op, MPI_Comm comm, int inclusive) {
   mpi_comm *c;
+  reduce_operands o;
   int err = check_reduce(fn, sendbuf, recvbuf, count, type, op, comm, &c, 1);
+  if (!err) err = reduce_operands_open(comm, fn, sendbuf, recvbuf, count, type, 1, &o);
   if (err) return err;
   const uint32_t bytes = (uint32_t)(count * type_size(type));
   char *mine = scratch(comm, fn, bytes), *below = scratch(comm, fn, bytes);
-  if (!mine || !below) return MPI_ERR_NO_MEM;
-  memcpy(mine, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  if (!mine || !below) {
+    free(mine), free(below);
+    reduce_operands_close(&o, recvbuf, count, type, 0);
+    return MPI_ERR_NO_MEM;
+  }
+  memcpy(mine, o.in, bytes);
   if (c->rank > 0) {
     cwait(crecv(c, below, bytes, c->rank - 1, T_SCAN));
-    if (!inclusive) memcpy(recvbuf, below, bytes);
+    if (!inclusive) memcpy(o.out, below, bytes);
     err = op_apply(op, below, mine, count, type); /* mine = below op mine */
   }
   if (c->rank + 1 < c->size) cwait(csend(c, mine, bytes, c->rank + 1, T_SCAN));
-  if (inclusive) memcpy(recvbuf, mine, bytes);
+  if (inclusive) memcpy(o.out, mine, bytes);
   free(mine);
   free(below);
+  /* Exscan leaves rank 0's receive buffer alone. */
+  reduce_operands_close(&o, recvbuf, count, type, !err && (inclusive || c->rank > 0));
   return op_error(comm, fn, err, op, type);
 }
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
              MPI_Comm comm) {
-  if (type_noncontiguous(type))
-    return packed_reduce(PACKED_SCAN, sendbuf, recvbuf, count, type, op, 0, comm);
   return scan("MPI_Scan", sendbuf, recvbuf, count, type, op, comm, 1);
 }
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm) {
-  if (type_noncontiguous(type))
-    return packed_reduce(PACKED_EXSCAN, sendbuf, recvbuf, count, type, op, 0, comm);
   return scan("MPI_Exscan", sendbuf, recvbuf, count, type, op, comm, 0);
 }
 
@@ -317,7 +337,7 @@ static int scatter(const mpi_comm *c, MPI_Comm comm, const char *fn, const char 
  * the root (`local` is the buffer that may be in place). */
 static int check_rooted(const char *fn, MPI_Comm comm, int root, const void *local,
                         mpi_comm **c) {
-  int err = check_comm(comm, fn, c);
+  int err = check_intra(comm, fn, c);
   if (!err) err = check_root(comm, *c, fn, root);
   if (!err && local == MPI_IN_PLACE && (*c)->rank != root)
     err = mpi_error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE at rank %d, not the root %d",
@@ -361,7 +381,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
   if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
-    return packed_refuse(comm, "MPI_Gatherv", type_noncontiguous(sendtype) ? sendtype : recvtype);
+    return packed_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          root, comm, 0);
   const char *fn = "MPI_Gatherv";
   mpi_comm *c;
   uint32_t sbytes;
@@ -395,7 +416,8 @@ int MPI_Scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
   if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
-    return packed_refuse(comm, "MPI_Scatterv", type_noncontiguous(sendtype) ? sendtype : recvtype);
+    return packed_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm);
   const char *fn = "MPI_Scatterv";
   mpi_comm *c;
   uint32_t rbytes;
@@ -416,7 +438,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const char *fn = "MPI_Allgather";
   mpi_comm *c;
   uint32_t sbytes, rbytes;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
   if (!err) err = check_buffer(comm, fn, recvbuf, recvcount * c->size, recvtype, 1, &rbytes);
   if (err) return err;
@@ -437,11 +459,12 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int *recvcounts, const int *displs, MPI_Datatype recvtype,
                    MPI_Comm comm) {
   if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
-    return packed_refuse(comm, "MPI_Allgatherv", type_noncontiguous(sendtype) ? sendtype : recvtype);
+    return packed_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          0, comm, 1);
   const char *fn = "MPI_Allgatherv";
   mpi_comm *c;
   uint32_t sbytes;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_data(comm, fn, sendbuf, sendcount, sendtype, 0, &sbytes);
   if (!err) err = check_blocks(comm, fn, c, recvbuf, recvcounts, displs, recvtype, 1);
   if (err) return err;
@@ -500,7 +523,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
   const char *fn = "MPI_Alltoall";
   mpi_comm *c;
   uint32_t b;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_buffer(comm, fn, sendbuf, sendcount * c->size, sendtype, 0, &b);
   if (!err) err = check_buffer(comm, fn, recvbuf, recvcount * c->size, recvtype, 1, &b);
   if (err) return err;
@@ -513,10 +536,11 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                   const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
   if (type_noncontiguous(sendtype) || type_noncontiguous(recvtype))
-    return packed_refuse(comm, "MPI_Alltoallv", type_noncontiguous(sendtype) ? sendtype : recvtype);
+    return packed_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype, comm);
   const char *fn = "MPI_Alltoallv";
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_blocks(comm, fn, c, sendbuf, sendcounts, sdispls, sendtype, 0);
   if (!err) err = check_blocks(comm, fn, c, recvbuf, recvcounts, rdispls, recvtype, 1);
   if (err) return err;
@@ -527,14 +551,13 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
 
 /* ---- Reduce_scatter ------------------------------------------------------------------ */
 
-/* The reduction of the whole vector at rank 0, then its blocks scattered. */
+/* The reduction of the whole vector at rank 0, then its blocks scattered (a
+ * non-contiguous type: the vector laid out as the type says, both steps packing it). */
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  if (type_noncontiguous(type))
-    return packed_refuse(comm, "MPI_Reduce_scatter", type);
   const char *fn = "MPI_Reduce_scatter";
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (err) return err;
   const int size = type_size(type);
   if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type);
@@ -544,10 +567,12 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts
       return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d for rank %d", recvcounts[r], r);
     total += recvcounts[r];
   }
+  int64_t lo, hi;
+  type_span(type, total, &lo, &hi);
   int *displs = malloc(c->size * sizeof *displs);
-  void *all = scratch(comm, fn, (uint32_t)total * (uint32_t)size);
-  if (!displs || !all) {
-    free(displs), free(all);
+  char *space = scratch(comm, fn, (uint32_t)(hi - lo)), *all = space - lo;
+  if (!displs || !space) {
+    free(displs), free(space);
     return mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory");
   }
   for (int r = 0, at = 0; r < c->size; at += recvcounts[r++]) displs[r] = at;
@@ -555,14 +580,14 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts
   err = MPI_Reduce(in, all, total, type, op, 0, comm); /* in place: the vector is in recvbuf */
   if (!err)
     err = MPI_Scatterv(all, recvcounts, displs, type, recvbuf, recvcounts[c->rank], type, 0, comm);
-  free(displs), free(all);
+  free(displs), free(space);
   return err;
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   mpi_comm *c;
-  int err = check_comm(comm, "MPI_Reduce_scatter_block", &c);
+  int err = check_intra(comm, "MPI_Reduce_scatter_block", &c);
   if (err) return err;
   int *counts = malloc(c->size * sizeof *counts);
   if (!counts) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Reduce_scatter_block", "no memory");

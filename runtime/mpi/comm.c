@@ -50,13 +50,61 @@ int check_comm(MPI_Comm comm, const char *fn, mpi_comm **out) {
   return MPI_SUCCESS;
 }
 
+/* Under MPI_THREAD_MULTIPLE computations of a rank may create communicators from
+ * different parents at once, and the all-reduce below blocks: had each read next_ctx
+ * before it, two would get the same id (the test "comms" of mpi_t_p2p saw it). So, as
+ * MPICH does, one creation at a time per rank owns the allocation: the owner offers its
+ * next id, the others refuse (CTX_REFUSED, above every id), and a round that any member
+ * refused is repeated. No lock is held while waiting for absent members (two ranks
+ * could take it for different parents and deadlock): a creation competes only once
+ * every member of its parent is in the call (a barrier), and among those waiting the
+ * parent with the lowest context id goes first, so every one finishes. Creations from
+ * one parent come in the same order on every member, as MPI requires. */
+enum { CTX_REFUSED = 0x10000 };
+typedef struct ctx_waiter {
+  uint16_t parent_ctx;
+  struct ctx_waiter *next;
+} ctx_waiter;
+static ctx_waiter *ctx_waiting; /* this rank's creations past their barrier (their stacks) */
+static int ctx_owned;           /* one of them is in its all-reduce as the owner */
+static int ctx_inter;           /* an intercommunicator's id is being agreed (intercomm.c) */
+
+static int ctx_first(const ctx_waiter *w) {
+  for (const ctx_waiter *o = ctx_waiting; o; o = o->next)
+    if (o->parent_ctx < w->parent_ctx) return 0;
+  return 1;
+}
+
+static int max_next_ctx(MPI_Comm parent, int *all) {
+  int level;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE) {
+    int mine = next_ctx;
+    return MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+  }
+  int err = MPI_Barrier(parent);
+  if (err) return err;
+  ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p = &ctx_waiting;
+  ctx_waiting = &me;
+  do {
+    const int own = !ctx_owned && !ctx_inter && ctx_first(&me);
+    int mine = own ? next_ctx : CTX_REFUSED;
+    ctx_owned |= own;
+    err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+    if (own) ctx_owned = 0;
+  } while (!err && *all == CTX_REFUSED);
+  while (*p != &me) p = &(*p)->next;
+  *p = me.next;
+  return err;
+}
+
 /* A context id that no member of `parent` uses: the largest next id of all members (an
  * all-reduce over the parent, so every member calls this in the same order), at least
  * `least`. Communicators made by one call (Comm_split) may get the same id: their members
  * are disjoint. */
 static int agree_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
-  int mine = next_ctx, all;
-  const int err = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, parent);
+  int all;
+  const int err = max_next_ctx(parent, &all);
   if (err) return err;
   if (all < least) all = least;
   if (all > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
@@ -98,15 +146,41 @@ void comm_map_unref(comm_map *m) {
 
 int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n,
                  MPI_Comm *out) {
-  const unsigned me = emx_pe_id(), npes = emx_pe_count();
-  int rank = -1, range = 1;
-  for (int r = 0; r < n; ++r) {
-    if (pes[r] == me) rank = r;
+  int range = 1;
+  for (int r = 0; r < n; ++r)
     if (pes[r] != pes[0] + r) range = 0;
-  }
   uint16_t ctx;
   const int err = agree_ctx(parent, range ? 0 : COMM_MAPPED_CTX, &ctx);
   if (err) return err;
+  return comm_make_pes(proto, parent, pes, n, -1, ctx, out);
+}
+
+/* An intercommunicator's id is agreed over two groups that share no communicator yet,
+ * so the refusal rounds above cannot cover it: while one is agreed, this rank's other
+ * creations refuse (they wait, repeating their rounds), and it starts only once no
+ * creation owns the allocation. Two at once on one rank could each wait for the other's
+ * remote members, so the second is an error (comm_inter_begin returns -1). */
+int comm_inter_begin(void) {
+  if (ctx_inter) return -1;
+  ctx_inter = 1;
+  while (ctx_owned) emx_yield();
+  return next_ctx;
+}
+void comm_inter_end(int ctx) {
+  ctx_inter = 0;
+  if (ctx < 0) return;
+  if (ctx > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
+  if (ctx + 2 > next_ctx) next_ctx = (uint16_t)(ctx + 2);
+}
+
+int comm_make_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n, int rank,
+                  uint16_t ctx, MPI_Comm *out) {
+  const unsigned me = emx_pe_id(), npes = emx_pe_count();
+  int range = 1;
+  for (int r = 0; r < n; ++r) {
+    if (rank < 0 && pes[r] == me) rank = r;
+    if (pes[r] != pes[0] + r) range = 0;
+  }
   if (rank < 0) {
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -145,7 +219,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size) {
   mpi_comm *c;
   const int err = check_comm(comm, "MPI_Comm_size", &c);
   if (err) return err;
-  *size = c->size;
+  *size = c->inter ? inter_local_size(c) : c->size; /* (an intercommunicator's own group) */
   return MPI_SUCCESS;
 }
 
@@ -160,6 +234,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   mpi_comm *c;
   int err = check_comm(comm, "MPI_Comm_dup", &c);
   if (err) return err;
+  if (c->inter) return inter_dup(comm, c, newcomm);
   mpi_comm proto = *c;
   proto.dims = copy_ints(c->dims, c->ndims);
   proto.periods = copy_ints(c->periods, c->ndims);
@@ -187,6 +262,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
   free(c->index);
   free(c->edges);
   comm_map_unref(c->map);
+  inter_free(c->inter);
   free(c->name);
   free(c);
   *comm = MPI_COMM_NULL;
@@ -207,7 +283,10 @@ int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  if (ca->size != cb->size) {
+  int local = MPI_CONGRUENT; /* intercommunicators: their local groups too (the worse) */
+  if ((ca->inter != 0) != (cb->inter != 0)) local = MPI_UNEQUAL;
+  else if (ca->inter) MPI_Comm_compare(inter_local(ca), inter_local(cb), &local);
+  if (local == MPI_UNEQUAL || ca->size != cb->size) {
     *result = MPI_UNEQUAL;
     return MPI_SUCCESS;
   }
@@ -217,6 +296,7 @@ int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result) {
     if (comm_rank_of(cb, comm_pe(ca, r)) < 0) same_set = 0;
   }
   *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+  if (*result < local) *result = local; /* MPI_CONGRUENT < MPI_SIMILAR < MPI_UNEQUAL */
   return MPI_SUCCESS;
 }
 
@@ -227,6 +307,7 @@ mpi_comm comm_plain_proto(const mpi_comm *c) {
   p.dims = p.periods = p.index = p.edges = 0;
   p.map = 0;
   p.attrs = 0;
+  p.inter = 0;
   return p;
 }
 
@@ -237,7 +318,7 @@ typedef struct {
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   const char *fn = "MPI_Comm_split";
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (err) return err;
   if (color < 0 && color != MPI_UNDEFINED)
     return mpi_error(comm, MPI_ERR_ARG, fn, "negative color %d (not MPI_UNDEFINED)", color);
@@ -276,13 +357,6 @@ int MPI_Topo_test(MPI_Comm comm, int *status) {
   if (err) return err;
   *status = c->topo ? c->topo : MPI_UNDEFINED;
   return MPI_SUCCESS;
-}
-
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag) {
-  mpi_comm *c;
-  const int err = check_comm(comm, "MPI_Comm_test_inter", &c);
-  if (!err) *flag = 0;
-  return err;
 }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *name) {

@@ -23,6 +23,10 @@ typedef struct {
   double v;
   int i;
 } double_int;
+typedef struct {
+  long double v;
+  int i;
+} long_double_int;
 
 const type_info basic_types[BASIC_TYPES] = {
     [MPI_CHAR] = {1, K_U8},             [MPI_SIGNED_CHAR] = {1, K_I8},
@@ -43,6 +47,7 @@ const type_info basic_types[BASIC_TYPES] = {
     [MPI_LONG_INT] = {8, K_PAIR_INT},   [MPI_SHORT_INT] = {sizeof(short_int), K_PAIR_SHORT},
     [MPI_LONG_DOUBLE] = {sizeof(long double), K_NONE},
     [MPI_AINT] = {sizeof(MPI_Aint), K_I32}, [MPI_COUNT] = {8, K_I64},
+    [MPI_LONG_DOUBLE_INT] = {sizeof(long_double_int), K_NONE},
 };
 _Static_assert(sizeof(long) == 4, "MPI_LONG reductions assume a 32-bit long");
 _Static_assert(sizeof(MPI_Aint) == 4, "MPI_AINT reductions assume a 32-bit MPI_Aint");
@@ -56,6 +61,7 @@ static int basic_align(int t) {
     default: break;
   }
   const int s = basic_types[t].size;
+  if (t == MPI_LONG_DOUBLE_INT) return __alignof__(long_double_int);
   return t == MPI_LONG_DOUBLE ? (int)__alignof__(long double) : s > 8 ? 8 : s;
 }
 

@@ -68,9 +68,17 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) {
   mpi_comm *c;
   const int err = check_comm(comm, "MPI_Comm_group", &c);
   if (err) return err;
+  if (c->inter) return MPI_Comm_group(inter_local(c), group); /* the local group */
   mpi_group *g = group_alloc(c->size);
   if (g) comm_pes(c, g->pe);
   return group_handle("MPI_Comm_group", g, group);
+}
+
+/* The group of the PEs pes[0..n) (MPI_Comm_remote_group). */
+int group_of_pes(const char *fn, const uint16_t *pes, int n, MPI_Group *out) {
+  mpi_group *g = group_alloc(n);
+  if (g) memcpy(g->pe, pes, n * sizeof *pes);
+  return group_handle(fn, g, out);
 }
 
 int MPI_Group_size(MPI_Group group, int *size) {
@@ -255,7 +263,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   const char *fn = "MPI_Comm_create";
   mpi_comm *c;
   mpi_group *g;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (!err) err = check_group(fn, group, &g);
   if (err) return err;
   for (int r = 0; r < g->size; ++r)

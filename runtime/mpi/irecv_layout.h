@@ -37,7 +37,7 @@
 #define L_DL_NEXT 4 /* dl_list: head.next */
 #define L_FRAME_SHIFT 7 /* emx_static_frame_t: 128 bytes */
 #define L_COUNT_RECV_REQUESTS 8 /* mpi_counters[C_RECV_REQUESTS] */
-#define L_BASIC_TYPES 34
+#define L_BASIC_TYPES 35
 #define L_REQ_MAGIC_VALUE 0x4d504952
 #define L_TAG_UB 32767
 #define L_RREQ_PAIR_CTX 31

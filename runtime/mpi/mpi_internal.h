@@ -206,7 +206,7 @@ enum req_flag {
   RF_HELD = 1u << 8,       /* receive request held back behind a wildcard receive */
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
   RF_PACKED = 1u << 11,    /* a non-contiguous datatype: data through r->pack (pack.c) */
-  RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (a receive still in the posted list) */
+  RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (cancel.c); not a plain request then */
 };
 
 /* An entry of a request-issued queue (requests.c). */
@@ -680,6 +680,8 @@ typedef struct mpi_comm {
   int nnodes, *index, *edges; /* MPI_GRAPH (topology.c) */
   struct attr_node *attrs;    /* cached attributes (attributes.c) */
   char *name;                 /* MPI_Comm_set_name (malloc'ed), 0: none */
+  struct intercomm *inter;    /* an intercommunicator (intercomm.c): size, map and the
+                                 ranks of point to point are the remote group's */
 } mpi_comm;
 /* The PE of rank r (0 <= r < size) and the rank of PE pe in c (-1 if not a member). */
 static inline unsigned comm_pe(const mpi_comm *c, int r) {
@@ -704,6 +706,21 @@ static inline int req_source(const mpi_request *r) {
 int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n,
                  MPI_Comm *out);
 void comm_map_unref(comm_map *m);
+/* comm_new_pes with the context id ctx agreed by the caller (intercomm.c: over two
+ * groups) and rank `rank` (-1: this PE's place in pes). comm_inter_begin returns this PE's
+ * next free context id and keeps the PE's other creations from taking ids until
+ * comm_inter_end marks ids up to ctx + 1 used (ctx < 0: none); -1 if one is already
+ * being agreed on this PE (comm.c). */
+int comm_make_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n, int rank,
+                  uint16_t ctx, MPI_Comm *out);
+int comm_inter_begin(void);
+void comm_inter_end(int ctx);
+/* Intercommunicators (intercomm.c). */
+int inter_local_size(const mpi_comm *c);
+int inter_dup(MPI_Comm comm, const mpi_comm *c, MPI_Comm *newcomm);
+void inter_free(struct intercomm *ic);
+MPI_Comm inter_local(const mpi_comm *c); /* its own group's communicator */
+int group_of_pes(const char *fn, const uint16_t *pes, int n, MPI_Group *out); /* groups.c */
 void comm_pes(const mpi_comm *c, uint16_t *pes); /* its PEs in rank order */
 mpi_comm comm_plain_proto(const mpi_comm *c);   /* its fields without topology, attributes */
 /* Attributes (attributes.c): copies for MPI_Comm_dup, deletion at MPI_Comm_free. */
@@ -726,7 +743,8 @@ int type_size(MPI_Datatype t); /* bytes, -1 if not a valid datatype */
 int type_base(MPI_Datatype t, int *elements);
 int op_valid(MPI_Op op);
 int op_commutative(MPI_Op op);
-/* inout[i] = in[i] op inout[i] for n elements of type t; MPI_SUCCESS or an error. */
+/* inout[i] = in[i] op inout[i] for n elements of type t, both in packed form (the user's
+ * form for a contiguous type); MPI_SUCCESS or an error (n = 0: is op defined on t). */
 int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t);
 
 /* ---- Errors (errors.c) -------------------------------------------------------------- */
@@ -763,6 +781,8 @@ const char *truncation_message(const MPI_Status *st);
 
 /* Argument checks: MPI_SUCCESS or the error already reported (mpi_error). */
 int check_comm(MPI_Comm comm, const char *fn, mpi_comm **out);
+/* check_comm, and not an intercommunicator (collectives, communicator constructors). */
+int check_intra(MPI_Comm comm, const char *fn, mpi_comm **out);
 int check_buffer(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype type,
                  int writable, uint32_t *bytes);
 

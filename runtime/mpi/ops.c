@@ -1,5 +1,6 @@
 /* Reduction operations: the predefined ones on every basic type they are defined for,
- * MAXLOC/MINLOC on the pair types, and user functions (MPI_Op_create). */
+ * MAXLOC/MINLOC on the pair types, element by element on derived types of them, and user
+ * functions (MPI_Op_create) on any type. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -135,16 +136,8 @@ int MPI_Op_free(MPI_Op *op) {
   return MPI_SUCCESS;
 }
 
-int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t) {
-  const user_op *u = user_get(op);
-  if (u) {
-    u->fn((void *)in, inout, &n, &t);
-    return MPI_SUCCESS;
-  }
-  int per;
-  const int base = type_base(t, &per);
-  if (!base) return MPI_ERR_TYPE;
-  n *= per;
+/* A predefined operation on n elements of one basic type. */
+static int apply_basic(MPI_Op op, const void *in, void *inout, int n, int base) {
   switch (basic_types[base].kind) {
     case K_I8: return apply_i8(op, in, inout, n);
     case K_U8: return apply_u8(op, in, inout, n);
@@ -165,6 +158,59 @@ int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t) {
   }
 }
 
+/* inout = in op inout on n copies of t laid out as the type says (the user's form: what
+ * a user function sees). A predefined operation on a derived type combines each basic
+ * element with its own type's operation; every run's type is checked first, so n = 0
+ * (with no buffers) checks the pairing. */
+static int apply_laid_out(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t) {
+  const user_op *u = user_get(op);
+  if (u) {
+    u->fn((void *)in, inout, &n, &t);
+    return MPI_SUCCESS;
+  }
+  int per;
+  const int base = type_base(t, &per);
+  if (base) return apply_basic(op, in, inout, n * per, base);
+  const dtype *d = type_get(t);
+  if (!d) return MPI_ERR_TYPE;
+  for (int k = 0; k < d->nruns; ++k) {
+    const int err = apply_basic(op, 0, 0, 0, d->runs[k].type);
+    if (err) return err;
+  }
+  const MPI_Aint extent = d->ub - d->lb;
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < d->nruns; ++k) {
+      const MPI_Aint at = i * extent + d->runs[k].disp;
+      apply_basic(op, (const char *)in + at, (char *)inout + at, d->runs[k].count, d->runs[k].type);
+    }
+  return MPI_SUCCESS;
+}
+
+/* inout = in op inout on n copies of t in packed form (collectives.c combines packed
+ * data; for a contiguous type that is the user's form). A predefined operation on a type
+ * of one basic type combines the packed elements in place; anything else (a user function
+ * sees the type's layout, and elements of mixed types would be misaligned when packed) is
+ * unpacked into scratch, combined, and packed back. */
+int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t) {
+  const dtype *d = type_get(t);
+  if (!d || d->contiguous || !n) return apply_laid_out(op, in, inout, n, t);
+  if (!user_get(op) && d->base) return apply_basic(op, in, inout, n * d->elements, d->base);
+  int64_t lo, hi;
+  type_span(t, n, &lo, &hi);
+  const uint32_t span = (uint32_t)(hi - lo), bytes = (uint32_t)n * (uint32_t)d->size;
+  char *a = malloc(span ? span : 4), *b = malloc(span ? span : 4);
+  int err = MPI_ERR_NO_MEM;
+  if (a && b) {
+    type_unpack(in, bytes, a - lo, n, t);
+    type_unpack(inout, bytes, b - lo, n, t);
+    err = apply_laid_out(op, a - lo, b - lo, n, t);
+    type_pack(b - lo, n, t, inout);
+  }
+  free(a);
+  free(b);
+  return err;
+}
+
 int MPI_Op_commutative(MPI_Op op, int *commute) {
   if (!op_valid(op))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_commutative", "invalid operation %d", op);
@@ -176,7 +222,7 @@ int MPI_Op_commutative(MPI_Op op, int *commute) {
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype type, MPI_Op op) {
   if (!op_valid(op))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Reduce_local", "invalid operation %d", op);
-  const int err = op_apply(op, inbuf, inoutbuf, count, type);
+  const int err = apply_laid_out(op, inbuf, inoutbuf, count, type);
   return err ? mpi_error(MPI_COMM_WORLD, err, "MPI_Reduce_local",
                          "operation %d is not defined on datatype %d", op, type)
              : MPI_SUCCESS;

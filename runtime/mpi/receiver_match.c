@@ -202,6 +202,24 @@ int posted_cancel(mpi_request *r) {
   return 1;
 }
 
+/* MPI_Cancel of a send (cancel.c): the send request `sreq` from pe leaves the unexpected
+ * list if it waits there with nothing read yet (sync, or get without memory): the sender
+ * is then the only one that knows the message. 0 if it is not there so (matched, being
+ * read, buffered data here already, or not arrived). */
+int unexpected_withdraw(unsigned pe, emx_gaddr_t sreq) {
+  for (dl_link *l = mpi_unexpected.head.next; l != &mpi_unexpected.head; l = l->next) {
+    send_record *e = DL_ENTRY(l, send_record, link);
+    /* (A record that is read or buffered may be of an earlier send whose request cell
+     * completed and was used again: only a waiting one is the live request's.) */
+    if (e->pe != pe || e->sreq != sreq || e->proto == PROTO_BUFFERED || e->state != SR_WAITING)
+      continue;
+    dl_remove(&e->link);
+    record_free(e);
+    return 1;
+  }
+  return 0;
+}
+
 /* A receive whose request is issued leaves the posted list: arriving send requests find
  * it in the request-issued queue, which is searched first, and an issued receive is older
  * than every receive still posted (those are wildcards and the receives held back behind

@@ -62,7 +62,7 @@ int MPI_Cart_create(MPI_Comm comm, int ndims, const int *dims, const int *period
   const char *fn = "MPI_Cart_create";
   (void)reorder; /* ranks stay those of the parent */
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (err) return err;
   if (ndims < 0 || ndims > MAX_DIMS)
     return mpi_error(comm, MPI_ERR_DIMS, fn, "invalid number of dimensions %d", ndims);
@@ -261,7 +261,7 @@ int MPI_Graph_create(MPI_Comm comm, int nnodes, const int *index, const int *edg
   const char *fn = "MPI_Graph_create";
   (void)reorder;
   mpi_comm *c;
-  int err = check_comm(comm, fn, &c);
+  int err = check_intra(comm, fn, &c);
   if (err) return err;
   if (nnodes < 0 || nnodes > c->size)
     return mpi_error(comm, MPI_ERR_ARG, fn, "a graph of %d nodes for %d ranks", nnodes, c->size);

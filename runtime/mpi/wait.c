@@ -51,6 +51,7 @@ static int finish(mpi_request *r, MPI_Status *st) {
   int err = MPI_SUCCESS;
   if (r->kind != REQ_RECV) {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+    if (st && (r->flags & RF_CANCELLED)) st->mpi_cancelled_ = 1; /* a send withdrawn */
   } else if (r->flags & RF_NULL_PEER) {
     set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0);
   } else if (r->flags & RF_CANCELLED) {
@@ -121,8 +122,8 @@ static int __attribute__((noinline)) progress_success(void) {
 /* The common case: an active, non-persistent, unarmed request. */
 static inline int plain(const mpi_request *r) {
   return r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
-         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED)) ==
-             RF_ACTIVE;
+         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
+                      RF_CANCELLED)) == RF_ACTIVE;
 }
 
 /* A plain request that has completed: its status (a receive's, without truncation),
@@ -160,7 +161,8 @@ static int wait_handle(MPI_Request *request, MPI_Status *status, const char *fn,
       *how |= W_BLOCKED;
     }
     *how |= r->kind == REQ_RECV ? W_READY : 0;
-    if (finish_plain(request, r, status)) return MPI_SUCCESS;
+    /* (A send cancelled while this waited is no longer plain: cancel.c.) */
+    if (!(r->flags & RF_CANCELLED) && finish_plain(request, r, status)) return MPI_SUCCESS;
     r->flags |= RF_COMPLETE;
     return complete_handle(request, status, fn);
   }
@@ -189,7 +191,7 @@ static int __attribute__((noinline)) wait_one(MPI_Request *request, MPI_Status *
 static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_request *r,
                                                    MPI_Status *status, const char *fn) {
   block_on(r);
-  if (finish_plain(request, r, status)) return MPI_SUCCESS;
+  if (!(r->flags & RF_CANCELLED) && finish_plain(request, r, status)) return MPI_SUCCESS;
   r->flags |= RF_COMPLETE;
   return complete_handle(request, status, fn);
 }

@@ -21,9 +21,15 @@ void BlockReadLatches::latch(const net::Packet& p) {
 BlockRead BlockReadLatches::start(const net::Packet& p, const mem::LocalMemory& m) {
   Latch& l = latch_.at(p.src);
   if (!l.full)
-    throw PacketError(describe_packet(p) + ": a block read's rdbn packet without its rdb packet");
+    throw PacketError(fmt::format("{}: a block read's {} packet without its rdb packet",
+                                  describe_packet(p),
+                                  isa::packet_type_name(static_cast<isa::PacketType>(p.type))));
   l.full = false;
-  BlockRead b{l.from, l.to, p.addr & 0x3fffffu, p.data};
+  BlockRead b{l.from, l.to, p.addr & 0x3fffffu, p.data,
+              p.type == static_cast<uint8_t>(isa::PacketType::blockreadf)};
+  if (b.forwarded && b.completion == 0)
+    throw PacketError(describe_packet(p) + ": a block read with a forwarded completion (rdbf) "
+                                           "needs a continuation to answer, and data is 0");
   if (b.words == 0) throw PacketError(describe_packet(p) + ": a block read of 0 words");
   if (!m.valid(b.from, 4 * b.words))
     throw PacketError(fmt::format("{}: block read of {} words from 0x{:x} reaches outside PE {}'s "
@@ -50,6 +56,10 @@ net::Packet block_read_reply(const BlockRead& b, uint32_t k, const mem::LocalMem
     r.type = static_cast<uint8_t>(isa::PacketType::syswr);
     r.addr = b.to + k;
     r.data = m.read32(b.from + 4 * k);
+  } else if (b.forwarded) {  // to the destination's PE, behind the words
+    r.type = static_cast<uint8_t>(isa::PacketType::sysrd);
+    r.addr = b.to + b.words - 1;
+    r.data = b.completion;
   } else {
     r.type = static_cast<uint8_t>(isa::PacketType::iwrite);
     r.addr = b.completion;

@@ -9,6 +9,13 @@
 // endpoint (hardware: a register pair per source; requests from different PEs may
 // interleave), until the same requester's rdbn brings the count and the completion
 // element. The network keeps one pair's packets in order, so the two arrive in order.
+//
+// Forwarded completion (rdbf instead of rdbn): the completion is a SYSRD of the last
+// destination word, sent to the destination's PE behind the data, with the requester's
+// continuation as its reply address. The destination's memory unit serves it after the
+// words (one path, one FIFO server), so its reply — an ordinary SYSRD reply — proves the
+// data is in place, wherever the continuation is: a copy between two other PEs completes
+// at a third with no per-requester state anywhere and no thread but the continuation's.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -23,7 +30,9 @@ struct BlockRead {
   uint32_t from = 0;        // local byte address of the first source word
   uint32_t to = 0;          // global address of the first destination word
   uint32_t words = 0;       // >= 1
-  uint32_t completion = 0;  // global address of the completion element, 0: none
+  uint32_t completion = 0;  // global address of the completion element, 0: none;
+                            // forwarded: the continuation the SYSRD's reply goes to
+  bool forwarded = false;   // rdbf: completion by a SYSRD through the destination
 };
 
 class BlockReadLatches {
@@ -33,7 +42,7 @@ class BlockReadLatches {
 
   // rdb: latch source and destination for p.src; an rdb already waiting is an error.
   void latch(const net::Packet& p);
-  // rdbn: the whole request, checked against local memory `m` (source words in it,
+  // rdbn or rdbf: the whole request, checked against local memory `m` (source words in it,
   // destination and completion naming PEs of the machine); no latch is an error.
   BlockRead start(const net::Packet& p, const mem::LocalMemory& m);
   bool waiting(unsigned src) const { return src < latch_.size() && latch_[src].full; }
@@ -48,7 +57,8 @@ class BlockReadLatches {
 };
 
 // Reply k of a block read served by PE `pe`: k < words the SYSWR of word k (read from `m`
-// now), k == words the completion's I-structure write of the count.
+// now), k == words the completion: the I-structure write of the count (rdbn), or the
+// SYSRD of the last destination word replying to the continuation (rdbf).
 net::Packet block_read_reply(const BlockRead& b, uint32_t k, const mem::LocalMemory& m,
                              unsigned pe);
 // The memory unit's busy time for the rdbn packet, and the clock (after its start) at which

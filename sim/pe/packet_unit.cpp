@@ -85,6 +85,7 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
       return e;
     case PacketType::blockread:
     case PacketType::blockreadn:
+    case PacketType::blockreadf:
       block_read(e, p);
       return e;
     case PacketType::twrite:

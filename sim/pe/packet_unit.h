@@ -71,7 +71,7 @@ inline bool may_reply(const net::Packet& p) {
   using isa::PacketType;
   const auto t = static_cast<PacketType>(p.type);
   return t == PacketType::sysrd || t == PacketType::iwrite || t == PacketType::iread ||
-         t == PacketType::blockreadn;
+         t == PacketType::blockreadn || t == PacketType::blockreadf;
 }
 
 }  // namespace emx::pe

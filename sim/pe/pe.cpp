@@ -295,6 +295,8 @@ const char* Pe::effect_text(const net::Packet& p, const PacketEffect& e) const {
       return "block read addresses latched";
     case PacketType::blockreadn:
       return "block read: words sent as SYSWR";
+    case PacketType::blockreadf:
+      return "block read: words sent as SYSWR, completion as SYSRD behind them";
     default:
       break;
   }

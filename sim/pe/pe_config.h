@@ -50,7 +50,7 @@ struct MemoryUnitConfig {
   uint32_t match_clocks = 2;         // [assumed] read-modify-write of the matching slot
   uint32_t istructure_clocks = 2;    // [assumed] read-modify-write of the element
   uint32_t exu_stall_clocks = 0;     // [assumed] memory-port conflicts with a running thread
-  uint32_t block_read_clocks = 1;    // [assumed] per rdb/rdbn request packet (latch, start)
+  uint32_t block_read_clocks = 1;    // [assumed] per rdb/rdbn/rdbf request packet (latch, start)
   uint32_t block_word_clocks = 2;    // [assumed] one read + one SYSWR reply per link slot
 
   template <class V>
@@ -70,7 +70,7 @@ struct MemoryUnitConfig {
             "the accesses overlap with execution, as the papers say [assumed]");
     v.field("block_read_clocks", block_read_clocks, 1u, 255u,
             "memory-unit clocks per block-read request packet (rdb latches the addresses, "
-            "rdbn starts the reads) [assumed]");
+            "rdbn or rdbf starts the reads) [assumed]");
     v.field("block_word_clocks", block_word_clocks, 1u, 255u,
             "memory-unit clocks per word of a block read: one read and one SYSWR reply "
             "packet; 2 = a two-word packet per link slot, the network's rate [assumed]");

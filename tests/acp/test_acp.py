@@ -24,7 +24,8 @@ class Copies(Runs):
             with self.subTest(config=config):
                 out, _ = self.run_program("acp_t_copy", pes=4, config=config)
                 self.assertEqual([l for l in out.splitlines() if not l.startswith("acp memory")], [
-                    "every combination: ok", "ordered chains: ok", "200 copies in flight: ok",
+                    "many origins at once: ok", "every combination: ok", "ordered chains: ok",
+                    "whole-word chains: ok", "200 copies in flight: ok",
                     "long copies: ok", "acp copy: ok"])
 
     def test_memory_does_not_depend_on_ranks(self):
@@ -56,6 +57,36 @@ class HardwareGet(Runs):
         self.assertEqual(pe["1"]["memory_unit"]["block_reads"], 0)
 
 
+class HardwareRemoteToRemote(Runs):
+    """A whole-word remote-to-remote copy on EM-X is one block read by the source's memory
+    unit (rdb + rdbf) whose completion is a SYSRD served by the destination's memory unit:
+    no request or reply threads on the source; EM-X' (no block read) keeps the handler."""
+
+    def r2r_stats(self, size, config=None, option=None):
+        opts = ["--pes", "3"] + (["--config", config] if config else [])
+        r, s = run_stats(*opts, "acp_bench", "r2r", str(size), "5", "1", "2",
+                         *([option] if option else []), timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return s["stats"]["pe"]
+
+    def test_emx_whole_words_by_the_memory_units(self):
+        pe = self.r2r_stats(64)
+        runs = pe["1"]["memory_unit"]["block_reads"]
+        self.assertEqual(runs, 6)  # a warm-up and 5 timed copies
+        self.assertEqual(pe["1"]["memory_unit"]["block_words"], 16 * runs)
+        self.assertEqual(pe["2"]["memory_unit"]["syswr"], 16 * runs)
+        self.assertEqual(pe["2"]["memory_unit"]["sysrd"], runs)  # the completions
+        self.assertLess(pe["1"]["threads"], runs)  # no thread per copy on the source
+
+    def test_partial_words_emx_prime_and_the_option_stay_in_software(self):
+        for size, config, option in ((63, None, None), (64, "emx-thread-write", None),
+                                     (64, None, "-acp-remote-copy=software")):
+            with self.subTest(size=size, config=config, option=option):
+                pe = self.r2r_stats(size, config, option)
+                self.assertEqual(pe["1"]["memory_unit"]["block_reads"], 0)
+                self.assertGreater(pe["1"]["threads"], 6 * 9)  # request + 8 reply threads
+
+
 class Atomics(Runs):
     def test_contention_from_80_ranks(self):
         out, _ = self.run_program("acp_t_atomics", pes=80)
@@ -85,16 +116,41 @@ class Errors(Runs):
         self.assertEqual(msgs[11], "more than 63 registrations at once")
         self.assertIn("acp errors: ok", out)
 
+    # Only the source's owner knows its registration was withdrawn; its handler checks
+    # when it moves the copy: a partial word (15 bytes) on EM-X, any copy on EM-X'.
     def test_withdrawn_registration_stops_every_rank(self):
-        out, _ = self.run_program("acp_t_errors", "fatal", pes=3, exit_code=14)
-        self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked "
-                              r"for 16 bytes at 0x[0-9a-f]+ of registration 1, which is not")
-        self.assertNotIn("the refused copy completed", out)
+        for size, config in ((15, None), (16, "emx-thread-write")):
+            with self.subTest(size=size, config=config):
+                out, _ = self.run_program("acp_t_errors", "fatal", size, pes=3, config=config,
+                                          exit_code=14)
+                self.assertRegex(out, rf"acp error on rank 1 in acp_copy \(source rank\): rank "
+                                      rf"0 asked for {size} bytes at 0x[0-9a-f]+ of registration "
+                                      r"1, which is not")
+                self.assertNotIn("completed", out)
+                self.assertNotIn("moved", out)
 
     def test_withdrawn_registration_reported_when_errors_return(self):
         out, _ = self.run_program("acp_t_errors", "fatal", "return", pes=3)
         self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked")
         self.assertIn("the refused copy completed without data", out)
+
+    def test_whole_words_on_emx_are_not_checked_by_the_owner(self):
+        # Whole words go by the owner's memory unit (a block read), which has no
+        # protection: what docs/acp.md says is no longer checked.
+        out, _ = self.run_program("acp_t_errors", "fatal", 16, pes=3)
+        self.assertNotIn("acp error", out)
+        self.assertIn("the copy from the withdrawn registration moved the data", out)
+        # The software path, chosen by name, checks again.
+        out, _ = self.run_program("acp_t_errors", "fatal", 16, "return",
+                                  "-acp-remote-copy=software", pes=3)
+        self.assertRegex(out, r"acp error on rank 1 in acp_copy \(source rank\): rank 0 asked "
+                              r"for 16 bytes")
+        self.assertIn("the refused copy completed without data", out)
+
+    def test_unknown_option(self):
+        out, _ = self.run_program("acp_t_errors", "-acp-remote-copy=fast", pes=3, exit_code=14)
+        self.assertIn("acp error on rank 0 in acp_init: unknown option -acp-remote-copy=fast "
+                      "(use -acp-remote-copy=hardware|software)", out)
 
 
 class Ompl(Runs):
@@ -168,6 +224,13 @@ class Experiments(unittest.TestCase):
         # its SYSRD-per-word fetch, -mpi-option=fetch-per-word, stays below 3 MB/s.)
         for case in ("ACP put", "ACP get", "MPI one-sided send", "MPI receiver-side get"):
             self.assertGreater(t.loc[(case, 65536), "mbytes_per_s"], 28)
+
+    def test_remote_to_remote_by_the_block_read_is_cheaper(self):
+        t = self.tables["acp_ompl.remote_copy"].set_index(["case", "bytes"])
+        hw, sw = "ACP remote-to-remote, block read", "ACP remote-to-remote, source's handler"
+        for size in (4, 1024, 65536):
+            self.assertLess(t.loc[(hw, size), "latency_us"], t.loc[(sw, size), "latency_us"])
+        self.assertGreater(t.loc[(hw, 65536), "mbytes_per_s"], 28)
 
     def test_ompl_beats_mpi_from_many_computations(self):
         t = self.tables["acp_ompl.pingpong"].set_index(["how", "T", "bytes"])["oneway_us"]

@@ -92,6 +92,55 @@ class PointToPoint(Runs):
                 self.assertEqual(res["mpi_cells_in_use"], 0)
 
 
+class ThreadMultiple(Runs):
+    """MPI_Init_thread(MPI_THREAD_MULTIPLE): the whole point-to-point suite run at once by
+    T computations of every rank (mpi_t_p2p threads T), each on its own MPI_Comm_dup of
+    MPI_COMM_WORLD (wildcard receives of two computations on one communicator would take
+    each other's messages), in every variant; and "comms": Comm_dup and Comm_split from
+    all T computations at once, whose new communicators must have distinct contexts
+    (before the fix in runtime/mpi/comm.c two got the same and their messages crossed)."""
+
+    def test_every_variant(self):
+        for matching, protocol in VARIANTS:
+            for T, pes in ((2, 2), (2, 3), (4, 2), (4, 3)):
+                with self.subTest(matching=matching, protocol=protocol, T=T, pes=pes):
+                    out, res = self.run_program("mpi_t_p2p", "threads", T, "all", "comms",
+                                                "-mpi-stats",
+                                                *variant_args(matching, protocol), pes=pes)
+                    self.assert_all_ok(out, P2P_TESTS + ["comms"])
+                    self.assertEqual(res["mpi_cells_in_use"], 0)
+                    self.assertGreater(res["mpi_unexpected"], 0)
+                    if matching == "both":
+                        self.assertGreater(res["mpi_one_sided"], 0)
+                        self.assertGreater(res["mpi_concurrent"], 0)
+
+    def test_machine_variants_and_more_computations(self):
+        for config, T, pes in (("emx-thread-write", 2, 3), ("em4", 2, 2), (None, 8, 5),
+                               (None, 4, 1)):
+            # (EM-4's 512 KiB per PE do not hold T times the 200 KB of "sizes")
+            tests = [t for t in P2P_TESTS if config != "em4" or t != "sizes"] + ["comms"]
+            with self.subTest(config=config, T=T, pes=pes):
+                out, _ = self.run_program("mpi_t_p2p", "threads", T, *tests,
+                                          "-mpi-matching=both", "-mpi-protocol=get",
+                                          pes=pes, config=config)
+                self.assert_all_ok(out, tests)
+
+    def test_all_options_and_many_pes(self):
+        tests = [t for t in P2P_TESTS if t != "sizes"] + ["comms"]
+        for args, pes in ((["-mpi-option=all"], 3), ([], 16)):
+            for matching, protocol in (("both", "get"), ("receiver", "sync")):
+                with self.subTest(args=args, pes=pes, matching=matching, protocol=protocol):
+                    out, res = self.run_program("mpi_t_p2p", "threads", 4, *tests,
+                                                "-mpi-stats", *args,
+                                                *variant_args(matching, protocol), pes=pes)
+                    self.assert_all_ok(out, tests)
+                    self.assertEqual(res["mpi_cells_in_use"], 0)
+
+    def test_bad_thread_count(self):
+        out, _ = self.run_program("mpi_t_p2p", "threads", 9, "order", pes=2, exit_code=2)
+        self.assertIn("mpi_t_p2p: threads 1..8 (MPI_THREAD_MULTIPLE)", out)
+
+
 # -mpi-option= names (runtime/mpi/options.c): the shortcuts over the paper's mechanisms.
 OPTIONS = ["rreq-pairs", "sreq-inline", "staged-records", "done-sized", "fetch-per-word"]
 
@@ -215,10 +264,14 @@ class Collectives(Runs):
 class MpiOne(Runs):
     """The rest of MPI-1 (programs/mpi/tests/mpi1.c): groups, Comm_split/Comm_create with
     ranks in any order, derived datatypes (point to point, persistent, collectives),
-    Pack/Unpack, Bsend/Ibsend, Cancel, Testsome, Reduce_scatter, attributes, error
-    handlers, Cart_sub and graphs, edge cases; every cell back in its free list."""
-    NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "testsome",
-             "reduce_scatter", "attrs", "errhandler", "topo", "edges"]
+    Pack/Unpack, Bsend/Ibsend, Cancel of receives and sends (withdrawn only where the
+    variant allows: cancel_send), Testsome, Reduce_scatter, the v-collectives on
+    non-contiguous types, user operations and reductions on derived types,
+    intercommunicators, attributes, error handlers, Cart_sub and graphs, edge cases; every
+    cell back in its free list."""
+    NAMES = ["groups", "split", "types", "pack", "bsend", "cancel", "cancel_send", "testsome",
+             "reduce_scatter", "vcoll", "userops", "intercomm", "attrs", "errhandler", "topo",
+             "edges"]
 
     def test_every_variant_on_3_pes(self):
         for matching, protocol in VARIANTS:
@@ -471,6 +524,41 @@ int main(int argc, char *argv[]) {
             out, _ = self.run_program(elf, "x", "-mpi-protocol=sync", pes=5)
             self.assertEqual(out, "token 5 after 5 ranks, argc 2\n")
 
+
+
+class OutsideSuite(Runs):
+    """An MPI-1 test written as the classic outside suites are (programs/mpi/tests/
+    outside.c: its own harness, every test over several communicators, intercommunicators),
+    compiled with scripts/emx-mpicc as a user would, in every variant and on 1 to 16 PEs:
+    rank 0 prints " No Errors" and nothing else."""
+
+    @classmethod
+    def setUpClass(cls):
+        build = os.path.dirname(os.path.dirname(os.path.abspath(os.environ["EMX"])))
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.elf = os.path.join(cls.dir.name, "outside.elf")
+        cc = subprocess.run([os.path.join(ROOT, "scripts", "emx-mpicc"), "--build-dir", build,
+                             "-o", cls.elf,
+                             os.path.join(ROOT, "programs", "mpi", "tests", "outside.c")],
+                            capture_output=True, text=True)
+        assert cc.returncode == 0 and cc.stderr == "", cc.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_every_variant(self):
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, _ = self.run_program(self.elf, *variant_args(matching, protocol), pes=5)
+                self.assertEqual(out, " No Errors\n")
+
+    def test_pe_counts_and_options(self):
+        for pes, args in ((1, []), (2, []), (16, ["-mpi-protocol=sync"]),
+                          (7, ["-mpi-option=all", "-mpi-protocol=buffered"])):
+            with self.subTest(pes=pes, args=args):
+                out, _ = self.run_program(self.elf, *args, pes=pes)
+                self.assertEqual(out, " No Errors\n")
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,6 +1,9 @@
 // The matching unit and memory control unit, functionally: every packet type.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 #include "isa/isa.h"
 #include "sim/pe/packet_unit.h"
 
@@ -219,6 +222,151 @@ TEST_F(PacketUnitTest, BadBlockReadsAreErrorsNamingThePacket) {
   EXPECT_THROW(unit.accept(n), PacketError);  // destination PE 100 of 8
   cfg.direct_remote_access = false;
   EXPECT_THROW(unit.accept(packet(PacketType::blockread, 0x2000, make_gaddr(1, 0))), PacketError);
+}
+
+
+// Forwarded completion (rdbf): the words go to B as SYSWRs, then a SYSRD of B's last word
+// whose reply address is the requester's continuation. The completion leaves with the last
+// word, to B, so on the one A->B path it arrives after every word; B's memory unit, serving
+// arrivals in order, answers the continuation only once the words are written.
+class ForwardedBlockRead : public PacketUnitTest {
+ protected:
+  static constexpr unsigned kDst = 6;
+  // A block of `words` from PE `from` (its unit and memory) at 0x2000 + 0x400 * tag to
+  // kDst's 0x8000 + 0x400 * tag, completion to continuation `cont`, requested by `origin`.
+  std::vector<net::Packet> request(PacketUnit& from, mem::LocalMemory& fm, unsigned from_pe,
+                                   unsigned tag, uint32_t words, uint32_t cont, uint16_t origin) {
+    for (uint32_t k = 0; k < words; ++k) fm.write32(0x2000 + 0x400 * tag + 4 * k, word(tag, k));
+    from.accept(rdb(from_pe, tag, origin));
+    const auto e = from.accept(rdbf(from_pe, words, cont, origin));
+    return replies(e, fm, from_pe);
+  }
+  static uint32_t word(unsigned tag, uint32_t k) { return 0x1000 * (tag + 1) + k; }
+  static uint32_t to(unsigned tag) { return make_gaddr(kDst, 0x8000 + 0x400 * tag); }
+  net::Packet rdb(unsigned from_pe, unsigned tag, uint16_t origin) {
+    net::Packet p = packet(PacketType::blockread, 0, to(tag), origin);
+    p.addr = make_gaddr(from_pe, 0x2000 + 0x400 * tag);
+    p.dst = static_cast<uint16_t>(from_pe);
+    return p;
+  }
+  net::Packet rdbf(unsigned from_pe, uint32_t words, uint32_t cont, uint16_t origin) {
+    net::Packet p = packet(PacketType::blockreadf, 0, cont, origin);
+    p.addr = (from_pe << 22) | words;
+    p.dst = static_cast<uint16_t>(from_pe);
+    return p;
+  }
+  std::vector<net::Packet> replies(const PacketEffect& e, const mem::LocalMemory& fm,
+                                   unsigned from_pe) {
+    EXPECT_TRUE(e.block);
+    std::vector<net::Packet> out;
+    if (!e.block) return out;
+    for (uint32_t k = 0; k <= e.block->words; ++k) {
+      out.push_back(block_read_reply(*e.block, k, fm, from_pe));
+      out.back().seq = block_read_reply_offset(*e.block, k, cfg);  // when it leaves
+    }
+    return out;
+  }
+  mem::LocalMemory dst_memory{64 * 1024};
+  PacketUnit dst_unit{kDst, 8, dst_memory, cfg};
+};
+
+TEST_F(ForwardedBlockRead, CompletionIsASysrdBehindTheWordsAnsweredByTheDestination) {
+  const uint32_t cont = make_gaddr(2, 0x3004);  // the requester, a third PE
+  const auto out = request(unit, memory, kPe, 0, 5, cont, 2);
+  ASSERT_EQ(out.size(), 6u);
+  for (uint32_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(out[k].type, static_cast<uint8_t>(PacketType::syswr));
+    EXPECT_EQ(out[k].addr, to(0) + k);
+    EXPECT_EQ(out[k].dst, kDst);
+  }
+  const net::Packet& c = out[5];
+  EXPECT_EQ(c.type, static_cast<uint8_t>(PacketType::sysrd));
+  EXPECT_EQ(c.addr, to(0) + 4);  // the last destination word, on the destination's PE
+  EXPECT_EQ(c.dst, kDst);        // same path as the words
+  EXPECT_EQ(c.data, cont);
+  EXPECT_EQ(c.seq, out[4].seq);  // leaves with the last word, behind it
+  // At the destination, in arrival order: the reply goes to the requester once the
+  // words are in memory, carrying the last one.
+  for (uint32_t k = 0; k < 5; ++k) EXPECT_FALSE(dst_unit.accept(out[k]).reply);
+  const auto done = dst_unit.accept(c);
+  ASSERT_TRUE(done.reply);
+  EXPECT_EQ(done.reply->type, static_cast<uint8_t>(PacketType::invoke1));
+  EXPECT_EQ(done.reply->addr, cont);
+  EXPECT_EQ(done.reply->dst, 2);
+  EXPECT_EQ(done.reply->data, word(0, 4));
+  for (uint32_t k = 0; k < 5; ++k) EXPECT_EQ(dst_memory.read32(0x8000 + 4 * k), word(0, k));
+  EXPECT_EQ(done.clocks, cfg.sysrd_clocks);
+  EXPECT_EQ(unit.counters().block_reads, 1u);
+  EXPECT_EQ(dst_unit.counters().sysrd, 1u);
+}
+
+TEST_F(ForwardedBlockRead, RequestsOfSeveralOriginsAtOneSourceKeepTheirOwnCompletions) {
+  // Origins 1, 2 and 5 latch their rdb packets, then their rdbf packets arrive in another
+  // order: each block goes where its rdb said and answers its own origin.
+  const uint16_t origins[3] = {1, 2, 5};
+  for (unsigned i = 0; i < 3; ++i)
+    for (uint32_t k = 0; k < 3 + i; ++k) memory.write32(0x2000 + 0x400 * i + 4 * k, word(i, k));
+  for (unsigned i = 0; i < 3; ++i) unit.accept(rdb(kPe, i, origins[i]));
+  for (unsigned i : {2u, 0u, 1u}) {
+    const uint32_t cont = make_gaddr(origins[i], 0x3000 + 4 * i);
+    const auto out = replies(unit.accept(rdbf(kPe, 3 + i, cont, origins[i])), memory, kPe);
+    ASSERT_EQ(out.size(), 4u + i);
+    EXPECT_EQ(out.front().addr, to(i));
+    EXPECT_EQ(out.front().data, word(i, 0));
+    EXPECT_EQ(out.back().addr, to(i) + 2 + i);
+    EXPECT_EQ(out.back().data, cont);
+  }
+  EXPECT_EQ(unit.counters().block_reads, 3u);
+  EXPECT_EQ(unit.counters().block_words, 3u + 4u + 5u);
+}
+
+TEST_F(ForwardedBlockRead, BlocksOfSeveralSourcesIntoOneDestinationCompleteAfterTheirOwnData) {
+  // Sources PE 3 and PE 4 send blocks to PE 6 for origins 1 and 2. The network keeps
+  // each source's packets in order but may interleave the two streams any way: in every
+  // interleaving, each completion is answered when its own words are in place.
+  mem::LocalMemory other_memory(64 * 1024);
+  PacketUnit other(4, 8, other_memory, cfg);
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    mem::LocalMemory b(64 * 1024);
+    PacketUnit at_b(kDst, 8, b, cfg);
+    const uint32_t words0 = 1 + rng() % 9, words1 = 1 + rng() % 9;
+    const std::vector<net::Packet> s[2] = {
+        request(unit, memory, kPe, 0, words0, make_gaddr(1, 0x3000), 1),
+        request(other, other_memory, 4, 1, words1, make_gaddr(2, 0x3000), 2)};
+    size_t next[2] = {0, 0};
+    unsigned answered = 0;
+    while (next[0] < s[0].size() || next[1] < s[1].size()) {
+      const unsigned i = next[0] == s[0].size() ? 1 : next[1] == s[1].size() ? 0 : rng() % 2;
+      const auto e = at_b.accept(s[i][next[i]++]);
+      if (!e.reply) continue;
+      ++answered;
+      ASSERT_EQ(next[i], s[i].size()) << "only the completion replies";
+      EXPECT_EQ(e.reply->dst, i + 1);
+      for (uint32_t k = 0; k + 1 < s[i].size(); ++k)
+        ASSERT_EQ(b.read32(0x8000 + 0x400 * i + 4 * k), word(i, k)) << "round " << round;
+    }
+    EXPECT_EQ(answered, 2u);
+  }
+}
+
+TEST_F(ForwardedBlockRead, BadRequestsAreErrorsNamingThePacket) {
+  try {
+    unit.accept(rdbf(kPe, 1, make_gaddr(1, 0x3000), 1));
+    FAIL() << "no error";
+  } catch (const PacketError& e) {
+    EXPECT_NE(std::string(e.what()).find("rdbf packet without its rdb packet"), std::string::npos)
+        << e.what();
+  }
+  unit.accept(rdb(kPe, 0, 1));
+  try {
+    unit.accept(rdbf(kPe, 1, 0, 1));
+    FAIL() << "no error";
+  } catch (const PacketError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a continuation"), std::string::npos) << e.what();
+  }
+  unit.accept(rdb(kPe, 0, 1));
+  EXPECT_THROW(unit.accept(rdbf(kPe, 1, make_gaddr(100, 0x3000), 1)), PacketError);  // PE 100 of 8
 }
 
 }  // namespace

@@ -79,7 +79,8 @@ class RemoteAccess(Runs):
 class BlockReads(Runs):
     CHECKS = ["sizes 1..70 and large, every word offset", "every PE reads PE 0 at once",
               "served while a thread runs on the target",
-              "a block sent from PE 0 to PE 2 at PE 1's request"]
+              "a block sent from PE 0 to PE 2 at PE 1's request",
+              "blocks moved between other PEs, completion at the requester"]
 
     def test_checks_and_rate(self):
         for pes in (3, 16):

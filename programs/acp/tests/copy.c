@@ -1,7 +1,9 @@
 /* acp_copy between every kind of source and destination: local, remote, and remote to
  * remote (on a third rank or on one remote rank), at every alignment of both ends, with
  * guard bytes around the destination that must not change; order handles chaining
- * overlapping copies; more copies in flight than the ring holds. Needs 4 PEs. */
+ * overlapping copies (also remote-to-remote chains of whole words); copies between every
+ * pair of other ranks started by every rank at once; more copies in flight than the ring
+ * holds. Needs 4 PEs. */
 #include <emx/bytes.h>
 #include <string.h>
 
@@ -102,6 +104,67 @@ static void many_in_flight(void) {
   acp_unregister_memory(kd);
 }
 
+/* Chains of whole-word remote-to-remote copies (EM-X: block reads by the source's memory
+ * unit): rank 1 -> 2 -> 3 -> 1, each ordered after the one before, overwriting what the
+ * chain wrote before; rank 0 starts them all and checks where the last one wrote. */
+static void whole_word_chains(void) {
+  enum { AT = DST_AT + 2048 };
+  int bad = 0;
+  for (unsigned round = 0; round < 12; ++round) {
+    const unsigned n = 4 * (37 * round + 1), from = SRC_AT + 4 * round;
+    acp_handle_t h = acp_copy(ga_at(2, AT), ga_at(1, from), n, ACP_HANDLE_NULL);
+    h = acp_copy(ga_at(3, AT), ga_at(2, AT), n, h);
+    h = acp_copy(ga_at(1, AT), ga_at(3, AT), n, h);
+    acp_complete(h);
+    static uint8_t got[4 * 37 * 12];
+    emx_get_bytes(got, 1, &area[AT], n);
+    for (unsigned i = 0; i < n; ++i) bad += got[i] != pattern(1, from + i);
+  }
+  CHECK(!bad, "%d bytes of whole-word chains wrong", bad);
+  static uint8_t zero[4 * 37 * 12];
+  for (unsigned pe = 1; pe < 4; ++pe) emx_put_bytes(pe, &area[DST_AT + 2048], zero, sizeof zero);
+  emx_fence_all();
+  printf("whole-word chains: %s\n", bad ? "FAILED" : "ok");
+}
+
+/* Every rank at once starts remote-to-remote copies between every ordered pair of the
+ * other ranks (whole words, and one byte off), all in flight together: several origins
+ * read one source and write one destination, several sources write one destination.
+ * Each destination checks what it received. */
+enum { MANY = 6, PIECE = 240 };
+static uint8_t many[4 * MANY * PIECE] __attribute__((aligned(8)));
+
+static void many_origins(const acp_ga_t *many_gas) {
+  const unsigned me = emx_pe_id();
+  unsigned k = 0;
+  for (unsigned s = 0; s < 4; ++s)
+    for (unsigned d = 0; d < 4; ++d)
+      if (s != me && d != me && s != d) {
+        const unsigned off = (k & 1) ? 1 : 0, size = PIECE - 4 * (k & 1);
+        acp_copy(many_gas[d] + (me * MANY + k) * PIECE + off, ga_at(s, SRC_AT + 4 * k + off),
+                 size, ACP_HANDLE_NULL);
+        ++k;
+      }
+  acp_complete(ACP_HANDLE_ALL);
+  acp_sync();
+  int bad = 0;
+  for (unsigned o = 0; o < 4; ++o) { /* what origin o sent here, in its order */
+    unsigned j = 0;
+    for (unsigned s = 0; s < 4; ++s)
+      for (unsigned d = 0; d < 4; ++d)
+        if (s != o && d != o && s != d) {
+          const unsigned off = (j & 1) ? 1 : 0, size = PIECE - 4 * (j & 1);
+          if (d == me)
+            for (unsigned i = 0; i < size; ++i)
+              bad += many[(o * MANY + j) * PIECE + off + i] != pattern(s, SRC_AT + 4 * j + off + i);
+          ++j;
+        }
+  }
+  CHECK(!bad, "%d bytes received from several origins at once wrong", bad);
+  const int all = emx_sum_i32(bad);
+  if (me == 0) printf("many origins at once: %s\n", all ? "FAILED" : "ok");
+}
+
 /* Long copies (on EM-X' and EM-4 they are paced in chunks): put to rank 1, rank 1 to
  * rank 2, get back from rank 2; misaligned by one byte so partial words come along. */
 enum { LONG = 20000 };
@@ -133,9 +196,13 @@ int main(int argc, char **argv) {
   gas = exchange_gas(acp_query_ga(key, area));
   const acp_atkey_t long_key = acp_register_memory(long_area, sizeof long_area, 0);
   acp_ga_t *long_gas = exchange_gas(acp_query_ga(long_key, long_area));
+  const acp_atkey_t many_key = acp_register_memory(many, sizeof many, 0);
+  acp_ga_t *many_gas = exchange_gas(acp_query_ga(many_key, many));
+  many_origins(many_gas);
   if (me == 0) {
     every_combination();
     ordered_chain();
+    whole_word_chains();
     many_in_flight();
     long_copies(long_gas);
     printf("acp memory per rank: %u bytes\n", (unsigned)acp_memory_bytes());

@@ -1,8 +1,12 @@
 /* The ACP layer's errors: every erroneous call prints what and where; with
- * acp_errors_return(1) it returns its null value. Argument "fatal": a remote-to-remote
- * copy from a registration its owner has withdrawn, which only the owner can see: it
- * stops every rank with exit status ACP_ERROR_EXIT ("fatal return": the owner only
- * reports it, and the copy completes without moving anything). Needs 3 PEs. */
+ * acp_errors_return(1) it returns its null value. Arguments "fatal [SIZE] [return]": a
+ * remote-to-remote copy of SIZE bytes (default 15) from a registration its owner (rank
+ * 1) has withdrawn to rank 2, which only the owner can see. When the owner's handler
+ * moves it (a partial word; any size on EM-X' and EM-4) it stops every rank with exit
+ * status ACP_ERROR_EXIT ("return": the owner only reports it, and the copy completes
+ * without moving anything). Whole words on EM-X are moved by the owner's memory unit,
+ * which checks nothing: the copy moves the data (docs/acp.md). Rank 2 says which
+ * happened. Needs 3 PEs. */
 #include <string.h>
 
 #include "common.h"
@@ -17,12 +21,20 @@ int main(int argc, char **argv) {
   acp_ga_t *gas = exchange_gas(acp_query_ga(key, area));
   const int fatal = argc > 1 && strcmp(argv[1], "fatal") == 0;
   if (fatal) {
+    unsigned size = 15;
+    int only_report = 0;
+    for (int k = 2; k < argc; ++k)
+      if (strcmp(argv[k], "return") == 0) only_report = 1;
+      else size = (unsigned)atoi(argv[k]);
+    memset(area, 0x10 + me, sizeof area);
     if (me == 1) acp_unregister_memory(key); /* tells nobody */
-    if (me == 1 && argc > 2) acp_errors_return(1); /* "fatal return": rank 1 reports only */
+    if (me == 1 && only_report) acp_errors_return(1); /* rank 1 reports only */
     acp_sync();
-    if (me == 0) acp_complete(acp_copy(gas[2], gas[1], 16, ACP_HANDLE_NULL));
+    if (me == 0) acp_complete(acp_copy(gas[2], gas[1], size, ACP_HANDLE_NULL));
     acp_sync();
-    if (me == 0) printf("the refused copy completed without data\n");
+    if (me == 2)
+      printf(area[0] == 0x11 ? "the copy from the withdrawn registration moved the data\n"
+                             : "the refused copy completed without data\n");
     acp_finalize();
     return 0;
   }

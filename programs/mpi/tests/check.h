@@ -1,6 +1,8 @@
 /* Checks for the MPI test programs (tests/mpi): each rank counts its failures and prints
  * the first few; report() prints one line per test on rank 0, "NAME: ok" when no rank
- * failed, so the Python side compares a short, deterministic output. */
+ * failed, so the Python side compares a short, deterministic output. A program whose
+ * tests run in several computations at once (MPI_THREAD_MULTIPLE) gives each its own
+ * `checks` and uses check_in and failures_on. */
 #ifndef MPI_TEST_CHECK_H
 #define MPI_TEST_CHECK_H
 
@@ -8,30 +10,58 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static int check_failures;
+/* One computation's checks: failures since the last report, and the computation's number
+ * for its messages (-1: the rank's only one). */
+typedef struct {
+  int failures, computation;
+} checks;
 
-__attribute__((format(printf, 2, 3))) static inline int check(int ok, const char *fmt, ...) {
+static checks check_main = {0, -1};
+
+static inline int vcheck_in(checks *c, int ok, const char *fmt, va_list ap) {
   if (ok) return 1;
-  if (check_failures++ < 5) {
+  if (c->failures++ < 5) {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    va_list ap;
-    va_start(ap, fmt);
-    printf("rank %d: FAILED: ", rank);
+    if (c->computation < 0) printf("rank %d: FAILED: ", rank);
+    else printf("rank %d computation %d: FAILED: ", rank, c->computation);
     vprintf(fmt, ap);
     printf("\n");
-    va_end(ap);
   }
   return 0;
 }
 
+__attribute__((format(printf, 3, 4))) static inline int check_in(checks *c, int ok,
+                                                                 const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int r = vcheck_in(c, ok, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+__attribute__((format(printf, 2, 3))) static inline int check(int ok, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int r = vcheck_in(&check_main, ok, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+/* Every member of comm calls it: the failures of all of them since the last call. */
+static inline int failures_on(MPI_Comm comm, checks *c) {
+  int all;
+  MPI_Allreduce(&c->failures, &all, 1, MPI_INT, MPI_SUM, comm);
+  c->failures = 0;
+  return all;
+}
+
 /* Every rank calls it: the failures of all ranks decide. */
 static inline void report(const char *name) {
-  int all, rank;
-  MPI_Allreduce(&check_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int rank;
+  const int all = failures_on(MPI_COMM_WORLD, &check_main);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) printf("%s: %s\n", name, all ? "FAILED" : "ok");
-  check_failures = 0;
 }
 
 /* A deterministic pseudo-random sequence per rank (xorshift), for varied timing. */

@@ -1,11 +1,14 @@
 /* Tests of the rest of MPI-1 in MPI-EMX: groups, communicators of any PEs in any order,
- * derived datatypes, packing, buffered mode, cancel, Testsome, Reduce_scatter,
- * attributes, error handlers, topologies, and edge cases of the standard.
+ * derived datatypes, packing, buffered mode, cancel of receives and sends, Testsome,
+ * Reduce_scatter, v-collectives on non-contiguous types, user operations and reductions
+ * on derived types, intercommunicators, attributes, error handlers, topologies, and edge
+ * cases of the standard.
  *
  *   mpi_t_mpi1 [TEST...] [-mpi-matching=...] [-mpi-protocol=...]
  *
  * Prints "NAME: ok" on rank 0 for each test (all of them without arguments). Needs at
  * least 3 ranks for the interesting cases; runs on any number. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -453,13 +456,83 @@ static void test_cancel(void) {
   MPI_Wait(&q, &st);
   MPI_Test_cancelled(&st, &flag);
   check(!flag && x == from && st.MPI_SOURCE == from, "matched receive cancelled");
-  /* A send is not cancelled. */
-  MPI_Isend(&rank, 1, MPI_INT, to, 80, MPI_COMM_WORLD, &q);
+  /* A send matched before the cancel: it completes normally. */
+  MPI_Irecv(&x, 1, MPI_INT, from, 81, MPI_COMM_WORLD, &q);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Request sq;
+  MPI_Isend(&rank, 1, MPI_INT, to, 81, MPI_COMM_WORLD, &sq);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  MPI_Cancel(&sq);
+  MPI_Wait(&sq, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(!flag && x == from, "matched send cancelled");
+}
+
+/* The receiver-side protocol of this run (-mpi-protocol=, read before MPI_Init takes it
+ * out of argv). */
+static int protocol_sync;
+
+/* Sends cancelled where the protocol still can: a send request waiting unmatched at the
+ * receiver with no data moved. */
+static void test_cancel_send(void) {
+  const int from = (rank + size - 1) % size, to = (rank + 1) % size;
+  int x = -1, flag, v = rank * 3 + 1;
+  MPI_Status st;
+  MPI_Request q;
+  /* A synchronous send nobody receives: withdrawn in every variant. */
+  MPI_Issend(&v, 1, MPI_INT, to, 90, MPI_COMM_WORLD, &q);
   MPI_Cancel(&q);
-  MPI_Recv(&x, 1, MPI_INT, from, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Wait(&q, &st);
   MPI_Test_cancelled(&st, &flag);
-  check(!flag && x == from, "send cancelled");
+  check(flag, "unmatched Issend not cancelled");
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Iprobe(from, 90, MPI_COMM_WORLD, &flag, &st);
+  check(!flag, "a cancelled send can be probed");
+  /* The next message with that tag goes to the next receive. */
+  MPI_Sendrecv(&rank, 1, MPI_INT, to, 90, &x, 1, MPI_INT, from, 90, MPI_COMM_WORLD, &st);
+  check(x == from, "after the cancelled send: %d", x);
+  /* A standard send nobody asked for yet: withdrawn under sync; buffered copied it to the
+   * receiver and get read it at once, so there it completes and arrives. */
+  MPI_Isend(&v, 1, MPI_INT, to, 91, MPI_COMM_WORLD, &q);
+  MPI_Cancel(&q);
+  MPI_Wait(&q, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(flag == protocol_sync, "standard send cancelled: %d", flag);
+  int theirs;
+  MPI_Sendrecv(&flag, 1, MPI_INT, to, 92, &theirs, 1, MPI_INT, from, 92, MPI_COMM_WORLD, &st);
+  if (theirs) {
+    MPI_Iprobe(from, 91, MPI_COMM_WORLD, &flag, &st);
+    check(!flag, "a cancelled standard send arrived");
+  } else {
+    MPI_Recv(&x, 1, MPI_INT, from, 91, MPI_COMM_WORLD, &st);
+    check(x == from * 3 + 1, "the send whose cancel failed: %d", x);
+  }
+  /* A persistent synchronous send: cancelled, then started again and received. */
+  MPI_Request p;
+  MPI_Ssend_init(&v, 1, MPI_INT, to, 93, MPI_COMM_WORLD, &p);
+  MPI_Start(&p);
+  MPI_Cancel(&p);
+  MPI_Wait(&p, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(flag, "persistent send not cancelled");
+  MPI_Barrier(MPI_COMM_WORLD);
+  v = rank * 5;
+  MPI_Irecv(&x, 1, MPI_INT, from, 93, MPI_COMM_WORLD, &q);
+  MPI_Start(&p);
+  MPI_Wait(&p, &st);
+  MPI_Test_cancelled(&st, &flag);
+  check(!flag, "the second round is cancelled");
+  MPI_Wait(&q, &st);
+  check(x == from * 5, "second round got %d", x);
+  MPI_Request_free(&p);
+  /* Cancelled, then the request freed before the answer: nothing arrives. */
+  MPI_Issend(&v, 1, MPI_INT, to, 94, MPI_COMM_WORLD, &q);
+  MPI_Cancel(&q);
+  MPI_Request_free(&q);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Iprobe(from, 94, MPI_COMM_WORLD, &flag, &st);
+  check(!flag, "a freed cancelled send arrived");
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void test_testsome(void) {
@@ -505,6 +578,347 @@ static void test_reduce_scatter(void) {
   check(bg[0] == 2 * rank && bg[1] == 2 * rank + 1, "reduce_scatter_block %d %d", bg[0], bg[1]);
   free(counts);
   free(v);
+}
+
+/* ---- v-collectives on non-contiguous types ---------------------------------------------- */
+
+/* Every other int: MPI_INT resized to an extent of two ints (not contiguous). */
+static MPI_Datatype every_other(void) {
+  MPI_Datatype t;
+  MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+/* Checks n ints of a: want(k) where want >= 0, else untouched (-1). */
+#define CHECK_INTS(a, n, want, what)                                                   \
+  for (int k_ = 0; k_ < (n); ++k_) {                                                \
+    const int w_ = (want);                                                          \
+    if (!check((a)[k_] == w_, "%s: [%d] = %d, not %d", what, k_, (a)[k_], w_)) break; \
+  }
+
+static void test_vcoll(void) {
+  const MPI_Datatype gap = every_other();
+  const int root = size - 1;
+  int *counts = malloc(4 * size * sizeof *counts), *displs = counts + size;
+  int *sc = counts + 2 * size, *sd = counts + 3 * size;
+  for (int k = 0; k < size; ++k) counts[k] = k % 3 + 1, displs[k] = 4 * k; /* 8 ints a block */
+  int *g = malloc(8 * size * sizeof *g), mine[3], spread[6];
+  for (int i = 0; i < 3; ++i) mine[i] = rank * 10 + i, spread[2 * i] = mine[i], spread[2 * i + 1] = -5;
+  /* The ints of block k of a gap-typed array: slot 8k + 2i holds k * 10 + i. */
+#define GAPPED(k_, counts_) ((k_) % 2 == 0 && (k_) % 8 / 2 < (counts_)[(k_) / 8] ? (k_) / 8 * 10 + (k_) % 8 / 2 : -1)
+
+  /* Gatherv: contiguous sends into every other int at the root; then gapped sends. */
+  for (int k = 0; k < 8 * size; ++k) g[k] = -1;
+  MPI_Gatherv(mine, counts[rank], MPI_INT, g, counts, displs, gap, root, MPI_COMM_WORLD);
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "gatherv into gaps");
+  for (int k = 0; k < 8 * size; ++k) g[k] = -1;
+  MPI_Gatherv(spread, counts[rank], gap, g, counts, displs, gap, root, MPI_COMM_WORLD);
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "gatherv gaps to gaps");
+  /* In place at the root: its block is in g already. */
+  for (int k = 0; k < 8 * size; ++k) g[k] = rank == root && k / 8 == root ? GAPPED(k, counts) : -1;
+  MPI_Gatherv(rank == root ? MPI_IN_PLACE : (void *)spread, counts[rank], gap, g, counts, displs,
+              gap, root, MPI_COMM_WORLD);
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "gatherv in place");
+
+  /* Scatterv from the gapped array at the root into gaps everywhere. */
+  for (int k = 0; k < 8 * size; ++k) g[k] = rank == root ? GAPPED(k, counts) : -1;
+  int got[6];
+  for (int k = 0; k < 6; ++k) got[k] = -1;
+  MPI_Scatterv(g, counts, displs, gap, got, counts[rank], gap, root, MPI_COMM_WORLD);
+  CHECK_INTS(got, 6, k_ % 2 == 0 && k_ / 2 < counts[rank] ? rank * 10 + k_ / 2 : -1, "scatterv");
+  for (int k = 0; k < 6; ++k) got[k] = -1;
+  MPI_Scatterv(g, counts, displs, gap, rank == root ? MPI_IN_PLACE : (void *)got, counts[rank],
+               MPI_INT, root, MPI_COMM_WORLD);
+  if (rank != root) CHECK_INTS(got, 6, k_ < counts[rank] ? rank * 10 + k_ : -1, "scatterv to ints");
+  if (rank == root) CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "scatterv in place: root's data");
+
+  /* Allgatherv: gapped sends into contiguous blocks, and into gaps in place. */
+  int *flat = malloc(4 * size * sizeof *flat);
+  for (int k = 0; k < 4 * size; ++k) flat[k] = -1;
+  for (int k = 0; k < size; ++k) sd[k] = 4 * (size - 1 - k); /* the blocks in reverse order */
+  MPI_Allgatherv(spread, counts[rank], gap, flat, counts, sd, MPI_INT, MPI_COMM_WORLD);
+  CHECK_INTS(flat, 4 * size,
+             k_ % 4 < counts[size - 1 - k_ / 4] ? (size - 1 - k_ / 4) * 10 + k_ % 4 : -1,
+             "allgatherv");
+  for (int k = 0; k < 8 * size; ++k) g[k] = k / 8 == rank ? GAPPED(k, counts) : -1;
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, counts, displs, gap, MPI_COMM_WORLD);
+  CHECK_INTS(g, 8 * size, GAPPED(k_, counts), "allgatherv in place");
+
+  /* Alltoallv: to rank k, (rank + k) % 3 ints of gap from block k (slots 6k + 2i);
+   * value rank * 100 + k * 10 + i. */
+  int *out = malloc(6 * size * sizeof *out), *in = malloc(6 * size * sizeof *in);
+  for (int k = 0; k < size; ++k) {
+    sc[k] = (rank + k) % 3, sd[k] = 3 * k;
+    for (int i = 0; i < 6; ++i) out[6 * k + i] = i % 2 ? -5 : rank * 100 + k * 10 + i / 2;
+  }
+  for (int k = 0; k < 6 * size; ++k) in[k] = -1;
+  MPI_Alltoallv(out, sc, sd, gap, in, sc, sd, gap, MPI_COMM_WORLD); /* symmetric counts */
+  CHECK_INTS(in, 6 * size,
+             k_ % 2 == 0 && k_ % 6 / 2 < sc[k_ / 6] ? k_ / 6 * 100 + rank * 10 + k_ % 6 / 2 : -1,
+             "alltoallv");
+
+  /* Reduce_scatter on gaps: element j of the vector is rank + j everywhere. */
+  int total = 0, first = 0;
+  for (int k = 0; k < size; ++k) total += counts[k], first += k < rank ? counts[k] : 0;
+  int *v = malloc(2 * total * sizeof *v);
+  for (int j = 0; j < total; ++j) v[2 * j] = rank + j, v[2 * j + 1] = -5;
+  for (int k = 0; k < 6; ++k) got[k] = -1;
+  MPI_Reduce_scatter(v, got, counts, gap, MPI_SUM, MPI_COMM_WORLD);
+  CHECK_INTS(got, 6,
+             k_ % 2 == 0 && k_ / 2 < counts[rank] ? size * (size - 1) / 2 + size * (first + k_ / 2) : -1,
+             "reduce_scatter on gaps");
+#undef GAPPED
+  free(v), free(in), free(out), free(flat), free(g), free(counts);
+  MPI_Datatype t = gap;
+  MPI_Type_free(&t);
+}
+
+/* ---- User operations and reductions on derived types ---------------------------------------- */
+
+/* A 2x2 matrix stored by rows with a spare int after each row: {a, b, -, c, d, -}; the
+ * type (two rows of two ints, stride 3, extent 6 ints) is not contiguous. Products mod
+ * 101 do not commute. */
+enum { MAT = 6 };
+static MPI_Datatype mat_type, seen_type;
+
+static void mat_mul(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
+  const int *a = invec;
+  int *b = inoutvec;
+  seen_type = *dt;
+  for (int n = 0; n < *len; ++n, a += MAT, b += MAT) {
+    const int c0 = (a[0] * b[0] + a[1] * b[3]) % 101, c1 = (a[0] * b[1] + a[1] * b[4]) % 101;
+    const int c3 = (a[3] * b[0] + a[4] * b[3]) % 101, c4 = (a[3] * b[1] + a[4] * b[4]) % 101;
+    b[0] = c0, b[1] = c1, b[3] = c3, b[4] = c4;
+  }
+}
+
+/* Rank r's matrix number m: {r + 1, m + 2, r % 3, 1 + m}. */
+static void mat_of(int r, int m, int *x) {
+  x[0] = r + 1, x[1] = m + 2, x[2] = -9, x[3] = r % 3, x[4] = 1 + m, x[5] = -9;
+}
+/* The product of the matrices number m of ranks from..to-1, in rank order. */
+static void mat_product(int from, int to, int m, int *p) {
+  p[0] = 1, p[1] = 0, p[3] = 0, p[4] = 1;
+  int x[MAT];
+  for (int r = to - 1; r >= from; --r) {
+    mat_of(r, m, x);
+    int len = 1;
+    MPI_Datatype t = mat_type;
+    mat_mul(x, p, &len, &t);
+  }
+}
+static int mat_equal(const int *x, const int *y) {
+  return x[0] == y[0] && x[1] == y[1] && x[3] == y[3] && x[4] == y[4];
+}
+
+typedef struct {
+  int n;
+  double max;
+} tally; /* int at 0, double at 8: a struct type of mixed runs */
+
+static void tally_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  const tally *a = invec;
+  tally *b = inoutvec;
+  for (int k = 0; k < *len; ++k) {
+    b[k].n += a[k].n;
+    if (a[k].max > b[k].max) b[k].max = a[k].max;
+  }
+}
+
+static void test_userops(void) {
+  MPI_Datatype rows;
+  MPI_Type_vector(2, 2, 3, MPI_INT, &rows);
+  MPI_Type_create_resized(rows, 0, MAT * sizeof(int), &mat_type);
+  MPI_Type_commit(&mat_type);
+  MPI_Type_free(&rows);
+  MPI_Op mul, tal;
+  MPI_Op_create(mat_mul, 0, &mul);
+  MPI_Op_create(tally_fn, 1, &tal);
+  int mine[2 * MAT], res[2 * MAT], want[MAT];
+  mat_of(rank, 0, mine), mat_of(rank, 1, mine + MAT);
+  /* Allreduce of two matrices each: the products in rank order; spares untouched. */
+  for (int k = 0; k < 2 * MAT; ++k) res[k] = -1;
+  seen_type = MPI_DATATYPE_NULL;
+  MPI_Allreduce(mine, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  const MPI_Datatype saw = seen_type;
+  for (int m = 0; m < 2; ++m) {
+    mat_product(0, size, m, want);
+    check(mat_equal(res + m * MAT, want) && res[m * MAT + 2] == -1 && res[m * MAT + 5] == -1,
+          "allreduce of matrices %d: %d %d %d %d", m, res[m * MAT], res[m * MAT + 1],
+          res[m * MAT + 3], res[m * MAT + 4]);
+  }
+  check(size == 1 || rank != 0 || saw == mat_type, "the user function saw type %d", saw);
+  /* Reduce at another root, Scan, Exscan (rank 0's buffer untouched). */
+  const int root = 1 % size;
+  for (int k = 0; k < 2 * MAT; ++k) res[k] = -1;
+  MPI_Reduce(mine, res, 2, mat_type, mul, root, MPI_COMM_WORLD);
+  mat_product(0, size, 1, want);
+  if (rank == root) check(mat_equal(res + MAT, want), "reduce of matrices at %d", root);
+  MPI_Scan(mine, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, rank + 1, 1, want);
+  check(mat_equal(res + MAT, want) && res[MAT + 2] == -1, "scan of matrices");
+  for (int k = 0; k < 2 * MAT; ++k) res[k] = -1;
+  MPI_Exscan(mine, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, rank, 0, want);
+  check(rank == 0 ? res[0] == -1 && res[4] == -1 : mat_equal(res, want), "exscan of matrices");
+  /* In place. */
+  memcpy(res, mine, sizeof res);
+  MPI_Allreduce(MPI_IN_PLACE, res, 2, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, size, 0, want);
+  check(mat_equal(res, want), "allreduce of matrices in place");
+  /* Reduce_scatter_block: rank k gets the product of everybody's matrix k. */
+  int *vec = malloc(size * MAT * sizeof *vec), one[MAT] = {-1, -1, -1, -1, -1, -1};
+  for (int k = 0; k < size; ++k) mat_of(rank, k, vec + k * MAT);
+  MPI_Reduce_scatter_block(vec, one, 1, mat_type, mul, MPI_COMM_WORLD);
+  mat_product(0, size, rank, want);
+  check(mat_equal(one, want) && one[2] == -1, "reduce_scatter_block of matrices");
+  free(vec);
+  /* Reduce_local on the type's layout. */
+  int a[MAT], b[MAT];
+  mat_of(1, 0, a), mat_of(2, 0, b);
+  MPI_Reduce_local(a, b, 1, mat_type, mul);
+  mat_product(1, 3, 0, want);
+  check(mat_equal(b, want), "reduce_local of matrices");
+
+  /* A struct of an int and a double: a commutative user operation, and MPI_SUM element
+   * by element; MPI_BAND is not defined on its double (refused before anything moves). */
+  MPI_Datatype tt, ttypes[2] = {MPI_INT, MPI_DOUBLE};
+  int tlen[2] = {1, 1};
+  MPI_Aint tdisp[2] = {offsetof(tally, n), offsetof(tally, max)};
+  MPI_Type_create_struct(2, tlen, tdisp, ttypes, &tt);
+  MPI_Type_commit(&tt);
+  tally t[2] = {{1, rank * 0.5}, {rank, -rank}}, tr[2];
+  MPI_Allreduce(t, tr, 2, tt, tal, MPI_COMM_WORLD);
+  check(tr[0].n == size && tr[0].max == (size - 1) * 0.5 && tr[1].n == size * (size - 1) / 2 &&
+            tr[1].max == 0,
+        "tally: %d %g %d %g", tr[0].n, tr[0].max, tr[1].n, tr[1].max);
+  MPI_Allreduce(t, tr, 2, tt, MPI_SUM, MPI_COMM_WORLD);
+  check(tr[0].n == size && tr[0].max == size * (size - 1) * 0.25, "sum of tallies %d %g", tr[0].n,
+        tr[0].max);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  check(MPI_Allreduce(t, tr, 2, tt, MPI_BAND, MPI_COMM_WORLD) == MPI_ERR_OP, "BAND on doubles");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Type_free(&tt);
+  MPI_Op_free(&mul);
+  MPI_Op_free(&tal);
+  MPI_Type_free(&mat_type);
+}
+
+/* ---- Intercommunicators ------------------------------------------------------------------- */
+
+/* The even and the odd ranks of the world, joined by an intercommunicator: sizes, groups,
+ * point to point addressing the remote group (named and wildcard sources), a separate
+ * context for a duplicate, no collectives, and the merge in both orders. */
+static void test_intercomm(void) {
+  if (size < 2) return;
+  const int parity = rank % 2, nmine = (size + 1 - parity) / 2, ntheirs = size - nmine;
+  MPI_Comm local, ic;
+  MPI_Comm_split(MPI_COMM_WORLD, parity, rank, &local);
+  /* Leaders: local rank 0, world ranks 0 and 1. */
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - parity, 33, &ic);
+  int flag, n, r, rn;
+  MPI_Comm_test_inter(ic, &flag);
+  MPI_Comm_size(ic, &n);
+  MPI_Comm_rank(ic, &r);
+  MPI_Comm_remote_size(ic, &rn);
+  check(flag && n == nmine && r == rank / 2 && rn == ntheirs, "intercomm: inter %d size %d rank %d remote %d",
+        flag, n, r, rn);
+  MPI_Group g, rg, wg;
+  MPI_Comm_group(ic, &g);
+  MPI_Comm_remote_group(ic, &rg);
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  int *ranks = malloc(size * sizeof *ranks), *w = malloc(size * sizeof *w);
+  for (int k = 0; k < size; ++k) ranks[k] = k;
+  MPI_Group_translate_ranks(rg, ntheirs, ranks, wg, w);
+  for (int k = 0; k < ntheirs; ++k) check(w[k] == 2 * k + 1 - parity, "remote rank %d is world %d", k, w[k]);
+  MPI_Group_size(g, &n);
+  MPI_Group_rank(g, &r);
+  check(n == nmine && r == rank / 2, "local group: size %d rank %d", n, r);
+  MPI_Group_free(&g), MPI_Group_free(&rg), MPI_Group_free(&wg);
+  /* Local rank i sends its world rank to remote rank i % ntheirs; each receives from the
+   * remote ranks j with j % nmine == its local rank, by wildcard source. */
+  const int me = rank / 2;
+  int expect = 0;
+  for (int j = 0; j < ntheirs; ++j) expect += j % nmine == me;
+  MPI_Request *q = malloc((expect + 1) * sizeof *q);
+  int *got = malloc((expect + 1) * sizeof *got);
+  for (int k = 0; k < expect; ++k) MPI_Irecv(&got[k], 1, MPI_INT, MPI_ANY_SOURCE, 5, ic, &q[k]);
+  MPI_Send(&rank, 1, MPI_INT, me % ntheirs, 5, ic);
+  for (int k = 0; k < expect; ++k) {
+    MPI_Status st;
+    MPI_Wait(&q[k], &st);
+    check(st.MPI_SOURCE % nmine == me && got[k] == 2 * st.MPI_SOURCE + 1 - parity,
+          "wildcard on the intercommunicator: %d from remote rank %d", got[k], st.MPI_SOURCE);
+  }
+  /* Probed: the status names the remote rank. */
+  MPI_Request pq;
+  MPI_Isend(&rank, 1, MPI_INT, me % ntheirs, 7, ic, &pq);
+  for (int k = 0; k < expect; ++k) {
+    MPI_Status st;
+    int v = -1;
+    MPI_Probe(MPI_ANY_SOURCE, 7, ic, &st);
+    MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, 7, ic, MPI_STATUS_IGNORE);
+    check(st.MPI_SOURCE % nmine == me && v == 2 * st.MPI_SOURCE + 1 - parity,
+          "probe on the intercommunicator: %d from remote rank %d", v, st.MPI_SOURCE);
+  }
+  MPI_Wait(&pq, MPI_STATUS_IGNORE);
+  /* Named: local rank i and remote rank i swap (both groups have them below ntheirs). */
+  MPI_Comm dup;
+  MPI_Comm_dup(ic, &dup);
+  MPI_Comm_test_inter(dup, &flag);
+  MPI_Comm_remote_size(dup, &rn);
+  check(flag && rn == ntheirs, "dup of the intercommunicator: inter %d remote %d", flag, rn);
+  if (me < ntheirs && me < nmine) {
+    int a = -1, b = -1, va = rank, vb = rank + 1000;
+    MPI_Status st;
+    /* The same tag on both: each message stays in its communicator. */
+    MPI_Request sq[2];
+    MPI_Isend(&va, 1, MPI_INT, me, 6, ic, &sq[0]);
+    MPI_Isend(&vb, 1, MPI_INT, me, 6, dup, &sq[1]);
+    MPI_Recv(&b, 1, MPI_INT, me, 6, dup, &st);
+    MPI_Recv(&a, 1, MPI_INT, me, 6, ic, MPI_STATUS_IGNORE);
+    MPI_Waitall(2, sq, MPI_STATUSES_IGNORE);
+    const int peer = 2 * me + 1 - parity;
+    check(a == peer && b == peer + 1000 && st.MPI_SOURCE == me, "named on the intercommunicator: %d %d from %d",
+          a, b, st.MPI_SOURCE);
+  }
+  /* No collectives in MPI-1: refused. */
+  MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+  int x = 0, y;
+  check(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM, "collective on an intercommunicator");
+  check(MPI_Barrier(ic) == MPI_ERR_COMM, "barrier on an intercommunicator");
+  MPI_Comm none;
+  check(MPI_Comm_split(ic, 0, 0, &none) == MPI_ERR_COMM, "split of an intercommunicator");
+  MPI_Comm_set_errhandler(ic, MPI_ERRORS_ARE_FATAL);
+  /* Merged: the evens first (high = parity), then the other way round; the same high on
+   * both sides puts the group of the lower leader (the evens) first. */
+  for (int way = 0; way < 3; ++way) {
+    MPI_Comm m;
+    const int high = way == 0 ? parity : way == 1 ? !parity : 1;
+    MPI_Intercomm_merge(way == 2 ? dup : ic, high, &m);
+    MPI_Comm_size(m, &n);
+    MPI_Comm_rank(m, &r);
+    const int evens_first = way != 1, nevens = (size + 1) / 2, nodds = size / 2;
+    const int want = parity == 0 ? (evens_first ? me : nodds + me) : (evens_first ? nevens + me : me);
+    check(n == size && r == want, "merge %d: rank %d of %d, not %d", way, r, n, want);
+    MPI_Comm_test_inter(m, &flag);
+    int sum = 0;
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, m);
+    check(!flag && sum == size * (size - 1) / 2, "merge %d: sum %d", way, sum);
+    ring(m, "merged");
+    MPI_Comm_free(&m);
+  }
+  /* An intercommunicator from an intercommunicator: refused. */
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  MPI_Comm bad;
+  check(MPI_Intercomm_create(dup, 0, MPI_COMM_WORLD, 0, 1, &bad) == MPI_ERR_COMM,
+        "intercommunicator made from an intercommunicator");
+  free(q), free(got), free(ranks), free(w);
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&ic);
+  MPI_Comm_free(&local);
 }
 
 /* ---- Attributes and error handlers ---------------------------------------------------------- */
@@ -705,12 +1119,15 @@ static const struct {
 } tests[] = {
     {"groups", test_groups},   {"split", test_split},     {"types", test_types},
     {"pack", test_pack},       {"bsend", test_bsend},     {"cancel", test_cancel},
+    {"cancel_send", test_cancel_send},
     {"testsome", test_testsome}, {"reduce_scatter", test_reduce_scatter},
+    {"vcoll", test_vcoll},     {"userops", test_userops},  {"intercomm", test_intercomm},
     {"attrs", test_attrs},     {"errhandler", test_errhandler}, {"topo", test_topo},
     {"edges", test_edges},
 };
 
 int main(int argc, char **argv) {
+  for (int a = 1; a < argc; ++a) protocol_sync |= !strcmp(argv[a], "-mpi-protocol=sync");
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

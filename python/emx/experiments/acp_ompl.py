@@ -104,7 +104,7 @@ def latency_view(df):
 
 def latency_plot(df, fig):
     axes = fig.subplots(1, 2)
-    styles = {"2 PEs": "-", "80 PEs, farthest": "--"}
+    styles = dict(zip(df["placement"].unique(), ("-", "--")))
     for (case, where), g in df.groupby(["case", "placement"], sort=False):
         g = g.sort_values("bytes")
         axes[0].plot(g["bytes"], g["latency_us"], styles[where], marker="o", markersize=3,
@@ -118,6 +118,30 @@ def latency_plot(df, fig):
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_yscale("log")
     axes[0].legend(fontsize=6)
+
+
+# ---- 2b. Remote-to-remote copy: the hardware against the source rank's emulation
+
+# Rank 0 copies from one rank to another: on EM-X whole words go by one block read whose
+# completion travels behind the data to the destination (rdbf, docs/pe.md); the original
+# ACP's emulation (a request to the source rank, whose handler pushes) by name.
+R2R_CASES = [("ACP remote-to-remote, block read", ()),
+             ("ACP remote-to-remote, source's handler", ("-acp-remote-copy=software",))]
+
+
+def remote_copy_runs(opt):
+    sizes = QUICK_SIZES if opt.quick else SIZES
+    placements = [("3 PEs", 3, 1, 2)]
+    if not opt.quick:
+        placements.append(("80 PEs, farthest", 80, farthest_peer(), 1))
+    for where, pes, src, dst in placements:
+        for case, extra in R2R_CASES:
+            for size in sizes:
+                iters = max(1, min(opt["iterations"], 65536 // size))
+                yield Point({"case": case, "placement": where, "source": src, "destination": dst,
+                             "bytes": size},
+                            Run("acp_bench", ("r2r", size, iters, src, dst, *extra),
+                                config=CONFIG, pes=pes))
 
 
 # ---- 3. OMPL multi-task ping-pong against MPI from many computations and rank pairs
@@ -177,6 +201,12 @@ EXPERIMENTS = [
                "Put and get latency and bandwidth, 4 B to 1 MB: ACP against MPI-EMX's "
                "one-sided send and receiver-side get, 2 PEs and the farthest pair of 80",
                latency_runs, latency_figures, plot=latency_plot, view=latency_view,
+               params={"iterations": 10}, doc=DOC),
+    Experiment("acp_ompl.remote_copy", "acp_ompl",
+               "ACP remote-to-remote copy, 4 B to 1 MB: one block read with its completion "
+               "forwarded through the destination against the source rank's emulation, 3 PEs "
+               "and from the farthest rank of 80",
+               remote_copy_runs, latency_figures, plot=latency_plot, view=latency_view,
                params={"iterations": 10}, doc=DOC),
     Experiment("acp_ompl.pingpong", "acp_ompl",
                "OMPL multi-task ping-pong: one-way latency against T pairs and size, against "

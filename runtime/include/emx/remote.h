@@ -60,6 +60,18 @@ static inline void emx_read_block(emx_gaddr_t dst, emx_gaddr_t src, uint32_t wor
   emx_send(EMX_PKT_blockreadn, (src & ~EMX_GADDR_LOCAL_MASK) | words, done);
 }
 
+/* The same block read between any two PEs, with its completion forwarded through the
+ * destination (packet rdbf, docs/pe.md): after the words, src's memory unit sends a SYSRD
+ * of the last destination word to dst's PE, which answers `cont` (a continuation on any
+ * PE, not 0) with a 1-input invocation carrying that word. On the one src -> dst path it
+ * follows the data, and dst's memory unit serves it after them: when `cont` runs, every
+ * word is in dst's memory. EM-X only, as emx_read_block. */
+static inline void emx_move_block(emx_gaddr_t dst, emx_gaddr_t src, uint32_t words,
+                                  emx_gaddr_t cont) {
+  emx_send(EMX_PKT_blockread, src, dst);
+  emx_send(EMX_PKT_blockreadf, (src & ~EMX_GADDR_LOCAL_MASK) | words, cont);
+}
+
 /* Returns when every remote write this PE sent to PE pe before has been performed
  * there (a remote read behind them: the network and the memory unit keep their order,
  * and on EM-X'/EM-4 the handler threads run in arrival order). */
