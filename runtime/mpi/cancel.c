@@ -96,6 +96,10 @@ EMX_HANDLER(mpi_h_cancel_send);
 static void cancel_send(mpi_request *s) {
   /* Complete: written one-sided, buffered, or read already. */
   if (s->flags & RF_NULL_PEER || req_is_complete(s)) return;
+  if (sendq_cancel(s)) { /* it waited for a credit: nobody else knows it (credits.c) */
+    cancelled(s);
+    return;
+  }
   /* The cancel must reach the receiver after the send request (it may wait in the
    * outbox for its operand segment). */
   if (mpi_outbox_pending) proto_drain_wait(s->pe);

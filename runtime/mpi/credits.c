@@ -118,6 +118,15 @@ void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp) {
   if (tmp) ask_tmp(s);
 }
 
+/* s leaves its queue without its send request; a credit it held is at hand again. */
+static void unlink_send(mpi_request *s) {
+  send_queue *b = &mpi_send_queues[s->pe];
+  if (b->uncredited == &s->prq) b->uncredited = s->prq.next;
+  dl_remove(&s->prq);
+  if (SQ_STATE(s) & SQ_CREDIT) ++b->credits;
+  SQ_STATE(s) = 0;
+}
+
 int sendq_dequeue(mpi_request *s) {
   /* Its current round's entry was taken, and its send request has not left. */
   if (s->isq_count) return SQ_ISSUED;
@@ -125,15 +134,26 @@ int sendq_dequeue(mpi_request *s) {
     SQ_STATE(s) |= SQ_CROSSED; /* its data goes to the receiver's buffer: it keeps going */
     return SQ_ISSUED;
   }
-  send_queue *b = &mpi_send_queues[s->pe];
-  if (b->uncredited == &s->prq) b->uncredited = s->prq.next;
-  dl_remove(&s->prq);
-  if (SQ_STATE(s) & SQ_CREDIT) ++b->credits;
-  SQ_STATE(s) = 0;
+  unlink_send(s);
   return SQ_UNISSUED;
 }
 
 void sendq_resume(unsigned pe) { resume(pe); }
+
+int sendq_cancel(mpi_request *s) {
+  /* Not a buffered one with its credit (its buffer may be asked for: it goes on), nor one
+   * whose earlier round's entry still waits for its removal (which takes the oldest). */
+  if (!(SQ_STATE(s) & SQ_QUEUED) || (s->proto == PROTO_BUFFERED && (SQ_STATE(s) & SQ_CREDIT)) ||
+      s->isq_count > 1)
+    return 0;
+  if (s->isq_count) {
+    if (!isq_remove(&mpi_isq_send, s)) return 0;
+    req_unref(s); /* the entry's (s is not complete: it stays) */
+  }
+  unlink_send(s);
+  resume(s->pe);
+  return 1;
+}
 
 /* A credit came back (or was granted) from PE pe, a0 = how many. */
 static void mpi_h_credit(uint32_t n, uint32_t arg16, uint32_t addr) {
@@ -194,6 +214,15 @@ static void mint(unsigned pe) {
   ++mpi_senders[pe].minted;
   COUNT(C_CREDITS_MINTED);
   emx_invoke(pe, mpi_idx_credit, mpi_me, 1);
+}
+
+/* A credit comes back while minted ones are out: one of them is retired, unless that
+ * would leave the sender with all its credits held here and a receive still waiting for
+ * it (the credit goes back then). */
+void credit_retire(unsigned pe) {
+  sender_credits *c = &mpi_senders[pe];
+  if (c->held + 1 >= share + c->minted && posted_wants(pe)) emx_invoke(pe, mpi_idx_credit, mpi_me, 1);
+  else --c->minted;
 }
 
 void credit_filed(unsigned pe) {

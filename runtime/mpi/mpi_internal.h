@@ -611,6 +611,9 @@ static inline int sendq_crossed(mpi_request *s) {
   return s->fix[0] & SQ_QUEUED ? sendq_dequeue(s) : SQ_ISSUED;
 }
 void sendq_resume(unsigned pe);
+/* MPI_Cancel of s: taken out of its queue (and the request-issued queue) if its send
+ * request has not left and nothing was asked for it; 0 if not. */
+int sendq_cancel(mpi_request *s);
 /* A send request of ours that the receiver will drop (consistency rule): its credit. */
 static inline void credit_reclaim(unsigned pe) {
   send_queue *b = &mpi_send_queues[pe];
@@ -627,8 +630,9 @@ typedef struct {
 extern sender_credits *mpi_senders; /* by sender PE */
 extern uint32_t mpi_held_total;     /* held, all senders */
 extern unsigned mpi_idx_credit;
+void credit_retire(unsigned pe);
 static inline void credit_release(unsigned pe) {
-  if (__builtin_expect(mpi_senders[pe].minted != 0, 0)) --mpi_senders[pe].minted;
+  if (__builtin_expect(mpi_senders[pe].minted != 0, 0)) credit_retire(pe);
   else emx_invoke(pe, mpi_idx_credit, mpi_me, 1);
 }
 void credit_filed(unsigned pe);

@@ -215,6 +215,7 @@ int unexpected_withdraw(unsigned pe, emx_gaddr_t sreq) {
       continue;
     dl_remove(&e->link);
     record_free(e);
+    credit_matched(pe); /* its credit goes back */
     return 1;
   }
   return 0;

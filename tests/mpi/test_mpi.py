@@ -403,6 +403,30 @@ class FlowControl(Runs):
                                    ("receiver", "sync")):
             self.flood_in_memory(1048576, 16, 4, 3000, matching, protocol)
 
+    def test_cancel_a_send_waiting_for_a_credit(self):
+        # 40 sends on 2 PEs (32 credits): the last waits at the sender; MPI_Cancel takes it
+        # out there (nobody else knows it), in every variant.
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, res = self.run_program("mpi_t_flood", "cancel", 40, "-mpi-stats",
+                                            *variant_args(matching, protocol))
+                self.assertEqual(out, "cancel: ok\n")
+                self.assertEqual(res["mpi_credit_waits"], 8)
+                self.assertEqual(res["mpi_cells_in_use"], 0)
+
+    def test_two_receives_beyond_the_credits(self):
+        # Two receives waiting for messages behind the credits (2 PEs: 32); the nearer
+        # one is matched with a granted credit, which must not be retired while the
+        # other still waits (it deadlocked so).
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, res = self.run_program("mpi_t_flood", "two", 40, "-mpi-stats",
+                                            *variant_args(matching, protocol))
+                self.assertEqual(out, "two: ok\n")
+                self.assertEqual(res["mpi_cells_in_use"], 0)
+                if matching == "receiver":
+                    self.assertGreater(res["mpi_credits_minted"], 0)
+
     def test_receives_in_reverse_order(self):
         # The receive wanted first is the last send of each sender: its credits are held
         # by the unexpected records of the sends before it. Matched at the sender (both

@@ -15,6 +15,14 @@
  *                                      source, with `any` from MPI_ANY_SOURCE, with
  *                                      `probe` after an MPI_Probe for it): the message
  *                                      it wants first was sent last
+ *   mpi_t_flood cancel COUNT           rank 1 sends COUNT messages to rank 0, which
+ *                                      computes, and cancels the last (beyond the
+ *                                      credits, it waits at rank 1): cancelled, and rank
+ *                                      0 gets the others only
+ *   mpi_t_flood two COUNT              rank 1 sends COUNT messages to rank 0 (tags 0 ..
+ *                                      COUNT-1), which computes, then posts receives for
+ *                                      the last and the fifth from last, waits for both,
+ *                                      then receives the others in order
  */
 #include <emx/emx.h>
 #include <stdlib.h>
@@ -131,6 +139,65 @@ static void reverse(int count, const char *how) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void two_late(int count) {
+  int *msg = malloc(count * sizeof *msg);
+  if (rank == 1) {
+    MPI_Request *q = malloc(count * sizeof *q);
+    for (int k = 0; k < count; ++k) {
+      msg[k] = k;
+      MPI_Isend(&msg[k], 1, MPI_INT, 0, k, MPI_COMM_WORLD, &q[k]);
+    }
+    MPI_Waitall(count, q, MPI_STATUSES_IGNORE);
+    free(q);
+  } else if (rank == 0) {
+    const int late[2] = {count - 1, count - 5};
+    MPI_Request q[2];
+    spin(200000);
+    for (int k = 0; k < count; ++k) msg[k] = -1;
+    for (int j = 0; j < 2; ++j) MPI_Irecv(&msg[late[j]], 1, MPI_INT, 1, late[j], MPI_COMM_WORLD, &q[j]);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < count; ++k)
+      if (k != late[0] && k != late[1])
+        MPI_Recv(&msg[k], 1, MPI_INT, 1, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int k = 0; k < count; ++k) check(msg[k] == k, "message %d: %d", k, msg[k]);
+  }
+  free(msg);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void cancel_queued(int count) {
+  if (rank == 1) {
+    int *out = malloc(count * sizeof *out);
+    MPI_Request *q = malloc(count * sizeof *q);
+    for (int k = 0; k < count; ++k) {
+      out[k] = k;
+      MPI_Isend(&out[k], 1, MPI_INT, 0, k, MPI_COMM_WORLD, &q[k]);
+    }
+    MPI_Cancel(&q[count - 1]);
+    MPI_Status st[count];
+    MPI_Waitall(count, q, st);
+    for (int k = 0; k < count; ++k) {
+      int flag;
+      MPI_Test_cancelled(&st[k], &flag);
+      check(flag == (k == count - 1), "send %d cancelled: %d", k, flag);
+    }
+    free(out), free(q);
+  } else if (rank == 0) {
+    spin(200000);
+    for (int k = 0; k < count - 1; ++k) {
+      int in = -1;
+      MPI_Recv(&in, 1, MPI_INT, 1, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      check(in == k, "message %d: %d", k, in);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    int flag = 1;
+    MPI_Iprobe(1, count - 1, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    check(!flag, "the cancelled message arrived");
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -140,6 +207,8 @@ int main(int argc, char **argv) {
   if (!strcmp(what, "unexpected")) unexpected(a, b);
   else if (!strcmp(what, "isend") && size > 1) isend_local(a, b);
   else if (!strcmp(what, "outstanding")) outstanding(a);
+  else if (!strcmp(what, "cancel") && size > 1) cancel_queued(a);
+  else if (!strcmp(what, "two") && size > 1) two_late(a);
   else if (!strcmp(what, "reverse")) reverse(a, argc > 3 ? argv[3] : "");
   report(what);
   MPI_Finalize();
