@@ -38,7 +38,7 @@ PATHS = [
      ["wait_named", "wait_blocking", "block_on", "__emx_resume", "__emx_wait"]),
     ("send request, sender (MPI_Isend miss)", "naive",
      ["MPI_Isend", "start_send", "send_start", "proto_create", "mpi_h_segment_reply",
-      "emx_put"]),
+      "emx_put", "mpi_h_credit"]),
     ("send request, receiver (thread)", "naive",
      ["mpi_h_segment", "emx_frame_alloc", "request_thread", "sreq_arrived", "mpi_h_sreq"]),
     ("fetch (remote read) and completion", "naive",
