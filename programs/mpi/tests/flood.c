@@ -19,6 +19,9 @@
  *                                      computes, and cancels the last (beyond the
  *                                      credits, it waits at rank 1): cancelled, and rank
  *                                      0 gets the others only
+ *   mpi_t_flood posted COUNT           every rank but 0 posts COUNT receives from rank 0
+ *                                      (tags 0 .. COUNT-1) while rank 0 computes; rank 0
+ *                                      then sends them all
  *   mpi_t_flood two COUNT              rank 1 sends COUNT messages to rank 0 (tags 0 ..
  *                                      COUNT-1), which computes, then posts receives for
  *                                      the last and the fifth from last, waits for both,
@@ -139,6 +142,26 @@ static void reverse(int count, const char *how) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void posted_flood(int count) {
+  int *msg = malloc(count * sizeof *msg);
+  if (rank != 0) {
+    MPI_Request *q = malloc(count * sizeof *q);
+    for (int k = 0; k < count; ++k) MPI_Irecv(&msg[k], 1, MPI_INT, 0, k, MPI_COMM_WORLD, &q[k]);
+    MPI_Waitall(count, q, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < count; ++k) check(msg[k] == k * 1000 + rank, "message %d: %d", k, msg[k]);
+    free(q);
+  } else {
+    spin(200000); /* every receive request arrives before its send */
+    for (int dst = 1; dst < size; ++dst)
+      for (int k = 0; k < count; ++k) {
+        const int v = k * 1000 + dst;
+        MPI_Send(&v, 1, MPI_INT, dst, k, MPI_COMM_WORLD);
+      }
+  }
+  free(msg);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void two_late(int count) {
   int *msg = malloc(count * sizeof *msg);
   if (rank == 1) {
@@ -209,6 +232,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(what, "outstanding")) outstanding(a);
   else if (!strcmp(what, "cancel") && size > 1) cancel_queued(a);
   else if (!strcmp(what, "two") && size > 1) two_late(a);
+  else if (!strcmp(what, "posted")) posted_flood(a);
   else if (!strcmp(what, "reverse")) reverse(a, argc > 3 ? argv[3] : "");
   report(what);
   MPI_Finalize();
