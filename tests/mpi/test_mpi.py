@@ -396,6 +396,16 @@ class FlowControl(Runs):
                     self.assertEqual(res["mpi_credits_minted"], 0)
                     self.assertEqual(res["mpi_cells_in_use"], 0)
 
+    def test_flood_on_em4(self):
+        # 15 ranks x 1000 sends to one PE of EM-4 (512 KiB; every remote write a thread
+        # there): before the credits the receiver ran out of memory for their records.
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, _ = self.run_program("mpi_t_flood", "unexpected", 4, 1000,
+                                          *variant_args(matching, protocol), pes=16,
+                                          config="em4")
+                self.assertEqual(out, "unexpected: ok\n")
+
     def test_flood_in_a_small_memory(self):
         # The same flood to PEs of 1 MiB: the receiver's records for all 45000 would take
         # 3.4 MB; with credits it holds 60 at a time.
