@@ -83,10 +83,10 @@ static void send_request(mpi_request *s) {
   unsigned bits = s->proto;
   if (s->proto == PROTO_BUFFERED && s->capacity) { /* (nothing to copy for 0 bytes) */
     if (s->capacity > 4 || !mpi_opt.sreq_inline) {
-      /* The temporary buffer is asked for once the send has a credit, without waiting:
-       * its answer's thread writes the data, then the send request leaves. The entry in
-       * the request-issued queue is already there, so a receive request arriving
-       * meanwhile is handled by the consistency rule. */
+      /* The temporary buffer is asked for once the send has a credit, without waiting;
+       * with the answer, the data is written and the send request leaves, in queue order
+       * (credits.c). The entry in the request-issued queue is already there, so a
+       * receive request arriving meanwhile is handled by the consistency rule. */
       sendq_add(s, data, bits, 1);
       return;
     }
