@@ -1,10 +1,11 @@
 /* MPI_Irecv's usual case by hand, as the original had its hot paths in assembly: a
  * receive posted in advance from a named source, nothing unexpected or wildcard around,
- * a request cell at hand, its key known to the request-issued queue, and a receive
- * request that goes as a pair (mpi_internal.h, RREQ_PAIR_*). It does what the C path
- * does for it (args_ok, setup, recv_start, issue_recv_request, rreq_send_pair), with no
- * register to save; anything else goes to mpi_irecv_general (p2p.c), which also names
- * the errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
+ * a request cell at hand, its key known to the request-issued queue. It does what the C
+ * path does for it (args_ok, setup, recv_start, issue_recv_request), with no register
+ * to save, and sends the receive request as a pair (rreq_send_pair: mpi_internal.h,
+ * RREQ_PAIR_*) or, by the paper's creation (the default), ends in a tail call of
+ * mpi_irecv_request (receiver_match.c); anything else goes to mpi_irecv_general (p2p.c),
+ * which also names the errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
  *
  * a0 buf, a1 count, a2 type, a3 source, a4 tag, a5 comm, a6 request: left intact up to
  * the last branch to .Lgeneral. Fields go into the free cell early (its first word links
@@ -50,10 +51,10 @@ MPI_Irecv:
 	li	t6, 0xffff			/* t6: the tag in 16 bits (MPI_ANY_TAG: 0xffff) */
 	li	t2, -1
 	beq	a4, t2, 2f
-	li	t2, L_RREQ_PAIR_ANY		/* a named tag below the pair form's limit */
-	bgeu	a4, t2, .Lgeneral
+	li	t2, L_TAG_UB			/* a named tag */
+	bltu	t2, a4, .Lgeneral
 	mv	t6, a4
-2:	/* The usual case of recv_start, and a pair. */
+2:	/* The usual case of recv_start. */
 	LW_G(t2, mpi_matching)		/* matching on both sides */
 	bnez	t2, .Lgeneral
 	LW_G(t2, mpi_wild_pending)
@@ -61,18 +62,9 @@ MPI_Irecv:
 	LA(t2, mpi_unexpected)
 	lw	t3, L_DL_NEXT(t2)
 	bne	t3, t2, .Lgeneral
-	LW_G(t2, mpi_rreq_pairs)		/* -mpi-option=rreq-pairs */
-	beqz	t2, .Lgeneral
-	LW_G(t2, mpi_outbox_pending)		/* nothing waits for an operand segment */
-	bnez	t2, .Lgeneral
-	lhu	t4, L_COMM_CTX(t0)		/* t4: the context */
-	li	t2, L_RREQ_PAIR_CTX
+	lhu	t4, L_COMM_CTX(t0)		/* t4: the context (a mapped communicator's */
+	li	t2, L_RREQ_PAIR_CTX		/* are beyond: the C path translates) */
 	bgeu	t4, t2, .Lgeneral
-	or	t2, a0, t1
-	andi	t2, t2, 3
-	bnez	t2, .Lgeneral
-	li	t2, L_RREQ_PAIR_BYTES
-	bgeu	t1, t2, .Lgeneral
 	LW_G(t3, mpi_request_pool)		/* t3: the request, the pool's free cell */
 	beqz	t3, .Lgeneral
 	/* Its fields from the arguments (setup). */
@@ -147,6 +139,22 @@ MPI_Irecv:
 	addi	a1, a1, 1
 	sw	a1, L_KQ_ANY_KEYS(t6)
 7:	sw	t5, L_KEY_TAIL(a7)
+	sw	t3, 0(a6)			/* *request */
+	/* A pair: -mpi-option=rreq-pairs, nothing waiting for an operand segment, a word-
+	 * aligned buffer of fewer than L_RREQ_PAIR_BYTES, a tag below the pair form's
+	 * limit or MPI_ANY_TAG. Else a creation (or a staged record): mpi_irecv_request. */
+	LW_G(a1, mpi_rreq_pairs)
+	beqz	a1, .Lcreate
+	LW_G(a1, mpi_outbox_pending)
+	bnez	a1, .Lcreate
+	or	a1, a0, t1
+	andi	a1, a1, 3
+	bnez	a1, .Lcreate
+	li	a1, L_RREQ_PAIR_BYTES
+	bgeu	t1, a1, .Lcreate
+	addi	a1, a4, 1			/* MPI_ANY_TAG: 0 */
+	li	a2, L_RREQ_PAIR_ANY + 1
+	bgeu	a1, a2, .Lcreate
 	/* The receive request as a pair (rreq_send_pair) to slot ctx + 1 of the frame the
 	 * peer keeps for this PE. */
 	LW_G(a1, mpi_rreq_frames)
@@ -175,9 +183,11 @@ MPI_Irecv:
 	lw	a2, L_COUNT_RECV_REQUESTS(a1)
 	addi	a2, a2, 1
 	sw	a2, L_COUNT_RECV_REQUESTS(a1)
-	sw	t3, 0(a6)			/* *request */
 	li	a0, 0
 	ret
+.Lcreate:
+	mv	a0, t3
+	tail	mpi_irecv_request		/* returns MPI_SUCCESS */
 .Lgeneral:
 	tail	mpi_irecv_general
 	.size	MPI_Irecv, . - MPI_Irecv

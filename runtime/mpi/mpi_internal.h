@@ -365,7 +365,9 @@ void records_init(void);
 /* ---- Protocol requests (creation.c) -------------------------------------------------- */
 
 /* The kinds of request, each a handler core taking the requester's PE, 6 bits and the
- * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, continuation). */
+ * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, continuation).
+ * The words may lie in a frame already given back (creation.c): a core reads them all
+ * before it takes a frame. */
 enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);

@@ -202,6 +202,22 @@ int posted_cancel(mpi_request *r) {
   return 1;
 }
 
+/* The receive request of r, filed in the request-issued queue. */
+static inline __attribute__((always_inline)) void send_recv_request(mpi_request *r) {
+  COUNT(C_RECV_REQUESTS);
+  const uint32_t buf = (uint32_t)(uintptr_t)r->buf, word = (uint32_t)(uintptr_t)&r->done >> 2;
+  if (rreq_pair_fits(r->ctx, buf, r->capacity, r->tag) && proto_peer_quiet(r->pe)) {
+    rreq_send_pair(r); /* -mpi-option=rreq-pairs */
+  } else if (mpi_opt.staged_records && r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
+    const uint32_t w[3] = {word | (uint32_t)r->ctx << EMX_GADDR_PE_SHIFT, buf,
+                           r->capacity | (uint32_t)r->tag << 16};
+    proto_request(r->pe, REQ_RREQ, RREQ_SHORT, w, 3);
+  } else {
+    const uint32_t w[4] = {req_gaddr(r), buf, r->capacity, r->tag | (uint32_t)r->ctx << 16};
+    proto_request(r->pe, REQ_RREQ, 0, w, 4);
+  }
+}
+
 /* A receive whose request is issued leaves the posted list: arriving send requests find
  * it in the request-issued queue, which is searched first, and an issued receive is older
  * than every receive still posted (those are wildcards and the receives held back behind
@@ -214,18 +230,15 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
   isq_add(&mpi_isq_recv, r);
   /* A one-sided send writes the source and tag only for MPI_ANY_TAG (put_short). */
   r->srctag = r->pe | (uint32_t)r->tag << 16;
-  const uint32_t buf = (uint32_t)(uintptr_t)r->buf, word = (uint32_t)(uintptr_t)&r->done >> 2;
-  if (rreq_pair_fits(r->ctx, buf, r->capacity, r->tag) && proto_peer_quiet(r->pe)) {
-    rreq_send_pair(r); /* -mpi-option=rreq-pairs */
-  } else if (mpi_opt.staged_records && r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
-    const uint32_t w[3] = {word | (uint32_t)r->ctx << EMX_GADDR_PE_SHIFT, buf,
-                           r->capacity | (uint32_t)r->tag << 16};
-    proto_request(r->pe, REQ_RREQ, RREQ_SHORT, w, 3);
-  } else {
-    const uint32_t w[4] = {req_gaddr(r), buf, r->capacity, r->tag | (uint32_t)r->ctx << 16};
-    proto_request(r->pe, REQ_RREQ, 0, w, 4);
-  }
-  COUNT(C_RECV_REQUESTS);
+  send_recv_request(r);
+}
+
+/* irecv.S's usual case when the receive request does not go as a pair: r is filed and
+ * its srctag set. */
+int mpi_irecv_request(mpi_request *r);
+int mpi_irecv_request(mpi_request *r) {
+  send_recv_request(r);
+  return MPI_SUCCESS;
 }
 
 /* A receive request may be issued only while no unmatched MPI_ANY_SOURCE receive was
