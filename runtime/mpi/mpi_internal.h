@@ -555,14 +555,6 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
 }
 /* put_to_posted for any size (its own function: it calls). */
 int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes);
-/* put_to_posted for a new request s (no reader: complete by flag); 0: use send_start. */
-static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
-  if (s->capacity <= 4 * SHORT_WORDS ? !put_to_posted(s->pe, s->tag, s->ctx, s->buf, s->capacity, 1)
-                                     : !put_to_posted_any(s->pe, s->tag, s->ctx, s->buf, s->capacity))
-    return 0;
-  s->flags |= RF_COMPLETE;
-  return 1;
-}
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
 /* Issues the receive requests held back behind wildcard-source receives that are all
  * matched now. */

@@ -185,12 +185,14 @@ static int __attribute__((noinline)) wait_one(MPI_Request *request, MPI_Status *
   return err;
 }
 
-/* A plain request that is not complete: block, then finish (no progress to make). */
+/* A plain request that is not complete: block on its element, then finish (no progress
+ * to make). One function: the suspension saves every callee-saved register once. */
 static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_request *r,
                                                    MPI_Status *status, const char *fn) {
-  block_on(r);
+  r->flags |= RF_READER; /* (plain: not armed) */
+  req_took(r, emx_iread(req_gaddr(r)));
+  r->flags = (uint16_t)((r->flags & ~RF_READER) | RF_COMPLETE);
   if (finish_plain(request, r, status)) return MPI_SUCCESS;
-  r->flags |= RF_COMPLETE;
   return complete_handle(request, status, fn);
 }
 
