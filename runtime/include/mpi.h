@@ -426,6 +426,27 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors);
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges, int *newrank);
 
+/* ---- MPI_Wait's suspension in the caller ------------------------------------------
+ * A wait that blocks suspends the computation, and everything the caller keeps in
+ * registers must survive the threads that run meanwhile. Compiled into the caller (as
+ * the runtime's blocking calls, docs/runtime.md "Suspension"), the suspension saves only
+ * the caller's live values, as EM-C did; a function called to block would save all 23
+ * callee-saved registers at every wait. mpi_wait_begin finishes the wait when it need
+ * not block (the result: an MPI error code, below 4096) or sends the I-structure read
+ * and returns the context to suspend on; mpi_wait_end finishes it with the value read.
+ * Define MPI_EMX_NO_INLINE_WAIT for a plain call. */
+#if !defined(EMX_MPI_LIBRARY) && !defined(MPI_EMX_NO_INLINE_WAIT) && !defined(__cplusplus)
+#include <emx/threads.h>
+uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status);
+int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value);
+static inline int mpi_wait_inline(MPI_Request *request, MPI_Status *status) {
+  const uintptr_t c = mpi_wait_begin(request, status);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return mpi_wait_end(request, status, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Wait(request, status) mpi_wait_inline(request, status)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -185,36 +185,69 @@ static int __attribute__((noinline)) wait_one(MPI_Request *request, MPI_Status *
   return err;
 }
 
-/* A plain request that is not complete: block on its element, then finish (no progress
- * to make). One function: the suspension saves every callee-saved register once. */
-static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_request *r,
-                                                   MPI_Status *status, const char *fn) {
-  r->flags |= RF_READER; /* (plain: not armed) */
-  req_took(r, emx_iread(req_gaddr(r)));
+/* A plain request whose blocked wait read value v from `done`: finish it (no progress to
+ * make: the wait let the waiting threads run). */
+static inline int wait_woken(MPI_Request *request, mpi_request *r, MPI_Status *status,
+                             uint32_t v, const char *fn) {
+  req_took(r, v);
   r->flags = (uint16_t)((r->flags & ~RF_READER) | RF_COMPLETE);
   if (finish_plain(request, r, status)) return MPI_SUCCESS;
   return complete_handle(request, status, fn);
 }
 
+/* A plain request that is not complete: block on its element, then finish. One
+ * function: the suspension saves every callee-saved register once. */
+static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_request *r,
+                                                   MPI_Status *status, const char *fn) {
+  r->flags |= RF_READER; /* (plain: not armed) */
+  return wait_woken(request, r, status, emx_iread(req_gaddr(r)), fn);
+}
+
 /* MPI_Wait and MPI_Recv: the common cases, which are on the latency path, as calls
- * that end in tail calls, so that they save no registers. */
-int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
+ * that end in tail calls, so that they save no registers. split: a request that is not
+ * complete is not waited for here; the I-structure read is sent and the context to
+ * suspend on returned (mpi_wait_begin). Else the wait's error code. */
+static inline __attribute__((always_inline)) uintptr_t wait_common(MPI_Request *request,
+                                                                   MPI_Status *status,
+                                                                   const char *fn, int split) {
   mpi_request *r = *request;
   uint32_t v;
-  if (!plain(r) || r->bytes > r->capacity) return wait_one(request, status, fn);
+  if (!plain(r) || r->bytes > r->capacity) return (uintptr_t)wait_one(request, status, fn);
   if (!(r->flags & RF_COMPLETE)) {
-    if (!__emx_itake(&r->done, &v)) return wait_blocking(request, r, status, fn);
+    if (!__emx_itake(&r->done, &v)) {
+      if (split && __builtin_expect(__emx_ctx_pool != 0, 1)) {
+        emx_ctx_t *c = __emx_ctx_get();
+        r->flags |= RF_READER; /* (plain: not armed) */
+        emx_send(EMX_PKT_iread, req_gaddr(r), emx_ctx_cont(c));
+        return (uintptr_t)c;
+      }
+      return (uintptr_t)wait_blocking(request, r, status, fn);
+    }
     req_took(r, v);
     r->flags |= RF_COMPLETE; /* the value is taken: the general way must not wait for it */
-    if (r->bytes > r->capacity) return wait_one(request, status, fn);
+    if (r->bytes > r->capacity) return (uintptr_t)wait_one(request, status, fn);
   }
   const int recv = r->kind == REQ_RECV;
   (void)finish_plain(request, r, status);
-  return recv ? progress_success() : MPI_SUCCESS;
+  return recv ? (uintptr_t)progress_success() : MPI_SUCCESS;
+}
+
+int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
+  return (int)wait_common(request, status, fn, 0);
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   return wait_named(request, status, "MPI_Wait");
+}
+
+/* MPI_Wait with the suspension in the caller (mpi.h): the wait finished (its error code,
+ * below 4096), or the context to suspend on, the I-structure read of `done` sent. */
+uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status) {
+  return wait_common(request, status, "MPI_Wait", 1);
+}
+
+int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
+  return wait_woken(request, *request, status, value, "MPI_Wait");
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
