@@ -146,7 +146,12 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
   b->head = o->next;
   pool_put(&op_pool, o);
   --mpi_outbox_pending;
-  if (__builtin_expect(!b->head || b->head->op != OP_CREATE, 0)) after_invocation(b, target);
+  if (!b->head) {
+    b->tail = 0;
+    if (__builtin_expect(b->drained != 0, 0)) after_invocation(b, target);
+  } else if (__builtin_expect(b->head->op != OP_CREATE, 0)) {
+    after_invocation(b, target);
+  }
 }
 EMX_HANDLER(mpi_h_segment_reply);
 
@@ -175,16 +180,20 @@ static inline void enqueue(outbox *b, outbox_op *o) {
 
 /* The op cell when the pool is empty (its own function: the usual case calls nothing). */
 static void __attribute__((noinline)) create_refill(unsigned pe, unsigned kind, unsigned bits,
-                                                    const uint32_t *w, unsigned n) {
+                                                    unsigned n, uint32_t w0, uint32_t w1,
+                                                    uint32_t w2, uint32_t w3) {
   pool_put(&op_pool, pool_refill(&op_pool));
+  const uint32_t w[4] = {w0, w1, w2, w3};
   proto_create(pe, kind, bits, w, n);
 }
 
-/* n: 2 or 4 (a tmp request; a send or receive request). */
-void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n) {
+/* n words: 2 (a tmp request) or 4 (a send or receive request). */
+static inline __attribute__((always_inline)) void create(unsigned pe, unsigned kind,
+                                                         unsigned bits, unsigned n, uint32_t w0,
+                                                         uint32_t w1, uint32_t w2, uint32_t w3) {
   outbox_op *o = op_pool.free;
   if (__builtin_expect(!o, 0)) {
-    create_refill(pe, kind, bits, w, n);
+    create_refill(pe, kind, bits, n, w0, w1, w2, w3);
     return;
   }
   op_pool.free = o->next;
@@ -192,9 +201,10 @@ void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, 
   o->kind = (uint8_t)kind;
   o->bits = (uint8_t)bits;
   o->n = (uint8_t)n;
-  o->w[0] = w[0];
-  o->w[1] = w[1];
-  if (n > 2) o->w[2] = w[2], o->w[3] = w[3];
+  o->w[0] = w0;
+  o->w[1] = w1;
+  o->w[2] = w2;
+  o->w[3] = w3;
   outbox *b = &outboxes[pe];
   enqueue(b, o);
   ++b->creates;
@@ -202,6 +212,18 @@ void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, 
     emx_invoke(pe, idx_segment, mpi_me, 0);
     ++b->asked;
   }
+}
+
+void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n) {
+  if (n > 2) create(pe, kind, bits, 4, w[0], w[1], w[2], w[3]);
+  else create(pe, kind, bits, 2, w[0], w[1], 0, 0);
+}
+
+/* A request of four words in registers; returns MPI_SUCCESS (irecv.S ends in it). */
+int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                  uint32_t w2, uint32_t w3) {
+  create(pe, kind, bits, 4, w0, w1, w2, w3);
+  return MPI_SUCCESS;
 }
 
 void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {

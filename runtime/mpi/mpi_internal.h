@@ -378,6 +378,8 @@ extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
  * staged record (-mpi-option=staged-records, inline: its packets unrolled). Never
  * blocks. */
 void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n);
+int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                  uint32_t w2, uint32_t w3); /* returns MPI_SUCCESS */
 static inline __attribute__((always_inline)) void proto_request(unsigned pe, unsigned kind,
                                                                 unsigned bits,
                                                                 const uint32_t *w, unsigned n) {
