@@ -47,7 +47,7 @@ static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* ---- Delivering a send request's data to a receive ---------------------------------- */
 
-static send_record *record_new(unsigned pe, uint16_t tag, uint16_t ctx, unsigned bits,
+static inline __attribute__((always_inline)) send_record *record_new(unsigned pe, uint16_t tag, uint16_t ctx, unsigned bits,
                                const uint32_t *w) {
   send_record *e = pool_get(&record_pool);
   e->pe = (uint16_t)pe;
@@ -119,7 +119,8 @@ static void chunk_next(send_record *e) {
 
 /* Reads the sender's buffer, zero copy when buffer, size and source are word aligned,
  * else the whole words around it into a temporary buffer. 0 if out of memory. */
-static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
+static inline __attribute__((always_inline)) int fetch_from_sender(send_record *e,
+                                                                 uint32_t bytes, uint32_t *dst) {
   e->state = SR_FETCHING;
   if (dst && ((e->data | (uint32_t)(uintptr_t)dst | bytes) & 3) == 0) {
     e->direct = 1;
