@@ -434,7 +434,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges,
  * callee-saved registers at every wait. mpi_wait_begin finishes the wait when it need
  * not block (the result: an MPI error code, below 4096) or sends the I-structure read
  * and returns the context to suspend on; mpi_wait_end finishes it with the value read.
- * Define MPI_EMX_NO_INLINE_WAIT for a plain call. */
+ * MPI_Recv likewise. Define MPI_EMX_NO_INLINE_WAIT for plain calls. */
 #if !defined(EMX_MPI_LIBRARY) && !defined(MPI_EMX_NO_INLINE_WAIT) && !defined(__cplusplus)
 #include <emx/threads.h>
 uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status);
@@ -445,6 +445,19 @@ static inline int mpi_wait_inline(MPI_Request *request, MPI_Status *status) {
   return mpi_wait_end(request, status, __emx_suspend((emx_ctx_t *)c).a0);
 }
 #define MPI_Wait(request, status) mpi_wait_inline(request, status)
+/* MPI_Recv the same way: the receive is started, then waited for as MPI_Wait does. */
+uintptr_t mpi_recv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status, MPI_Request *request);
+int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value);
+static inline int mpi_recv_inline(void *buf, int count, MPI_Datatype type, int source,
+                                  int tag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Request request;
+  const uintptr_t c = mpi_recv_begin(buf, count, type, source, tag, comm, status, &request);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return mpi_recv_end(&request, status, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Recv(buf, count, type, source, tag, comm, status) \
+  mpi_recv_inline(buf, count, type, source, tag, comm, status)
 #endif
 
 #ifdef __cplusplus

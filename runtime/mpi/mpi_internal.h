@@ -679,6 +679,9 @@ mpi_request *post_recv(const mpi_comm *c, uint16_t ctx, void *buf, uint32_t byte
 int wait_request(mpi_request *r, MPI_Status *st);
 /* MPI_Wait, reporting errors as `fn` (MPI_Recv waits through it). */
 int wait_named(MPI_Request *request, MPI_Status *status, const char *fn);
+/* wait_named up to a suspension that the caller makes (mpi.h): the error code (< 4096),
+ * or the context to suspend on. */
+uintptr_t wait_begin(MPI_Request *request, MPI_Status *status, const char *fn);
 /* "message of N bytes truncated to ..." for a status with MPI_ERR_TRUNCATE (wait.c). */
 const char *truncation_message(const MPI_Status *st);
 

@@ -295,6 +295,12 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   const int err = start_recv("MPI_Recv", buf, count, type, source, tag, comm, &r);
   return err ? err : wait_named(&r, status, "MPI_Recv");
 }
+/* MPI_Recv with the suspension in the caller (mpi.h). */
+uintptr_t mpi_recv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
+  const int err = start_recv("MPI_Recv", buf, count, type, source, tag, comm, request);
+  return err ? (uintptr_t)err : wait_begin(request, status, "MPI_Recv");
+}
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,

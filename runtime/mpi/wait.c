@@ -240,14 +240,20 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   return wait_named(request, status, "MPI_Wait");
 }
 
-/* MPI_Wait with the suspension in the caller (mpi.h): the wait finished (its error code,
- * below 4096), or the context to suspend on, the I-structure read of `done` sent. */
+/* MPI_Wait and MPI_Recv with the suspension in the caller (mpi.h): the wait finished (its
+ * error code, below 4096), or the context to suspend on, the I-structure read of `done`
+ * sent. */
+uintptr_t wait_begin(MPI_Request *request, MPI_Status *status, const char *fn) {
+  return wait_common(request, status, fn, 1);
+}
 uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status) {
   return wait_common(request, status, "MPI_Wait", 1);
 }
-
 int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
   return wait_woken(request, *request, status, value, "MPI_Wait");
+}
+int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
+  return wait_woken(request, *request, status, value, "MPI_Recv");
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
