@@ -252,16 +252,30 @@ static inline void frame_returned(void) {
   if (__builtin_expect(waiting_head != 0, 0)) grant_waiting();
 }
 
+static void __attribute__((noinline)) fetch_general(fetch *f) {
+  if (f->left == 0 || emx_gaddr_is_local(f->src)) {
+    memcpy(f->dst, emx_gaddr_local(f->src), 4 * f->left);
+    f->done(f->arg);
+    return;
+  }
+  fetch_grant(f);
+}
+
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg) {
   *f = (fetch){dst, src, words, 0, done, arg, 0};
   mpi_counters[C_FETCHED_WORDS] += words;
-  if (words == 0 || emx_gaddr_is_local(src)) {
-    memcpy(dst, emx_gaddr_local(src), 4 * words);
-    done(arg);
+  /* The usual case, one block from another PE with a frame at hand, calls nothing. */
+  if (__builtin_expect(words - 1 < BLOCK && !emx_gaddr_is_local(src) && fetch_by_blocks() &&
+                           frames_out < FRAMES_MAX && __emx_frame_pool,
+                       1)) {
+    ++frames_out;
+    uint32_t *fr = emx_frame_alloc(block_tmpl);
+    fr[B_FETCH] = (uint32_t)(uintptr_t)f;
+    block_issue(f, fr, 0);
     return;
   }
-  fetch_grant(f);
+  fetch_general(f);
 }
 
 void transfer_init(void) {
