@@ -14,6 +14,7 @@
 #define EMX_MPI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -434,21 +435,29 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges,
  * callee-saved registers at every wait. mpi_wait_begin finishes the wait when it need
  * not block (the result: an MPI error code, below 4096) or sends the I-structure read
  * and returns the context to suspend on; mpi_wait_end finishes it with the value read.
- * MPI_Recv likewise. Define MPI_EMX_NO_INLINE_WAIT for plain calls. */
-#if !defined(EMX_MPI_LIBRARY) && !defined(MPI_EMX_NO_INLINE_WAIT) && !defined(__cplusplus)
-#include <emx/threads.h>
+ * MPI_Recv and MPI_Waitall likewise. Define MPI_EMX_NO_INLINE_WAIT for plain calls. */
 uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status);
 int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value);
+uintptr_t mpi_recv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status, MPI_Request *request);
+int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value);
+/* MPI_Waitall in steps: each step goes on from request `next` until one must block. */
+typedef struct {
+  int next, result;
+  unsigned how;
+} mpi_waitall_state;
+uintptr_t mpi_waitall_step(int count, MPI_Request *requests, MPI_Status *statuses,
+                           mpi_waitall_state *st);
+void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_state *st,
+                       uint32_t value);
+#if !defined(EMX_MPI_LIBRARY) && !defined(MPI_EMX_NO_INLINE_WAIT) && !defined(__cplusplus)
+#include <emx/threads.h>
 static inline int mpi_wait_inline(MPI_Request *request, MPI_Status *status) {
   const uintptr_t c = mpi_wait_begin(request, status);
   if (__builtin_expect(c < 4096, 1)) return (int)c;
   return mpi_wait_end(request, status, __emx_suspend((emx_ctx_t *)c).a0);
 }
 #define MPI_Wait(request, status) mpi_wait_inline(request, status)
-/* MPI_Recv the same way: the receive is started, then waited for as MPI_Wait does. */
-uintptr_t mpi_recv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
-                         MPI_Comm comm, MPI_Status *status, MPI_Request *request);
-int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value);
 static inline int mpi_recv_inline(void *buf, int count, MPI_Datatype type, int source,
                                   int tag, MPI_Comm comm, MPI_Status *status) {
   MPI_Request request;
@@ -458,6 +467,14 @@ static inline int mpi_recv_inline(void *buf, int count, MPI_Datatype type, int s
 }
 #define MPI_Recv(buf, count, type, source, tag, comm, status) \
   mpi_recv_inline(buf, count, type, source, tag, comm, status)
+static inline int mpi_waitall_inline(int count, MPI_Request *requests, MPI_Status *statuses) {
+  mpi_waitall_state st = {0, 0, 0};
+  uintptr_t c;
+  while ((c = mpi_waitall_step(count, requests, statuses, &st)) >= 4096)
+    mpi_waitall_woken(requests, statuses, &st, __emx_suspend((emx_ctx_t *)c).a0);
+  return (int)c;
+}
+#define MPI_Waitall(count, requests, statuses) mpi_waitall_inline(count, requests, statuses)
 #endif
 
 #ifdef __cplusplus
