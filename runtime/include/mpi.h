@@ -435,12 +435,16 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges,
  * callee-saved registers at every wait. mpi_wait_begin finishes the wait when it need
  * not block (the result: an MPI error code, below 4096) or sends the I-structure read
  * and returns the context to suspend on; mpi_wait_end finishes it with the value read.
- * MPI_Recv and MPI_Waitall likewise. Define MPI_EMX_NO_INLINE_WAIT for plain calls. */
+ * MPI_Send, MPI_Recv and MPI_Waitall likewise. Define MPI_EMX_NO_INLINE_WAIT for plain
+ * calls. */
 uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status);
 int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value);
 uintptr_t mpi_recv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
                          MPI_Comm comm, MPI_Status *status, MPI_Request *request);
 int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value);
+uintptr_t mpi_send_begin(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request);
+int mpi_send_end(MPI_Request *request, uint32_t value);
 /* MPI_Waitall in steps: each step goes on from request `next` until one must block. */
 typedef struct {
   int next, result;
@@ -467,6 +471,15 @@ static inline int mpi_recv_inline(void *buf, int count, MPI_Datatype type, int s
 }
 #define MPI_Recv(buf, count, type, source, tag, comm, status) \
   mpi_recv_inline(buf, count, type, source, tag, comm, status)
+static inline int mpi_send_inline(const void *buf, int count, MPI_Datatype type, int dest,
+                                  int tag, MPI_Comm comm) {
+  MPI_Request request;
+  const uintptr_t c = mpi_send_begin(buf, count, type, dest, tag, comm, &request);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return mpi_send_end(&request, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Send(buf, count, type, dest, tag, comm) \
+  mpi_send_inline(buf, count, type, dest, tag, comm)
 static inline int mpi_waitall_inline(int count, MPI_Request *requests, MPI_Status *statuses) {
   mpi_waitall_state st = {0, 0, 0};
   uintptr_t c;

@@ -682,6 +682,8 @@ int wait_named(MPI_Request *request, MPI_Status *status, const char *fn);
 /* wait_named up to a suspension that the caller makes (mpi.h): the error code (< 4096),
  * or the context to suspend on. */
 uintptr_t wait_begin(MPI_Request *request, MPI_Status *status, const char *fn);
+/* ... and after the suspension: finishes the request with the value read. */
+int wait_end(MPI_Request *request, MPI_Status *status, uint32_t value, const char *fn);
 /* "message of N bytes truncated to ..." for a status with MPI_ERR_TRUNCATE (wait.c). */
 const char *truncation_message(const MPI_Status *st);
 

@@ -258,28 +258,54 @@ static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatyp
   return err ? err : wait_request(r, MPI_STATUS_IGNORE);
 }
 
-static int __attribute__((noinline)) send_blocking(const void *buf, int count,
-                                                   MPI_Datatype type, int dest, int tag,
-                                                   MPI_Comm comm) {
+/* MPI_Send beyond the short one-sided send: a longer one-sided send, or a request to
+ * wait for. Returns MPI_SUCCESS or an error when done, else the context to suspend on
+ * (wait_begin). */
+static uintptr_t __attribute__((noinline)) send_begin(const void *buf, int count,
+                                                      MPI_Datatype type, int dest, int tag,
+                                                      MPI_Comm comm, MPI_Request *r) {
   mpi_comm *c;
   uint32_t bytes;
   if (args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) &&
       put_to_posted_any(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes))
     return MPI_SUCCESS;
+  const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, r);
+  return err ? (uintptr_t)err : wait_begin(r, MPI_STATUS_IGNORE, "MPI_Send");
+}
+
+/* MPI_Send's usual case: a blocking send that goes out one-sided at once needs no
+ * request (nothing will wait for it), and this path calls nothing and saves no
+ * registers. */
+static inline __attribute__((always_inline)) int send_short(const void *buf, int count,
+                                                            MPI_Datatype type, int dest,
+                                                            int tag, MPI_Comm comm) {
+  mpi_comm *c;
+  uint32_t bytes;
+  return __builtin_expect(args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 1) &&
+         put_to_posted(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes, 1);
+}
+
+/* With the suspension in the caller (mpi.h): done (its error code), or the context. */
+uintptr_t mpi_send_begin(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request) {
+  if (send_short(buf, count, type, dest, tag, comm)) return MPI_SUCCESS;
+  return send_begin(buf, count, type, dest, tag, comm, request);
+}
+int mpi_send_end(MPI_Request *request, uint32_t value) {
+  return wait_end(request, MPI_STATUS_IGNORE, value, "MPI_Send");
+}
+
+static int __attribute__((noinline)) send_blocking(const void *buf, int count,
+                                                   MPI_Datatype type, int dest, int tag,
+                                                   MPI_Comm comm) {
   MPI_Request r;
-  const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, &r);
-  return err ? err : MPI_Wait(&r, MPI_STATUS_IGNORE);
+  const uintptr_t ctx = send_begin(buf, count, type, dest, tag, comm, &r);
+  if (ctx < 4096) return (int)ctx;
+  return wait_end(&r, MPI_STATUS_IGNORE, __emx_suspend((emx_ctx_t *)ctx).a0, "MPI_Send");
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  /* A blocking send that goes out one-sided at once needs no request: nothing will
-   * wait for it. Everything else in a function of its own, so that this path calls
-   * nothing and saves no registers. */
-  mpi_comm *c;
-  uint32_t bytes;
-  if (__builtin_expect(args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 1) &&
-      put_to_posted(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes, 1))
-    return MPI_SUCCESS;
+  if (send_short(buf, count, type, dest, tag, comm)) return MPI_SUCCESS;
   return send_blocking(buf, count, type, dest, tag, comm);
 }
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {

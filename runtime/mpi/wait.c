@@ -249,6 +249,9 @@ uintptr_t wait_begin(MPI_Request *request, MPI_Status *status, const char *fn) {
 uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status) {
   return wait_common(request, status, "MPI_Wait", 1);
 }
+int wait_end(MPI_Request *request, MPI_Status *status, uint32_t value, const char *fn) {
+  return wait_woken(request, *request, status, value, fn);
+}
 int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
   return wait_woken(request, *request, status, value, "MPI_Wait");
 }

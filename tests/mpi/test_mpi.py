@@ -431,9 +431,9 @@ int main(int argc, char *argv[]) {
 
 
 class LiveValues(Runs):
-    """The suspension of a blocking MPI_Wait and MPI_Recv, compiled into the caller
-    (mpi.h), keeps the caller's live integers and floats while another computation on
-    the PE leaves every callee-saved register changed (programs/mpi/tests/live.c)."""
+    """The suspension of a blocking MPI_Wait, MPI_Recv and MPI_Waitall, compiled into the
+    caller (mpi.h), keeps the caller's live integers and floats while another computation
+    on the PE leaves every callee-saved register changed (programs/mpi/tests/live.c)."""
 
     def test_live_values_survive_blocking_waits(self):
         for matching, protocol in VARIANTS:

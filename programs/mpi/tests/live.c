@@ -1,4 +1,4 @@
-/* Live values across a blocking MPI_Wait and MPI_Recv (tests/mpi, docs/mpi.md "Threads,
+/* Live values across a blocking MPI_Wait, MPI_Recv and MPI_Waitall (tests/mpi, docs/mpi.md "Threads,
  * atomicity, blocking"): mpi.h compiles the suspension into the caller, which keeps only
  * its live values; they must come back intact although other computations run on the
  * PE meanwhile and leave every register changed. Rank 0 holds integers and floats in
@@ -58,6 +58,13 @@ int main(int argc, char **argv) {
       check(got == k, "round %d: MPI_Wait received %d", k, got);
       MPI_Recv(&got, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       check(got == -k, "round %d: MPI_Recv received %d", k, got);
+      int pair[2] = {-1, -1};
+      MPI_Request two[2];
+      MPI_Irecv(&pair[0], 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &two[0]);
+      MPI_Irecv(&pair[1], 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &two[1]);
+      MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
+      check(pair[0] == k + 1 && pair[1] == k + 2, "round %d: MPI_Waitall received %d, %d", k,
+            pair[0], pair[1]);
       bad += i0 != k || i1 != k * 3 || i2 != k * 5 || i3 != k * 7 || i4 != (k ^ 11) ||
              i5 != k + 13 || i6 != k * 17 || i7 != k - 19 || i8 != k * 23 || i9 != k + 29 ||
              i10 != k * 31 || i11 != (k ^ 37);
@@ -76,6 +83,11 @@ int main(int argc, char **argv) {
       const int neg = -v;
       delay(3000);
       MPI_Send(&neg, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
+      const int next[2] = {v + 1, v + 2};
+      delay(3000);
+      MPI_Send(&next[0], 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+      delay(3000);
+      MPI_Send(&next[1], 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
     }
   }
   report("live");
