@@ -54,8 +54,9 @@ PATHS = [
      SEGMENT + ["sreq_thread", "sreq_arrived", "mpi_h_sreq", "mpi_h_stage", "record_new",
                 "posted_match", "deliver"]),
     ("fetch (block read) and completion", "naive",
-     ["fetch_from_sender", "fetch_start", "fetch_grant", "block_issue", "block_arrived",
-      "frame_returned", "fetch_issue", "fetch_store", "fetched", "recv_finish"]),
+     ["fetch_from_sender", "fetch_start", "fetch_general", "fetch_grant", "block_issue",
+      "block_arrived", "frame_returned", "grant_waiting", "fetch_issue", "fetch_store",
+      "fetched", "recv_finish"]),
     ("completion (MPI_Wait, both block)", "naive", COMPLETION),
 ]
 
