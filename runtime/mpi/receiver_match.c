@@ -177,7 +177,7 @@ static inline int tag_matches(uint16_t want, uint16_t tag) {
 }
 
 /* The oldest posted receive a message from pe with tag and ctx matches. */
-static mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx) {
+static inline mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx) {
   for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
     mpi_request *r = RECV_OF_PRQ(l);
     if (r->ctx == ctx && ((r->flags & RF_WILD) || r->pe == pe) && tag_matches(r->tag, tag))
