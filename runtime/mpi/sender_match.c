@@ -75,16 +75,28 @@ static uint32_t __attribute__((noinline)) remote_alloc(unsigned pe, uint32_t byt
 
 /* ---- Starting a send ------------------------------------------------------------------ */
 
-static void send_request(mpi_request *s) {
+/* The send request's four words, by creation (a tail call: proto_create4) or as a staged
+ * record. */
+static inline __attribute__((always_inline)) void sreq_issue(mpi_request *s, unsigned bits,
+                                                             uint32_t data) {
+  if (__builtin_expect(!mpi_opt.staged_records, 1)) {
+    (void)proto_create4(s->pe, REQ_SREQ, bits, req_gaddr(s), data, s->capacity, tagctx(s));
+    return;
+  }
+  const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
+  proto_request(s->pe, REQ_SREQ, bits, w, 4);
+}
+
+/* Buffered: the data go first (into a temporary buffer there, or in the request). */
+static void __attribute__((noinline)) send_request_buffered(mpi_request *s) {
   uint32_t data = (uint32_t)(uintptr_t)s->buf;
   unsigned bits = s->proto;
-  const int buffered = s->proto == PROTO_BUFFERED;
-  if (buffered && s->capacity <= 4 && mpi_opt.sreq_inline) {
+  if (s->capacity <= 4 && mpi_opt.sreq_inline) {
     /* The whole message fits the send request's buffer word: the receiver's handler
      * copies it out at once, no temporary buffer to ask for. */
     __builtin_memcpy(&data, s->buf, s->capacity);
     bits |= SREQ_INLINE;
-  } else if (buffered && s->capacity) { /* (nothing to copy for 0 bytes) */
+  } else if (s->capacity) { /* (nothing to copy for 0 bytes) */
     /* Blocks; the entry in the request-issued queue is already there, so a receive
      * request arriving meanwhile is handled by the consistency rule. */
     const uint32_t entries = s->isq_count;
@@ -99,10 +111,14 @@ static void send_request(mpi_request *s) {
       bits = PROTO_SYNC | (mpi_matching == MATCH_BOTH && s->isq_count < entries ? SREQ_FALLBACK : 0);
     }
   }
-  const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
-  proto_request(s->pe, REQ_SREQ, bits, w, 4);
-  COUNT(C_SEND_REQUESTS);
+  sreq_issue(s, bits, data);
   if (s->proto == PROTO_BUFFERED) req_complete(s); /* the data has left the user's buffer */
+}
+
+static inline __attribute__((always_inline)) void send_request(mpi_request *s) {
+  COUNT(C_SEND_REQUESTS);
+  if (__builtin_expect(s->proto == PROTO_BUFFERED, 0)) send_request_buffered(s);
+  else sreq_issue(s, s->proto, (uint32_t)(uintptr_t)s->buf); /* get, sync: the data stay */
 }
 
 void send_start(mpi_request *s) {
