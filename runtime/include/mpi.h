@@ -14,6 +14,7 @@
 #define EMX_MPI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -432,6 +433,69 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int *index, int *ed
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int *neighbors);
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int *index, const int *edges, int *newrank);
+
+/* ---- MPI_Wait's suspension in the caller ------------------------------------------
+ * A wait that blocks suspends the computation, and everything the caller keeps in
+ * registers must survive the threads that run meanwhile. Compiled into the caller (as
+ * the runtime's blocking calls, docs/runtime.md "Suspension"), the suspension saves only
+ * the caller's live values, as EM-C did; a function called to block would save all 23
+ * callee-saved registers at every wait. mpi_wait_begin finishes the wait when it need
+ * not block (the result: an MPI error code, below 4096) or sends the I-structure read
+ * and returns the context to suspend on; mpi_wait_end finishes it with the value read.
+ * MPI_Send, MPI_Recv and MPI_Waitall likewise. Define MPI_EMX_NO_INLINE_WAIT for plain
+ * calls. */
+uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status);
+int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value);
+uintptr_t mpi_recv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status, MPI_Request *request);
+int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value);
+uintptr_t mpi_send_begin(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request);
+int mpi_send_end(MPI_Request *request, uint32_t value);
+/* MPI_Waitall in steps: each step goes on from request `next` until one must block. */
+typedef struct {
+  int next, result;
+  unsigned how;
+} mpi_waitall_state;
+uintptr_t mpi_waitall_step(int count, MPI_Request *requests, MPI_Status *statuses,
+                           mpi_waitall_state *st);
+void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_state *st,
+                       uint32_t value);
+#if !defined(EMX_MPI_LIBRARY) && !defined(MPI_EMX_NO_INLINE_WAIT) && !defined(__cplusplus)
+#include <emx/threads.h>
+static inline int mpi_wait_inline(MPI_Request *request, MPI_Status *status) {
+  const uintptr_t c = mpi_wait_begin(request, status);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return mpi_wait_end(request, status, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Wait(request, status) mpi_wait_inline(request, status)
+static inline int mpi_recv_inline(void *buf, int count, MPI_Datatype type, int source,
+                                  int tag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Request request;
+  const uintptr_t c = mpi_recv_begin(buf, count, type, source, tag, comm, status, &request);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return mpi_recv_end(&request, status, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Recv(buf, count, type, source, tag, comm, status) \
+  mpi_recv_inline(buf, count, type, source, tag, comm, status)
+static inline int mpi_send_inline(const void *buf, int count, MPI_Datatype type, int dest,
+                                  int tag, MPI_Comm comm) {
+  MPI_Request request;
+  const uintptr_t c = mpi_send_begin(buf, count, type, dest, tag, comm, &request);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return mpi_send_end(&request, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Send(buf, count, type, dest, tag, comm) \
+  mpi_send_inline(buf, count, type, dest, tag, comm)
+static inline int mpi_waitall_inline(int count, MPI_Request *requests, MPI_Status *statuses) {
+  mpi_waitall_state st = {0, 0, 0};
+  uintptr_t c;
+  while ((c = mpi_waitall_step(count, requests, statuses, &st)) >= 4096)
+    mpi_waitall_woken(requests, statuses, &st, __emx_suspend((emx_ctx_t *)c).a0);
+  return (int)c;
+}
+#define MPI_Waitall(count, requests, statuses) mpi_waitall_inline(count, requests, statuses)
+#endif
 
 #ifdef __cplusplus
 }

@@ -23,9 +23,10 @@ typedef struct outbox_op {
   uint8_t op, kind, bits, n;
   uint32_t w[4]; /* OP_REMOVAL: w[0] the request there, bits the side */
 } outbox_op;
+/* Word-sized counters: halfwords cost a zero extension at every update. */
 typedef struct {
   outbox_op *head, *tail;
-  uint16_t creates, asked; /* creations waiting; operand segments asked for */
+  uint32_t creates, asked; /* creations waiting; operand segments asked for */
   struct drain_waiter *drained; /* computations waiting for the outbox to empty */
 } outbox;
 /* On the stack of a computation waiting in proto_drain_wait (several computations of a
@@ -46,23 +47,43 @@ static unsigned idx_segment, idx_segment_reply;
 static emx_thread_fn *request_tmpl;
 enum { ARGS = 4 }; /* the request's words start at frame word 4 (slots 1..3 name the kinds) */
 
-static void (*const cores[REQ_KINDS])(unsigned, unsigned, const uint32_t *) = {
-    [REQ_SREQ] = sreq_arrived, [REQ_RREQ] = rreq_arrived_words, [REQ_TMP] = tmp_alloc_arrived};
-
-/* The invoked thread: a0 = requester PE | bits << 10, cont = the frame's slot 1 + kind. */
-static void request_thread(uint32_t v, uint32_t unused, uint32_t cont) {
-  (void)unused;
+/* The invoked threads, one per kind (slot 1 + kind): a0 = requester PE | bits << 10.
+ * The frame goes back first and the core is a tail call, so the thread saves no
+ * register: the cores read the words before they take any frame (mpi_internal.h). */
+static void sreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
+  (void)unused, (void)cont;
   uint32_t *f = emx_frame();
-  const unsigned kind = ((cont << 10) >> 8) / 4 - (uint32_t)(uintptr_t)f / 4 - 1;
-  uint32_t w[4] = {f[ARGS], f[ARGS + 1], f[ARGS + 2], f[ARGS + 3]};
   emx_frame_free(f);
-  cores[kind](v & 0x3ff, v >> 10, w);
+  sreq_arrived(v & 0x3ff, v >> 10, f + ARGS);
+}
+static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
+  (void)unused, (void)cont;
+  uint32_t *f = emx_frame();
+  emx_frame_free(f);
+  rreq_arrived_words(v & 0x3ff, v >> 10, f + ARGS);
+}
+static void tmp_thread(uint32_t v, uint32_t unused, uint32_t cont) {
+  (void)unused, (void)cont;
+  uint32_t *f = emx_frame();
+  emx_frame_free(f);
+  tmp_alloc_arrived(v & 0x3ff, v >> 10, f + ARGS);
 }
 
-/* On the target: a frame for a requester's creation (arg16 = its PE). */
+/* On the target: a frame for a requester's creation (arg16 = its PE). The usual case,
+ * a frame in the free list, calls nothing. */
+static void __attribute__((noinline)) segment_carved(uint32_t requester) {
+  void *f = emx_frame_alloc(request_tmpl);
+  emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
+}
 static void mpi_h_segment(uint32_t unused, uint32_t requester, uint32_t addr) {
   (void)unused, (void)addr;
-  void *f = emx_frame_alloc(request_tmpl);
+  uint32_t *f = __emx_frame_pool;
+  if (__builtin_expect(!f, 0)) {
+    segment_carved(requester);
+    return;
+  }
+  __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
+  f[0] = (uint32_t)(uintptr_t)request_tmpl;
   emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
 }
 EMX_HANDLER(mpi_h_segment);
@@ -71,27 +92,15 @@ static void send_removal_now(unsigned pe, uint32_t request, unsigned side) {
   emx_invoke(pe, mpi_idx_remove, mpi_me | side << 10, request);
 }
 
-/* On the requester: the frame for the oldest waiting creation of `target`; then the
- * messages queued behind it leave, up to the next creation. */
-static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) {
-  (void)addr;
-  outbox *b = &outboxes[target & 0x3ff];
-  outbox_op *o = b->head;
-  if (!o || o->op != OP_CREATE) mpi_internal_error("an operand segment nobody asked for");
-  emx_put(frame + ARGS, o->w, o->n);
-  emx_send(EMX_PKT_invoke1, frame + 1 + o->kind, mpi_me | (uint32_t)o->bits << 10);
-  --b->asked;
-  if (--b->creates > b->asked) {
-    emx_invoke(target & 0x3ff, idx_segment, mpi_me, 0);
-    ++b->asked;
-  }
-  for (;;) {
+/* What follows a creation's invocation, off the usual path (its own function, so that
+ * the reply's handler calls nothing): the messages queued behind it up to the next
+ * creation, and the computations waiting for an empty outbox. */
+static void __attribute__((noinline)) after_invocation(outbox *b, unsigned target) {
+  for (outbox_op *o = b->head; o && o->op != OP_CREATE; o = b->head) {
+    send_removal_now(target, o->w[0], o->bits);
     b->head = o->next;
     pool_put(&op_pool, o);
     --mpi_outbox_pending;
-    o = b->head;
-    if (!o || o->op == OP_CREATE) break;
-    send_removal_now(target & 0x3ff, o->w[0], o->bits);
   }
   if (!b->head) {
     b->tail = 0;
@@ -100,6 +109,48 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
       emx_send(EMX_PKT_invoke1, emx_ctx_cont(w->ctx), 0);
     }
     b->drained = 0;
+  }
+}
+
+static void __attribute__((noinline, noreturn)) segment_unasked(void) {
+  mpi_internal_error("an operand segment nobody asked for");
+}
+
+/* On the requester: the frame for the oldest waiting creation of `target`: its words by
+ * remote writes, the invocation; then the messages queued behind it leave, up to the
+ * next creation. */
+static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) {
+  (void)addr;
+  target &= 0x3ff;
+  outbox *b = &outboxes[target];
+  outbox_op *o = b->head;
+  if (__builtin_expect(!o || o->op != OP_CREATE, 0)) segment_unasked();
+  const emx_gaddr_t g = frame + ARGS;
+  if (__builtin_expect(target != mpi_me, 1)) { /* 2 or 4 words (proto_create) */
+    emx_send(EMX_PKT_syswr, g, o->w[0]);
+    emx_send(EMX_PKT_syswr, g + 1, o->w[1]);
+    if (o->n > 2) {
+      emx_send(EMX_PKT_syswr, g + 2, o->w[2]);
+      emx_send(EMX_PKT_syswr, g + 3, o->w[3]);
+    }
+  } else {
+    uint32_t *to = emx_gaddr_local(g);
+    for (unsigned k = 0; k < o->n; ++k) to[k] = o->w[k];
+  }
+  emx_send(EMX_PKT_invoke1, frame + 1 + o->kind, mpi_me | (uint32_t)o->bits << 10);
+  const uint32_t creates = --b->creates;
+  if (creates >= b->asked) /* one more waits for a segment: ask (this answer's slot) */
+    emx_invoke(target, idx_segment, mpi_me, 0);
+  else
+    --b->asked;
+  b->head = o->next;
+  pool_put(&op_pool, o);
+  --mpi_outbox_pending;
+  if (!b->head) {
+    b->tail = 0;
+    if (__builtin_expect(b->drained != 0, 0)) after_invocation(b, target);
+  } else if (__builtin_expect(b->head->op != OP_CREATE, 0)) {
+    after_invocation(b, target);
   }
 }
 EMX_HANDLER(mpi_h_segment_reply);
@@ -119,8 +170,7 @@ void proto_drain_wait(unsigned pe) {
   (void)emx_ctx_wait(w.ctx);
 }
 
-static void enqueue(unsigned pe, outbox_op *o) {
-  outbox *b = &outboxes[pe];
+static inline void enqueue(outbox *b, outbox_op *o) {
   o->next = 0;
   if (b->tail) b->tail->next = o;
   else b->head = o;
@@ -128,15 +178,35 @@ static void enqueue(unsigned pe, outbox_op *o) {
   ++mpi_outbox_pending;
 }
 
-void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n) {
-  outbox_op *o = pool_get(&op_pool);
+/* The op cell when the pool is empty (its own function: the usual case calls nothing). */
+static void __attribute__((noinline)) create_refill(unsigned pe, unsigned kind, unsigned bits,
+                                                    unsigned n, uint32_t w0, uint32_t w1,
+                                                    uint32_t w2, uint32_t w3) {
+  pool_put(&op_pool, pool_refill(&op_pool));
+  const uint32_t w[4] = {w0, w1, w2, w3};
+  proto_create(pe, kind, bits, w, n);
+}
+
+/* n words: 2 (a tmp request) or 4 (a send or receive request). */
+static inline __attribute__((always_inline)) void create(unsigned pe, unsigned kind,
+                                                         unsigned bits, unsigned n, uint32_t w0,
+                                                         uint32_t w1, uint32_t w2, uint32_t w3) {
+  outbox_op *o = op_pool.free;
+  if (__builtin_expect(!o, 0)) {
+    create_refill(pe, kind, bits, n, w0, w1, w2, w3);
+    return;
+  }
+  op_pool.free = o->next;
   o->op = OP_CREATE;
   o->kind = (uint8_t)kind;
   o->bits = (uint8_t)bits;
   o->n = (uint8_t)n;
-  for (unsigned k = 0; k < n; ++k) o->w[k] = w[k];
-  enqueue(pe, o);
+  o->w[0] = w0;
+  o->w[1] = w1;
+  o->w[2] = w2;
+  o->w[3] = w3;
   outbox *b = &outboxes[pe];
+  enqueue(b, o);
   ++b->creates;
   if (b->asked < MAX_ASKED) {
     emx_invoke(pe, idx_segment, mpi_me, 0);
@@ -144,8 +214,21 @@ void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, 
   }
 }
 
+void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n) {
+  if (n > 2) create(pe, kind, bits, 4, w[0], w[1], w[2], w[3]);
+  else create(pe, kind, bits, 2, w[0], w[1], 0, 0);
+}
+
+/* A request of four words in registers; returns MPI_SUCCESS (irecv.S ends in it). */
+int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                  uint32_t w2, uint32_t w3) {
+  create(pe, kind, bits, 4, w0, w1, w2, w3);
+  return MPI_SUCCESS;
+}
+
 void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
-  if (!outboxes[pe].head) {
+  outbox *b = &outboxes[pe];
+  if (!b->head) {
     send_removal_now(pe, request, (unsigned)recv_side);
     return;
   }
@@ -153,7 +236,7 @@ void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
   o->op = OP_REMOVAL;
   o->bits = (uint8_t)recv_side;
   o->w[0] = request;
-  enqueue(pe, o);
+  enqueue(b, o);
 }
 
 int proto_peer_quiet(unsigned pe) { return outboxes[pe].head == 0; }
@@ -164,5 +247,7 @@ void creation_init(void) {
   outboxes = calloc(emx_pe_count(), sizeof *outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
-  for (unsigned k = 1; k <= REQ_KINDS; ++k) request_tmpl[k] = request_thread;
+  request_tmpl[1 + REQ_SREQ] = sreq_thread;
+  request_tmpl[1 + REQ_RREQ] = rreq_thread;
+  request_tmpl[1 + REQ_TMP] = tmp_thread;
 }

@@ -1,10 +1,14 @@
 /* MPI_Irecv's usual case by hand, as the original had its hot paths in assembly: a
  * receive posted in advance from a named source, nothing unexpected or wildcard around,
- * a request cell at hand, its key known to the request-issued queue, and a receive
- * request that goes as a pair (mpi_internal.h, RREQ_PAIR_*). It does what the C path
- * does for it (args_ok, setup, recv_start, issue_recv_request, rreq_send_pair), with no
- * register to save; anything else goes to mpi_irecv_general (p2p.c), which also names
- * the errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
+ * a request cell at hand, its key known to the request-issued queue. It does what the C
+ * path does for it (args_ok, setup, recv_start, issue_recv_request), with no register
+ * to save, and sends the receive request as a pair (rreq_send_pair: mpi_internal.h,
+ * RREQ_PAIR_*) or, by the paper's creation (the default), ends in a tail call of
+ * proto_create4 (creation.c). A receive that does not go to the request-issued queue at
+ * once (matching on the receiver only, a wildcard or unexpected message around) is set
+ * up here and handed to recv_start (mpi_irecv_post); anything else (arguments to check,
+ * a new key, an empty pool) goes to mpi_irecv_general (p2p.c), which also names the
+ * errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
  *
  * a0 buf, a1 count, a2 type, a3 source, a4 tag, a5 comm, a6 request: left intact up to
  * the last branch to .Lgeneral. Fields go into the free cell early (its first word links
@@ -14,6 +18,22 @@
 #define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
 #define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+
+/* Committed: the cell leaves the pool (pool_get) with the rest of req_new's fields. */
+.macro COMMIT
+	lw	t5, 0(t3)
+	lui	a1, %hi(mpi_request_pool)
+	sw	t5, %lo(mpi_request_pool)(a1)
+	sw	zero, L_REQ_DONE(t3)
+	li	t5, L_REQ_MAGIC_VALUE
+	sw	t5, L_REQ_MAGIC(t3)
+	li	t5, L_KIND_FLAGS		/* a receive, active */
+	sw	t5, L_REQ_KIND(t3)
+	li	t5, L_PROTO_GET
+	sb	t5, L_REQ_PROTO(t3)
+	sw	zero, L_REQ_BYTES(t3)
+	sw	zero, L_REQ_WAITER(t3)
+.endm
 
 	.text
 	.globl	MPI_Irecv
@@ -50,29 +70,12 @@ MPI_Irecv:
 	li	t6, 0xffff			/* t6: the tag in 16 bits (MPI_ANY_TAG: 0xffff) */
 	li	t2, -1
 	beq	a4, t2, 2f
-	li	t2, L_RREQ_PAIR_ANY		/* a named tag below the pair form's limit */
-	bgeu	a4, t2, .Lgeneral
+	li	t2, L_TAG_UB			/* a named tag */
+	bltu	t2, a4, .Lgeneral
 	mv	t6, a4
-2:	/* The usual case of recv_start, and a pair. */
-	LW_G(t2, mpi_matching)		/* matching on both sides */
-	bnez	t2, .Lgeneral
-	LW_G(t2, mpi_wild_pending)
-	bnez	t2, .Lgeneral
-	LA(t2, mpi_unexpected)
-	lw	t3, L_DL_NEXT(t2)
-	bne	t3, t2, .Lgeneral
-	LW_G(t2, mpi_rreq_pairs)		/* -mpi-option=rreq-pairs */
-	beqz	t2, .Lgeneral
-	LW_G(t2, mpi_outbox_pending)		/* nothing waits for an operand segment */
-	bnez	t2, .Lgeneral
-	lhu	t4, L_COMM_CTX(t0)		/* t4: the context */
-	li	t2, L_RREQ_PAIR_CTX
+2:	lhu	t4, L_COMM_CTX(t0)		/* t4: the context (a mapped communicator's */
+	li	t2, L_RREQ_PAIR_CTX		/* are beyond: the C path translates) */
 	bgeu	t4, t2, .Lgeneral
-	or	t2, a0, t1
-	andi	t2, t2, 3
-	bnez	t2, .Lgeneral
-	li	t2, L_RREQ_PAIR_BYTES
-	bgeu	t1, t2, .Lgeneral
 	LW_G(t3, mpi_request_pool)		/* t3: the request, the pool's free cell */
 	beqz	t3, .Lgeneral
 	/* Its fields from the arguments (setup). */
@@ -88,6 +91,15 @@ MPI_Irecv:
 	sw	t1, L_REQ_CAPACITY(t3)
 	sw	a5, L_REQ_COMM(t3)
 	sw	a3, L_REQ_RANK(t3)
+	/* The usual case of recv_start: matching on both sides, no wildcard receive or
+	 * unexpected message around. Else the posted list (.Lpost). */
+	LW_G(t5, mpi_matching)
+	bnez	t5, .Lpost
+	LW_G(t5, mpi_wild_pending)
+	bnez	t5, .Lpost
+	LA(t5, mpi_unexpected)
+	lw	a7, L_DL_NEXT(t5)
+	bne	a7, t5, .Lpost
 	/* kq_find(&mpi_isq_recv, pt, ctx): bucket (pt + ctx * 0x10001) * 2654435761 >> 26. */
 	slli	a7, t4, 16
 	add	a7, a7, t4
@@ -106,21 +118,9 @@ MPI_Irecv:
 	beq	t5, t4, 5f
 4:	lw	a7, L_KEY_CHAIN(a7)
 	j	3b
-5:	/* Committed: the cell leaves the pool (pool_get). */
-	lw	t5, 0(t3)
-	lui	a1, %hi(mpi_request_pool)
-	sw	t5, %lo(mpi_request_pool)(a1)
-	sw	zero, L_REQ_DONE(t3)
-	li	t5, L_REQ_MAGIC_VALUE
-	sw	t5, L_REQ_MAGIC(t3)
-	li	t5, L_KIND_FLAGS		/* a receive, active */
-	sw	t5, L_REQ_KIND(t3)
+5:	COMMIT
 	li	t5, L_REFS_ISQ			/* one reference: its entry in the queue */
 	sw	t5, L_REQ_REFS(t3)
-	li	t5, L_PROTO_GET
-	sb	t5, L_REQ_PROTO(t3)
-	sw	zero, L_REQ_BYTES(t3)
-	sw	zero, L_REQ_WAITER(t3)
 	/* isq_add: its own entry, appended to the key's FIFO (kq_append). */
 	addi	t5, t3, L_REQ_ISQ_OWN		/* t5: the entry's link */
 	sw	t5, L_REQ_ISQ_NEWEST(t3)
@@ -147,6 +147,22 @@ MPI_Irecv:
 	addi	a1, a1, 1
 	sw	a1, L_KQ_ANY_KEYS(t6)
 7:	sw	t5, L_KEY_TAIL(a7)
+	sw	t3, 0(a6)			/* *request */
+	/* A pair: -mpi-option=rreq-pairs, nothing waiting for an operand segment, a word-
+	 * aligned buffer of fewer than L_RREQ_PAIR_BYTES, a tag below the pair form's
+	 * limit or MPI_ANY_TAG. Else a creation (or a staged record): mpi_irecv_request. */
+	LW_G(a1, mpi_rreq_pairs)
+	beqz	a1, .Lcreate
+	LW_G(a1, mpi_outbox_pending)
+	bnez	a1, .Lcreate
+	or	a1, a0, t1
+	andi	a1, a1, 3
+	bnez	a1, .Lcreate
+	li	a1, L_RREQ_PAIR_BYTES
+	bgeu	t1, a1, .Lcreate
+	addi	a1, a4, 1			/* MPI_ANY_TAG: 0 */
+	li	a2, L_RREQ_PAIR_ANY + 1
+	bgeu	a1, a2, .Lcreate
 	/* The receive request as a pair (rreq_send_pair) to slot ctx + 1 of the frame the
 	 * peer keeps for this PE. */
 	LW_G(a1, mpi_rreq_frames)
@@ -175,9 +191,40 @@ MPI_Irecv:
 	lw	a2, L_COUNT_RECV_REQUESTS(a1)
 	addi	a2, a2, 1
 	sw	a2, L_COUNT_RECV_REQUESTS(a1)
-	sw	t3, 0(a6)			/* *request */
 	li	a0, 0
 	ret
+.Lcreate:
+	/* By remote thread creation (proto_create4, which returns MPI_SUCCESS), or as a
+	 * staged record (-mpi-option=staged-records: the C path). */
+	lui	a1, %hi(mpi_opt + L_OPT_STAGED)	/* a byte */
+	lbu	a1, %lo(mpi_opt + L_OPT_STAGED)(a1)
+	beqz	a1, 9f
+	mv	a0, t3
+	tail	mpi_irecv_request		/* returns MPI_SUCCESS */
+9:	LA(a1, mpi_counters)
+	lw	a2, L_COUNT_RECV_REQUESTS(a1)
+	addi	a2, a2, 1
+	sw	a2, L_COUNT_RECV_REQUESTS(a1)
+	LW_G(a3, mpi_me)			/* the words: the request's global word address, */
+	slli	a3, a3, 22
+	srli	a4, t3, 2
+	or	a3, a3, a4
+	mv	a4, a0				/* the buffer, the capacity, */
+	mv	a5, t1
+	srli	a6, t2, 16			/* tag | context << 16 */
+	slli	a2, t4, 16
+	or	a6, a6, a2
+	mv	a0, t0				/* to the peer PE, a receive request, no bits */
+	li	a1, L_REQ_RREQ
+	li	a2, 0
+	tail	proto_create4
+.Lpost:	/* Not in any queue yet: recv_start decides (mpi_irecv_post). */
+	COMMIT
+	sw	zero, L_REQ_REFS(t3)		/* no reference, no entry */
+	sw	zero, L_REQ_ISQ_REQ(t3)		/* its own entry is free */
+	sw	t3, 0(a6)			/* *request */
+	mv	a0, t3
+	tail	mpi_irecv_post			/* returns MPI_SUCCESS */
 .Lgeneral:
 	tail	mpi_irecv_general
 	.size	MPI_Irecv, . - MPI_Irecv

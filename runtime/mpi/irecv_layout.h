@@ -46,5 +46,7 @@
 #define L_KIND_FLAGS 0x00010002 /* REQ_RECV, RF_ACTIVE */
 #define L_REFS_ISQ 0x00010001   /* one reference, one entry */
 #define L_PROTO_GET 1
+#define L_OPT_STAGED 1 /* mpi_options.staged_records */
+#define L_REQ_RREQ 1   /* the kind of a receive request (creation.c) */
 
 #endif

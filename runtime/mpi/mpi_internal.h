@@ -367,8 +367,9 @@ void records_init(void);
 /* ---- Protocol requests (creation.c) -------------------------------------------------- */
 
 /* The kinds of request, each a handler core taking the requester's PE, 6 bits and the
- * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, the answer's special
- * address). */
+ * words (sreq, rreq: 4 words, the last tag | context << 16; tmp: bytes, the answer's
+ * special address). The words may lie in a frame already given back (creation.c): a core
+ * reads them all before it takes a frame. */
 enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
@@ -379,6 +380,8 @@ extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
  * staged record (-mpi-option=staged-records, inline: its packets unrolled). Never
  * blocks. */
 void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, unsigned n);
+int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                  uint32_t w2, uint32_t w3); /* returns MPI_SUCCESS */
 static inline __attribute__((always_inline)) void proto_request(unsigned pe, unsigned kind,
                                                                 unsigned bits,
                                                                 const uint32_t *w, unsigned n) {
@@ -556,14 +559,6 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
 }
 /* put_to_posted for any size (its own function: it calls). */
 int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes);
-/* put_to_posted for a new request s (no reader: complete by flag); 0: use send_start. */
-static inline __attribute__((always_inline)) int send_fast(mpi_request *s) {
-  if (s->capacity <= 4 * SHORT_WORDS ? !put_to_posted(s->pe, s->tag, s->ctx, s->buf, s->capacity, 1)
-                                     : !put_to_posted_any(s->pe, s->tag, s->ctx, s->buf, s->capacity))
-    return 0;
-  s->flags |= RF_COMPLETE;
-  return 1;
-}
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
 /* The send request of s leaves (it has a credit): sender_match.c. */
 void send_request_issue(mpi_request *s, uint32_t data, unsigned bits);
@@ -780,6 +775,11 @@ mpi_request *post_recv(const mpi_comm *c, uint16_t ctx, void *buf, uint32_t byte
 int wait_request(mpi_request *r, MPI_Status *st);
 /* MPI_Wait, reporting errors as `fn` (MPI_Recv waits through it). */
 int wait_named(MPI_Request *request, MPI_Status *status, const char *fn);
+/* wait_named up to a suspension that the caller makes (mpi.h): the error code (< 4096),
+ * or the context to suspend on. */
+uintptr_t wait_begin(MPI_Request *request, MPI_Status *status, const char *fn);
+/* ... and after the suspension: finishes the request with the value read. */
+int wait_end(MPI_Request *request, MPI_Status *status, uint32_t value, const char *fn);
 /* "message of N bytes truncated to ..." for a status with MPI_ERR_TRUNCATE (wait.c). */
 const char *truncation_message(const MPI_Status *st);
 

@@ -176,20 +176,37 @@ static int irecv(const char *fn, void *buf, int count, MPI_Datatype type, int so
   return MPI_SUCCESS;
 }
 
-/* MPI_Isend and MPI_Send: the fast path, or the checks that report as `fn`. */
+/* A new send request s that did not go out by the short one-sided send (start_send). */
+static int __attribute__((noinline)) send_started(mpi_request *s) {
+  if (s->capacity <= 4 * SHORT_WORDS ||
+      !put_to_posted_any(s->pe, s->tag, s->ctx, s->buf, s->capacity))
+    send_start(s);
+  else
+    s->flags |= RF_COMPLETE;
+  return MPI_SUCCESS;
+}
+
+/* MPI_Isend and MPI_Send: the fast path, or the checks that report as `fn`. It calls
+ * nothing but in tail calls, so that it saves no registers: a request cell at hand, the
+ * short one-sided send inline (put_to_posted), everything else after *request is set. */
 static inline int start_send(const char *fn, const void *buf, int count, MPI_Datatype type,
                              int dest, int tag, MPI_Comm comm, MPI_Request *request) {
   mpi_comm *c;
   uint32_t bytes;
-  if (__builtin_expect(!args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 0))
+  if (__builtin_expect(!args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) ||
+                           !mpi_request_pool.free,
+                       0))
     return isend(fn, buf, count, type, dest, tag, comm, mpi_protocol, 0, request);
   mpi_request *s = setup(REQ_SEND, c, c->ctx, (void *)buf, bytes, dest, tag);
   s->proto = (uint8_t)mpi_protocol;
   s->flags |= RF_ACTIVE;
   s->comm = comm;
-  if (!send_fast(s)) send_start(s);
   *request = s;
-  return MPI_SUCCESS;
+  if (bytes <= 4 * SHORT_WORDS && put_to_posted(s->pe, s->tag, s->ctx, s->buf, bytes, 1)) {
+    s->flags |= RF_COMPLETE;
+    return MPI_SUCCESS;
+  }
+  return send_started(s);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -241,28 +258,54 @@ static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatyp
   return err ? err : wait_request(r, MPI_STATUS_IGNORE);
 }
 
-static int __attribute__((noinline)) send_blocking(const void *buf, int count,
-                                                   MPI_Datatype type, int dest, int tag,
-                                                   MPI_Comm comm) {
+/* MPI_Send beyond the short one-sided send: a longer one-sided send, or a request to
+ * wait for. Returns MPI_SUCCESS or an error when done, else the context to suspend on
+ * (wait_begin). */
+static uintptr_t __attribute__((noinline)) send_begin(const void *buf, int count,
+                                                      MPI_Datatype type, int dest, int tag,
+                                                      MPI_Comm comm, MPI_Request *r) {
   mpi_comm *c;
   uint32_t bytes;
   if (args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) &&
       put_to_posted_any(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes))
     return MPI_SUCCESS;
+  const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, r);
+  return err ? (uintptr_t)err : wait_begin(r, MPI_STATUS_IGNORE, "MPI_Send");
+}
+
+/* MPI_Send's usual case: a blocking send that goes out one-sided at once needs no
+ * request (nothing will wait for it), and this path calls nothing and saves no
+ * registers. */
+static inline __attribute__((always_inline)) int send_short(const void *buf, int count,
+                                                            MPI_Datatype type, int dest,
+                                                            int tag, MPI_Comm comm) {
+  mpi_comm *c;
+  uint32_t bytes;
+  return __builtin_expect(args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 1) &&
+         put_to_posted(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes, 1);
+}
+
+/* With the suspension in the caller (mpi.h): done (its error code), or the context. */
+uintptr_t mpi_send_begin(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request) {
+  if (send_short(buf, count, type, dest, tag, comm)) return MPI_SUCCESS;
+  return send_begin(buf, count, type, dest, tag, comm, request);
+}
+int mpi_send_end(MPI_Request *request, uint32_t value) {
+  return wait_end(request, MPI_STATUS_IGNORE, value, "MPI_Send");
+}
+
+static int __attribute__((noinline)) send_blocking(const void *buf, int count,
+                                                   MPI_Datatype type, int dest, int tag,
+                                                   MPI_Comm comm) {
   MPI_Request r;
-  const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, &r);
-  return err ? err : MPI_Wait(&r, MPI_STATUS_IGNORE);
+  const uintptr_t ctx = send_begin(buf, count, type, dest, tag, comm, &r);
+  if (ctx < 4096) return (int)ctx;
+  return wait_end(&r, MPI_STATUS_IGNORE, __emx_suspend((emx_ctx_t *)ctx).a0, "MPI_Send");
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  /* A blocking send that goes out one-sided at once needs no request: nothing will
-   * wait for it. Everything else in a function of its own, so that this path calls
-   * nothing and saves no registers. */
-  mpi_comm *c;
-  uint32_t bytes;
-  if (__builtin_expect(args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes), 1) &&
-      put_to_posted(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes, 1))
-    return MPI_SUCCESS;
+  if (send_short(buf, count, type, dest, tag, comm)) return MPI_SUCCESS;
   return send_blocking(buf, count, type, dest, tag, comm);
 }
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
@@ -277,6 +320,12 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   MPI_Request r;
   const int err = start_recv("MPI_Recv", buf, count, type, source, tag, comm, &r);
   return err ? err : wait_named(&r, status, "MPI_Recv");
+}
+/* MPI_Recv with the suspension in the caller (mpi.h). */
+uintptr_t mpi_recv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status, MPI_Request *request) {
+  const int err = start_recv("MPI_Recv", buf, count, type, source, tag, comm, request);
+  return err ? (uintptr_t)err : wait_begin(request, status, "MPI_Recv");
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,

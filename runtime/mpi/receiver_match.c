@@ -47,7 +47,7 @@ static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* ---- Delivering a send request's data to a receive ---------------------------------- */
 
-static send_record *record_new(unsigned pe, uint16_t tag, uint16_t ctx, unsigned bits,
+static inline __attribute__((always_inline)) send_record *record_new(unsigned pe, uint16_t tag, uint16_t ctx, unsigned bits,
                                const uint32_t *w) {
   send_record *e = pool_get(&record_pool);
   e->pe = (uint16_t)pe;
@@ -119,7 +119,8 @@ static void chunk_next(send_record *e) {
 
 /* Reads the sender's buffer, zero copy when buffer, size and source are word aligned,
  * else the whole words around it into a temporary buffer. 0 if out of memory. */
-static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
+static inline __attribute__((always_inline)) int fetch_from_sender(send_record *e,
+                                                                 uint32_t bytes, uint32_t *dst) {
   e->state = SR_FETCHING;
   if (dst && ((e->data | (uint32_t)(uintptr_t)dst | bytes) & 3) == 0) {
     e->direct = 1;
@@ -142,8 +143,9 @@ static int fetch_from_sender(send_record *e, uint32_t bytes, uint32_t *dst) {
   return 1;
 }
 
-/* e (out of any list) matched posted receive r. */
-static void deliver(mpi_request *r, send_record *e) {
+/* e (out of any list) matched posted receive r. Inline: the usual case, a fetch, is one
+ * function from the send request's thread on. */
+static inline __attribute__((always_inline)) void deliver(mpi_request *r, send_record *e) {
   e->r = r;
   if (e->proto == PROTO_BUFFERED) {
     if (e->inline_data) {
@@ -175,7 +177,7 @@ static inline int tag_matches(uint16_t want, uint16_t tag) {
 }
 
 /* The oldest posted receive a message from pe with tag and ctx matches. */
-static mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx) {
+static inline mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx) {
   for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
     mpi_request *r = RECV_OF_PRQ(l);
     if (r->ctx == ctx && ((r->flags & RF_WILD) || r->pe == pe) && tag_matches(r->tag, tag))
@@ -221,6 +223,22 @@ int unexpected_withdraw(unsigned pe, emx_gaddr_t sreq) {
   return 0;
 }
 
+/* The receive request of r, filed in the request-issued queue. */
+static inline __attribute__((always_inline)) void send_recv_request(mpi_request *r) {
+  COUNT(C_RECV_REQUESTS);
+  const uint32_t buf = (uint32_t)(uintptr_t)r->buf, word = (uint32_t)(uintptr_t)&r->done >> 2;
+  if (rreq_pair_fits(r->ctx, buf, r->capacity, r->tag) && proto_peer_quiet(r->pe)) {
+    rreq_send_pair(r); /* -mpi-option=rreq-pairs */
+  } else if (mpi_opt.staged_records && r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
+    const uint32_t w[3] = {word | (uint32_t)r->ctx << EMX_GADDR_PE_SHIFT, buf,
+                           r->capacity | (uint32_t)r->tag << 16};
+    proto_request(r->pe, REQ_RREQ, RREQ_SHORT, w, 3);
+  } else {
+    const uint32_t w[4] = {req_gaddr(r), buf, r->capacity, r->tag | (uint32_t)r->ctx << 16};
+    proto_request(r->pe, REQ_RREQ, 0, w, 4);
+  }
+}
+
 /* A receive whose request is issued leaves the posted list: arriving send requests find
  * it in the request-issued queue, which is searched first, and an issued receive is older
  * than every receive still posted (those are wildcards and the receives held back behind
@@ -233,18 +251,22 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
   isq_add(&mpi_isq_recv, r);
   /* A one-sided send writes the source and tag only for MPI_ANY_TAG (put_short). */
   r->srctag = r->pe | (uint32_t)r->tag << 16;
-  const uint32_t buf = (uint32_t)(uintptr_t)r->buf, word = (uint32_t)(uintptr_t)&r->done >> 2;
-  if (rreq_pair_fits(r->ctx, buf, r->capacity, r->tag) && proto_peer_quiet(r->pe)) {
-    rreq_send_pair(r); /* -mpi-option=rreq-pairs */
-  } else if (mpi_opt.staged_records && r->ctx < RREQ_SHORT_CTX && r->capacity <= 0xffff) {
-    const uint32_t w[3] = {word | (uint32_t)r->ctx << EMX_GADDR_PE_SHIFT, buf,
-                           r->capacity | (uint32_t)r->tag << 16};
-    proto_request(r->pe, REQ_RREQ, RREQ_SHORT, w, 3);
-  } else {
-    const uint32_t w[4] = {req_gaddr(r), buf, r->capacity, r->tag | (uint32_t)r->ctx << 16};
-    proto_request(r->pe, REQ_RREQ, 0, w, 4);
-  }
-  COUNT(C_RECV_REQUESTS);
+  send_recv_request(r);
+}
+
+/* irecv.S's request when it does not go to the request-issued queue: r is set up. */
+int mpi_irecv_post(mpi_request *r);
+int mpi_irecv_post(mpi_request *r) {
+  recv_start(r);
+  return MPI_SUCCESS;
+}
+
+/* irecv.S's usual case when the receive request does not go as a pair: r is filed and
+ * its srctag set. */
+int mpi_irecv_request(mpi_request *r);
+int mpi_irecv_request(mpi_request *r) {
+  send_recv_request(r);
+  return MPI_SUCCESS;
 }
 
 /* A receive request may be issued only while no unmatched MPI_ANY_SOURCE receive was

@@ -68,35 +68,59 @@ EMX_HANDLER(mpi_h_tmp_alloc);
 
 /* ---- Starting a send ------------------------------------------------------------------ */
 
+/* The send request's four words, by creation (a tail call: proto_create4) or as a staged
+ * record. */
+static inline __attribute__((always_inline)) void sreq_issue(mpi_request *s, unsigned bits,
+                                                             uint32_t data) {
+  if (__builtin_expect(!mpi_opt.staged_records, 1)) {
+    (void)proto_create4(s->pe, REQ_SREQ, bits, req_gaddr(s), data, s->capacity, tagctx(s));
+    return;
+  }
+  const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
+  proto_request(s->pe, REQ_SREQ, bits, w, 4);
+}
+
 /* The send request leaves (with a credit for its receiver: credits.c). */
 static inline __attribute__((always_inline)) void issue(mpi_request *s, uint32_t data,
                                                         unsigned bits) {
-  const uint32_t w[4] = {req_gaddr(s), data, s->capacity, tagctx(s)};
-  proto_request(s->pe, REQ_SREQ, bits, w, 4);
   COUNT(C_SEND_REQUESTS);
-  if (s->proto == PROTO_BUFFERED) req_complete(s); /* the data has left the user's buffer */
+  if (__builtin_expect(s->proto == PROTO_BUFFERED, 0)) {
+    sreq_issue(s, bits, data);
+    req_complete(s); /* the data has left the user's buffer */
+    return;
+  }
+  sreq_issue(s, bits, data);
 }
 void send_request_issue(mpi_request *s, uint32_t data, unsigned bits) { issue(s, data, bits); }
 
-static void send_request(mpi_request *s) {
+/* Buffered: the data go first (into a temporary buffer there, or in the request). */
+static void __attribute__((noinline)) send_request_buffered(mpi_request *s) {
   uint32_t data = (uint32_t)(uintptr_t)s->buf;
   unsigned bits = s->proto;
-  if (s->proto == PROTO_BUFFERED && s->capacity) { /* (nothing to copy for 0 bytes) */
-    if (s->capacity > 4 || !mpi_opt.sreq_inline) {
-      /* The temporary buffer is asked for once the send has a credit, without waiting;
-       * with the answer, the data is written and the send request leaves, in queue order
-       * (credits.c). The entry in the request-issued queue is already there, so a
-       * receive request arriving meanwhile is handled by the consistency rule. */
-      sendq_add(s, data, bits, 1);
-      return;
-    }
-    /* The whole message fits the send request's buffer word: the receiver's handler
-     * copies it out at once, no temporary buffer to ask for. */
-    __builtin_memcpy(&data, s->buf, s->capacity);
-    bits |= SREQ_INLINE;
+  if (s->capacity > 4 || !mpi_opt.sreq_inline) {
+    /* The temporary buffer is asked for once the send has a credit, without waiting;
+     * with the answer, the data is written and the send request leaves, in queue order
+     * (credits.c). The entry in the request-issued queue is already there, so a receive
+     * request arriving meanwhile is handled by the consistency rule. */
+    sendq_add(s, data, bits, 1);
+    return;
   }
+  /* The whole message fits the send request's buffer word: the receiver's handler copies
+   * it out at once, no temporary buffer to ask for. */
+  __builtin_memcpy(&data, s->buf, s->capacity);
+  bits |= SREQ_INLINE;
   if (sendq_credit_now(s)) issue(s, data, bits);
-  else sendq_add(s, data, bits, 0); /* behind others to this receiver, or for a credit */
+  else sendq_add(s, data, bits, 0);
+}
+
+static inline __attribute__((always_inline)) void send_request(mpi_request *s) {
+  if (__builtin_expect(s->proto == PROTO_BUFFERED && s->capacity, 0)) { /* (0 B: no copy) */
+    send_request_buffered(s);
+    return;
+  }
+  const uint32_t data = (uint32_t)(uintptr_t)s->buf; /* get, sync: the data stay */
+  if (__builtin_expect(sendq_credit_now(s), 1)) issue(s, data, s->proto);
+  else sendq_add(s, data, s->proto, 0); /* behind others to this receiver, or for a credit */
 }
 
 void send_start(mpi_request *s) {

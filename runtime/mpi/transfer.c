@@ -139,7 +139,7 @@ static void fetch_issue(fetch *x, uint32_t *f) {
   ++x->frames;
 }
 
-static void frame_returned(void);
+static inline void frame_returned(void);
 
 static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   (void)unused;
@@ -171,7 +171,8 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
 enum { B_FETCH = 1, B_E0 = 3, BLOCK = 2048 };
 static emx_thread_fn *block_tmpl;
 
-static void block_issue(fetch *x, uint32_t *f, unsigned k) {
+static inline __attribute__((always_inline)) void block_issue(fetch *x, uint32_t *f,
+                                                              unsigned k) {
   const uint32_t m = x->left < BLOCK ? x->left : BLOCK;
   const emx_gaddr_t e = emx_gaddr_mine(&f[B_E0 + k]);
   /* The continuation reads the element (an I-structure read from here: either order of
@@ -215,7 +216,8 @@ enum { FRAMES_MAX = 16 };
 static uint32_t frames_out;
 static fetch *waiting_head, *waiting_tail;
 
-static void fetch_grant(fetch *x) {
+/* Inline in fetch_start: a short message's fetch is one function. */
+static inline __attribute__((always_inline)) void fetch_grant(fetch *x) {
   if (fetch_by_blocks()) {
     if (frames_out < FRAMES_MAX) {
       ++frames_out;
@@ -237,25 +239,43 @@ static void fetch_grant(fetch *x) {
   }
 }
 
-static void frame_returned(void) {
-  --frames_out;
+static void __attribute__((noinline)) grant_waiting(void) {
   fetch *w = waiting_head;
-  if (!w) return;
   waiting_head = w->next_waiting;
   if (!waiting_head) waiting_tail = 0;
   fetch_grant(w);
+}
+
+/* A frame is back: the usual case (nobody waits) calls nothing. */
+static inline void frame_returned(void) {
+  --frames_out;
+  if (__builtin_expect(waiting_head != 0, 0)) grant_waiting();
+}
+
+static void __attribute__((noinline)) fetch_general(fetch *f) {
+  if (f->left == 0 || emx_gaddr_is_local(f->src)) {
+    memcpy(f->dst, emx_gaddr_local(f->src), 4 * f->left);
+    f->done(f->arg);
+    return;
+  }
+  fetch_grant(f);
 }
 
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg) {
   *f = (fetch){dst, src, words, 0, done, arg, 0};
   mpi_counters[C_FETCHED_WORDS] += words;
-  if (words == 0 || emx_gaddr_is_local(src)) {
-    memcpy(dst, emx_gaddr_local(src), 4 * words);
-    done(arg);
+  /* The usual case, one block from another PE with a frame at hand, calls nothing. */
+  if (__builtin_expect(words - 1 < BLOCK && !emx_gaddr_is_local(src) && fetch_by_blocks() &&
+                           frames_out < FRAMES_MAX && __emx_frame_pool,
+                       1)) {
+    ++frames_out;
+    uint32_t *fr = emx_frame_alloc(block_tmpl);
+    fr[B_FETCH] = (uint32_t)(uintptr_t)f;
+    block_issue(f, fr, 0);
     return;
   }
-  fetch_grant(f);
+  fetch_general(f);
 }
 
 void transfer_init(void) {

@@ -187,34 +187,78 @@ static int __attribute__((noinline)) wait_one(MPI_Request *request, MPI_Status *
   return err;
 }
 
-/* A plain request that is not complete: block, then finish (no progress to make). */
-static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_request *r,
-                                                   MPI_Status *status, const char *fn) {
-  block_on(r);
+/* A plain request whose blocked wait read value v from `done`: finish it (no progress to
+ * make: the wait let the waiting threads run). */
+static inline int wait_woken(MPI_Request *request, mpi_request *r, MPI_Status *status,
+                             uint32_t v, const char *fn) {
+  req_took(r, v);
+  r->flags = (uint16_t)((r->flags & ~RF_READER) | RF_COMPLETE);
   if (!(r->flags & RF_CANCELLED) && finish_plain(request, r, status)) return MPI_SUCCESS;
-  r->flags |= RF_COMPLETE;
   return complete_handle(request, status, fn);
 }
 
+/* A plain request that is not complete: block on its element, then finish. One
+ * function: the suspension saves every callee-saved register once. */
+static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_request *r,
+                                                   MPI_Status *status, const char *fn) {
+  r->flags |= RF_READER; /* (plain: not armed) */
+  return wait_woken(request, r, status, emx_iread(req_gaddr(r)), fn);
+}
+
 /* MPI_Wait and MPI_Recv: the common cases, which are on the latency path, as calls
- * that end in tail calls, so that they save no registers. */
-int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
+ * that end in tail calls, so that they save no registers. split: a request that is not
+ * complete is not waited for here; the I-structure read is sent and the context to
+ * suspend on returned (mpi_wait_begin). Else the wait's error code. */
+static inline __attribute__((always_inline)) uintptr_t wait_common(MPI_Request *request,
+                                                                   MPI_Status *status,
+                                                                   const char *fn, int split) {
   mpi_request *r = *request;
   uint32_t v;
-  if (!plain(r) || r->bytes > r->capacity) return wait_one(request, status, fn);
+  if (!plain(r) || r->bytes > r->capacity) return (uintptr_t)wait_one(request, status, fn);
   if (!(r->flags & RF_COMPLETE)) {
-    if (!__emx_itake(&r->done, &v)) return wait_blocking(request, r, status, fn);
+    if (!__emx_itake(&r->done, &v)) {
+      if (split && __builtin_expect(__emx_ctx_pool != 0, 1)) {
+        emx_ctx_t *c = __emx_ctx_get();
+        r->flags |= RF_READER; /* (plain: not armed) */
+        emx_send(EMX_PKT_iread, req_gaddr(r), emx_ctx_cont(c));
+        return (uintptr_t)c;
+      }
+      return (uintptr_t)wait_blocking(request, r, status, fn);
+    }
     req_took(r, v);
     r->flags |= RF_COMPLETE; /* the value is taken: the general way must not wait for it */
-    if (r->bytes > r->capacity) return wait_one(request, status, fn);
+    if (r->bytes > r->capacity) return (uintptr_t)wait_one(request, status, fn);
   }
   const int recv = r->kind == REQ_RECV;
   (void)finish_plain(request, r, status);
-  return recv ? progress_success() : MPI_SUCCESS;
+  return recv ? (uintptr_t)progress_success() : MPI_SUCCESS;
+}
+
+int wait_named(MPI_Request *request, MPI_Status *status, const char *fn) {
+  return (int)wait_common(request, status, fn, 0);
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   return wait_named(request, status, "MPI_Wait");
+}
+
+/* MPI_Wait and MPI_Recv with the suspension in the caller (mpi.h): the wait finished (its
+ * error code, below 4096), or the context to suspend on, the I-structure read of `done`
+ * sent. */
+uintptr_t wait_begin(MPI_Request *request, MPI_Status *status, const char *fn) {
+  return wait_common(request, status, fn, 1);
+}
+uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status) {
+  return wait_common(request, status, "MPI_Wait", 1);
+}
+int wait_end(MPI_Request *request, MPI_Status *status, uint32_t value, const char *fn) {
+  return wait_woken(request, *request, status, value, fn);
+}
+int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
+  return wait_woken(request, *request, status, value, "MPI_Wait");
+}
+int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
+  return wait_woken(request, *request, status, value, "MPI_Recv");
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
@@ -238,38 +282,101 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   return complete_handle(request, status, "MPI_Test");
 }
 
+/* The request-by-request loop of MPI_Waitall from st->next on. split: a plain request
+ * that must block is not waited for here: its I-structure read is sent and the context
+ * returned, st->next naming it (mpi_waitall_step). Else the result. */
+static inline __attribute__((always_inline)) uintptr_t waitall_loop(int count,
+                                                                    MPI_Request *requests,
+                                                                    MPI_Status *statuses,
+                                                                    mpi_waitall_state *st,
+                                                                    int split) {
+  for (int k = st->next; k < count; ++k) {
+    mpi_request *r = requests[k];
+    if (split && plain(r) && !(r->flags & RF_COMPLETE)) {
+      uint32_t v;
+      if (__emx_itake(&r->done, &v)) {
+        req_took(r, v);
+        r->flags |= RF_COMPLETE; /* the value is taken: wait_handle must not wait for it */
+      } else if (__builtin_expect(__emx_ctx_pool != 0, 1)) {
+        emx_ctx_t *c = __emx_ctx_get();
+        r->flags |= RF_READER;
+        emx_send(EMX_PKT_iread, req_gaddr(r), emx_ctx_cont(c));
+        st->next = k;
+        return (uintptr_t)c;
+      }
+    }
+    MPI_Status *s = statuses ? &statuses[k] : MPI_STATUS_IGNORE;
+    if (wait_handle(&requests[k], s, "MPI_Waitall", &st->how)) st->result = MPI_ERR_IN_STATUS;
+  }
+  if (st->how == W_READY) mpi_progress();
+  return (uintptr_t)st->result;
+}
+
 /* MPI_Waitall from request `from` on; how: what the requests before it did. */
 static int __attribute__((noinline)) waitall_general(int count, MPI_Request *requests,
                                                      MPI_Status *statuses, int from,
                                                      unsigned how) {
-  int result = MPI_SUCCESS;
-  for (int k = from; k < count; ++k) {
-    MPI_Status *st = statuses ? &statuses[k] : MPI_STATUS_IGNORE;
-    if (wait_handle(&requests[k], st, "MPI_Waitall", &how)) result = MPI_ERR_IN_STATUS;
-  }
-  if (how == W_READY) mpi_progress();
-  return result;
+  mpi_waitall_state st = {from, MPI_SUCCESS, how};
+  return (int)waitall_loop(count, requests, statuses, &st, 0);
+}
+static uintptr_t __attribute__((noinline)) waitall_split(int count, MPI_Request *requests,
+                                                         MPI_Status *statuses,
+                                                         mpi_waitall_state *st) {
+  return waitall_loop(count, requests, statuses, st, 1);
 }
 
 /* The common case in a path that calls nothing (no register saves): plain requests that
- * are complete already, without truncation, finished in one pass; the first other one
- * goes the general way, with the rest. */
-int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
-  unsigned how = 0;
+ * are complete already, without truncation, finished in one pass. Returns the index of
+ * the first other one (count: none), which goes the general way with the rest. */
+static inline __attribute__((always_inline)) int waitall_fast(int count, MPI_Request *requests,
+                                                              MPI_Status *statuses,
+                                                              unsigned *how) {
   for (int k = 0; k < count; ++k) {
     mpi_request *r = requests[k];
     uint32_t v;
-    if (!plain(r)) return waitall_general(count, requests, statuses, k, how);
+    if (!plain(r)) return k;
     if (!(r->flags & RF_COMPLETE)) {
-      if (!__emx_itake(&r->done, &v)) return waitall_general(count, requests, statuses, k, how);
+      if (!__emx_itake(&r->done, &v)) return k;
       req_took(r, v);
       r->flags |= RF_COMPLETE;
     }
-    how |= r->kind == REQ_RECV ? W_READY : 0;
-    if (!finish_plain(&requests[k], r, statuses ? &statuses[k] : MPI_STATUS_IGNORE))
-      return waitall_general(count, requests, statuses, k, how);
+    *how |= r->kind == REQ_RECV ? W_READY : 0;
+    if (!finish_plain(&requests[k], r, statuses ? &statuses[k] : MPI_STATUS_IGNORE)) return k;
   }
+  return count;
+}
+
+int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
+  unsigned how = 0;
+  const int k = waitall_fast(count, requests, statuses, &how);
+  if (k < count) return waitall_general(count, requests, statuses, k, how);
   return how == W_READY ? progress_success() : MPI_SUCCESS;
+}
+
+/* MPI_Waitall with the suspension in the caller (mpi.h): the result (below 4096), or the
+ * context to suspend on for request st->next. */
+uintptr_t mpi_waitall_step(int count, MPI_Request *requests, MPI_Status *statuses,
+                           mpi_waitall_state *st) {
+  if (st->next == 0 && st->how == 0) { /* the first step */
+    unsigned how = 0;
+    const int k = waitall_fast(count, requests, statuses, &how);
+    st->how = how;
+    if (k == count) return how == W_READY ? (uintptr_t)progress_success() : MPI_SUCCESS;
+    st->next = k;
+  }
+  return waitall_split(count, requests, statuses, st);
+}
+
+/* The blocked request st->next read `value`: finished; the steps go on after it. */
+void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_state *st,
+                       uint32_t value) {
+  const int k = st->next;
+  mpi_request *r = requests[k];
+  st->how |= W_BLOCKED | (r->kind == REQ_RECV ? W_READY : 0);
+  if (wait_woken(&requests[k], r, statuses ? &statuses[k] : MPI_STATUS_IGNORE, value,
+                 "MPI_Waitall"))
+    st->result = MPI_ERR_IN_STATUS;
+  st->next = k + 1;
 }
 
 /* The index of a complete active request, -1 if none; *any: some request is active. */

@@ -6,7 +6,6 @@
 #include "layer_internal.h"
 
 uint32_t __emx_frame_bytes;
-static uint32_t *frame_pool;
 
 void __emx_frames_init(void) { __emx_frame_bytes = emx_frame_words() * 4; }
 
@@ -23,24 +22,15 @@ char *__emx_frames_carve(unsigned n) {
   return (char *)(((uintptr_t)raw + fb - 1) & ~(uintptr_t)(fb - 1));
 }
 
-void *emx_frame_alloc(const void *tmpl) {
-  uint32_t *f = frame_pool;
-  if (f) {
-    frame_pool = (uint32_t *)(uintptr_t)f[0];
-  } else {
-    const unsigned n = __emx_frames_per_batch();
-    char *batch = __emx_frames_carve(n);
-    for (unsigned k = 1; k < n; ++k) emx_frame_free(batch + k * __emx_frame_bytes);
-    f = (uint32_t *)batch;
-  }
+uint32_t *__emx_frame_pool;
+
+void *__emx_frame_refill(const void *tmpl) {
+  const unsigned n = __emx_frames_per_batch();
+  char *batch = __emx_frames_carve(n);
+  for (unsigned k = 1; k < n; ++k) emx_frame_free(batch + k * __emx_frame_bytes);
+  uint32_t *f = (uint32_t *)batch;
   f[0] = (uint32_t)(uintptr_t)tmpl;
   return f;
-}
-
-void emx_frame_free(void *frame) {
-  uint32_t *f = frame;
-  f[0] = (uint32_t)(uintptr_t)frame_pool;
-  frame_pool = f;
 }
 
 /* Templates whose every slot starts the same entry, made once per entry. */

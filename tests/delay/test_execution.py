@@ -63,8 +63,7 @@ def test_a_delay_slot_lasts_delta_clocks():
     assert spans[5000] - spans[3000] == 2 * 2000
     # In units of I(k): the program reports the delta it used.
     _, res = run(4, "sched", text, 64, "1.5i")
-    # (rounded half up, as the program does: Python's round() takes half to even)
-    assert res["delta_cycles"] == (res["slot_cycles"] * 1500 + 500) // 1000
+    assert res["delta_cycles"] == (res["slot_cycles"] * 1500 + 500) // 1000  # half rounds up
 
 
 def test_bad_schedules_are_refused_with_a_reason():

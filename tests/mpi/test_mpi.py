@@ -615,5 +615,19 @@ class OutsideSuite(Runs):
                 out, _ = self.run_program(self.elf, *args, pes=pes)
                 self.assertEqual(out, " No Errors\n")
 
+
+class LiveValues(Runs):
+    """The suspension of a blocking MPI_Wait, MPI_Recv and MPI_Waitall, compiled into the
+    caller (mpi.h), keeps the caller's live integers and floats while another computation
+    on the PE leaves every callee-saved register changed (programs/mpi/tests/live.c)."""
+
+    def test_live_values_survive_blocking_waits(self):
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                out, _ = self.run_program("mpi_t_live", 20,
+                                          *variant_args(matching, protocol))
+                self.assertEqual(out, "live: ok\n")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -141,6 +141,9 @@ def throughput_plot(df, fig):
 # ---- where the clocks of one in-advance hop go (both sides, get, 4 bytes)
 
 TRACE = re.compile(r"^\s*(\d+)\s+[\d.]+ us\s+PE (\d+)\s+(.*)$")
+# A blocked MPI_Wait resumed: the trace names a resumption by the code it returns into, the
+# program's loop when mpi.h compiles the suspension into it, else the library's wait.
+RESUMED_WAIT = re.compile(r"thread start resume (pingpong_advance_loop|wait_blocking|block_on)")
 PARTS = ["sender software (MPI_Wait return, MPI_Isend, matching)",
          "data, status and completion packets sent", "packet transit",
          "receiver completion (memory unit, wake-up, dispatch)"]
@@ -158,7 +161,7 @@ def breakdown_figures(params, r):
     ev = [(int(m[1]), int(m[2]), m[3]) for m in map(TRACE.match, r.stderr.splitlines()) if m]
     hops = []
     for i, (t, pe, what) in enumerate(ev):
-        if "thread start resume block_on" not in what:
+        if not RESUMED_WAIT.search(what):
             continue
         first = last = arrive = wake = None
         for t2, pe2, w2 in ev[i + 1:]:
@@ -168,7 +171,7 @@ def breakdown_figures(params, r):
                 last = t2
             elif last is not None and arrive is None and pe2 != pe and "arrive iwr" in w2:
                 arrive = t2
-            elif arrive is not None and pe2 != pe and "thread start resume block_on" in w2:
+            elif arrive is not None and pe2 != pe and RESUMED_WAIT.search(w2):
                 wake = t2
                 break
             if pe2 == pe and "resume" in w2:

@@ -162,8 +162,22 @@ unsigned emx_contexts_made(void);
 /* A frame of emx_frame_words() words aligned to its size, word 0 = tmpl (a table of
  * entry points indexed by slot), from a free list. Free it when no operand waits in
  * its slots (a half-matched slot would keep its tag). */
-void *emx_frame_alloc(const void *tmpl);
-void emx_frame_free(void *frame);
+extern uint32_t *__emx_frame_pool; /* free frames, linked through word 0 */
+void *__emx_frame_refill(const void *tmpl); /* carves a batch: the pool was empty */
+/* Inline, so that a handler that takes or gives back a frame calls nothing (a function
+ * that calls saves registers). */
+static inline void *emx_frame_alloc(const void *tmpl) {
+  uint32_t *f = __emx_frame_pool;
+  if (__builtin_expect(f == 0, 0)) return __emx_frame_refill(tmpl);
+  __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
+  f[0] = (uint32_t)(uintptr_t)tmpl;
+  return f;
+}
+static inline void emx_frame_free(void *frame) {
+  uint32_t *f = (uint32_t *)frame;
+  f[0] = (uint32_t)(uintptr_t)__emx_frame_pool;
+  __emx_frame_pool = f;
+}
 static inline unsigned emx_frame_bytes(void) { return emx_frame_words() * 4; }
 
 /* ---- Special handlers: remote thread invocation with two words, no frame ----------- */
