@@ -39,6 +39,7 @@ static void mpi_h_cancel_answer(uint32_t request, uint32_t arg16, uint32_t addr)
   if (!record_bits(arg16)) return; /* matched first: it completes normally */
   if (r->magic != REQ_MAGIC || !isq_remove(&mpi_isq_recv, r))
     mpi_internal_error("cancelled receive not in the request-issued queue");
+  rreq_credit_back(r->pe); /* the sender dropped its record */
   cancelled(r);
   req_unref(r); /* the entry's reference */
 }

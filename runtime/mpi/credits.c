@@ -1,6 +1,7 @@
 /* Flow control for send requests (docs/mpi.md, "Flow control"): credits, the per-peer
  * queue of send requests waiting for one, and the buffered protocol's temporary buffer
- * asked for without blocking MPI_Isend.
+ * asked for without blocking MPI_Isend. The credits for receive requests are counted
+ * here too (their share); they need no packet of their own (mpi_internal.h).
  *
  * An unexpected send request costs its receiver a record until the receive is posted,
  * and nothing in MPI bounds how many a correct program sends ahead. So a sender issues a
@@ -32,6 +33,14 @@
 /* The credits of a receiver, shared by its senders (itself included), at least one each:
  * PER_RECEIVER records of about 80 bytes up to 64 PEs, one per sender beyond. */
 enum { PER_RECEIVER = 64 };
+/* Credits for receive requests (mpi_internal.h): a sender's records of them (16 bytes)
+ * may take 1/32 of its local memory, shared by the receivers, at least one each. As
+ * staged records (3 packets of 8 bytes) they then fill at most 3/64 of memory in its
+ * input buffer, within the spill area (1/16 of memory on EM-X, 1/8 on EM-4). */
+enum { RREQ_RECORD_MEM_SHARE = 32 * 16 };
+
+/* Credits per peer out of a PE's budget, at least one each. */
+static uint32_t share_of(uint32_t budget, unsigned pes) { return budget / pes ? budget / pes : 1; }
 
 /* The state of a send in a queue (SQ_*), in its request's fix[0] (a send's fix[] words
  * are free: only a one-sided send into a receive request writes them); fix[1] the send
@@ -42,6 +51,8 @@ enum { PER_RECEIVER = 64 };
 
 send_queue *mpi_send_queues;  /* by receiver PE */
 sender_credits *mpi_senders;  /* by sender PE */
+uint32_t *mpi_rreq_credits;   /* by sender PE: receive requests we may issue to it */
+uint32_t mpi_held_pending;
 uint32_t mpi_held_total;
 unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
@@ -248,16 +259,20 @@ void credit_wanted_held(int pe) {
 
 void credits_init(void) {
   const unsigned n = emx_pe_count();
-  share = PER_RECEIVER / n ? PER_RECEIVER / n : 1;
+  share = share_of(PER_RECEIVER, n);
   mpi_idx_credit = EMX_HANDLER_INDEX(mpi_h_credit);
   mpi_send_queues = malloc(n * sizeof *mpi_send_queues);
   mpi_senders = calloc(n, sizeof *mpi_senders);
+  mpi_rreq_credits = malloc(n * sizeof *mpi_rreq_credits);
   idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
-  if (!mpi_send_queues || !mpi_senders) mpi_internal_error("no memory for the credits");
+  if (!mpi_send_queues || !mpi_senders || !mpi_rreq_credits)
+    mpi_internal_error("no memory for the credits");
+  const uint32_t rreq_share = share_of(emx_mem_bytes() / RREQ_RECORD_MEM_SHARE, n);
   for (unsigned p = 0; p < n; ++p) {
     dl_init(&mpi_send_queues[p].q);
     mpi_send_queues[p].uncredited = &mpi_send_queues[p].q.head;
     mpi_send_queues[p].credits = (uint16_t)share;
     mpi_send_queues[p].putting = 0;
+    mpi_rreq_credits[p] = rreq_share;
   }
 }

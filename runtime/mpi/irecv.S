@@ -100,6 +100,15 @@ MPI_Irecv:
 	LA(t5, mpi_unexpected)
 	lw	a7, L_DL_NEXT(t5)
 	bne	a7, t5, .Lpost
+	/* A credit for the receive request to the peer (mpi_internal.h), else the posted
+	 * list: the receive waits there, held back. */
+	LW_G(t5, mpi_rreq_credits)
+	slli	a7, t0, 2
+	add	t5, t5, a7
+	lw	a7, 0(t5)
+	beqz	a7, .Lpost
+	addi	a7, a7, -1
+	sw	a7, 0(t5)
 	/* kq_find(&mpi_isq_recv, pt, ctx): bucket (pt + ctx * 0x10001) * 2654435761 >> 26. */
 	slli	a7, t4, 16
 	add	a7, a7, t4
@@ -111,7 +120,7 @@ MPI_Irecv:
 	LA(t6, mpi_isq_recv)			/* t6: the table */
 	add	a7, a7, t6
 	lw	a7, 0(a7)			/* a7: the key */
-3:	beqz	a7, .Lgeneral			/* a new key: the general way makes it */
+3:	beqz	a7, .Lgeneral_credit		/* a new key: the general way makes it */
 	lw	t5, L_KEY_PT(a7)
 	bne	t5, t2, 4f
 	lw	t5, L_KEY_CTX(a7)
@@ -218,6 +227,14 @@ MPI_Irecv:
 	li	a1, L_REQ_RREQ
 	li	a2, 0
 	tail	proto_create4
+.Lgeneral_credit:	/* the credit back: the general way takes it again */
+	LW_G(t5, mpi_rreq_credits)
+	slli	a7, t0, 2
+	add	t5, t5, a7
+	lw	a7, 0(t5)
+	addi	a7, a7, 1
+	sw	a7, 0(t5)
+	j	.Lgeneral
 .Lpost:	/* Not in any queue yet: recv_start decides (mpi_irecv_post). */
 	COMMIT
 	sw	zero, L_REQ_REFS(t3)		/* no reference, no entry */

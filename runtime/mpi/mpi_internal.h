@@ -24,13 +24,14 @@ enum mpi_counter {
   C_ONE_SIDED,       /* sends matched on the sender's PE: one remote write */
   C_SEND_REQUESTS,   /* send requests issued */
   C_RECV_REQUESTS,   /* receive requests issued */
-  C_HELD,            /* receive requests held back behind a wildcard receive */
+  C_HELD,            /* receive requests held back (wildcard before them, or no credit) */
   C_CONCURRENT,      /* send and receive requests crossed (counted at the sender) */
   C_UNEXPECTED,      /* send requests filed before their receive was posted */
   C_REMOVALS,        /* request-issued queue entries removed by a special packet */
   C_FETCHED_WORDS,   /* words read by remote read */
   C_CREDIT_WAITS,    /* sends that found no credit for their receiver (credits.c) */
   C_CREDITS_MINTED,  /* credits granted beyond a sender's share (credits.c) */
+  C_RREQ_CREDIT_WAITS, /* receives posted without a credit for their receive request */
   C_COUNTERS
 };
 extern uint32_t mpi_counters[C_COUNTERS];
@@ -203,7 +204,7 @@ enum req_flag {
   RF_READER = 1u << 5,     /* a blocked MPI_Wait reads `done` */
   RF_IN_PRQ = 1u << 6,     /* a posted receive not yet matched */
   RF_WILD = 1u << 7,       /* posted with MPI_ANY_SOURCE */
-  RF_HELD = 1u << 8,       /* receive request held back behind a wildcard receive */
+  RF_HELD = 1u << 8,       /* receive request held back: behind a wildcard, or no credit */
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
   RF_PACKED = 1u << 11,    /* a non-contiguous datatype: data through r->pack (pack.c) */
   RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (cancel.c); not a plain request then */
@@ -636,8 +637,27 @@ void credit_wanted_held(int pe);
 static inline void credit_wanted(int pe) {
   if (__builtin_expect(mpi_held_total != 0, 0)) credit_wanted_held(pe);
 }
+/* Receiver: credits for receive requests (credits.c), per sender PE (a word each:
+ * irecv.S takes one). A receive request costs its sender a record until the send comes;
+ * the credit comes back with its request-issued entry (the removal after the one-sided
+ * send, the send request that meets it, a cancel). A receive without one stays in the
+ * posted list, held back (RF_HELD), and is issued when a credit comes, in posting order,
+ * or matched here by the send request. */
+extern uint32_t *mpi_rreq_credits;
+extern uint32_t mpi_held_pending; /* posted receives held back (RF_HELD), for any reason */
+static inline int rreq_credit_take(unsigned pe) {
+  uint32_t *c = &mpi_rreq_credits[pe];
+  if (!*c) return 0;
+  --*c;
+  return 1;
+}
+void release_held_for(unsigned pe);
+static inline void rreq_credit_back(unsigned pe) {
+  ++mpi_rreq_credits[pe];
+  if (__builtin_expect(mpi_held_pending != 0, 0)) release_held_for(pe);
+}
 /* Issues the receive requests held back behind wildcard-source receives that are all
- * matched now. */
+ * matched now (those with a credit). */
 void release_held_requests(void);
 /* Tells PE pe to drop the request at local address `request` there from its
  * request-issued queue of receive requests (recv_side) or send requests. */

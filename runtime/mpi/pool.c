@@ -1,5 +1,6 @@
 /* Fixed-size cells from free lists: requests, receive-request records, unexpected
- * messages, keys. Carved from malloc in batches and never given back, as the original
+ * messages, keys. Carved from malloc in batches (2 KiB, less on small memories) and never
+ * given back, as the original
  * kept its request objects in a free list (a few instructions to take one; the fast
  * path is inline in mpi_internal.h). */
 #include <stdlib.h>
@@ -17,7 +18,10 @@ void pool_register(mpi_pool *p) {
 void *pool_refill(mpi_pool *p) {
   if (!p->made) pool_register(p);
   const uint32_t size = (p->cell_bytes + 7) & ~7u;
-  const uint32_t batch_bytes = p->batch_bytes ? p->batch_bytes : BATCH_BYTES;
+  /* Batches are never given back: at most 1/512 of local memory each (1 KiB on EM-4's
+   * 512 KiB, whose heap beside a program's data is small). */
+  const uint32_t small = emx_mem_bytes() / 512 < BATCH_BYTES ? emx_mem_bytes() / 512 : BATCH_BYTES;
+  const uint32_t batch_bytes = p->batch_bytes ? p->batch_bytes : small;
   const uint32_t n = size >= batch_bytes ? 1 : batch_bytes / size;
   char *batch = malloc(n * size);
   if (!batch) mpi_internal_error("no memory for MPI's request objects");

@@ -29,12 +29,22 @@ static dl_list posted;     /* unmatched receives, in posting order */
 dl_list mpi_unexpected;     /* unmatched send requests, in arrival order */
 unsigned mpi_wild_pending;  /* unmatched MPI_ANY_SOURCE receives */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
+/* A matched message read through a chunk buffer (below): CHUNK_BYTES, or the smaller one
+ * reserved at MPI_Init (it costs every PE its bytes for good: on EM-4 the heap is small),
+ * busy or not, with the messages waiting for it. */
+enum { CHUNK_BYTES = 1024, RESERVED_CHUNK_BYTES = 256 };
+static char *reserved_chunk;
+static int reserved_busy;
+static dl_list reserved_waiting;
 
 #define RECV_OF_PRQ(l) DL_ENTRY(l, mpi_request, prq)
 
 void matching_init(void) {
   dl_init(&posted);
   dl_init(&mpi_unexpected);
+  dl_init(&reserved_waiting);
+  reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
+  if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }
 
 void recv_finish(mpi_request *r, unsigned src_pe, unsigned tag, uint32_t bytes) {
@@ -92,26 +102,55 @@ static void fetched(void *arg) {
 
 /* Without memory for a temporary buffer of the whole message, a matched message whose
  * alignment differs from its receive buffer's is read through a small one, a chunk at a
- * time (a correct program must not fail for the library's lack of memory). */
-enum { CHUNK_BYTES = 1024 };
+ * time (a correct program must not fail for the library's lack of memory). Without
+ * memory even for that, through the chunk buffer reserved at MPI_Init: one message at a
+ * time, the others waiting for it in order (linked through their records' list link: a
+ * matched record is in no list). */
 static void chunk_next(send_record *e);
+static inline uint32_t chunk_bytes(const send_record *e) {
+  return e->tmp == reserved_chunk ? RESERVED_CHUNK_BYTES : CHUNK_BYTES;
+}
+/* The chunk buffer of e is done with: freed, or the reserved one to the next waiting. */
+static void chunk_buffer_done(send_record *e) {
+  if (e->tmp != reserved_chunk) {
+    free(e->tmp);
+    return;
+  }
+  if (reserved_waiting.head.next == &reserved_waiting.head) {
+    reserved_busy = 0;
+    return;
+  }
+  send_record *next = DL_ENTRY(reserved_waiting.head.next, send_record, link);
+  dl_remove(&next->link);
+  next->tmp = reserved_chunk;
+  chunk_next(next);
+}
+static void chunk_reserved(send_record *e) {
+  if (reserved_busy) {
+    dl_append(&reserved_waiting, &e->link);
+    return;
+  }
+  reserved_busy = 1;
+  e->tmp = reserved_chunk;
+  chunk_next(e);
+}
 static void chunk_fetched(void *arg) {
   send_record *e = arg;
   mpi_request *r = e->r;
-  const uint32_t all = min32(e->bytes, r->capacity), len = min32(all - e->pos, CHUNK_BYTES);
+  const uint32_t all = min32(e->bytes, r->capacity), len = min32(all - e->pos, chunk_bytes(e));
   memcpy((char *)r->buf + e->pos, e->tmp + ((e->data + e->pos) & 3), len);
   e->pos += len;
   if (e->pos < all) {
     chunk_next(e);
     return;
   }
-  free(e->tmp);
+  chunk_buffer_done(e);
   emx_iwrite(e->sreq + REQ_W_DONE, 1);
   recv_finish(r, e->pe, e->tag, e->bytes);
   record_free(e);
 }
 static void chunk_next(send_record *e) {
-  const uint32_t all = min32(e->bytes, e->r->capacity), len = min32(all - e->pos, CHUNK_BYTES);
+  const uint32_t all = min32(e->bytes, e->r->capacity), len = min32(all - e->pos, chunk_bytes(e));
   const uint32_t from = e->data + e->pos, off = from & 3;
   fetch_start(&e->f, (uint32_t *)e->tmp, emx_gaddr(e->pe, (void *)(uintptr_t)(from - off)),
               (off + len + 3) / 4, chunk_fetched, e);
@@ -128,10 +167,11 @@ static inline __attribute__((always_inline)) int fetch_from_sender(send_record *
     return 1;
   }
   const uint32_t off = e->data & 3, words = (off + bytes + 3) / 4;
-  e->tmp = dst ? malloc(4 * words + 4) : mpi_tmp_alloc(4 * words + 4);
-  if (!e->tmp && dst && bytes && (e->tmp = malloc(CHUNK_BYTES + 8))) {
+  e->tmp = mpi_tmp_alloc(4 * words + 4); /* (the reserve stays for stacks, frames, cells) */
+  if (!e->tmp && dst) { /* matched: it must be read (0 bytes too: it completes) */
     e->pos = 0;
-    chunk_next(e);
+    if ((e->tmp = malloc(CHUNK_BYTES + 8))) chunk_next(e);
+    else chunk_reserved(e);
     return 1;
   }
   if (!e->tmp) {
@@ -165,8 +205,7 @@ static inline __attribute__((always_inline)) void deliver(mpi_request *r, send_r
     case SR_FETCHED: copy_out(e); return;
     case SR_FETCHING: return; /* fetched() copies when the data is in */
     default:
-      if (!fetch_from_sender(e, min32(e->bytes, r->capacity), r->buf))
-        mpi_internal_error("no memory to receive a message");
+      (void)fetch_from_sender(e, min32(e->bytes, r->capacity), r->buf); /* (matched: it reads) */
   }
 }
 
@@ -186,14 +225,19 @@ static inline mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx)
   return 0;
 }
 
-/* r is matched: out of the posted list; a matched wildcard may free held requests. */
-static void posted_take(mpi_request *r) {
-  dl_remove(&r->prq);
-  r->flags &= (uint16_t)~(RF_IN_PRQ | RF_HELD);
-  if (r->flags & RF_WILD) {
+static void __attribute__((noinline)) posted_taken_special(uint16_t flags) {
+  if (flags & RF_HELD) --mpi_held_pending;
+  if (flags & RF_WILD) {
     --mpi_wild_pending;
     release_held_requests();
   }
+}
+/* r is matched: out of the posted list; a matched wildcard may free held requests. */
+static inline __attribute__((always_inline)) void posted_take(mpi_request *r) {
+  dl_remove(&r->prq);
+  const uint16_t flags = r->flags;
+  r->flags = flags & (uint16_t)~(RF_IN_PRQ | RF_HELD);
+  if (__builtin_expect(flags & (RF_WILD | RF_HELD), 0)) posted_taken_special(flags);
 }
 
 /* MPI_Cancel of a receive (cancel.c): taken out of the posted list if it is still
@@ -271,19 +315,29 @@ int mpi_irecv_request(mpi_request *r) {
 
 /* A receive request may be issued only while no unmatched MPI_ANY_SOURCE receive was
  * posted before it: otherwise the sender could match a message by remote write that the
- * wildcard receive should get. Walk the posted receives in order up to the first
- * unmatched wildcard and issue what was held back. */
-void release_held_requests(void) {
+ * wildcard receive should get. Nor before an earlier receive from the same source that
+ * waits for a credit (the sender would match the later one first). Walk the posted
+ * receives in order up to the first unmatched wildcard and issue what was held back and
+ * has a credit now (from `only`, or any source: -1). Credits only go during a walk, so
+ * a receive skipped for lack of one leaves every later one from its source held too. */
+static void release_held(int only) {
   for (dl_link *l = posted.head.next, *next; l != &posted.head; l = next) {
     next = l->next; /* issuing takes r out of the list */
     mpi_request *r = RECV_OF_PRQ(l);
     if (r->flags & RF_WILD) return;
-    if (r->flags & RF_HELD) {
-      r->flags &= (uint16_t)~RF_HELD;
-      issue_recv_request(r);
+    if (!(r->flags & RF_HELD) || (only >= 0 && r->pe != (unsigned)only)) continue;
+    if (!rreq_credit_take(r->pe)) {
+      if (only >= 0) return;
+      continue;
     }
+    r->flags &= (uint16_t)~RF_HELD;
+    --mpi_held_pending;
+    issue_recv_request(r);
   }
 }
+void release_held_requests(void) { release_held(-1); }
+/* A credit for receive requests to pe came back while receives are held. */
+void release_held_for(unsigned pe) { release_held((int)pe); }
 
 /* ---- Unexpected send requests ------------------------------------------------------------ */
 
@@ -324,7 +378,7 @@ void recv_start(mpi_request *r) {
       return;
     }
   }
-  if (!wild && mpi_matching == MATCH_BOTH && !mpi_wild_pending) {
+  if (!wild && mpi_matching == MATCH_BOTH && !mpi_wild_pending && rreq_credit_take(r->pe)) {
     issue_recv_request(r); /* the common case: straight to the sender */
     return;
   }
@@ -334,8 +388,13 @@ void recv_start(mpi_request *r) {
     r->flags |= RF_WILD;
     ++mpi_wild_pending;
   } else if (mpi_matching == MATCH_BOTH) {
+    /* Behind a wildcard, or without a credit (then no earlier receive from pe is held:
+     * a credit that comes back issues those first). Matched here if the send request
+     * comes first. */
     r->flags |= RF_HELD;
+    ++mpi_held_pending;
     COUNT(C_HELD);
+    if (!mpi_wild_pending) COUNT(C_RREQ_CREDIT_WAITS);
   }
   credit_wanted(wild ? -1 : (int)r->pe); /* a sender whose credits are all held here */
 }
@@ -366,6 +425,7 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
        * keeps this send request, sync and get drop it and the sender writes the data
        * into the receive. Either way the receive is matched now. */
       mpi_request *r = isq_take(&mpi_isq_recv, key);
+      rreq_credit_back(pe); /* its receive request holds no record there */
       if (proto == PROTO_BUFFERED || (bits & SREQ_FALLBACK)) {
         deliver(r, record_new(pe, tag, ctx, bits, w));
         credit_release(pe); /* (a dropped one's credit the sender took back itself) */

@@ -274,6 +274,7 @@ void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
   if (r->magic != REQ_MAGIC || !isq_remove_fast(t, r))
     mpi_internal_error("removal of a request that is not in the request-issued queue");
   COUNT(C_REMOVALS);
+  if (record_bits(arg16)) rreq_credit_back(r->pe); /* the sender's record is gone */
   if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_reclaim(r);
   emx_end(); /* never blocks: no stack to give back */
 }

@@ -139,7 +139,7 @@ static void fetch_issue(fetch *x, uint32_t *f) {
   ++x->frames;
 }
 
-static inline void frame_returned(void);
+static inline void frame_returned(uint32_t *f);
 
 static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   (void)unused;
@@ -153,8 +153,7 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
     fetch_issue(x, f);
     return;
   }
-  emx_frame_free(f);
-  frame_returned();
+  frame_returned(f);
   if (x->frames == 0) x->done(x->arg);
 }
 
@@ -196,8 +195,7 @@ static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
     return;
   }
   if (x->frames) return;
-  emx_frame_free(f);
-  frame_returned();
+  frame_returned(f);
   x->done(x->arg);
 }
 
@@ -215,20 +213,45 @@ static int fetch_by_blocks(void) {
 enum { FRAMES_MAX = 16 };
 static uint32_t frames_out;
 static fetch *waiting_head, *waiting_tail;
+/* One frame reserved at MPI_Init, so that a matched message is read even when the program
+ * has used up its memory (the runtime carves frames from the heap): taken when the pool is
+ * empty and the heap has no room for a batch, given back by the next fetch that ends. */
+static uint32_t *spare_frame;
+
+/* A frame for a fetch, or 0: none now (the fetch waits for one to come back: the spare
+ * is out, so a fetch holds a frame). */
+static uint32_t *__attribute__((noinline)) frame_take(const emx_thread_fn *tmpl) {
+  if (!__emx_frame_pool) {
+    void *probe = malloc(2 * 2048 + 256); /* room for a batch of frames (frames.c) */
+    if (probe) {
+      free(probe);
+    } else {
+      uint32_t *f = spare_frame;
+      if (f) {
+        spare_frame = 0;
+        f[0] = (uint32_t)(uintptr_t)tmpl;
+      }
+      return f;
+    }
+  }
+  return emx_frame_alloc(tmpl);
+}
 
 /* Inline in fetch_start: a short message's fetch is one function. */
 static inline __attribute__((always_inline)) void fetch_grant(fetch *x) {
   if (fetch_by_blocks()) {
-    if (frames_out < FRAMES_MAX) {
+    uint32_t *fr;
+    if (frames_out < FRAMES_MAX && (fr = frame_take(block_tmpl))) {
       ++frames_out;
-      uint32_t *fr = emx_frame_alloc(block_tmpl);
       fr[B_FETCH] = (uint32_t)(uintptr_t)x;
       for (unsigned k = 0; k < 2 && x->left; ++k) block_issue(x, fr, k);
     }
   } else {
-    while (x->frames < WINDOW && x->left && frames_out < FRAMES_MAX) {
+    uint32_t *fr;
+    while (x->frames < WINDOW && x->left && frames_out < FRAMES_MAX &&
+           (fr = frame_take(fetch_tmpl))) {
       ++frames_out;
-      fetch_issue(x, emx_frame_alloc(fetch_tmpl));
+      fetch_issue(x, fr);
     }
   }
   if (x->left && x->frames == 0) {
@@ -246,8 +269,11 @@ static void __attribute__((noinline)) grant_waiting(void) {
   fetch_grant(w);
 }
 
-/* A frame is back: the usual case (nobody waits) calls nothing. */
-static inline void frame_returned(void) {
+/* A frame is back (kept as the spare if that is out): the usual case (nobody waits)
+ * calls nothing. */
+static inline void frame_returned(uint32_t *f) {
+  if (__builtin_expect(spare_frame != 0, 1)) emx_frame_free(f);
+  else spare_frame = f;
   --frames_out;
   if (__builtin_expect(waiting_head != 0, 0)) grant_waiting();
 }
@@ -288,4 +314,5 @@ void transfer_init(void) {
   block_tmpl = calloc(words, sizeof *block_tmpl);
   if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
   block_tmpl[1] = block_tmpl[2] = block_arrived;
+  spare_frame = emx_frame_alloc(block_tmpl);
 }

@@ -22,6 +22,18 @@
  *   mpi_t_flood posted COUNT           every rank but 0 posts COUNT receives from rank 0
  *                                      (tags 0 .. COUNT-1) while rank 0 computes; rank 0
  *                                      then sends them all
+ *   mpi_t_flood beyond COUNT           rank 1 posts COUNT receives from rank 0 (tag 1,
+ *                                      beyond the credits for receive requests), after
+ *                                      half of them one for tag 2 and one for tag 3,
+ *                                      which it cancels, after 3/4 an MPI_ANY_SOURCE
+ *                                      one (tag 4);
+ *                                      rank 0 computes, then sends tag 2, tag 4 and the
+ *                                      COUNT of tag 1: the receives without a credit are
+ *                                      matched at rank 1 or issued later, in order
+ *   mpi_t_flood nomem BYTES            rank 0 allocates memory until none is left, then
+ *                                      every other rank sends it BYTES bytes, which it
+ *                                      receives (after they arrived) into buffers whose
+ *                                      alignment differs from the senders'
  *   mpi_t_flood two COUNT              rank 1 sends COUNT messages to rank 0 (tags 0 ..
  *                                      COUNT-1), which computes, then posts receives for
  *                                      the last and the fifth from last, waits for both,
@@ -162,6 +174,88 @@ static void posted_flood(int count) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void beyond_credits(int count) {
+  if (rank == 1) {
+    int *msg = malloc(count * sizeof *msg), wild = -1, two = -1, three = -1, flag = 0;
+    MPI_Request *q = malloc((count + 3) * sizeof *q);
+    MPI_Status st;
+    for (int k = 0; k < count; ++k) {
+      if (k == count / 2) { /* (beyond the credits when COUNT is over twice the share) */
+        MPI_Irecv(&two, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &q[count + 1]);
+        MPI_Irecv(&three, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &q[count + 2]);
+      }
+      if (k == count * 3 / 4) MPI_Irecv(&wild, 1, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &q[count]);
+      MPI_Irecv(&msg[k], 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &q[k]);
+    }
+    MPI_Cancel(&q[count + 2]);
+    MPI_Wait(&q[count + 2], &st);
+    MPI_Test_cancelled(&st, &flag);
+    check(flag, "the receive without a credit was not cancelled");
+    MPI_Wait(&q[count + 1], MPI_STATUS_IGNORE);
+    check(two == 2, "tag 2: %d", two);
+    MPI_Wait(&q[count], &st);
+    check(wild == 4 && st.MPI_SOURCE == 0, "tag 4: %d from %d", wild, st.MPI_SOURCE);
+    MPI_Waitall(count, q, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < count; ++k) check(msg[k] == k, "message %d: %d", k, msg[k]);
+    free(q);
+    free(msg);
+  } else if (rank == 0 && size > 1) {
+    spin(200000); /* every receive is posted */
+    const int two = 2, four = 4;
+    MPI_Send(&two, 1, MPI_INT, 1, 2, MPI_COMM_WORLD);
+    MPI_Send(&four, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
+    for (int k = 0; k < count; ++k) MPI_Send(&k, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Rank 0's memory, taken until malloc fails (a list through the blocks). */
+static void *exhaust_memory(void) {
+  void *list = 0;
+  for (size_t n = 1u << 16; n >= sizeof(void *); n /= 2)
+    for (void **p; (p = malloc(n));) {
+      *p = list;
+      list = p;
+    }
+  return list;
+}
+
+static void no_memory(int bytes) {
+  const int peers = size - 1;
+  unsigned char *buf = malloc((size_t)size * (bytes + 8));
+  MPI_Request *q = malloc((size_t)size * sizeof *q);
+  for (int round = 0; round < 2; ++round) { /* the first warms up MPI's free lists */
+    if (rank == 0) {
+      void *held = round ? exhaust_memory() : 0;
+      check(!round || !malloc(8), "memory left");
+      MPI_Barrier(MPI_COMM_WORLD);
+      for (int p = 1; p < size; ++p) /* the messages arrive first */
+        for (int flag = 0; !flag;) MPI_Iprobe(p, 7, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      for (int p = 1; p < size; ++p)
+        MPI_Irecv(buf + p * (bytes + 8) + 1 + p % 3, bytes, MPI_BYTE, p, 7, MPI_COMM_WORLD, &q[p]);
+      MPI_Waitall(peers, q + 1, MPI_STATUSES_IGNORE);
+      for (int p = 1; p < size; ++p)
+        for (int i = 0; i < bytes; ++i)
+          if (buf[p * (bytes + 8) + 1 + p % 3 + i] != value(p, round, i)) {
+            check(0, "from %d, byte %d: %d", p, i, buf[p * (bytes + 8) + 1 + p % 3 + i]);
+            break;
+          }
+      while (held) {
+        void *next = *(void **)held;
+        free(held);
+        held = next;
+      }
+    } else {
+      for (int i = 0; i < bytes; ++i) buf[i] = value(rank, round, i);
+      MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Send(buf, bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+    }
+  }
+  free(q);
+  free(buf);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void two_late(int count) {
   int *msg = malloc(count * sizeof *msg);
   if (rank == 1) {
@@ -233,6 +327,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(what, "cancel") && size > 1) cancel_queued(a);
   else if (!strcmp(what, "two") && size > 1) two_late(a);
   else if (!strcmp(what, "posted")) posted_flood(a);
+  else if (!strcmp(what, "beyond")) beyond_credits(a);
+  else if (!strcmp(what, "nomem")) no_memory(a);
   else if (!strcmp(what, "reverse")) reverse(a, argc > 3 ? argv[3] : "");
   report(what);
   MPI_Finalize();
