@@ -305,23 +305,25 @@ class FlowControl(Runs):
     than the receiver's memory, many outstanding requests, MPI_Isend while the receiver
     computes."""
 
+    def flood(self, mode, *args, **kw):
+        """Runs mpi_t_flood MODE ARGS...; it must print "MODE: ok" and nothing else."""
+        out, _ = self.run_program("mpi_t_flood", mode, *args, **kw)
+        self.assertEqual(out, f"{mode}: ok\n")
+
     def test_unexpected_floods(self):
         for matching, protocol in VARIANTS:
             for size, count in ((0, 500), (4, 500), (1000, 200), (20000, 40)):
                 with self.subTest(matching=matching, protocol=protocol, size=size):
-                    out, _ = self.run_program("mpi_t_flood", "unexpected", size, count,
-                                              *variant_args(matching, protocol), pes=4)
-                    self.assertEqual(out, "unexpected: ok\n")
+                    self.flood("unexpected", size, count, *variant_args(matching, protocol),
+                               pes=4)
 
     def test_more_unexpected_data_than_memory(self):
         # 3 x 20 x 30000 bytes to a PE of 512 KiB (EM-4): the temporary buffers stop at
         # a reserve, and the rest waits for its receives (as sync).
         for matching, protocol in VARIANTS:
             with self.subTest(matching=matching, protocol=protocol):
-                out, _ = self.run_program("mpi_t_flood", "unexpected", 30000, 20,
-                                          *variant_args(matching, protocol), pes=4,
-                                          config="em4")
-                self.assertEqual(out, "unexpected: ok\n")
+                self.flood("unexpected", 30000, 20, *variant_args(matching, protocol), pes=4,
+                           config="em4")
 
     def test_floods_with_the_fetch_per_word(self):
         # The bound on fetch frames in flight holds for both kinds of fetch: the default
@@ -329,10 +331,8 @@ class FlowControl(Runs):
         for matching, protocol in VARIANTS:
             for size, count in ((1000, 200), (20000, 40)):
                 with self.subTest(matching=matching, protocol=protocol, size=size):
-                    out, _ = self.run_program("mpi_t_flood", "unexpected", size, count,
-                                              "-mpi-option=fetch-per-word",
-                                              *variant_args(matching, protocol), pes=4)
-                    self.assertEqual(out, "unexpected: ok\n")
+                    self.flood("unexpected", size, count, "-mpi-option=fetch-per-word",
+                               *variant_args(matching, protocol), pes=4)
 
     def flood_in_memory(self, memory_bytes, pes, size, count, matching, protocol):
         """mpi_t_flood unexpected SIZE COUNT on EM-X PEs of MEMORY_BYTES."""
@@ -352,9 +352,7 @@ class FlowControl(Runs):
     def test_many_outstanding_requests(self):
         for matching, protocol in VARIANTS:
             with self.subTest(matching=matching, protocol=protocol):
-                out, _ = self.run_program("mpi_t_flood", "outstanding", 1000,
-                                          *variant_args(matching, protocol), pes=3)
-                self.assertEqual(out, "outstanding: ok\n")
+                self.flood("outstanding", 1000, *variant_args(matching, protocol), pes=3)
 
     def test_isend_returns_while_the_receiver_computes(self):
         for matching, protocol in VARIANTS:
@@ -401,10 +399,8 @@ class FlowControl(Runs):
         # there): before the credits the receiver ran out of memory for their records.
         for matching, protocol in VARIANTS:
             with self.subTest(matching=matching, protocol=protocol):
-                out, _ = self.run_program("mpi_t_flood", "unexpected", 4, 1000,
-                                          *variant_args(matching, protocol), pes=16,
-                                          config="em4")
-                self.assertEqual(out, "unexpected: ok\n")
+                self.flood("unexpected", 4, 1000, *variant_args(matching, protocol), pes=16,
+                           config="em4")
 
     def test_flood_in_a_small_memory(self):
         # The same flood to PEs of 1 MiB: the receiver's records for all 45000 would take
@@ -421,9 +417,7 @@ class FlowControl(Runs):
         for matching in MATCHINGS:
             for options in ([], ["-mpi-option=rreq-pairs"]):
                 with self.subTest(matching=matching, options=options):
-                    out, _ = self.run_program("mpi_t_flood", "posted", 3000, *options,
-                                              *variant_args(matching, "get"), pes=16)
-                    self.assertEqual(out, "posted: ok\n")
+                    self.flood("posted", 3000, *options, *variant_args(matching, "get"), pes=16)
 
     def test_thousands_of_receives_posted_to_one_rank_as_staged_records(self):
         # As staged records (3 special packets each) 45000 receive requests overflowed the
@@ -471,10 +465,8 @@ class FlowControl(Runs):
                 for options in ([], ["-mpi-option=all"]):
                     with self.subTest(config=config, matching=matching, protocol=protocol,
                                       options=options):
-                        out, _ = self.run_program("mpi_t_flood", "nomem", 3001, *options,
-                                                  *variant_args(matching, protocol), pes=4,
-                                                  config=config)
-                        self.assertEqual(out, "nomem: ok\n")
+                        self.flood("nomem", 3001, *options, *variant_args(matching, protocol),
+                                   pes=4, config=config)
 
     def test_cancel_a_send_waiting_for_a_credit(self):
         # 40 sends on 2 PEs (32 credits): the last waits at the sender; MPI_Cancel takes it
