@@ -14,7 +14,8 @@ the functions that make it (names of today's library and of earlier ones: those 
 are skipped) and the path's sum; then what no path names ("other": the program's own
 loop, which also holds the live values a blocking MPI_Wait spills, and pool growth
 when receives are posted in advance) and the total per message. A benchmark, not a test:
-the figures are deterministic, the budgets in docs/mpi.md are these sums.
+the figures are deterministic, the budgets in docs/experiments/mpi.md ("Instructions per
+protocol path") are these sums.
 """
 import argparse
 import os
@@ -80,7 +81,7 @@ def profile(mode, matching, options, iterations):
 def per_message(mode, matching, options):
     """Instructions per message of each function: 100 round trips minus 50, over 100
     (receives posted in advance stay within the credits for receive requests, 102 per
-    peer on 80 PEs: docs/mpi.md, "Flow control")."""
+    peer on 80 PEs: docs/mpi-flow-control.md)."""
     a = profile(mode, matching, options, 50)
     b = profile(mode, matching, options, 100)
     return {f: (b.get(f, 0) - a.get(f, 0)) / 100 for f in set(a) | set(b)}

@@ -1,5 +1,5 @@
-/* Back substitution Ux = b, the MPI paper's Table 3 experiment (docs/mpi.md, "Back
- * substitution"): an ordinary MPI program, single precision (the PE's FP is RV32F).
+/* Back substitution Ux = b, the MPI paper's Table 3 experiment (docs/experiments/mpi.md,
+ * "Back substitution"): an ordinary MPI program, single precision (the PE's FP is RV32F).
  *
  *   mpi_backsub [normal|advance|seq] [yield|noyield] [N] [BLOCK]      (2000, 25)
  *

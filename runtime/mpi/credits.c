@@ -1,4 +1,4 @@
-/* Flow control for send requests (docs/mpi.md, "Flow control"): credits, the per-peer
+/* Flow control for send requests (docs/mpi-flow-control.md): credits, the per-peer
  * queue of send requests waiting for one, and the buffered protocol's temporary buffer
  * asked for without blocking MPI_Isend. The credits for receive requests are counted
  * here too (their share); they need no packet of their own (mpi_internal.h).

@@ -566,7 +566,7 @@ void send_request_issue(mpi_request *s, uint32_t data, unsigned bits);
 /* Whether a receive in the posted list may take a message from pe (receiver_match.c). */
 int posted_wants(unsigned pe);
 
-/* ---- Flow control: credits for send requests (credits.c, docs/mpi.md) --------------- */
+/* ---- Flow control: credits for send requests (credits.c, docs/mpi-flow-control.md) */
 
 void credits_init(void);
 /* Sender: per receiver PE, the sends waiting (linked through their prq, which a send does

@@ -1,6 +1,7 @@
 /* -mpi-option=NAME[,NAME...] (repeatable): the library's shortcuts and older mechanisms,
  * each switched on by name over the paper's mechanisms (the default). One table: name,
- * the flag it sets, what it changes (docs/mpi.md has the measured effect of each). */
+ * the flag it sets, what it changes (docs/experiments/mpi.md, "Options", has the measured
+ * effect of each). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * and the receiver's remote read of a send buffer: by block remote reads of the
  * sender's memory unit (EM-X), or by a SYSRD per word whose reply is a thread (EM-X',
  * EM-4, and -mpi-option=fetch-per-word). At most FRAMES_MAX frames of either kind are in
- * flight per PE (flow control, docs/mpi.md). */
+ * flight per PE (flow control, docs/mpi-flow-control.md). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
-"""Back substitution (programs/mpi/backsub.c, docs/mpi.md "Back substitution"): the solution
-is right on 1, 2, 5 and 16 PEs in every MPI variant, with receives normal and posted in
-advance, with and without the yield in the compute loop; bad arguments are clear errors;
+"""Back substitution (programs/mpi/backsub.c, docs/experiments/mpi.md "Back substitution"):
+the solution is right on 1, 2, 5 and 16 PEs in every MPI variant, with receives normal and
+posted in advance, with and without the yield in the compute loop; bad arguments are clear errors;
 without the yield, protocol threads wait for the compute loop."""
 import os
 import sys

@@ -424,7 +424,7 @@ class FlowControl(Runs):
         # sender's input-buffer spill area while it computed. A receive request now leaves
         # only with a credit (512 per receiver on 16 PEs of 4 MiB); the others wait in
         # the receiver's posted list and are issued in order as credits come back with
-        # the removals (docs/mpi.md, "Flow control").
+        # the removals (docs/mpi-flow-control.md).
         for matching, protocol in VARIANTS:
             for options in (["-mpi-option=staged-records"], ["-mpi-option=all"]):
                 with self.subTest(matching=matching, protocol=protocol, options=options):

@@ -1,5 +1,5 @@
-/* Flow control: correct programs that push MPI-EMX's resources (docs/mpi.md, "Flow
- * control"). Each prints "NAME: ok" on rank 0 when every message arrived intact.
+/* Flow control: correct programs that push MPI-EMX's resources (docs/mpi-flow-control.md).
+ * Each prints "NAME: ok" on rank 0 when every message arrived intact.
  *
  *   mpi_t_flood unexpected BYTES COUNT  every rank but 0 sends COUNT messages of BYTES
  *                                      bytes (MPI_Isend, then MPI_Waitall) while rank 0

@@ -1,6 +1,6 @@
 """'Efficient implementation of MPI using remote memory write' (EM-X at 16 MHz):
 the ping-pong latencies of Table 1, the throughput of Fig. 10, and where one hop's
-clocks go. Programs: programs/mpi/pingpong.c and throughput.c; docs/mpi.md."""
+clocks go. Programs: programs/mpi/pingpong.c and throughput.c; docs/experiments/mpi.md."""
 import math
 import re
 import statistics
@@ -8,7 +8,7 @@ import statistics
 from emx.experiment import Experiment, Point, Published, Run
 
 CONFIG = "emx80-16mhz"
-DOC = "docs/mpi.md"
+DOC = "docs/experiments/mpi.md"
 VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "sync")]
 SIZES = [4 << k for k in range(19)] + [1600000]   # 4 B .. 1 MiB, and 1.6 MB
 QUICK_SIZES = [4, 64, 512, 4096, 65536, 1600000]
@@ -17,8 +17,8 @@ SOURCE = "MPI paper (experiments.md)"
 
 
 def variant_args(matching, protocol, options=""):
-    """The variant, and the library's -mpi-option= shortcuts (docs/mpi.md, "Options"):
-    "" is the paper's mechanisms, "all" the library before session 5."""
+    """The variant, and the library's -mpi-option= shortcuts (docs/experiments/mpi.md,
+    "Options"): "" is the paper's mechanisms, "all" the library before session 5."""
     return (f"-mpi-matching={matching}", f"-mpi-protocol={protocol}") + \
         ((f"-mpi-option={options}",) if options else ())
 
