@@ -1,7 +1,9 @@
 /* Flow control for send requests (docs/mpi-flow-control.md): credits, the per-peer
  * queue of send requests waiting for one, and the buffered protocol's temporary buffer
  * asked for without blocking MPI_Isend. The credits for receive requests are counted
- * here too (their share); they need no packet of their own (mpi_internal.h).
+ * here too: a small share per receiver that comes back with the request-issued entries
+ * (no packet of its own, mpi_internal.h), and the rest of the sender's budget as a pool
+ * it grants from on demand (a special packet each way).
  *
  * An unexpected send request costs its receiver a record until the receive is posted,
  * and nothing in MPI bounds how many a correct program sends ahead. So a sender issues a
@@ -34,10 +36,11 @@
  * PER_RECEIVER records of about 80 bytes up to 64 PEs, one per sender beyond. */
 enum { PER_RECEIVER = 64 };
 /* Credits for receive requests (mpi_internal.h): a sender's records of them (16 bytes)
- * may take 1/32 of its local memory, shared by the receivers, at least one each. As
- * staged records (3 packets of 8 bytes) they then fill at most 3/64 of memory in its
- * input buffer, within the spill area (1/16 of memory on EM-X, 1/8 on EM-4). */
-enum { RREQ_RECORD_MEM_SHARE = 32 * 16 };
+ * may take 1/32 of its local memory. As staged records (3 packets of 8 bytes) they then
+ * fill at most 3/64 of memory in its input buffer, within the spill area (1/16 of memory
+ * on EM-X, 1/8 on EM-4). Each receiver (itself included) starts with 1/RREQ_INITIAL_PART
+ * of an even split, at least one; the rest is the sender's pool, granted on demand. */
+enum { RREQ_RECORD_MEM_SHARE = 32 * 16, RREQ_INITIAL_PART = 4 };
 
 /* Credits per peer out of a PE's budget, at least one each. */
 static uint32_t share_of(uint32_t budget, unsigned pes) { return budget / pes ? budget / pes : 1; }
@@ -57,6 +60,13 @@ uint32_t mpi_held_total;
 unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
 static unsigned idx_tmp_answer;
+uint32_t mpi_rreq_return_at;  /* receiver: twice rreq_initial */
+static uint32_t rreq_initial; /* a receiver's credits for receive requests to start with */
+static uint32_t rreq_pool;    /* sender: its credits for receive requests no receiver holds */
+static uint32_t *rreq_wanted; /* sender: by receiver, a request the pool could not answer */
+static unsigned rreq_waiting; /* sender: receivers with such a request */
+static uint8_t *rreq_asking;  /* receiver: by sender, a request of ours not answered yet */
+static unsigned idx_rreq_pool, idx_rreq_grant;
 
 /* ---- Sender ----------------------------------------------------------------------------- */
 
@@ -257,6 +267,65 @@ void credit_wanted_held(int pe) {
     if (mpi_senders[p].held && stalled(p)) mint(p);
 }
 
+/* ---- Credits for receive requests granted on demand ------------------------------------ */
+
+/* Sender: as many of the n credits receiver pe asked for as the pool has. */
+static void rreq_grant(unsigned pe, uint32_t n) {
+  const uint32_t g = n < rreq_pool ? n : rreq_pool;
+  rreq_pool -= g;
+  if (rreq_wanted[pe]) --rreq_waiting;
+  rreq_wanted[pe] = 0;
+  mpi_counters[C_RREQ_CREDITS_GRANTED] += g;
+  emx_invoke(pe, idx_rreq_grant, mpi_me, g);
+}
+
+/* Sender: receiver arg16 asks for n credits, or (bit 10) gives n back. A request the
+ * pool cannot answer waits until credits come back; those are granted to the waiting
+ * receivers in turn, from the one after the last served. */
+static void mpi_h_rreq_pool(uint32_t n, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  static unsigned next; /* where the next round of waiting receivers starts */
+  const unsigned pe = arg16 & 0x3ff;
+  if (!(arg16 & 1u << 10)) {
+    if (rreq_pool) rreq_grant(pe, n);
+    else rreq_wanted[pe] = n, ++rreq_waiting;
+    return;
+  }
+  rreq_pool += n;
+  if (!rreq_waiting) return;
+  for (unsigned k = 0, pes = emx_pe_count(); k < pes && rreq_pool; ++k, next = (next + 1) % pes)
+    if (rreq_wanted[next]) rreq_grant(next, rreq_wanted[next]);
+}
+EMX_HANDLER(mpi_h_rreq_pool);
+
+/* Receiver: sender arg16 granted n credits (perhaps 0: its pool emptied meanwhile). */
+static void mpi_h_rreq_grant(uint32_t n, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = arg16 & 0x3ff;
+  rreq_asking[pe] = 0;
+  mpi_rreq_credits[pe] += n;
+  rreq_credits_came(pe);
+}
+EMX_HANDLER(mpi_h_rreq_grant);
+
+void rreq_credit_ask(unsigned pe) {
+  if (rreq_asking[pe]) return;
+  rreq_asking[pe] = 1;
+  const unsigned held = posted_held_for(pe);
+  emx_invoke(pe, idx_rreq_pool, mpi_me, held > rreq_initial ? held : rreq_initial);
+}
+
+/* Held receives take the credits first (a receive still held: the credits stay). Idle
+ * credits beyond twice the initial share go back to the sender's pool, down to the
+ * share, so that no receiver keeps a batch it no longer needs. */
+void rreq_credits_came(unsigned pe) {
+  if (mpi_held_pending && release_held_for(pe)) return;
+  const uint32_t c = mpi_rreq_credits[pe];
+  if (c < mpi_rreq_return_at) return;
+  mpi_rreq_credits[pe] = rreq_initial;
+  emx_invoke(pe, idx_rreq_pool, mpi_me | 1u << 10, c - rreq_initial);
+}
+
 void credits_init(void) {
   const unsigned n = emx_pe_count();
   share = share_of(PER_RECEIVER, n);
@@ -264,15 +333,23 @@ void credits_init(void) {
   mpi_send_queues = malloc(n * sizeof *mpi_send_queues);
   mpi_senders = calloc(n, sizeof *mpi_senders);
   mpi_rreq_credits = malloc(n * sizeof *mpi_rreq_credits);
+  rreq_wanted = calloc(n, sizeof *rreq_wanted);
+  rreq_asking = calloc(n, sizeof *rreq_asking);
   idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
-  if (!mpi_send_queues || !mpi_senders || !mpi_rreq_credits)
+  idx_rreq_pool = EMX_HANDLER_INDEX(mpi_h_rreq_pool);
+  idx_rreq_grant = EMX_HANDLER_INDEX(mpi_h_rreq_grant);
+  if (!mpi_send_queues || !mpi_senders || !mpi_rreq_credits || !rreq_wanted || !rreq_asking)
     mpi_internal_error("no memory for the credits");
-  const uint32_t rreq_share = share_of(emx_mem_bytes() / RREQ_RECORD_MEM_SHARE, n);
+  const uint32_t rreq_budget = emx_mem_bytes() / RREQ_RECORD_MEM_SHARE;
+  const uint32_t even = share_of(rreq_budget, n);
+  rreq_initial = share_of(even, RREQ_INITIAL_PART);
+  rreq_pool = rreq_budget > n * rreq_initial ? rreq_budget - n * rreq_initial : 0;
+  mpi_rreq_return_at = even > rreq_initial ? even : rreq_initial + 1;
   for (unsigned p = 0; p < n; ++p) {
     dl_init(&mpi_send_queues[p].q);
     mpi_send_queues[p].uncredited = &mpi_send_queues[p].q.head;
     mpi_send_queues[p].credits = (uint16_t)share;
     mpi_send_queues[p].putting = 0;
-    mpi_rreq_credits[p] = rreq_share;
+    mpi_rreq_credits[p] = rreq_initial;
   }
 }

@@ -102,7 +102,7 @@ static void emit_stats(void) {
   static const char *const names[C_COUNTERS + 1] = {
       "mpi_one_sided",  "mpi_send_requests", "mpi_recv_requests", "mpi_held",
       "mpi_concurrent", "mpi_unexpected",    "mpi_removals",      "mpi_fetched_words",
-      "mpi_credit_waits", "mpi_credits_minted", "mpi_rreq_credit_waits", "mpi_cells_in_use"};
+      "mpi_credit_waits", "mpi_credits_minted", "mpi_rreq_credit_waits", "mpi_rreq_credits_granted", "mpi_cells_in_use"};
   uint32_t mine[C_COUNTERS + 1], total[C_COUNTERS + 1];
   emx_yield();
   for (int k = 0; k < C_COUNTERS; ++k) mine[k] = mpi_counters[k];

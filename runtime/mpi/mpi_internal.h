@@ -32,6 +32,7 @@ enum mpi_counter {
   C_CREDIT_WAITS,    /* sends that found no credit for their receiver (credits.c) */
   C_CREDITS_MINTED,  /* credits granted beyond a sender's share (credits.c) */
   C_RREQ_CREDIT_WAITS, /* receives posted without a credit for their receive request */
+  C_RREQ_CREDITS_GRANTED, /* credits for receive requests granted here from the pool */
   C_COUNTERS
 };
 extern uint32_t mpi_counters[C_COUNTERS];
@@ -642,20 +643,32 @@ static inline void credit_wanted(int pe) {
  * the credit comes back with its request-issued entry (the removal after the one-sided
  * send, the send request that meets it, a cancel). A receive without one stays in the
  * posted list, held back (RF_HELD), and is issued when a credit comes, in posting order,
- * or matched here by the send request. */
+ * or matched here by the send request. Each receiver starts with a small share of the
+ * sender's budget; one that runs out asks the sender for a batch from the rest (its
+ * pool), and gives back what it holds beyond twice its share once none of its receives
+ * waits for that sender. */
 extern uint32_t *mpi_rreq_credits;
 extern uint32_t mpi_held_pending; /* posted receives held back (RF_HELD), for any reason */
+extern uint32_t mpi_rreq_return_at; /* idle credits from which the extra goes back */
 static inline int rreq_credit_take(unsigned pe) {
   uint32_t *c = &mpi_rreq_credits[pe];
   if (!*c) return 0;
   --*c;
   return 1;
 }
-void release_held_for(unsigned pe);
+/* Issues the held receives for pe that credits allow; whether any still waits for pe. */
+int release_held_for(unsigned pe);
+/* Credits came to pe's account (back or granted): held receives first, the extra to the
+ * pool. */
+void rreq_credits_came(unsigned pe);
 static inline void rreq_credit_back(unsigned pe) {
-  ++mpi_rreq_credits[pe];
-  if (__builtin_expect(mpi_held_pending != 0, 0)) release_held_for(pe);
+  const uint32_t c = ++mpi_rreq_credits[pe];
+  if (__builtin_expect(mpi_held_pending != 0 || c >= mpi_rreq_return_at, 0)) rreq_credits_came(pe);
 }
+/* No credit for a receive request to pe while receives wait for one: ask pe's pool
+ * (one request per sender at a time). */
+void rreq_credit_ask(unsigned pe);
+unsigned posted_held_for(unsigned pe); /* receiver_match.c */
 /* Issues the receive requests held back behind wildcard-source receives that are all
  * matched now (those with a credit). */
 void release_held_requests(void);

@@ -319,25 +319,44 @@ int mpi_irecv_request(mpi_request *r) {
  * waits for a credit (the sender would match the later one first). Walk the posted
  * receives in order up to the first unmatched wildcard and issue what was held back and
  * has a credit now (from `only`, or any source: -1). Credits only go during a walk, so
- * a receive skipped for lack of one leaves every later one from its source held too. */
-static void release_held(int only) {
-  for (dl_link *l = posted.head.next, *next; l != &posted.head; l = next) {
+ * a receive skipped for lack of one leaves every later one from its source held too; its
+ * sender is asked for more. Returns whether a receive from `only` still waits. */
+static int release_held(int only) {
+  dl_link *l = posted.head.next;
+  for (dl_link *next; l != &posted.head; l = next) {
     next = l->next; /* issuing takes r out of the list */
     mpi_request *r = RECV_OF_PRQ(l);
-    if (r->flags & RF_WILD) return;
+    if (r->flags & RF_WILD) break;
     if (!(r->flags & RF_HELD) || (only >= 0 && r->pe != (unsigned)only)) continue;
     if (!rreq_credit_take(r->pe)) {
-      if (only >= 0) return;
+      rreq_credit_ask(r->pe);
+      if (only >= 0) return 1;
       continue;
     }
     r->flags &= (uint16_t)~RF_HELD;
     --mpi_held_pending;
     issue_recv_request(r);
   }
+  if (only < 0) return 0;
+  for (; l != &posted.head; l = l->next) { /* behind the wildcard */
+    const mpi_request *r = RECV_OF_PRQ(l);
+    if ((r->flags & RF_HELD) && r->pe == (unsigned)only) return 1;
+  }
+  return 0;
 }
-void release_held_requests(void) { release_held(-1); }
-/* A credit for receive requests to pe came back while receives are held. */
-void release_held_for(unsigned pe) { release_held((int)pe); }
+void release_held_requests(void) { (void)release_held(-1); }
+/* Credits for receive requests to pe came while receives are held. */
+int release_held_for(unsigned pe) { return release_held((int)pe); }
+
+/* How many posted receives from pe are held back (credits.c asks for as many). */
+unsigned posted_held_for(unsigned pe) {
+  unsigned n = 0;
+  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
+    const mpi_request *r = RECV_OF_PRQ(l);
+    n += (r->flags & RF_HELD) && r->pe == pe;
+  }
+  return n;
+}
 
 /* ---- Unexpected send requests ------------------------------------------------------------ */
 
@@ -394,7 +413,10 @@ void recv_start(mpi_request *r) {
     r->flags |= RF_HELD;
     ++mpi_held_pending;
     COUNT(C_HELD);
-    if (!mpi_wild_pending) COUNT(C_RREQ_CREDIT_WAITS);
+    if (!mpi_wild_pending) {
+      COUNT(C_RREQ_CREDIT_WAITS);
+      rreq_credit_ask(r->pe);
+    }
   }
   credit_wanted(wild ? -1 : (int)r->pe); /* a sender whose credits are all held here */
 }
