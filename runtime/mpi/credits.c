@@ -63,6 +63,7 @@ static unsigned idx_tmp_answer;
 uint32_t mpi_rreq_return_at;  /* receiver: twice rreq_initial */
 static uint32_t rreq_initial; /* a receiver's credits for receive requests to start with */
 static uint32_t rreq_pool;    /* sender: its credits for receive requests no receiver holds */
+static uint32_t rreq_batch;   /* sender: the most one grant gives (the initial share) */
 static uint32_t *rreq_wanted; /* sender: by receiver, a request the pool could not answer */
 static unsigned rreq_waiting; /* sender: receivers with such a request */
 static uint8_t *rreq_asking;  /* receiver: by sender, a request of ours not answered yet */
@@ -269,8 +270,11 @@ void credit_wanted_held(int pe) {
 
 /* ---- Credits for receive requests granted on demand ------------------------------------ */
 
-/* Sender: as many of the n credits receiver pe asked for as the pool has. */
+/* Sender: as many of the n credits receiver pe asked for as the pool has, at most a
+ * batch of the initial share: receivers that ask at once then share the pool round by
+ * round (each asks again when its batch is used), not first come takes all. */
 static void rreq_grant(unsigned pe, uint32_t n) {
+  if (n > rreq_batch) n = rreq_batch;
   const uint32_t g = n < rreq_pool ? n : rreq_pool;
   rreq_pool -= g;
   if (rreq_wanted[pe]) --rreq_waiting;
@@ -345,6 +349,7 @@ void credits_init(void) {
   rreq_initial = share_of(even, RREQ_INITIAL_PART);
   rreq_pool = rreq_budget > n * rreq_initial ? rreq_budget - n * rreq_initial : 0;
   mpi_rreq_return_at = even > rreq_initial ? even : rreq_initial + 1;
+  rreq_batch = rreq_initial;
   for (unsigned p = 0; p < n; ++p) {
     dl_init(&mpi_send_queues[p].q);
     mpi_send_queues[p].uncredited = &mpi_send_queues[p].q.head;

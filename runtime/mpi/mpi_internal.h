@@ -645,8 +645,8 @@ static inline void credit_wanted(int pe) {
  * posted list, held back (RF_HELD), and is issued when a credit comes, in posting order,
  * or matched here by the send request. Each receiver starts with a small share of the
  * sender's budget; one that runs out asks the sender for a batch from the rest (its
- * pool), and gives back what it holds beyond twice its share once none of its receives
- * waits for that sender. */
+ * pool), and once none of its receives waits for that sender and its idle credits reach
+ * the even share it gives back all but its initial share. */
 extern uint32_t *mpi_rreq_credits;
 extern uint32_t mpi_held_pending; /* posted receives held back (RF_HELD), for any reason */
 extern uint32_t mpi_rreq_return_at; /* idle credits from which the extra goes back */
