@@ -66,6 +66,7 @@ static uint32_t rreq_pool;    /* sender: its credits for receive requests no rec
 static uint32_t rreq_batch;   /* sender: the most one grant gives (the initial share) */
 static uint32_t *rreq_wanted; /* sender: by receiver, a request the pool could not answer */
 static unsigned rreq_waiting; /* sender: receivers with such a request */
+static unsigned rreq_next;    /* sender: where the next round of them starts */
 static uint8_t *rreq_asking;  /* receiver: by sender, a request of ours not answered yet */
 static unsigned idx_rreq_pool, idx_rreq_grant;
 
@@ -288,7 +289,6 @@ static void rreq_grant(unsigned pe, uint32_t n) {
  * receivers in turn, from the one after the last served. */
 static void mpi_h_rreq_pool(uint32_t n, uint32_t arg16, uint32_t addr) {
   (void)addr;
-  static unsigned next; /* where the next round of waiting receivers starts */
   const unsigned pe = arg16 & 0x3ff;
   if (!(arg16 & 1u << 10)) {
     if (rreq_pool) rreq_grant(pe, n);
@@ -297,8 +297,8 @@ static void mpi_h_rreq_pool(uint32_t n, uint32_t arg16, uint32_t addr) {
   }
   rreq_pool += n;
   if (!rreq_waiting) return;
-  for (unsigned k = 0, pes = emx_pe_count(); k < pes && rreq_pool; ++k, next = (next + 1) % pes)
-    if (rreq_wanted[next]) rreq_grant(next, rreq_wanted[next]);
+  for (unsigned k = 0, pes = emx_pe_count(); k < pes && rreq_pool; ++k, rreq_next = (rreq_next + 1) % pes)
+    if (rreq_wanted[rreq_next]) rreq_grant(rreq_next, rreq_wanted[rreq_next]);
 }
 EMX_HANDLER(mpi_h_rreq_pool);
 
@@ -315,8 +315,7 @@ EMX_HANDLER(mpi_h_rreq_grant);
 void rreq_credit_ask(unsigned pe) {
   if (rreq_asking[pe]) return;
   rreq_asking[pe] = 1;
-  const unsigned held = posted_held_for(pe);
-  emx_invoke(pe, idx_rreq_pool, mpi_me, held > rreq_initial ? held : rreq_initial);
+  emx_invoke(pe, idx_rreq_pool, mpi_me, rreq_initial); /* a batch */
 }
 
 /* Held receives take the credits first (a receive still held: the credits stay). Idle

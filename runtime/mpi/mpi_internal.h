@@ -668,7 +668,6 @@ static inline void rreq_credit_back(unsigned pe) {
 /* No credit for a receive request to pe while receives wait for one: ask pe's pool
  * (one request per sender at a time). */
 void rreq_credit_ask(unsigned pe);
-unsigned posted_held_for(unsigned pe); /* receiver_match.c */
 /* Issues the receive requests held back behind wildcard-source receives that are all
  * matched now (those with a credit). */
 void release_held_requests(void);

@@ -348,16 +348,6 @@ void release_held_requests(void) { (void)release_held(-1); }
 /* Credits for receive requests to pe came while receives are held. */
 int release_held_for(unsigned pe) { return release_held((int)pe); }
 
-/* How many posted receives from pe are held back (credits.c asks for as many). */
-unsigned posted_held_for(unsigned pe) {
-  unsigned n = 0;
-  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
-    const mpi_request *r = RECV_OF_PRQ(l);
-    n += (r->flags & RF_HELD) && r->pe == pe;
-  }
-  return n;
-}
-
 /* ---- Unexpected send requests ------------------------------------------------------------ */
 
 static send_record *unexpected_match(int pe, uint16_t tag, uint16_t ctx) {

@@ -440,7 +440,8 @@ class FlowControl(Runs):
                     self.assertEqual(res["mpi_cells_in_use"], 0)
 
     def test_receives_beyond_the_credits(self):
-        # Rank 1 posts 1200 receives from rank 0 (512 credits on 16 PEs), a receive for
+        # Rank 1 posts 1200 receives from rank 0 (128 credits on 16 PEs to start with,
+        # more granted from rank 0's pool once it stops computing), a receive for
         # tag 2 and one for tag 3 among them beyond the credits, an MPI_ANY_SOURCE one
         # after 900; rank 0 sends tag 2 first (matched at rank 1, its request never
         # issued), tag 4, then the 1200 in order. The cancelled tag-3 receive is
