@@ -68,6 +68,10 @@ typedef struct ctx_waiter {
 static ctx_waiter *ctx_waiting; /* this rank's creations past their barrier (their stacks) */
 static int ctx_owned;           /* one of them is in its all-reduce as the owner */
 static int ctx_inter;           /* an intercommunicator's id is being agreed (intercomm.c) */
+/* Intercommunicators (and what Intercomm_merge makes of them) take their ids from the
+ * upper half, so that their agreement needs nothing from the rank's other creations. */
+enum { CTX_INTER_BASE = 0x8000 };
+static uint16_t next_inter_ctx = CTX_INTER_BASE;
 
 static int ctx_first(const ctx_waiter *w) {
   for (const ctx_waiter *o = ctx_waiting; o; o = o->next)
@@ -87,11 +91,15 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
   ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p = &ctx_waiting;
   ctx_waiting = &me;
   do {
-    const int own = !ctx_owned && !ctx_inter && ctx_first(&me);
+    const int own = !ctx_owned && ctx_first(&me);
     int mine = own ? next_ctx : CTX_REFUSED;
     ctx_owned |= own;
     err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
     if (own) ctx_owned = 0;
+    /* Refused: the owner is another computation, here or on a member; let this PE's run
+     * (over a parent of one rank the all-reduce never blocks, and the loop would keep
+     * the PE from them). */
+    if (!err && *all == CTX_REFUSED) emx_yield();
   } while (!err && *all == CTX_REFUSED);
   while (*p != &me) p = &(*p)->next;
   *p = me.next;
@@ -107,7 +115,7 @@ static int agree_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
   const int err = max_next_ctx(parent, &all);
   if (err) return err;
   if (all < least) all = least;
-  if (all > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
+  if (all > CTX_INTER_BASE - 2) mpi_internal_error("out of context ids (too many communicators)");
   *ctx = (uint16_t)all;
   next_ctx = (uint16_t)(all + 2);
   return MPI_SUCCESS;
@@ -155,22 +163,22 @@ int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, in
   return comm_make_pes(proto, parent, pes, n, -1, ctx, out);
 }
 
-/* An intercommunicator's id is agreed over two groups that share no communicator yet,
- * so the refusal rounds above cannot cover it: while one is agreed, this rank's other
- * creations refuse (they wait, repeating their rounds), and it starts only once no
- * creation owns the allocation. Two at once on one rank could each wait for the other's
- * remote members, so the second is an error (comm_inter_begin returns -1). */
+/* An intercommunicator's id is agreed over two groups that share no communicator yet, so
+ * the refusal rounds above cannot cover it; it comes from the upper half of the ids
+ * instead, which only these agreements use: the largest next upper id of the members of
+ * both groups is free on all of them. Two at once on one rank would read the same next
+ * id, so the second is an error (comm_inter_begin returns -1); waiting for the first
+ * could deadlock (it may wait for remote members that wait for this rank). */
 int comm_inter_begin(void) {
   if (ctx_inter) return -1;
   ctx_inter = 1;
-  while (ctx_owned) emx_yield();
-  return next_ctx;
+  return next_inter_ctx;
 }
 void comm_inter_end(int ctx) {
   ctx_inter = 0;
   if (ctx < 0) return;
-  if (ctx > 0xfffe - 2) mpi_internal_error("out of context ids (too many communicators)");
-  if (ctx + 2 > next_ctx) next_ctx = (uint16_t)(ctx + 2);
+  if (ctx > 0xfffe - 2) mpi_internal_error("out of context ids (too many intercommunicators)");
+  if (ctx + 2 > next_inter_ctx) next_inter_ctx = (uint16_t)(ctx + 2);
 }
 
 int comm_make_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n, int rank,

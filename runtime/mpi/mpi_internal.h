@@ -739,9 +739,9 @@ int comm_new_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, in
 void comm_map_unref(comm_map *m);
 /* comm_new_pes with the context id ctx agreed by the caller (intercomm.c: over two
  * groups) and rank `rank` (-1: this PE's place in pes). comm_inter_begin returns this PE's
- * next free context id and keeps the PE's other creations from taking ids until
- * comm_inter_end marks ids up to ctx + 1 used (ctx < 0: none); -1 if one is already
- * being agreed on this PE (comm.c). */
+ * next free intercommunicator context id (the upper half of the ids), comm_inter_end
+ * marks ids up to ctx + 1 used (ctx < 0: none); -1 if one is already being agreed on
+ * this PE (comm.c). */
 int comm_make_pes(const mpi_comm *proto, MPI_Comm parent, const uint16_t *pes, int n, int rank,
                   uint16_t ctx, MPI_Comm *out);
 int comm_inter_begin(void);

@@ -576,7 +576,8 @@ static void test_ssend(suite *c) {
 
 /* ---- Communicators made while other computations make theirs ----------------------- */
 /* Every round dups the computation's communicator and splits it by parity of rank (key:
- * the rank reversed), then each member sends (computation, round, rank) to the next
+ * the rank reversed; computation 0 also joins the halves by an intercommunicator and
+ * merges it), then each member sends (computation, round, rank) to the next
  * member of each new communicator and receives with MPI_ANY_SOURCE and MPI_ANY_TAG: had
  * two computations' new communicators one context on some rank, a message would reach
  * the wrong computation. */
@@ -616,6 +617,22 @@ static void test_comms(suite *c) {
     CHECK(r == above && n == (c->size + 1 - c->me % 2) / 2, "comms: split rank %d of %d", r, n);
     ring_on(c, dup, k);
     ring_on(c, half, k);
+    if (c->t == 0 && c->size > 1) {
+      /* Computation 0 also makes an intercommunicator between the two halves and merges
+       * it, while the others make theirs: its context is agreed over two groups, so the
+       * rank's other creations must keep out meanwhile (comm.c). Leaders: rank 0 of each
+       * half, the largest rank of its parity in c->comm. */
+      const int other = 1 - c->me % 2;
+      const int remote_leader = (c->size - 1) % 2 == other ? c->size - 1 : c->size - 2;
+      MPI_Comm inter, merged;
+      MPI_Intercomm_create(half, 0, c->comm, remote_leader, 70 + k, &inter);
+      MPI_Intercomm_merge(inter, c->me % 2, &merged);
+      MPI_Comm_size(merged, &n);
+      CHECK(n == c->size, "comms: merged intercommunicator of %d ranks", n);
+      ring_on(c, merged, k);
+      MPI_Comm_free(&merged);
+      MPI_Comm_free(&inter);
+    }
     MPI_Comm_free(&dup);
     MPI_Comm_free(&half);
   }
