@@ -11,6 +11,8 @@
 #include "options.h"
 #include "paths.h"
 #include "sim/trace/chrome_trace.h"
+#include "sim/trace/explore_trace.h"
+#include "sim/trace/tee_trace.h"
 #include "sim/trace/text_trace.h"
 #include "profile_report.h"
 #include "trace_options.h"
@@ -31,6 +33,13 @@ machine::MachineConfig load_config(const std::string& file, const std::vector<st
   if (pes) j["pes"] = *pes;
   if (max_cycles) j["sim"]["max_cycles"] = *max_cycles;
   return machine::parse_config(j);
+}
+
+// The machine in one line, for the explorer page's title.
+std::string explore_config_text(const cli::RunOptions& opt, const machine::MachineConfig& cfg) {
+  std::string s = fmt::format("{}, {} PEs at {} MHz", cfg.name, cfg.pes, cfg.clock_mhz);
+  for (const std::string& set : opt.sets) s += ", --set " + set;
+  return s;
 }
 
 std::string limits_text(uint64_t cycle_limit, const cli::RunOptions& opt) {
@@ -76,6 +85,7 @@ int cmd_run(const std::vector<std::string>& words) {
   // Output files are checked now, not after a long run.
   cli::check_writable("--stats", opt.stats_file);
   cli::check_writable("--trace", opt.trace_file);
+  cli::check_writable("--explore", opt.explore_file);
   cli::check_writable("--profile", opt.profile_file);
   const std::string path = cli::resolve_program(opt.program);
   const loader::ElfImage program = loader::ElfImage::load(path, cfg.pe.memory_bytes);
@@ -83,14 +93,23 @@ int cmd_run(const std::vector<std::string>& words) {
   args.insert(args.end(), opt.args.begin(), opt.args.end());
 
   machine::Machine m(cfg, program, args, std::cout);
-  if (opt.trace_file.empty() && !opt.trace_text && (!opt.trace_window.empty() || !opt.trace_pes.empty()))
-    throw cli::UsageError("--trace-window and --trace-pes choose what --trace or --trace-text record");
-  if (!opt.trace_file.empty() || opt.trace_text) {
+  if (opt.trace_file.empty() && !opt.trace_text && opt.explore_file.empty() &&
+      (!opt.trace_window.empty() || !opt.trace_pes.empty()))
+    throw cli::UsageError("--trace-window and --trace-pes choose what --trace, --trace-text or --explore record");
+  if (!opt.trace_file.empty() || opt.trace_text || !opt.explore_file.empty()) {
     trace::Filter filter = cli::parse_trace_filter(opt.trace_window, opt.trace_pes, cfg.pes, cfg.clock_mhz);
+    std::vector<std::unique_ptr<trace::Tracer>> tracers;
     if (!opt.trace_file.empty())
-      m.set_tracer(std::make_unique<trace::ChromeTrace>(opt.trace_file, cfg.pes, cfg.clock_mhz, filter));
-    else
-      m.set_tracer(std::make_unique<trace::TextTrace>(std::cerr, cfg.pes, cfg.clock_mhz, filter));
+      tracers.push_back(std::make_unique<trace::ChromeTrace>(opt.trace_file, cfg.pes, cfg.clock_mhz, filter));
+    if (opt.trace_text)
+      tracers.push_back(std::make_unique<trace::TextTrace>(std::cerr, cfg.pes, cfg.clock_mhz, filter));
+    if (!opt.explore_file.empty())
+      tracers.push_back(std::make_unique<trace::ExploreTrace>(
+          opt.explore_file, cfg.pes, cfg.clock_mhz, filter,
+          trace::ExploreTrace::Run{opt.program, path, explore_config_text(opt, cfg), opt.args},
+          program.symbols()));
+    if (tracers.size() == 1) m.set_tracer(std::move(tracers[0]));
+    else m.set_tracer(std::make_unique<trace::TeeTrace>(std::move(tracers)));
   }
   if (opt.profile_file.empty() && !opt.profile_pes.empty())
     throw cli::UsageError("--profile-pes chooses the PEs that --profile sums over");

@@ -63,6 +63,11 @@ options:
                     for input-buffer occupancy and network load
   --trace-text      print a readable event log (thread start/end, send, arrival) on
                     stderr at the end of the run; for small runs
+  --explore FILE    write the explorer: one HTML page (offline, no network) that shows
+                    the run on the machine: packets crossing the network hop by hop,
+                    each PE's input buffer, matching store, I-structure cells, memory
+                    unit and threads, with time controls (docs/explorer.md);
+                    --trace-window and --trace-pes choose what it records
   --trace-window FROM:TO
                     trace only this stretch of simulated time, in clocks, or in
                     microseconds with a "us" suffix (e.g. 0:5000, 100us:200us)
@@ -97,6 +102,7 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     else if (a == "--trace-text") o.trace_text = true;
     else if (a == "--trace-window") o.trace_window = value(a);
     else if (a == "--trace-pes") o.trace_pes = value(a);
+    else if (a == "--explore") o.explore_file = value(a);
     else if (a == "--profile") o.profile_file = value(a);
     else if (a == "--profile-pes") o.profile_pes = value(a);
     else if (a == "--pes") o.pes = parse_pes(value(a));

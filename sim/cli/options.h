@@ -22,6 +22,7 @@ struct RunOptions {
   bool trace_text = false;     // event log on stderr
   std::string trace_window;    // "FROM:TO" in clocks, or with a "us" suffix
   std::string trace_pes;       // "0,3,8-11"
+  std::string explore_file;    // the explorer page (HTML)
   std::string profile_file;    // instruction profile: "-" stderr, *.json JSON, else text
   std::string profile_pes;     // "0,3,8-11"; empty: every PE
   std::optional<uint64_t> max_cycles;  // --max-cycles: sim.max_cycles

@@ -216,6 +216,7 @@ void Pe::next_thread(iss::Hart& h) {
   clocks += dispatcher_.start(h, t);
   thread_started_at_ = h.cycles;
   if (tracer_) {
+    tracer_->buffer_pop(id_, h.cycles);
     trace_thread_begin(h.cycles, t);
     tracer_->input_buffer(id_, h.cycles, input_.size());
   }
@@ -252,7 +253,9 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     }
     if (e.thread) {
       e.thread->ready_at = done;
-      done += input_.push(*e.thread, cycle);  // a spill keeps the memory unit busy
+      const uint32_t spill = input_.push(*e.thread, cycle);
+      done += spill;  // a spill keeps the memory unit busy
+      if (tracer_) tracer_->buffer_push(id_, e.thread->ready_at, p, spill != 0);
       // Only an idle execution unit waits for this event; a busy one looks at the input
       // buffer when its thread ends (a timed notification costs a heap operation).
       if (state_ == State::idle) {
@@ -265,6 +268,7 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     memory_unit_free_ = done;
     if (tracer_) {
       tracer_->packet_arrived(p, cycle, start, done, effect_text(p, e));
+      trace_cell(p, e, start);
       if (e.thread) tracer_->input_buffer(id_, e.thread->ready_at, input_.size());
     }
     if (e.reply) machine_.reply(*e.reply, done);
@@ -303,6 +307,20 @@ const char* Pe::effect_text(const net::Packet& p, const PacketEffect& e) const {
   if (e.thread) return "thread ready";
   if (e.reply) return "memory read, value sent";
   return "memory written";
+}
+
+void Pe::trace_cell(const net::Packet& p, const PacketEffect& e, uint64_t at) const {
+  using isa::PacketType;
+  using trace::Cell;
+  Cell c;
+  switch (static_cast<PacketType>(p.type)) {
+    case PacketType::invoke2l:
+    case PacketType::invoke2r: c = e.thread ? Cell::operand_matched : Cell::operand_waits; break;
+    case PacketType::iwrite: c = e.reply ? Cell::is_woken : Cell::is_full; break;
+    case PacketType::iread: c = e.reply ? Cell::is_taken : Cell::is_deferred; break;
+    default: return;
+  }
+  tracer_->cell(id_, at, gaddr_local(p.addr), c, p);
 }
 
 std::string Pe::waiting_on() const {

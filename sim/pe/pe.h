@@ -85,6 +85,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   }
   void trace_thread_begin(uint64_t cycle, const ThreadToken& t);
   const char* effect_text(const net::Packet& p, const PacketEffect& e) const;
+  // The matching-slot or I-structure change that serving p made, for the tracer.
+  void trace_cell(const net::Packet& p, const PacketEffect& e, uint64_t at) const;
   // The replies of a block read whose request the memory unit starts at `start`.
   void send_block_read(const BlockRead& b, uint64_t start);
 
