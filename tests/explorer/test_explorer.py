@@ -1,0 +1,258 @@
+"""The explorer (emx run --explore): the data the simulator records, and the page in a real
+browser (headless Chromium through Playwright), against the text trace of the same run."""
+import os
+import re
+import tempfile
+import unittest
+
+import pages
+
+TMP = tempfile.mkdtemp(prefix="emx-explorer-")
+SHOTS = os.environ.get("EMX_EXPLORER_SHOTS", TMP)
+
+
+def fib_page():
+    """ex_fib 5 4 on 2 PEs with the explorer and the text trace; (page, text-trace lines)."""
+    page = os.path.join(TMP, "fib.html")
+    if not os.path.exists(page):
+        r = pages.run(page, "ex_fib", "5", "4", options=["--trace-text"])
+        with open(page + ".log", "w") as f:
+            f.write(r.stderr)
+    with open(page + ".log") as f:
+        return page, f.read().splitlines()
+
+
+def first_line(lines, text):
+    """(clock, line) of the first text-trace line containing `text`."""
+    for l in lines:
+        if text in l:
+            return int(l.split()[0]), l
+    raise AssertionError(f"no '{text}' in the text trace")
+
+
+class Data(unittest.TestCase):
+    """What the simulator records, checked against the text trace and the topology."""
+
+    def test_packets_arrivals_and_matches_agree_with_the_text_trace(self):
+        page, lines = fib_page()
+        d = pages.data(page)
+        self.assertEqual((d["program"], d["pes"], d["args"]), ("ex_fib", 2, ["5", "4"]))
+        sends = [l for l in lines if " send " in l]
+        packets = pages.table(d, "packets")
+        self.assertEqual(len(packets), len(sends))
+        clock, line = first_line(lines, "matched its partner")
+        types = d["types"]
+        # The first match in the cell events: same clock, PE and packet type.
+        match = next(c for c in pages.table(d, "cells") if c[3] == 1)
+        self.assertEqual(match[1], clock)
+        self.assertEqual(f"PE {match[0]}", re.search(r"(PE \d+)\s+arrive", line).group(1))
+        self.assertEqual(types[packets[match[4]][1]], "inv2l")
+        # Its partner waited in the same slot before.
+        wait = next(c for c in pages.table(d, "cells") if c[3] == 0 and c[2] == match[2] and c[0] == match[0])
+        self.assertLess(wait[1], clock)
+
+    def test_hops_follow_the_topology_from_sender_to_receiver(self):
+        page, _ = fib_page()
+        d = pages.data(page)
+        topo = d["topology"]
+        links, node_of = topo["links"], topo["endpoint_node"]
+        hops = d["hops"]
+        for p in pages.table(d, "packets"):
+            src, dst, sent, arrive, first, n = p[2], p[3], p[6], p[9], p[13], p[14]
+            self.assertGreater(n, 0)
+            at, t = node_of[src], sent
+            for k in range(first, first + n):
+                out, start, end = hops[3 * k:3 * k + 3]
+                self.assertGreaterEqual(start, t)
+                self.assertGreater(end, start)
+                if out < len(links):
+                    self.assertEqual(links[out][0], at)
+                    at = links[out][1]
+                else:  # the ejection port into the receiver, last
+                    self.assertEqual(out - len(links), dst)
+                    self.assertEqual(k, first + n - 1)
+                    self.assertEqual(end, arrive)
+                t = end
+
+    def test_input_buffer_pushes_and_pops_pair_up(self):
+        page, lines = fib_page()
+        d = pages.data(page)
+        starts = [l for l in lines if "thread start" in l]
+        for pe in range(2):
+            ev = [b for b in pages.table(d, "buffer") if b[0] == pe]
+            pushes = [b for b in ev if b[2] != 0]
+            pops = [b for b in ev if b[2] == 0]
+            self.assertLessEqual(len(pops), len(pushes))
+            for push, pop in zip(pushes, pops):  # FIFO: the k-th pop takes the k-th push
+                self.assertLessEqual(push[1], pop[1])
+            # Every thread start but the first (the program's entry) took a token.
+            self.assertEqual(len(pops), sum(f"PE {pe} " in l for l in starts) - 1)
+
+    def test_window_and_pes_are_said(self):
+        page = os.path.join(TMP, "fib-window.html")
+        pages.run(page, "ex_fib", "5", "4", options=["--trace-pes", "1", "--trace-window", "1500:1900"])
+        d = pages.data(page)
+        self.assertEqual(d["traced_pes"], [1])
+        self.assertEqual(d["window"], [1500, 1900])
+        self.assertGreater(d["left_out"]["packets"] + d["left_out"]["threads"], 0)
+        for p in pages.table(d, "packets"):
+            self.assertTrue(p[2] == 1 or p[3] == 1)
+        for t in pages.table(d, "threads"):
+            self.assertEqual(t[0], 1)
+            self.assertTrue(t[2] >= 1500 and t[1] < 1900)
+
+    def test_source_lines_and_no_network_reference(self):
+        page, _ = fib_page()
+        d = pages.data(page)
+        self.assertTrue(any(v.startswith("fib.c:") for v in d["lines"].values()))
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        self.assertNotRegex(text, r"(src|href)\s*=\s*[\"']?(https?:)?//")
+        self.assertIn("default-src 'none'", text)
+
+
+@unittest.skipIf(pages.browser_missing(), pages.browser_missing() or "")
+class Browser(unittest.TestCase):
+    """The page in headless Chromium, opened from file:// with no network."""
+
+    @classmethod
+    def setUpClass(cls):
+        from playwright.sync_api import sync_playwright
+        cls.pw = sync_playwright().start()
+        cls.browser = pages.launch(cls.pw)
+        cls.page_file, cls.lines = fib_page()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        cls.pw.stop()
+
+    def open(self, path, viewport=(1400, 1000)):
+        page = self.browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+        self.requests, self.errors = [], []
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.goto("file://" + os.path.abspath(path))
+        page.wait_for_selector("body[data-ready='1']", timeout=60000)
+        self.addCleanup(page.close)
+        return page
+
+    def clock(self, page):
+        return int(page.get_attribute("#clock", "data-clock"))
+
+    def visible_packets(self, page, selector="circle.pkt"):
+        return page.eval_on_selector_all(
+            selector, "els => els.filter(e => e.style.display !== 'none').map(e => e.dataset)")
+
+    def test_loads_offline_and_draws_the_machine(self):
+        page = self.open(self.page_file)
+        self.assertEqual(self.requests, ["file://" + os.path.abspath(self.page_file)])
+        self.assertEqual(self.errors, [])
+        self.assertEqual(page.locator("g.pe-box").count(), 3)  # 2 PEs and the host
+        d = pages.data(self.page_file)
+        self.assertEqual(page.locator("circle.switch").count(), d["topology"]["nodes"])
+        self.assertEqual(page.locator("path.link").count(), len(d["topology"]["links"]))
+        self.assertIn("0.000 µs", page.inner_text("#clock"))
+        page.screenshot(path=os.path.join(SHOTS, "fib-start.png"))
+
+    def test_stepping_reaches_the_first_match_at_the_text_traces_clock(self):
+        clock, line = first_line(self.lines, "matched its partner")
+        pe = int(re.search(r"PE (\d+)\s+arrive", line).group(1))
+        page = self.open(self.page_file)
+        seen = [0]
+        while self.clock(page) < clock and len(seen) < 1000:
+            page.click("#next")
+            seen.append(self.clock(page))
+        self.assertEqual(seen[-1], clock)  # stepping stops at every event's clock
+        self.assertEqual(seen, sorted(seen))
+        now = page.eval_on_selector_all("#events div.now", "els => els.map(e => e.textContent)")
+        self.assertTrue(any(f"PE {pe} arrive inv2l" in l and "matched its partner" in l for l in now), now)
+        shown = self.visible_packets(page, "circle.pkt[data-type='inv2l']")
+        self.assertIn(str(pe), [p["dst"] for p in shown])
+        self.assertIn(f"{clock / 16:.3f} µs", page.inner_text("#clock"))
+        # The PE's matching store: empty now, the operand waited just before.
+        page.click(f"g.pe-box[data-pe='{pe}']")
+        self.assertIn("Matching store: 0 operand(s)", page.inner_text("#pepanel"))
+        page.click("#back")
+        self.assertLess(self.clock(page), clock)
+        self.assertEqual(self.clock(page), seen[-2])
+        self.assertIn("Matching store: 1 operand(s) waiting", page.inner_text("#pepanel"))
+        page.screenshot(path=os.path.join(SHOTS, "fib-match.png"))
+
+    def test_clicking_a_packet_shows_its_words(self):
+        sent, line = first_line(self.lines, "send   inv2l")
+        m = re.search(r"PE (\d+)\s+send\s+inv2l\s+-> PE (\d+)\s+address (0x\w+) data (0x\w+)", line)
+        page = self.open(self.page_file)
+        page.fill("#goto", str(sent + 1))
+        page.press("#goto", "Enter")
+        circle = page.locator(f"circle.pkt[data-type='inv2l'][data-src='{m.group(1)}']")
+        circle.first.click()
+        self.assertEqual(page.inner_text("#pk-addr"), m.group(3))
+        self.assertEqual(page.inner_text("#pk-data"), m.group(4))
+        panel = page.inner_text("#packetpanel")
+        self.assertIn(f"PE {m.group(1)} → PE {m.group(2)}", panel)
+        self.assertIn("fib", panel)  # the sending thread
+        self.assertIn("fib.c:", panel)  # and its source line
+
+    def test_filters_hide_what_they_should(self):
+        sent, line = first_line(self.lines, "send   inv2l")
+        page = self.open(self.page_file)
+        page.fill("#goto", str(sent + 1))
+        page.press("#goto", "Enter")
+        self.assertTrue(self.visible_packets(page, "circle.pkt[data-type='inv2l']"))
+        page.uncheck("#types input[data-type='1']")  # inv2l
+        self.assertFalse(self.visible_packets(page, "circle.pkt[data-type='inv2l']"))
+        page.check("#types input[data-type='1']")
+        # PE filter: only PE 0; packets between PE 1 and itself go, PE 1 is dimmed.
+        page.fill("#fpes", "0")
+        page.press("#fpes", "Enter")
+        self.assertIn("dim", page.get_attribute("g.pe-box[data-pe='1']", "class"))
+        for p in self.visible_packets(page):
+            self.assertTrue(p["src"] == "0" or p["dst"] == "0")
+        page.fill("#fpes", "")
+        page.press("#fpes", "Enter")
+        # Host console traffic: visible while a host packet flies, hidden when asked.
+        host, _ = first_line(self.lines, "send   host")
+        page.fill("#goto", str(host + 1))
+        page.press("#goto", "Enter")
+        self.assertTrue(self.visible_packets(page, "circle.pkt[data-type='host']"))
+        page.check("#fhost")
+        self.assertFalse(self.visible_packets(page, "circle.pkt[data-type='host']"))
+        # A time window: the clock stays inside it.
+        page.fill("#ffrom", "1000")
+        page.press("#ffrom", "Enter")
+        page.fill("#fto", "1200")
+        page.press("#fto", "Enter")
+        self.assertEqual(self.clock(page), 1200)
+        page.click("#first")
+        self.assertEqual(self.clock(page), 1000)
+
+    def test_timeline_click_jumps_to_the_thread(self):
+        d = pages.data(self.page_file)
+        t = next(t for t in pages.table(d, "threads") if t[0] == 1 and t[2] - t[1] > 100)
+        page = self.open(self.page_file)
+        x, y = page.evaluate(f"emx.timelineXY(1, {(t[1] + t[2]) / 2})")
+        page.click("#timeline", position={"x": x, "y": y})
+        self.assertEqual(self.clock(page), t[1])
+        self.assertIn("PE 1 at clock", page.inner_text("#pepanel"))
+        self.assertIn("running", page.inner_text("#pepanel"))
+
+    def test_other_topologies_draw(self):
+        for topology in ("ring", "torus2d", "crossbar", "single_switch"):
+            with self.subTest(topology=topology):
+                path = os.path.join(TMP, f"hello-{topology}.html")
+                pages.run(path, "ex_hello", pes=4, options=["--set", f"network.topology={topology}"])
+                d = pages.data(path)
+                page = self.open(path)
+                self.assertEqual(self.errors, [])
+                self.assertEqual(page.locator("g.pe-box").count(), 5)
+                self.assertEqual(page.locator("circle.switch").count(), d["topology"]["nodes"])
+                page.click("#play")
+                page.wait_for_timeout(300)
+                page.click("#play")
+                self.assertGreater(self.clock(page), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
