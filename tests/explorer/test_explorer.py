@@ -111,6 +111,62 @@ class Data(unittest.TestCase):
         self.assertIn("default-src 'none'", text)
 
 
+class Lessons(unittest.TestCase):
+    """What the lessons (docs/lessons) tell a student to watch, on the pages' data."""
+
+    def page(self, name, program, *args, pes=2, options=()):
+        path = os.path.join(TMP, name + ".html")
+        r = pages.run(path, program, *args, pes=pes, options=options)
+        return pages.data(path), r.stdout
+
+    def threads(self, d, pe):
+        return [(d["strings"][t[3]], t) for t in pages.table(d, "threads") if t[0] == pe]
+
+    def test_1_one_packet_fires_a_thread_that_waits_for_the_running_one(self):
+        d, out = self.page("l1", "ex_invoke")
+        self.assertIn("PE 1 computed 6 * 6 = 36", out)
+        types = d["types"]
+        spec = [p for p in pages.table(d, "packets") if types[p[1]] == "spec"]
+        self.assertEqual(len(spec), 1)
+        self.assertEqual((spec[0][2], spec[0][3], spec[0][4] & 0xffff), (0, 1, 6))
+        on1 = self.threads(d, 1)
+        k = next(i for i, (name, _) in enumerate(on1) if name == "square")
+        square, before = on1[k][1], on1[k - 1][1]
+        self.assertEqual(square[9], 1)  # a special handler
+        self.assertGreater(square[1], spec[0][9])  # it waited in the input buffer...
+        self.assertEqual(square[1], before[2])  # ...until the running thread ended
+
+    def test_2_and_3_matching_and_deferred_reads(self):
+        d, _ = self.page("l3", "ex_pipeline", "4", pes=3)
+        cells = pages.table(d, "cells")
+        deferred = next(c for c in cells if c[0] == 2 and c[3] == 3)
+        woken = next(c for c in cells if c[0] == 2 and c[2] == deferred[2] and c[1] > deferred[1])
+        self.assertEqual(woken[3], 4)  # written while the reader waited: the value goes to it
+        self.assertEqual(d["types"][pages.table(d, "packets")[woken[4]][1]], "iwr")
+
+    def test_4_remote_memory_without_and_with_threads(self):
+        emx, out = self.page("l4", "ex_remote")
+        prime, out_prime = self.page("l4p", "ex_remote", options=["--config", "emx-thread-write"])
+        handlers = lambda d: [n for n, _ in self.threads(d, 1) if n.startswith("__emx_handler")]
+        self.assertEqual(handlers(emx), [])
+        self.assertEqual(handlers(prime), ["__emx_handler_twrite"] * 4 + ["__emx_handler_tread"])
+        effects = {emx["strings"][p[12]] for p in pages.table(emx, "packets")
+                   if emx["types"][p[1]] in ("syswr", "sysrd")}
+        self.assertEqual(effects, {"memory written", "memory read, value sent"})
+        clocks = [int(re.search(r"after (\d+) clocks", o).group(1)) for o in (out, out_prime)]
+        self.assertLess(clocks[0], clocks[1])
+
+    def test_5_hot_spot_queues_and_a_gap_empties_them(self):
+        def latency(*args):
+            d, out = self.page("l5-" + "-".join(args), "ex_traffic", *args, pes=16)
+            lat = [p[9] - p[6] for p in pages.table(d, "packets") if d["types"][p[1]] == "syswr"]
+            return sum(lat) / len(lat), int(re.search(r"after (\d+) clocks", out).group(1))
+        spread, hot, gap = latency("0", "32", "0"), latency("1", "32", "0"), latency("1", "32", "20")
+        self.assertGreater(hot[0], 4 * spread[0])  # contention: queues on the way to PE 0
+        self.assertLess(gap[0], hot[0] / 4)  # the gap empties them
+        self.assertLess(gap[1], 1.5 * hot[1])  # at a small cost: PE 0's port was the limit
+
+
 @unittest.skipIf(pages.browser_missing(), pages.browser_missing() or "")
 class Browser(unittest.TestCase):
     """The page in headless Chromium, opened from file:// with no network."""
