@@ -338,6 +338,14 @@ void ExploreTrace::finish(uint64_t end_cycle) {
   std::ofstream out(path_, std::ios::trunc);
   if (!out || at == std::string::npos) throw std::runtime_error("cannot write the explorer page " + path_);
   out << page.substr(0, at) << data << page.substr(at + mark.size());
+  // A page is read whole by the browser: say when it is big (bench/explorer.py: 1.6e5
+  // events, 4.8 MB, load in about 2 s).
+  std::size_t events = 0;
+  for (const Pkt& k : packets_) events += 2 + k.hops.size();
+  if (events > 2'000'000)
+    std::fprintf(stderr, "emx: the explorer page %s holds %zu packet events (%.0f MB): a browser "
+                 "may take long to open it; --trace-window and --trace-pes record less\n",
+                 path_.c_str(), events, static_cast<double>(data.size()) / 1e6);
 }
 
 }  // namespace emx::trace

@@ -315,7 +315,7 @@ class Traces(unittest.TestCase):
     def test_bad_trace_options(self):
         r = emx("run", "--trace-window", "5", "hello")
         self.assertEqual(r.returncode, 64)
-        self.assertIn("choose what --trace or --trace-text record", r.stderr)
+        self.assertIn("choose what --trace, --trace-text or --explore record", r.stderr)
         r = emx("run", "--trace-text", "--trace-pes", "0,99", "hello")
         self.assertIn("expected PE numbers and ranges below 80", r.stderr)
         r = emx("run", "--trace-text", "--trace-window", "9:3", "hello")
