@@ -212,6 +212,19 @@ class Browser(unittest.TestCase):
         self.assertIn("0.000 µs", page.inner_text("#clock"))
         page.screenshot(path=os.path.join(SHOTS, "fib-start.png"))
 
+    def test_a_windowed_page_says_what_it_left_out(self):
+        path = os.path.join(TMP, "fib-window-browser.html")
+        pages.run(path, "ex_fib", "5", "4", options=["--trace-pes", "1", "--trace-window", "1500:1900"])
+        page = self.open(path)
+        notice = page.inner_text("#notice")
+        for text in ("clocks 1500 to 1900", "--trace-window", "PE 1 of 2", "--trace-pes", "left out"):
+            self.assertIn(text, notice)
+        self.assertEqual(self.clock(page), 1500)
+        self.assertEqual(page.get_attribute("#timeline", "data-rows"), "1")
+        page.click("#first")
+        page.click("#back")
+        self.assertEqual(self.clock(page), 1500)  # the controls stay in the window
+
     def test_stepping_reaches_the_first_match_at_the_text_traces_clock(self):
         clock, line = first_line(self.lines, "matched its partner")
         pe = int(re.search(r"PE (\d+)\s+arrive", line).group(1))
