@@ -225,6 +225,29 @@ class Browser(unittest.TestCase):
         page.click("#back")
         self.assertEqual(self.clock(page), 1500)  # the controls stay in the window
 
+    def test_the_spill_area_shows_threads_that_overflowed_the_buffer(self):
+        path = os.path.join(TMP, "fib-spill.html")
+        pages.run(path, "ex_fib", "8", "3", pes=4, options=["--set", "pe.input_buffer.onchip_packets=1"])
+        d = pages.data(path)
+        spill = None
+        for pe in range(4):  # a spilled thread still waiting one clock after it entered
+            ev = [b for b in pages.table(d, "buffer") if b[0] == pe]
+            pushes, pops = [b for b in ev if b[2] != 0], [b for b in ev if b[2] == 0]
+            for k, b in enumerate(pushes):
+                if b[2] == 2 and (k >= len(pops) or pops[k][1] > b[1] + 1):
+                    spill = (pe, b[1] + 1)
+                    break
+            if spill:
+                break
+        self.assertIsNotNone(spill)
+        page = self.open(path)
+        page.fill("#goto", str(spill[1]))
+        page.press("#goto", "Enter")
+        page.click(f"g.pe-box[data-pe='{spill[0]}']")
+        panel = page.inner_text("#pepanel")
+        self.assertIn("(spilled)", panel)
+        self.assertRegex(panel, r"Spill area \(memory\)\s+[1-9]\d* in it now")
+
     def test_stepping_reaches_the_first_match_at_the_text_traces_clock(self):
         clock, line = first_line(self.lines, "matched its partner")
         pe = int(re.search(r"PE (\d+)\s+arrive", line).group(1))
