@@ -127,5 +127,10 @@ def main(argv=None) -> int:
     return 1 if failed else 0
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """The console command emx-reproduce (pyproject.toml)."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    cli()

@@ -257,5 +257,10 @@ def main(argv=None) -> int:
     return 1 if out.failures else 0
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """The console command emx-sweep (pyproject.toml)."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    cli()
