@@ -24,7 +24,7 @@ def run(main, name: str) -> None:
         code = _fail(name, "an input nested too deeply", 2)
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
-        code = _fail(name, f"{where}{e.strerror or e}", 2)
+        code = _fail(name, f"{where}{e.strerror or e or type(e).__name__}", 2)
     except ClusterError as e:
         code = _fail(name, f"Dask: {e}", 3)
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from . import sim
+from .sim import run as simulate
 from .experiment import Run
 
 
@@ -28,10 +29,12 @@ def execute(run: Run, emx: str, build_dir: str):
 
 def execute_plain(program, args, config, overrides, pes, options, timeout, emx, build_dir):
     """One run from plain values to a plain dict: what a Dask task carries both ways, so
-    that neither the scheduler nor a worker needs the emx package to unpickle it."""
+    that neither the scheduler nor a worker needs the emx package to unpickle it. It names
+    no emx module (`simulate`, not `sim.run`): a scheduler that has emx and pickles the task
+    again for a worker would name a module by reference, which a worker without emx lacks."""
     os.environ["EMX"] = emx
     os.environ["EMX_BUILD_DIR"] = build_dir
-    return sim.run(program, args, config, overrides, pes, options, timeout).to_json()
+    return simulate(program, args, config, overrides, pes, options, timeout).to_json()
 
 
 class LocalExecutor:
@@ -127,7 +130,11 @@ class DaskExecutor:
         pending, alone_since = set(futures), None
         try:
             while pending:
-                done, pending = dask_wait(pending, timeout=2, return_when="FIRST_COMPLETED")
+                try:
+                    done, pending = dask_wait(pending, timeout=2,
+                                              return_when="FIRST_COMPLETED")
+                except TimeoutError:    # nothing finished in 2 s: look at the workers
+                    done = set()
                 for f in done:
                     tag, run = futures[f]
                     if f.status != "finished":
