@@ -124,13 +124,12 @@ def _read_entry(path: str) -> dict:
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise ValueError("a symbolic link, not an entry")
-        if e.errno == errno.EISDIR:
-            raise ValueError("a directory, not an entry")
         raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
         os.close(fd)
-        raise ValueError("not a regular file" if not stat.S_ISREG(st.st_mode) else
+        raise ValueError("a directory, not an entry" if stat.S_ISDIR(st.st_mode) else
+                         "not a regular file" if not stat.S_ISREG(st.st_mode) else
                          f"larger than {MAX_ENTRY_BYTES >> 20} MiB")
     with os.fdopen(fd, "rb") as f:
         data = f.read(MAX_ENTRY_BYTES + 1)

@@ -118,8 +118,9 @@ def _axes(v, what: str, source: str) -> dict:
     return {str(k): _values(vals, f"{what}.{k}", source) for k, vals in v.items()}
 
 
-def run_sweep(spec: Spec, runner) -> tuple:
-    """Returns (Outcome over all grid points, [grid point dicts])."""
+def plan_sweep(spec: Spec) -> tuple:
+    """(experiment, [grid point dicts], [Point]); a bad key, value or parameter fails
+    here, before any run."""
     exp = registry.select([spec.experiment])
     if len(exp) != 1:
         raise ValueError(f"sweep one experiment at a time; '{spec.experiment}' names "
@@ -131,14 +132,16 @@ def run_sweep(spec: Spec, runner) -> tuple:
     for g in grid:
         sets = {k: v for k, v in g.items() if kinds[k] == "set"}
         params = {k: v for k, v in g.items() if kinds[k] == "param"}
-        pes = g.get("pes")
-        pts = plan(exp, spec.quick, params, sets, pes, columns=g)
-        for p in pts:                      # a bad key or value fails before any run;
-            cache.effective_config(p.run)  # remembered, so the cache key asks nothing twice
+        pts = plan(exp, spec.quick, params, sets, g.get("pes"), columns=g)
+        for p in pts:                      # remembered, so the cache key asks nothing twice
+            cache.effective_config(p.run)
         points += pts
-    results, cached = runner.execute([(exp.name, p) for p in points])
-    out = tabulate(exp, points, results, cached)
-    return out, grid
+    named = {k for p in points for k in p.params}
+    for k in spec.where:
+        if k not in named:
+            raise ValueError(f"--where {k}: not a parameter of this sweep "
+                             f"(parameters: {', '.join(sorted(named))})")
+    return exp, grid, points
 
 
 def where_rows(table, where: dict):
@@ -264,33 +267,30 @@ def main(argv=None) -> int:
     ap.add_argument("--name", help="output name (default: sweep-EXPERIMENT)")
     common_arguments(ap)
     a = ap.parse_args(argv)
+    if a.spec:
+        spec = Spec.from_file(a.spec)
+        spec.quick = spec.quick or a.quick
+    else:
+        if not a.experiment:
+            raise ValueError("name an experiment or give --spec")
+        spec = Spec(a.experiment, parse_axes(a.set, "--set"),
+                    split_values(a.pes, "--pes") if a.pes else [],
+                    parse_axes(a.param, "--param"), "list" if a.list_mode else "grid",
+                    a.figure, inputs.assignments(a.where, "--where"), a.quick)
+    if a.experiment and a.spec and a.experiment != spec.experiment:
+        raise ValueError(f"--spec sweeps {spec.experiment}, not {a.experiment}")
+    name = inputs.output_name(a.name or f"sweep-{spec.experiment}")
+    exp, grid, points = plan_sweep(spec)
+    inputs.directory(a.out, "--out")
+    runner, ex = make_runner(a)
+    t0 = time.time()
     try:
-        if a.spec:
-            spec = Spec.from_file(a.spec)
-            spec.quick = spec.quick or a.quick
-        else:
-            if not a.experiment:
-                raise ValueError("name an experiment or give --spec")
-            spec = Spec(a.experiment, parse_axes(a.set, "--set"),
-                        split_values(a.pes, "--pes") if a.pes else [],
-                        parse_axes(a.param, "--param"), "list" if a.list_mode else "grid",
-                        a.figure, inputs.assignments(a.where, "--where"), a.quick)
-        if a.experiment and a.spec and a.experiment != spec.experiment:
-            raise ValueError(f"--spec sweeps {spec.experiment}, not {a.experiment}")
-        name = inputs.output_name(a.name or f"sweep-{spec.experiment}")
-        inputs.directory(a.out, "--out")
-        runner, ex = make_runner(a)
-        t0 = time.time()
-        try:
-            out, grid = run_sweep(spec, runner)
-        finally:
-            ex.close()
-        table, y, written = write(out, spec, os.path.join(a.out, name),
-                                  report.meta(spec.quick, ex.name))
-    except KeyboardInterrupt:
-        print("\nsweep: interrupted; finished runs are cached, run again to resume",
-              file=sys.stderr)
-        return 130
+        results, cached = runner.execute([(exp.name, p) for p in points])
+    finally:
+        ex.close()
+    out = tabulate(exp, points, results, cached)
+    table, y, written = write(out, spec, os.path.join(a.out, name),
+                              report.meta(spec.quick, ex.name))
     if table.empty:
         print("(no rows" + (" match --where)" if spec.where else ")"))
     else:
