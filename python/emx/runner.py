@@ -109,7 +109,7 @@ class Runner:
             return None                # a bad config: the run itself reports it
 
     def _bar(self, total):
-        if not self.progress or total == 0:
+        if not self.progress or total == 0 or not sys.stderr.isatty():
             return None
         from tqdm import tqdm
         return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True,
