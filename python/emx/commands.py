@@ -4,7 +4,7 @@ what went wrong, never a traceback for bad input.
     0 every run succeeded · 1 some runs failed (they are in the outputs) · 2 a bad name,
     key, value or file (nothing ran, or the outputs could not be written) · 3 the Dask
     cluster failed (no workers, a worker lacks something) · 70 a bug in emx (EMX_DEBUG=1
-    shows the traceback) · 130 interrupted
+    shows the traceback) · 130 interrupted · 141 stdout closed early (| head)
 """
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ def run(main, name: str) -> None:
     """sys.exit(main()) with the statuses above."""
     try:
         code = main()
+    except BrokenPipeError:                     # `emx-reproduce --list | head`: quiet,
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141                              # as a command killed by SIGPIPE
     except ValueError as e:
         code = _fail(name, e, 2)
     except RecursionError:
@@ -36,8 +39,9 @@ def run(main, name: str) -> None:
                            "EMX_DEBUG=1 shows where", 70)
     try:
         sys.stdout.flush()
-    except BrokenPipeError:                     # `emx-reproduce --list | head`
+    except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = code or 141
     sys.exit(code)
 
 
