@@ -163,6 +163,29 @@ class Cluster(unittest.TestCase):
         self.assertIn("for 5 s", log)
         self.assertNotIn("Traceback", log)
 
+    def test_a_worker_that_lacks_the_simulator_or_the_python_is_named(self):
+        sys.path.insert(0, os.path.join(TOP, "python"))
+        from emx.executors import ClusterError, DaskExecutor
+
+        class Workers:                 # what two workers answer to the start-up question
+            def wait_for_workers(self, n, timeout):
+                pass
+
+            def run(self, fn, emx, programs):
+                here = list(sys.version_info[:2])
+                return {"tcp://10.0.0.7:4000": {"python": here, "emx": False, "programs": False},
+                        "tcp://10.0.0.8:4000": {"python": [3, 1], "emx": True, "programs": True},
+                        "tcp://10.0.0.9:4000": {"python": here, "emx": True, "programs": True}}
+        ex = DaskExecutor.__new__(DaskExecutor)
+        ex.client, ex.wait, ex.name = Workers(), 5, "Dask scheduler tcp://x:8786"
+        with self.assertRaises(ClusterError) as e:
+            ex._check_workers()
+        msg = str(e.exception)
+        self.assertIn("tcp://10.0.0.7:4000 has no simulator at ", msg)
+        self.assertIn("workers need the checkout and its build at the client's path", msg)
+        self.assertIn("tcp://10.0.0.8:4000 runs Python 3.1, this client ", msg)
+        self.assertNotIn("10.0.0.9", msg)
+
     def test_no_scheduler_is_named(self):
         r = sweep(os.path.join(self.dir, "out"), "--dask", "tcp://127.0.0.1:9",
                   "--dask-wait", "2")
