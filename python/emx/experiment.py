@@ -99,6 +99,7 @@ class Experiment:
     view: Optional[Callable] = None            # DataFrame -> the table to print (a pivot)
     published: Sequence[Published] = ()
     params: Mapping[str, Any] = field(default_factory=dict)   # declared, with defaults
+    ranges: Mapping[str, tuple] = field(default_factory=dict)  # {param: (lo, hi)}: see _check
     doc: str = ""                              # the page that explains it
 
     def options(self, quick: bool = False, params: Mapping[str, Any] | None = None) -> Options:
@@ -110,7 +111,9 @@ class Experiment:
                              f"{', '.join(unknown)} (its parameters: {allowed})")
         merged = dict(self.params)
         for k, v in given.items():
-            merged[k] = _like(self.params[k], v)
+            where = f"parameter {k} of {self.name}"
+            merged[k] = _check(_like(self.params[k], v, where), self.params[k],
+                               self.ranges.get(k), where)
         return Options(quick=quick, params=merged)
 
     def points(self, opt: Options) -> list:
@@ -121,17 +124,65 @@ class Experiment:
         return pts
 
 
-def _like(default: Any, value: Any) -> Any:
-    """A parameter given as text takes the type of its default."""
-    if not isinstance(value, str) or isinstance(default, str):
-        return value
-    if isinstance(default, bool):
-        return value.lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int):
-        return int(value)
-    if isinstance(default, float):
-        return float(value)
+def _like(default: Any, value: Any, where: str) -> Any:
+    """A parameter takes the type of its default (given as text or as a JSON value)."""
     if isinstance(default, (list, tuple)):
-        return type(default)(_like(default[0], v) if default else v
-                             for v in value.split(","))
+        items = value.split(",") if isinstance(value, str) else \
+            list(value) if isinstance(value, (list, tuple)) else [value]
+        return type(default)(_like(default[0], v, where) if default else v for v in items)
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if str(value).lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return str(value).lower() in ("1", "true", "yes", "on")
+        raise ValueError(f"{where}: {value!r} is not true or false")
+    if isinstance(default, int):
+        try:
+            if isinstance(value, float) and value != int(value):
+                raise ValueError
+            return int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {value!r} is not an integer")
+    if isinstance(default, float):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {value!r} is not a number")
+    if isinstance(default, str) and not isinstance(value, str):
+        return str(value)
+    return value
+
+
+# A numeric parameter without a declared range keeps its default's sign: a count, size or
+# time whose default is positive must be positive (iterations=-5 measures nothing), one
+# whose default is 0 must not be negative. A PE count is 1..1024, as for `emx run --pes`.
+NAMED_RANGES = {"pes": (1, 1024)}
+
+
+def _range(name: str, default: Any, declared) -> tuple:
+    """(lo, hi, lo_included); None: no bound."""
+    if declared:
+        return declared[0], declared[1], True
+    if name in NAMED_RANGES:
+        return NAMED_RANGES[name] + (True,)
+    if default > 0:
+        return 0, None, False
+    return (0, None, True) if default == 0 else (None, None, True)
+
+
+def _check(value: Any, default: Any, declared, where: str) -> Any:
+    """value, when it lies in the parameter's range (declared, named, or by its default)."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _check(v, default[0] if default else v, declared, where)
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            isinstance(default, bool) or not isinstance(default, (int, float)):
+        return value
+    lo, hi, closed = _range(where.split()[1], default, declared)
+    low = lo is not None and (value < lo if closed else value <= lo)
+    if value != value or low or (hi is not None and value > hi):
+        allowed = (f"{lo}..{hi}" if lo is not None and hi is not None else
+                   f"{'>=' if closed else '>'} {lo}" if lo is not None else f"<= {hi}")
+        raise ValueError(f"{where}: {value!r} is out of range (allowed: {allowed})")
     return value
