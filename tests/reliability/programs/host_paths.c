@@ -1,8 +1,9 @@
 /* File operations through the host on the paths given (emx run --files DIR), for the
  * confinement tests and the host-path fuzzer: host_paths OP PATH [OP PATH ...] with OP
  * read (print the first line), write (create or truncate, write "written"), excl (create
- * exclusively) or remove. Prints one line per operation: "k OP: ok [line]" or
- * "k OP: errno N". */
+ * exclusively), remove, or hold (open it again and again, never closing, until an open
+ * fails). Prints one line per operation: "k OP: ok [line]" or "k OP: errno N" ("k hold:
+ * N open, errno E"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +38,12 @@ int main(int argc, char **argv) {
   for (int k = 1; k + 1 < argc; k += 2) {
     char line[64];
     errno = 0;
+    if (!strcmp(argv[k], "hold")) {
+      int n = 0;
+      while (open(argv[k + 1], O_RDONLY) >= 0) ++n;
+      printf("%d hold: %d open, errno %d\n", k / 2, n, errno);
+      continue;
+    }
     if (run(argv[k], argv[k + 1], line, sizeof line) == 0)
       printf("%d %s: ok%s%s\n", k / 2, argv[k], line[0] ? " " : "", line);
     else
