@@ -11,7 +11,7 @@ import unittest
 from test_reliability import Case, emx, program
 
 HOST_PATHS = program("rel_host_paths")
-NAME = "d" * 200  # a long directory name: 21 of them make a path beyond PATH_MAX
+NAME = "d" * 250  # a long directory name: 17 of them make a path beyond PATH_MAX
 
 
 def run_ops(root, *ops, extra=()):
@@ -48,40 +48,63 @@ class Confinement(Case):
             f.write("inside\n")
 
     def tearDown(self):
+        if hasattr(self, "outside_deep"):
+            os.close(self.outside_deep)  # a descriptor: its path is beyond PATH_MAX
         shutil.rmtree(self.tmp)
 
-    def assertOutsideUntouched(self):
-        self.assertEqual(sorted(os.listdir(self.outside)), ["secret"])
-        with open(os.path.join(self.outside, "secret")) as f:
-            self.assertEqual(f.read(), "outside\n")
-
     def deep_tree(self):
-        """root/s1 -> 10 long names; there s2 -> 10 more (the resolved path is beyond
-        PATH_MAX, so realpath fails); there up -> ../ x 21 then outside (climbs out)."""
+        """Inside: root/s1 -> 10 long names, there s2 -> 10 more (resolved, the path is
+        beyond PATH_MAX). Outside: outside/o and 10 long names, there s -> 10 more, holding
+        deep_secret. From the deepest inside, up -> ../ x 23 (out of root) then
+        outside/o/... /s: what the link leads to is also beyond PATH_MAX, so realpath
+        failed on every prefix but a short one inside, and the check passed the path to
+        the kernel, which followed the links out."""
         root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        out_fd = os.open(self.outside, os.O_RDONLY | os.O_DIRECTORY)
+        fds = [root_fd, out_fd]
         try:
             os.mkdir("a", dir_fd=root_fd)
-            a_fd = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=root_fd)
-            mid = make_chain(a_fd, [NAME] * 10)
+            fds.append(os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=root_fd))
+            mid = make_chain(fds[-1], [NAME] * 10)
+            fds.append(mid)
             os.symlink("a/" + "/".join([NAME] * 10), "s1", dir_fd=root_fd)
             os.mkdir("b", dir_fd=mid)
-            b_fd = os.open("b", os.O_RDONLY | os.O_DIRECTORY, dir_fd=mid)
-            deep = make_chain(b_fd, [NAME] * 10)
+            fds.append(os.open("b", os.O_RDONLY | os.O_DIRECTORY, dir_fd=mid))
+            deep = make_chain(fds[-1], [NAME] * 10)
+            fds.append(deep)
             os.symlink("b/" + "/".join([NAME] * 10), "s2", dir_fd=mid)
-            # From the deepest directory: 22 levels up is root, 23 the temporary directory.
-            os.symlink("../" * 23 + "outside", "up", dir_fd=deep)
+            os.mkdir("o", dir_fd=out_fd)
+            fds.append(os.open("o", os.O_RDONLY | os.O_DIRECTORY, dir_fd=out_fd))
+            omid = make_chain(fds[-1], [NAME] * 10)
+            fds.append(omid)
+            odeep = make_chain(omid, [NAME] * 10)
+            fds.append(odeep)
+            os.symlink("/".join([NAME] * 10), "s", dir_fd=omid)
+            with open(os.open("deep_secret", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=odeep), "w") as f:
+                f.write("deep outside\n")
+            # From the deepest directory inside: 22 levels up is root, 23 the temporary one.
+            os.symlink("../" * 23 + "outside/o/" + "/".join([NAME] * 10) + "/s", "up", dir_fd=deep)
             os.symlink("../" * 22 + "in.txt", "home", dir_fd=deep)
             with open(os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=deep), "w") as f:
                 f.write("deep\n")
-            for fd in (a_fd, mid, b_fd, deep):
-                os.close(fd)
+            self.outside_deep = fds.pop()  # odeep, kept open for assertOutsideUntouched
         finally:
-            os.close(root_fd)
+            for fd in fds:
+                os.close(fd)
+
+    def assertOutsideUntouched(self):
+        self.assertEqual(sorted(os.listdir(self.outside)), ["o", "secret"] if hasattr(self, "outside_deep") else ["secret"])
+        with open(os.path.join(self.outside, "secret")) as f:
+            self.assertEqual(f.read(), "outside\n")
+        if hasattr(self, "outside_deep"):
+            self.assertEqual(os.listdir(self.outside_deep), ["deep_secret"])
+            with open(os.open("deep_secret", os.O_RDONLY, dir_fd=self.outside_deep)) as f:
+                self.assertEqual(f.read(), "deep outside\n")
 
     def test_links_climbing_out_of_a_tree_beyond_path_max(self):
         self.deep_tree()
-        r, out, notes = run_ops(self.root, ("read", "s1/s2/up/secret"),
-                                ("write", "s1/s2/up/made"), ("remove", "s1/s2/up/secret"),
+        r, out, notes = run_ops(self.root, ("read", "s1/s2/up/deep_secret"),
+                                ("write", "s1/s2/up/made"), ("remove", "s1/s2/up/deep_secret"),
                                 ("read", "s1/s2/deep.txt"), ("read", "s1/s2/home"))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(out, ["0 read: errno 13", "1 write: errno 13", "2 remove: errno 13",
@@ -95,7 +118,7 @@ class Confinement(Case):
         # --files names a directory whose absolute path is beyond PATH_MAX (through a link).
         self.deep_tree()
         root = os.path.join(self.root, "s1", "s2")
-        r, out, notes = run_ops(root, ("read", "deep.txt"), ("read", "up/secret"),
+        r, out, notes = run_ops(root, ("read", "deep.txt"), ("read", "up/deep_secret"),
                                 ("write", "new.txt"))
         self.assertEqual(out, ["0 read: ok deep", "1 read: errno 13", "2 write: ok"], r.stderr)
         self.assertOutsideUntouched()
