@@ -61,6 +61,9 @@ options:
   --stats FILE      write statistics as JSON: simulated_time_ns, cycles, instructions,
                     host_seconds (wall), host_cpu_seconds (the process's CPU time),
                     results (from emx_result), config (effective), stats
+                    (every field with unit and meaning: docs/stats.md, emx stats --doc)
+  --stats-text FILE write the same statistics (less the config) as a flat listing,
+                    one line per field: name, value, then # meaning (unit)
   -q, --quiet       no summary
   --trace FILE      write a trace for Perfetto (ui.perfetto.dev) or chrome://tracing:
                     a track per PE with thread spans named by entry symbol, arrivals at
