@@ -5,21 +5,10 @@ digits that mean something, PE threads count main."""
 import json
 import os
 import re
-import subprocess
 import tempfile
 import unittest
 
-EMX = os.environ["EMX"]
-ELFS = os.environ["EMX_TEST_ELFS"]
-SOURCE = os.environ["EMX_SOURCE"]
-
-
-def elf(name):
-    return os.path.join(ELFS, name + ".elf")
-
-
-def emx(*args, timeout=120):
-    return subprocess.run([EMX, *args], capture_output=True, text=True, timeout=timeout)
+from test_cli import SOURCE, elf, emx
 
 
 def documented():

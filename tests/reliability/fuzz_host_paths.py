@@ -22,7 +22,7 @@ import tempfile
 import resource
 import subprocess
 
-from fuzz_machine import problem
+from fuzz_machine import arguments, problem
 
 LONG = "L" * 250  # 17 of them make a path beyond PATH_MAX; 10 fit in a link
 OPS = ["read", "read", "read", "write", "write", "excl", "remove", "hold"]
@@ -137,14 +137,8 @@ def random_path(rng, names):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--emx", required=True)
     ap.add_argument("--program", required=True)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--cases", type=int, default=0)
-    ap.add_argument("--findings", default="fuzz-findings")
-    a = ap.parse_args()
-    cases = a.cases or int(100 * a.scale * float(os.environ.get("EMX_FUZZ_SCALE", "1")))
+    a, cases = arguments(ap, 100)
     findings = 0
     outcomes = {}
     for k in range(cases):

@@ -4,10 +4,10 @@ FIFO or device opened, correct notes. Each test of an escape read, made or remov
 file outside DIR before the walk replaced realpath."""
 import os
 import shutil
-import stat
 import tempfile
 import unittest
 
+from fuzz_host_paths import chain
 from test_reliability import Case, emx, program
 
 HOST_PATHS = program("rel_host_paths")
@@ -21,18 +21,6 @@ def run_ops(root, *ops, extra=()):
             HOST_PATHS, *words, timeout=120)
     notes = [l for l in r.stderr.splitlines() if l.startswith("emx: file access")]
     return r, r.stdout.splitlines(), notes
-
-
-def make_chain(top_fd, names):
-    """mkdir a chain of directories below the directory top_fd (relative to descriptors:
-    its full path is beyond PATH_MAX); returns a descriptor of the deepest."""
-    fd = os.dup(top_fd)
-    for n in names:
-        os.mkdir(n, dir_fd=fd)
-        nfd = os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-        os.close(fd)
-        fd = nfd
-    return fd
 
 
 class Confinement(Case):
@@ -65,19 +53,19 @@ class Confinement(Case):
         try:
             os.mkdir("a", dir_fd=root_fd)
             fds.append(os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=root_fd))
-            mid = make_chain(fds[-1], [NAME] * 10)
+            mid = chain(fds[-1], [NAME] * 10)
             fds.append(mid)
             os.symlink("a/" + "/".join([NAME] * 10), "s1", dir_fd=root_fd)
             os.mkdir("b", dir_fd=mid)
             fds.append(os.open("b", os.O_RDONLY | os.O_DIRECTORY, dir_fd=mid))
-            deep = make_chain(fds[-1], [NAME] * 10)
+            deep = chain(fds[-1], [NAME] * 10)
             fds.append(deep)
             os.symlink("b/" + "/".join([NAME] * 10), "s2", dir_fd=mid)
             os.mkdir("o", dir_fd=out_fd)
             fds.append(os.open("o", os.O_RDONLY | os.O_DIRECTORY, dir_fd=out_fd))
-            omid = make_chain(fds[-1], [NAME] * 10)
+            omid = chain(fds[-1], [NAME] * 10)
             fds.append(omid)
-            odeep = make_chain(omid, [NAME] * 10)
+            odeep = chain(omid, [NAME] * 10)
             fds.append(odeep)
             os.symlink("/".join([NAME] * 10), "s", dir_fd=omid)
             with open(os.open("deep_secret", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=odeep), "w") as f:
