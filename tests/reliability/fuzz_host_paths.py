@@ -104,7 +104,9 @@ def build(top, rng):
         os.symlink(up[3:] + "f", "home", dir_fd=deep)
         names = list(links) + ["f", "d", "g", "h", "fifo", "back", "out2", "climb", "home",
                                "secret", "made", "more", LONG, "..", ".", ""]
-        names += ["deep/more", "deep/more/climb", "deep/more/home", "to_deep_out/more"] * 3
+        # Whole ways through the deep tree, so that random paths reach its far end.
+        names += ["deep/more", "deep/more/climb", "deep/more/climb/secret", "deep/more/home",
+                  "to_deep_out/more", "to_deep_out/more/secret"] * 3
     finally:
         for fd in fds:
             os.close(fd)
