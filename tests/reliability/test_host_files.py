@@ -25,7 +25,7 @@ def run_ops(root, *ops, extra=()):
 
 class Confinement(Case):
     def setUp(self):
-        self.tmp = tempfile.mkdtemp()
+        self.tmp = os.path.realpath(tempfile.mkdtemp())  # --files / follows no absolute link
         self.root = os.path.join(self.tmp, "files")
         self.outside = os.path.join(self.tmp, "outside")
         os.mkdir(self.root)
