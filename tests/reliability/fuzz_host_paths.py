@@ -15,12 +15,11 @@ message), a read that returned an outside file's content, or any change outside 
 import argparse
 import os
 import random
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
-
-import resource
-import subprocess
 
 from fuzz_machine import arguments, problem
 
@@ -69,22 +68,20 @@ def build(top, rng):
         # target is at most 4095 bytes): the deepest are beyond PATH_MAX.
         depth = rng.randint(7, 10)
         part, rest = "/".join([LONG] * 10), "/".join([LONG] * depth)
-        mid_o = chain(o, [LONG] * 10)
-        fds.append(mid_o)
-        deep_o = chain(mid_o, [LONG] * depth)
-        fds.append(deep_o)
-        os.symlink(rest, "more", dir_fd=mid_o)
-        put(deep_o, "secret", "outside deep\n")
+
+        def deep_chain(top):
+            mid = chain(top, [LONG] * 10)
+            fds.append(mid)
+            fds.append(chain(mid, [LONG] * depth))
+            os.symlink(rest, "more", dir_fd=mid)
+            return fds[-1]
+        put(deep_chain(o), "secret", "outside deep\n")
         put(r, "f", "inside f\n")
         os.mkdir("d", dir_fd=r)
         d = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=r)
         fds.append(d)
         put(d, "g", "inside g\n")
-        mid = chain(r, [LONG] * 10)
-        fds.append(mid)
-        deep = chain(mid, [LONG] * depth)
-        fds.append(deep)
-        os.symlink(rest, "more", dir_fd=mid)
+        deep = deep_chain(r)
         put(deep, "h", "inside deep\n")
         os.mkfifo("fifo", dir_fd=r)
         up = "../" * (10 + depth + 1)  # from the deepest inside: out of root by one level
