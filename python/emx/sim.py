@@ -22,7 +22,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # `emx run`'s own exit statuses (emx --help, docs/reliability.md): 64 and above; below 64
 # the status is the program's exit code (codes outside 0..63 give 63: see exit_code).
 STATUS = {64: "usage, config or program-file error", 70: "fault or machine error",
-          71: "deadlock", 72: "time limit (sim.max_cycles)", 73: "host time limit (--max-time)"}
+          71: "deadlock", 72: "time limit (sim.max_cycles)", 73: "host time limit (--max-time)",
+          74: "an output (--stats, --trace, --profile, stdout) could not be written"}
 
 
 def binary() -> str:
@@ -81,7 +82,8 @@ class Result:
     simulated_time_ns: float = 0.0
     cycles: int = 0
     instructions: int = 0
-    host_seconds: float = 0.0
+    host_seconds: float = 0.0         # wall time of the simulation
+    host_cpu_seconds: float = 0.0     # its CPU time (speed figures: a loaded host's wall clock lies)
     records: list = field(default_factory=list)   # every emx_result record, in order
     config: dict = field(default_factory=dict)    # the effective config
     stats: dict = field(default_factory=dict)     # per-PE and network statistics
@@ -178,6 +180,7 @@ def run(program: str, args: Sequence[Any] = (), config: str | None = None,
                   simulated_time_ns=stats.get("simulated_time_ns", 0.0),
                   cycles=stats.get("cycles", 0), instructions=stats.get("instructions", 0),
                   host_seconds=stats.get("host_seconds", 0.0),
+                  host_cpu_seconds=stats.get("host_cpu_seconds", 0.0),
                   records=stats.get("results", []), config=stats.get("config", {}),
                   stats=stats.get("stats", {}), command=cmd)
 

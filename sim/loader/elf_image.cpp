@@ -4,14 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "sim/host/bounded_read.h"
 #include "sim/mem/local_memory.h"
 
 namespace emx::loader {
+
+std::size_t max_program_bytes(uint32_t memory_bytes) {
+  return std::max<std::size_t>(std::size_t{16} << 20, std::size_t{4} * memory_bytes);
+}
 namespace {
 
 constexpr uint16_t kEmRiscv = 243;
@@ -58,12 +61,9 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
   auto fail = [&](const std::string& what) -> ElfError {
     return ElfError(fmt::format("{}: {}", path, what));
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw fail("is a directory, not a program file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fail("cannot open the program file (" + std::string(std::strerror(errno)) + ")");
-  img.file_.assign(std::istreambuf_iterator<char>(in), {});
-  if (in.bad()) throw fail("cannot read the program file");
+  const host::BoundedRead file = host::read_bounded(path, max_program_bytes(memory_bytes), "program file");
+  if (!file.error.empty()) throw fail(file.error);
+  img.file_.assign(file.data.begin(), file.data.end());
   const auto& f = img.file_;
 
   auto read = [&](auto& out, std::size_t off, const char* what) {

@@ -69,6 +69,15 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   }
 
   void register_stats(stats::Registry& r);
+  // What register_stats registers (as stats.pe.N.NAME), with unit and meaning: the one
+  // table behind the statistics and their documentation (emx stats --doc).
+  struct StatCounter {
+    const char* name;
+    const char* unit;
+    const char* meaning;
+    const uint64_t* (*of)(const Pe&);
+  };
+  static const std::vector<StatCounter>& stat_counters();
   // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
   void set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols);
   // Wait until SystemC time reaches the local clock, or an earlier clock (from the

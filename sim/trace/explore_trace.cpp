@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -338,6 +340,8 @@ void ExploreTrace::finish(uint64_t end_cycle) {
   std::ofstream out(path_, std::ios::trunc);
   if (!out || at == std::string::npos) throw std::runtime_error("cannot write the explorer page " + path_);
   out << page.substr(0, at) << data << page.substr(at + mark.size());
+  out.close();
+  if (!out) write_error_ = "--explore " + path_ + ": cannot write it: " + std::strerror(errno);
   // A page is read whole by the browser: say when it is big (bench/explorer.py: 1.6e5
   // events, 4.8 MB, load in about 2 s).
   std::size_t events = 0;

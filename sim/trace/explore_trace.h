@@ -37,6 +37,8 @@ class ExploreTrace : public Tracer {
   void input_buffer(unsigned, uint64_t, std::size_t) override {}
   void network_sample(uint64_t, uint64_t, double, double, const std::vector<double>&) override {}
   void finish(uint64_t end_cycle) override;
+  // After finish: why the page is incomplete (a write or the close failed), or "".
+  const std::string& write_error() const { return write_error_; }
 
   void network(const net::Topology& t, uint32_t link_clocks) override;
   void packet_hop(const net::Packet& p, uint32_t output, uint64_t start, uint64_t end) override;
@@ -87,7 +89,7 @@ class ExploreTrace : public Tracer {
   void retire(uint64_t seq);  // arrived: keep it if the window and PEs want it, else drop
   std::string source_lines_json();
 
-  std::string path_;
+  std::string path_, write_error_;
   unsigned pes_;
   double mhz_;
   Filter filter_;
