@@ -12,7 +12,7 @@ _start:
 	.option pop
 	/* tp: the C library's thread-local block (errno, ...), the PE's only one (emx.ld;
 	 * docs/runtime.md, "The C library and threads"). */
-	lla	tp, __tls_base
+	addi	tp, gp, -2048		/* emx.ld: gp = __tls_base + 2 KiB */
 	/* Programs that use the EM-C-like layer (suspension: runtime/src/context.c) set it up
 	 * first; for the others the weak reference is 0 and nothing happens. */
 	.weak	__emx_rt_init

@@ -6,8 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* console.c */
-void emx_console_putc(char c);
+/* console.c: bytes to the console, as write(1, ...) */
 void emx_console_write(const char *s, size_t n);
 
 /* The PE's errno, whatever tp holds: picolibc's errno lives in the thread-local block

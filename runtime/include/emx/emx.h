@@ -117,7 +117,9 @@ static inline void *emx_frame(void) {
  * tp = its frame (0 for a special handler), so it calls this, after its last
  * emx_frame(), before library calls that set errno or keep such state (docs/runtime.md,
  * "The C library and threads"). */
-static inline void emx_libc_tls(void) { __asm__ volatile("lla tp, __tls_base" ::: "memory"); }
+static inline void emx_libc_tls(void) {
+  __asm__ volatile("addi tp, gp, -2048" ::: "memory"); /* emx.ld: gp = the block + 2 KiB */
+}
 static inline emx_gaddr_t emx_continuation(const volatile void *frame, unsigned slot) {
   return emx_gaddr(EMX_CSR_READ(0xCC0), (const volatile char *)frame + 4 * slot);
 }
