@@ -18,6 +18,7 @@ import math
 import os
 import re
 import struct
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -26,6 +27,7 @@ from decimal import Decimal
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from emxrun import run_stats  # noqa: E402
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
 LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
 
@@ -314,6 +316,51 @@ class Files(unittest.TestCase):
             self.assertEqual(r.stdout.splitlines(), [
                 "ranger: errno 34", "opener: failed errno 2", "threads: errno after both 2",
                 "failures: 0"])
+
+
+class Compiler(unittest.TestCase):
+    """scripts/emx-cc builds an ordinary program against picolibc (stdio, scanf, libm,
+    time), and refuses a call to a function without a prototype."""
+
+    def compile(self, source, *flags):
+        build = os.path.dirname(os.path.dirname(os.path.abspath(os.environ["EMX"])))
+        d = tempfile.mkdtemp()
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", d]))
+        src, elf = os.path.join(d, "p.c"), os.path.join(d, "p.elf")
+        with open(src, "w") as f:
+            f.write(source)
+        cc = subprocess.run([os.path.join(ROOT, "scripts", "emx-cc"), "--build-dir", build,
+                             "-o", elf, *flags, src], capture_output=True, text=True)
+        return cc, elf
+
+    def test_an_ordinary_program(self):
+        cc, elf = self.compile(r'''
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+int main(int argc, char **argv) {
+  double x;
+  int n;
+  if (sscanf(argv[1], "%lf/%d", &x, &n) != 2) return 2;
+  char *s = strdup("hypot");
+  printf("%s %.6f sin %.6f n %d clock>0 %d\n", s, hypot(x, n), sin(x), n, clock() > 0);
+  free(s);
+  return argc;
+}
+''')
+        self.assertEqual(cc.returncode, 0, cc.stderr)
+        self.assertEqual(cc.stderr, "")
+        r, _ = run_stats("--pes", "1", elf, "3.0/4")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stdout, "hypot 5.000000 sin 0.141120 n 4 clock>0 1\n")
+
+    def test_a_missing_prototype_is_an_error(self):
+        cc, _ = self.compile("int main(void) { return emx_pe_idd(); }\n")
+        self.assertNotEqual(cc.returncode, 0)
+        self.assertIn("implicit declaration of function 'emx_pe_idd'", cc.stderr)
+        self.assertIn("-Werror=implicit-function-declaration", cc.stderr)
 
 
 if __name__ == "__main__":
