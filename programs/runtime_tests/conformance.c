@@ -34,26 +34,12 @@ static uint64_t next(void) { /* xorshift64* */
   return state * 2685821657736338717ull;
 }
 
-static double from_bits(uint64_t b) {
-  double d;
-  memcpy(&d, &b, sizeof d);
-  return d;
-}
-static uint64_t bits(double d) {
-  uint64_t b;
-  memcpy(&b, &d, sizeof b);
-  return b;
-}
-static float from_bits32(uint32_t b) {
-  float f;
-  memcpy(&f, &b, sizeof f);
-  return f;
-}
-static uint32_t bits32(float f) {
-  uint32_t b;
-  memcpy(&b, &f, sizeof b);
-  return b;
-}
+/* The same bits as another type: a double or float and its integer. */
+#define AS(type, x) (((union { __typeof__(x) from; type to; }){.from = (x)}).to)
+#define from_bits(b) AS(double, (uint64_t)(b))
+#define bits(d) AS(uint64_t, (double)(d))
+#define from_bits32(b) AS(float, (uint32_t)(b))
+#define bits32(f) AS(uint32_t, (float)(f))
 
 /* Edges first (zeros, subnormals, extremes, infinities, NaN, ties), then a mix of random
  * bit patterns (every exponent), numbers near powers of ten and short decimals. */
