@@ -14,9 +14,6 @@
 
 #include "runtime_internal.h"
 
-/* The host answers with the errno numbers of Linux; picolibc's differ for this one. */
-static int program_errno(int host) { return host == 36 ? ENAMETOOLONG : host; }
-
 static int host_file(unsigned op, uint32_t a, uint32_t b, uint32_t c) {
   struct emx_host_file_request req __attribute__((aligned(4)));
   emx_istruct_clear(&req.done, 1);
@@ -29,7 +26,7 @@ static int host_file(unsigned op, uint32_t a, uint32_t b, uint32_t c) {
   /* errno after the suspension, so that no other computation's call can change it
    * before the caller looks. */
   if (r < 0) {
-    EMX_PE_ERRNO = program_errno(-r);
+    EMX_PE_ERRNO = -r; /* the host answers in picolibc's numbers */
     return -1;
   }
   return r;

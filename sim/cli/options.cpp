@@ -96,7 +96,7 @@ namespace {
 std::string quoted(const std::string& text);
 // The options parse_run_options knows (kRunHelp), for the warning above.
 constexpr const char* kRunOptionNames[] = {
-    "--config", "--set", "--stats", "--stats-text", "--files", "-q", "--quiet", "--trace",
+    "--config", "--set", "--stats", "--stats-text", "--files", "-q", "--quiet", "--trace", "--explore",
     "--trace-text", "--trace-window", "--trace-pes", "--profile", "--profile-pes", "--pes",
     "--max-cycles", "--max-time"};
 }  // namespace

@@ -19,7 +19,7 @@ namespace emx::host {
 
 namespace {
 
-// The runtime's errno numbers (runtime/include/errno.h) for the host's.
+// The program's errno numbers (picolibc's, which are newlib's) for the host's.
 int32_t program_errno(int e) {
   switch (e) {
     case ENOENT: return 2;
@@ -31,7 +31,7 @@ int32_t program_errno(int e) {
     case EINVAL: return 22;
     case EMFILE: case ENFILE: return 24;
     case ENOSPC: return 28;
-    case ENAMETOOLONG: return 36;
+    case ENAMETOOLONG: return 91;
     default: return 5;  // EIO
   }
 }
