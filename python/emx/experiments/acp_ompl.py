@@ -2,8 +2,8 @@
 performance and memory usage of the ACP library") and OMPL ("A lightweight inter-node
 communication layer supporting a multitask PGAS model"), against MPI-EMX. Programs:
 programs/acp/ (acp_bench, acp_mpi_bench, ompl_pingpong, acp_mpi_threads); what the
-machine does in each case: docs/experiments/acp-ompl.md. The brief gives no published
-values for these papers, so none are compared."""
+machine does in each case: docs/experiments/acp-ompl.md. docs/papers.md records
+what the papers measured; the one statement checked is ACP's flat memory."""
 from collections import deque
 
 from emx.experiment import Experiment, Point, Run

@@ -328,7 +328,7 @@ def model_view(df):
     import pandas as pd
     d = df[df["kind"] == "case"]
     t = d.pivot_table(index=["topology", "pattern", "bytes"], columns="method",
-                      values=["makespan_cycles", "predicted_brief", "error_brief_%",
+                      values=["makespan_cycles", "predicted_paper", "error_paper_%",
                               "error_port_%", "error_blocking_%"], sort=False)
     t.columns = [f"{m} {v}" for v, m in t.columns]
     fits = df.drop_duplicates(["topology", "config"])
