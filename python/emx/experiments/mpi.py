@@ -13,7 +13,7 @@ VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "s
 SIZES = [4 << k for k in range(19)] + [1600000]   # 4 B .. 1 MiB, and 1.6 MB
 QUICK_SIZES = [4, 64, 512, 4096, 65536, 1600000]
 RAW_EXTRA = list(range(16, 513, 16))              # the raw routine's 64-byte steps
-SOURCE = "MPI paper (experiments.md)"
+SOURCE = "MPI paper, Table 1 and Fig. 10 (docs/papers.md)"
 
 
 def variant_args(matching, protocol, options=""):
