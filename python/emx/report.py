@@ -259,7 +259,7 @@ img{max-width:100%;border:1px solid #eef0f3;border-radius:4px}
 table{border-collapse:collapse;font-size:12.5px;margin:8px 0}
 th,td{border-bottom:1px solid #e6e9ee;padding:3px 9px;text-align:right;vertical-align:top}
 th{background:#f0f2f6;text-align:center} td:first-child,th:first-child{text-align:left}
-td.text{text-align:left;max-width:460px} td.nowrap{white-space:nowrap}
+td.text{text-align:left;max-width:460px} td.nowrap,td small{white-space:nowrap}
 .good{color:#17803d;font-weight:600} .off{color:#b35c00;font-weight:600} .bad{color:#c0262d;font-weight:600}
 .none{color:#5b6475;font-weight:600}
 .fail{background:#fdecec;border:1px solid #f3b6b9;border-radius:6px;padding:8px 12px;margin:8px 0}
