@@ -68,13 +68,62 @@ class Point:
 
 @dataclass(frozen=True)
 class Published:
-    """A value the paper gives (only what the brief states), matched to the rows whose
-    parameters equal `where`."""
+    """A number the paper publishes (docs/papers.md records them all), matched to the rows
+    whose parameters equal `where`; it holds when the simulated value is within
+    `tolerance` per cent of it. `source` names the paper and its table or figure."""
     figure: str
     value: float
     where: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
     unit: str = ""
+    tolerance: float = 10.0
+
+
+@dataclass(frozen=True)
+class Check:
+    """A statement of a paper in words (not a single number), checked on the experiment's
+    table: `figures` picks the numbers the statement is about ({name: value}), `holds`
+    says whether they bear it out, and `relation` says that test in words. A table that
+    lacks the rows (a quick run without the size) leaves the check unmeasured."""
+    statement: str                             # the paper's claim, in one sentence
+    source: str                                # the paper and its figure: "radix paper, Fig. 4"
+    figures: Callable[[Any], Mapping[str, float]]   # DataFrame -> {name: value}
+    holds: Callable[[Mapping[str, float]], bool]
+    relation: str                              # the test, e.g. "of ideal >= 0.8 from 1 M keys"
+
+    def evaluate(self, table) -> dict:
+        """{statement, source, relation, figures: {name: value}, holds: True/False/None,
+        why: the reason when unmeasured}."""
+        out = {"statement": self.statement, "source": self.source, "relation": self.relation,
+               "figures": {}, "holds": None, "why": ""}
+        if table is None or table.empty:
+            out["why"] = "no rows"
+            return out
+        try:
+            figs = {k: float(v) for k, v in self.figures(table).items()}
+        except (KeyError, IndexError, ValueError, ZeroDivisionError) as err:
+            out["why"] = f"not measured: this run has no row at {str(err).strip(chr(39))}"
+            return out
+        out["figures"] = figs
+        out["holds"] = bool(self.holds(figs))
+        return out
+
+
+def about(value: float, target: float, tolerance: float = 0.1) -> bool:
+    """A paper's "about X": within `tolerance` (a fraction) of X."""
+    return abs(value - target) <= tolerance * abs(target)
+
+
+def value(table, column: str, **where) -> float:
+    """The mean of `column` over the rows whose parameters equal `where`, e.g.
+    value(t, "of_ideal", machine="EM-4", radix=256, keys=2500000). Raises KeyError when no
+    row matches, which leaves a check unmeasured."""
+    sel = table
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    if sel.empty or column not in sel.columns:
+        raise KeyError(f"{column} at " + ", ".join(f"{k}={v}" for k, v in where.items()))
+    return float(sel[column].mean())
 
 
 @dataclass
@@ -101,6 +150,8 @@ class Experiment:
     params: Mapping[str, Any] = field(default_factory=dict)   # declared, with defaults
     ranges: Mapping[str, tuple] = field(default_factory=dict)  # {param: (lo, hi)}: see _check
     doc: str = ""                              # the page that explains it
+    checks: Sequence[Check] = ()               # the paper's statements about these figures
+    quick: str = ""                            # what --quick makes smaller, and what that changes
 
     def options(self, quick: bool = False, params: Mapping[str, Any] | None = None) -> Options:
         given = dict(params or {})

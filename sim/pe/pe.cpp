@@ -15,7 +15,7 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit),
       cfg_(cfg),
       machine_(machine),
-      input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
+      input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8, cfg.pe.timing.memory_penalty),
       hart_(memory_, cfg.pe.timing),
       dispatcher_(id, cfg.pe.threads, cfg.stack_top()),
       period_ps_(cfg.period_ps()),
