@@ -58,7 +58,7 @@ typedef struct MPI_Status {
 #define MPI_ROOT (-3)
 #define MPI_ANY_TAG (-1)
 #define MPI_UNDEFINED (-32766)
-#define MPI_TAG_UB_VALUE 32767 /* tags are 0 .. 32767 */
+#define MPI_TAG_UB_VALUE 65534 /* tags are 0 .. 65534: 16 bits in a request, 0xffff is MPI_ANY_TAG */
 #define MPI_MAX_PROCESSOR_NAME 32
 #define MPI_MAX_ERROR_STRING 128
 

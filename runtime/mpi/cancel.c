@@ -141,6 +141,8 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag) {
 int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices,
                  MPI_Status *statuses) {
   MPI_REQUIRE_INIT("MPI_Testsome");
+  if (incount < 0)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Testsome", "negative count %d", incount);
   int any = 0;
   for (int pass = 0; pass < 2; ++pass) {
     int n = 0;

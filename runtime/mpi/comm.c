@@ -110,12 +110,44 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
  * all-reduce over the parent, so every member calls this in the same order), at least
  * `least`. Communicators made by one call (Comm_split) may get the same id: their members
  * are disjoint. */
+/* Freed ids are used again: once the next ids are used up, the members agree on the
+ * lowest pair free on all of them (an all-reduce of their free-id masks, 2 KiB, only
+ * then). ctx_used: the pairs of the lower half this rank's communicators hold. */
+enum { CTX_PAIRS = CTX_INTER_BASE / 2, CTX_MASK_WORDS = CTX_PAIRS / 32 };
+static uint32_t ctx_used[CTX_MASK_WORDS] = {0x3}; /* world 0, 1; self 2, 3 */
+
+static void ctx_mark(uint16_t ctx, int used) {
+  if (ctx >= CTX_INTER_BASE) return;
+  const uint32_t bit = 1u << (ctx / 2 % 32);
+  if (used) ctx_used[ctx / 64] |= bit;
+  else ctx_used[ctx / 64] &= ~bit;
+}
+
+static int agree_reused_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
+  uint32_t *free_pairs = malloc(sizeof ctx_used);
+  if (!free_pairs) return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
+  for (int k = 0; k < CTX_MASK_WORDS; ++k) free_pairs[k] = ~ctx_used[k];
+  int err = MPI_Allreduce(MPI_IN_PLACE, free_pairs, CTX_MASK_WORDS, MPI_UNSIGNED, MPI_BAND,
+                          parent);
+  int pair = -1;
+  for (int p = (least + 1) / 2; !err && p < CTX_PAIRS && pair < 0; ++p)
+    if (free_pairs[p / 32] >> (p % 32) & 1) pair = p;
+  free(free_pairs);
+  if (err) return err;
+  if (pair < 0)
+    return mpi_error(parent, MPI_ERR_OTHER, "communicator creation",
+                     "out of context ids: %d communicators in use (free some with "
+                     "MPI_Comm_free)", CTX_PAIRS);
+  *ctx = (uint16_t)(2 * pair);
+  return MPI_SUCCESS;
+}
+
 static int agree_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
   int all;
   const int err = max_next_ctx(parent, &all);
   if (err) return err;
   if (all < least) all = least;
-  if (all > CTX_INTER_BASE - 2) mpi_internal_error("out of context ids (too many communicators)");
+  if (all > CTX_INTER_BASE - 2) return agree_reused_ctx(parent, least, ctx);
   *ctx = (uint16_t)all;
   next_ctx = (uint16_t)(all + 2);
   return MPI_SUCCESS;
@@ -126,6 +158,7 @@ static int make(const mpi_comm *proto, uint16_t ctx, MPI_Comm parent, MPI_Comm *
   if (!c) return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
   *c = *proto;
   c->ctx = ctx;
+  ctx_mark(ctx, 1);
   c->attrs = 0;
   c->name = 0;
   *out = insert(c);
@@ -265,6 +298,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
   err = attrs_delete_all(*comm, c);
   if (err) return err;
   mpi_comm_table[*comm] = 0;
+  ctx_mark(c->ctx, 0);
   free(c->dims);
   free(c->periods);
   free(c->index);

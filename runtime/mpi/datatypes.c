@@ -28,27 +28,42 @@ typedef struct {
   int i;
 } long_double_int;
 
+/* A basic type of C type T, kind K. */
+#define B(T, K) {sizeof(T), K, sizeof(T), sizeof(T), 0}
+/* A pair struct S of value and index: no fast path if padded. */
+#define P(S, K)                                                                            \
+  {sizeof(S) == sizeof(((S *)0)->v) + sizeof(int) ? (int)sizeof(S) : 0, K,                \
+   sizeof(((S *)0)->v) + sizeof(int), sizeof(S), __builtin_offsetof(S, i)}
+typedef struct {
+  int v, i;
+} int_int;
+typedef struct {
+  long v;
+  int i;
+} long_int;
 const type_info basic_types[BASIC_TYPES] = {
-    [MPI_CHAR] = {1, K_U8},             [MPI_SIGNED_CHAR] = {1, K_I8},
-    [MPI_UNSIGNED_CHAR] = {1, K_U8},    [MPI_BYTE] = {1, K_U8},
-    [MPI_SHORT] = {2, K_I16},           [MPI_UNSIGNED_SHORT] = {2, K_U16},
-    [MPI_INT] = {4, K_I32},             [MPI_UNSIGNED] = {4, K_U32},
-    [MPI_LONG] = {sizeof(long), K_I32}, [MPI_UNSIGNED_LONG] = {sizeof(long), K_U32},
-    [MPI_LONG_LONG] = {8, K_I64},       [MPI_UNSIGNED_LONG_LONG] = {8, K_U64},
-    [MPI_FLOAT] = {4, K_F32},           [MPI_DOUBLE] = {8, K_F64},
-    [MPI_INT8_T] = {1, K_I8},           [MPI_UINT8_T] = {1, K_U8},
-    [MPI_INT16_T] = {2, K_I16},         [MPI_UINT16_T] = {2, K_U16},
-    [MPI_INT32_T] = {4, K_I32},         [MPI_UINT32_T] = {4, K_U32},
-    [MPI_INT64_T] = {8, K_I64},         [MPI_UINT64_T] = {8, K_U64},
-    [MPI_C_BOOL] = {1, K_BOOL},         [MPI_WCHAR] = {4, K_I32},
-    [MPI_PACKED] = {1, K_U8},           [MPI_2INT] = {8, K_PAIR_INT},
-    [MPI_FLOAT_INT] = {sizeof(float_int), K_PAIR_FLOAT},
-    [MPI_DOUBLE_INT] = {sizeof(double_int), K_PAIR_DOUBLE},
-    [MPI_LONG_INT] = {8, K_PAIR_INT},   [MPI_SHORT_INT] = {sizeof(short_int), K_PAIR_SHORT},
-    [MPI_LONG_DOUBLE] = {sizeof(long double), K_NONE},
-    [MPI_AINT] = {sizeof(MPI_Aint), K_I32}, [MPI_COUNT] = {8, K_I64},
-    [MPI_LONG_DOUBLE_INT] = {sizeof(long_double_int), K_NONE},
+    [MPI_CHAR] = B(char, K_U8),                 [MPI_SIGNED_CHAR] = B(signed char, K_I8),
+    [MPI_UNSIGNED_CHAR] = B(unsigned char, K_U8), [MPI_BYTE] = B(char, K_BYTE),
+    [MPI_SHORT] = B(short, K_I16),              [MPI_UNSIGNED_SHORT] = B(short, K_U16),
+    [MPI_INT] = B(int, K_I32),                  [MPI_UNSIGNED] = B(int, K_U32),
+    [MPI_LONG] = B(long, K_I32),                [MPI_UNSIGNED_LONG] = B(long, K_U32),
+    [MPI_LONG_LONG] = B(long long, K_I64),      [MPI_UNSIGNED_LONG_LONG] = B(long long, K_U64),
+    [MPI_FLOAT] = B(float, K_F32),              [MPI_DOUBLE] = B(double, K_F64),
+    [MPI_INT8_T] = B(int8_t, K_I8),             [MPI_UINT8_T] = B(uint8_t, K_U8),
+    [MPI_INT16_T] = B(int16_t, K_I16),          [MPI_UINT16_T] = B(uint16_t, K_U16),
+    [MPI_INT32_T] = B(int32_t, K_I32),          [MPI_UINT32_T] = B(uint32_t, K_U32),
+    [MPI_INT64_T] = B(int64_t, K_I64),          [MPI_UINT64_T] = B(uint64_t, K_U64),
+    [MPI_C_BOOL] = B(_Bool, K_BOOL),            [MPI_WCHAR] = B(int, K_I32),
+    [MPI_PACKED] = B(char, K_U8),               [MPI_2INT] = P(int_int, K_PAIR_INT),
+    [MPI_FLOAT_INT] = P(float_int, K_PAIR_FLOAT),
+    [MPI_DOUBLE_INT] = P(double_int, K_PAIR_DOUBLE),
+    [MPI_LONG_INT] = P(long_int, K_PAIR_INT),   [MPI_SHORT_INT] = P(short_int, K_PAIR_SHORT),
+    [MPI_LONG_DOUBLE] = B(long double, K_F128),
+    [MPI_AINT] = B(MPI_Aint, K_I32),            [MPI_COUNT] = B(long long, K_I64),
+    [MPI_LONG_DOUBLE_INT] = P(long_double_int, K_PAIR_LDOUBLE),
 };
+#undef B
+#undef P
 _Static_assert(sizeof(long) == 4, "MPI_LONG reductions assume a 32-bit long");
 _Static_assert(sizeof(MPI_Aint) == 4, "MPI_AINT reductions assume a 32-bit MPI_Aint");
 
@@ -57,13 +72,22 @@ _Static_assert(sizeof(MPI_Aint) == 4, "MPI_AINT reductions assume a 32-bit MPI_A
 static int basic_align(int t) {
   switch (basic_types[t].kind) {
     case K_PAIR_DOUBLE: return __alignof__(double_int);
+    case K_PAIR_LDOUBLE: return __alignof__(long_double_int);
     case K_PAIR_FLOAT: case K_PAIR_INT: case K_PAIR_SHORT: return 4;
+    case K_F128: return __alignof__(long double);
     default: break;
   }
-  const int s = basic_types[t].size;
-  if (t == MPI_LONG_DOUBLE_INT) return __alignof__(long_double_int);
-  return t == MPI_LONG_DOUBLE ? (int)__alignof__(long double) : s > 8 ? 8 : s;
+  const int s = basic_types[t].extent;
+  return s > 8 ? 8 : s;
 }
+
+/* The bytes of one element of basic type t that hold data: [0, true_ub). */
+static int basic_true_ub(int t) {
+  const type_info *b = &basic_types[t];
+  return b->index_at ? b->index_at + (int)sizeof(int) : b->extent;
+}
+/* MPI's basic elements in one element of t (a pair: its value and its index). */
+static int basic_count(int t) { return basic_types[t].index_at ? 2 : 1; }
 
 /* Derived types: handle BASIC_TYPES + k. */
 static dtype **derived_types;
@@ -75,7 +99,7 @@ const dtype *type_get(MPI_Datatype t) {
 }
 
 int type_size(MPI_Datatype t) {
-  if (t > 0 && t < BASIC_TYPES) return basic_types[t].size;
+  if (t > 0 && t < BASIC_TYPES) return basic_types[t].data;
   const dtype *d = type_get(t);
   return d ? d->size : -1;
 }
@@ -94,15 +118,14 @@ int type_base(MPI_Datatype t, int *elements) {
 }
 
 int type_contiguous(MPI_Datatype t) {
-  if (t >= 0 && t < BASIC_TYPES) return 1; /* MPI_DATATYPE_NULL: only with no data */
+  if (t >= 0 && t < BASIC_TYPES) return !t || !basic_padded(t); /* NULL: only with no data */
   const dtype *d = type_get(t);
   return d && d->contiguous;
 }
 
 void type_bounds(MPI_Datatype t, type_extent *e) {
   if (t > 0 && t < BASIC_TYPES) {
-    const int s = basic_types[t].size;
-    *e = (type_extent){0, s, 0, s};
+    *e = (type_extent){0, basic_types[t].extent, 0, basic_true_ub(t)};
     return;
   }
   const dtype *d = type_get(t);
@@ -125,7 +148,7 @@ static int push_run(builder *b, MPI_Aint disp, int type, int count) {
   dtype *d = b->d;
   if (d->nruns) {
     type_run *last = &d->runs[d->nruns - 1];
-    if (last->type == type && last->disp + last->count * basic_types[type].size == disp) {
+    if (last->type == type && last->disp + last->count * basic_types[type].extent == disp) {
       last->count += count;
       return 1;
     }
@@ -203,20 +226,22 @@ static void builder_finish(builder *b, int pad) {
   d->lb_marked = b->lb_marked;
   d->ub_marked = b->ub_marked;
   d->align = b->align;
-  d->size = d->elements = 0;
+  d->size = d->elements = d->basics = 0;
   d->base = d->nruns ? d->runs[0].type : 0;
   for (int k = 0; k < d->nruns; ++k) {
     const type_run *r = &d->runs[k];
-    d->size += r->count * basic_types[r->type].size;
+    d->size += r->count * basic_types[r->type].data;
     d->elements += r->count;
+    d->basics += r->count * basic_count(r->type);
     if (r->type != d->base) d->base = 0;
-    const MPI_Aint lo = r->disp, hi = r->disp + r->count * basic_types[r->type].size;
+    const MPI_Aint lo = r->disp,
+                   hi = r->disp + (r->count - 1) * basic_types[r->type].extent + basic_true_ub(r->type);
     if (k == 0 || lo < d->true_lb) d->true_lb = lo;
     if (k == 0 || hi > d->true_ub) d->true_ub = hi;
   }
   d->contiguous = d->nruns == 0 ? d->lb == 0 && d->ub == 0
                                 : d->nruns == 1 && d->runs[0].disp == 0 && d->lb == 0 &&
-                                      d->ub == d->size;
+                                      d->ub == d->size && !basic_padded(d->runs[0].type);
   d->refs = 1;
 }
 
@@ -364,13 +389,16 @@ int MPI_Type_hindexed(int count, const int *len, const MPI_Aint *disp, MPI_Datat
                       MPI_Datatype *newtype) {
   return build_indexed("MPI_Type_hindexed", count, len, 0, disp, 0, old, newtype);
 }
+/* (A struct of no blocks is legal: its arrays may be anything, NULL included.) */
+static const MPI_Datatype no_types[1];
 int MPI_Type_create_struct(int count, const int *len, const MPI_Aint *disp,
                            const MPI_Datatype *types, MPI_Datatype *newtype) {
-  return build("MPI_Type_create_struct", count, len, disp, types, 0, 1, newtype);
+  return build("MPI_Type_create_struct", count, len, disp, count ? types : no_types, 0, 1,
+               newtype);
 }
 int MPI_Type_struct(int count, const int *len, const MPI_Aint *disp, const MPI_Datatype *types,
                     MPI_Datatype *newtype) {
-  return build("MPI_Type_struct", count, len, disp, types, 0, 1, newtype);
+  return build("MPI_Type_struct", count, len, disp, count ? types : no_types, 0, 1, newtype);
 }
 
 int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) {
@@ -387,7 +415,7 @@ int MPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_
   d->ub = lb + extent;
   d->lb_marked = d->ub_marked = 1;
   d->contiguous = d->nruns <= 1 && lb == 0 && extent == d->size &&
-                  (d->nruns == 0 || d->runs[0].disp == 0);
+                  (d->nruns == 0 || (d->runs[0].disp == 0 && !basic_padded(d->runs[0].type)));
   return MPI_SUCCESS;
 }
 
@@ -396,7 +424,13 @@ int MPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype) {
   if (err) return err;
   const int one = 1;
   const MPI_Aint zero = 0;
-  return build("MPI_Type_dup", 1, &one, &zero, 0, old, 0, newtype);
+  const int e = build("MPI_Type_dup", 1, &one, &zero, 0, old, 0, newtype);
+  /* The same type: committed when old is (MPI-2 4.1.10; a basic type always is). */
+  if (!e) {
+    const dtype *o = type_get(old);
+    ((dtype *)type_get(*newtype))->committed = !o || o->committed;
+  }
+  return e;
 }
 
 int MPI_Type_size(MPI_Datatype type, int *size) {
@@ -468,25 +502,35 @@ int MPI_Type_free(MPI_Datatype *type) {
   return MPI_SUCCESS;
 }
 
+/* MPI's basic elements in n bytes of packed elements of basic type t: a pair's value
+ * counts once its bytes are there, its index once they all are; MPI_UNDEFINED if the
+ * data ends inside a basic element. */
+static int elements_in(int t, uint32_t n) {
+  const type_info *b = &basic_types[t];
+  if (!b->data) return 0;
+  int k = (int)(n / b->data) * basic_count(t);
+  const uint32_t rest = n % b->data;
+  if (!rest) return k;
+  return b->index_at && rest == b->data - sizeof(int) ? k + 1 : MPI_UNDEFINED;
+}
+
 /* Basic elements in `bytes` of data of type t: whole copies, then the runs of a partial
  * one; MPI_UNDEFINED if the data ends inside a basic element. */
 int type_elements(MPI_Datatype t, uint32_t bytes) {
-  if (t > 0 && t < BASIC_TYPES) {
-    const int s = basic_types[t].size;
-    return s == 0 ? 0 : bytes % s ? MPI_UNDEFINED : (int)(bytes / s);
-  }
+  if (t > 0 && t < BASIC_TYPES) return elements_in(t, bytes);
   const dtype *d = type_get(t);
   if (!d->size) return 0;
-  int n = (int)(bytes / d->size) * d->elements;
+  int n = (int)(bytes / d->size) * d->basics;
   uint32_t rest = bytes % d->size;
   for (int k = 0; k < d->nruns && rest; ++k) {
-    const uint32_t s = basic_types[d->runs[k].type].size, run = s * d->runs[k].count;
+    const uint32_t run = basic_types[d->runs[k].type].data * d->runs[k].count;
     if (rest >= run) {
-      n += d->runs[k].count;
+      n += d->runs[k].count * basic_count(d->runs[k].type);
       rest -= run;
     } else {
-      if (rest % s) return MPI_UNDEFINED;
-      n += rest / s;
+      const int e = elements_in(d->runs[k].type, rest);
+      if (e == MPI_UNDEFINED) return MPI_UNDEFINED;
+      n += e;
       rest = 0;
     }
   }
@@ -554,7 +598,10 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count) {
   int per;
   const int base = type_base(type, &per);
   /* Elements of the type's basic type: bytes = count basic elements. */
-  status->mpi_bytes_ = count * (base ? basic_types[base].size : 1);
+  status->mpi_bytes_ = base && basic_types[base].index_at
+                          ? count / 2 * basic_types[base].data +
+                                count % 2 * (basic_types[base].data - (int)sizeof(int))
+                          : count * (base ? basic_types[base].data : 1);
   return MPI_SUCCESS;
 }
 int MPI_Status_set_cancelled(MPI_Status *status, int flag) {

@@ -39,7 +39,7 @@
 #define L_COUNT_RECV_REQUESTS 8 /* mpi_counters[C_RECV_REQUESTS] */
 #define L_BASIC_TYPES 35
 #define L_REQ_MAGIC_VALUE 0x4d504952
-#define L_TAG_UB 32767
+#define L_TAG_UB 65534
 #define L_RREQ_PAIR_CTX 31
 #define L_RREQ_PAIR_BYTES 4096
 #define L_RREQ_PAIR_ANY 1023

@@ -354,9 +354,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
   if (err) return err;
   void *copy = malloc(bytes ? bytes : 1);
   if (!copy) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace", "no memory");
-  memcpy(copy, buf, bytes);
-  err = MPI_Sendrecv(copy, count, type, dest, sendtag, buf, count, type, source, recvtag, comm,
-                     status);
+  type_pack(buf, count, type, copy); /* (a strided type's data lie around buf) */
+  err = MPI_Sendrecv(copy, (int)bytes, MPI_PACKED, dest, sendtag, buf, count, type, source,
+                     recvtag, comm, status);
   free(copy);
   return err;
 }

@@ -14,24 +14,45 @@
 
 /* ---- The copy loops --------------------------------------------------------------------- */
 
+/* Copies between n elements of basic type t at `user` (C layout) and packed data, at
+ * most `bytes` bytes of it; returns the bytes copied. A padded pair's packed form is its
+ * value, then its index. */
+static uint32_t copy_basic(int t, char *user, int n, char *packed, uint32_t bytes, int to_user) {
+  const type_info *b = &basic_types[t];
+  uint32_t done = 0;
+  if (!basic_padded(t)) {
+    const uint32_t all = (uint32_t)n * b->data;
+    done = bytes < all ? bytes : all;
+    if (to_user) memcpy(user, packed, done);
+    else memcpy(packed, user, done);
+    return done;
+  }
+  const uint32_t value = b->data - sizeof(int);
+  for (int i = 0; i < n && done < bytes; ++i, user += b->extent) {
+    const uint32_t parts[2][2] = {{0, value}, {b->index_at, sizeof(int)}};
+    for (int p = 0; p < 2 && done < bytes; ++p) {
+      const uint32_t m = bytes - done < parts[p][1] ? bytes - done : parts[p][1];
+      if (to_user) memcpy(user + parts[p][0], packed + done, m);
+      else memcpy(packed + done, user + parts[p][0], m);
+      done += m;
+    }
+  }
+  return done;
+}
+
 /* Copies between count copies of a type at `user` and packed data, at most `bytes`
  * bytes of it (unpack: to_user): d is the flattened type, NULL for the basic type t. */
 static void copy_runs(const dtype *d, MPI_Datatype t, char *user, int count, char *packed,
                       uint32_t bytes, int to_user) {
   if (!d) {
-    const uint32_t all = (uint32_t)count * basic_types[t].size;
-    const uint32_t n = bytes < all ? bytes : all;
-    if (to_user) memcpy(user, packed, n);
-    else memcpy(packed, user, n);
+    copy_basic(t, user, count, packed, bytes, to_user);
     return;
   }
   const MPI_Aint extent = d->ub - d->lb;
   for (int i = 0; i < count && bytes; ++i, user += extent)
     for (int k = 0; k < d->nruns && bytes; ++k) {
-      uint32_t n = (uint32_t)d->runs[k].count * basic_types[d->runs[k].type].size;
-      if (n > bytes) n = bytes;
-      if (to_user) memcpy(user + d->runs[k].disp, packed, n);
-      else memcpy(packed, user + d->runs[k].disp, n);
+      const uint32_t n = copy_basic(d->runs[k].type, user + d->runs[k].disp, d->runs[k].count,
+                                    packed, bytes, to_user);
       packed += n;
       bytes -= n;
     }

@@ -316,6 +316,8 @@ static inline __attribute__((always_inline)) uintptr_t waitall_loop(int count,
 static int __attribute__((noinline)) waitall_general(int count, MPI_Request *requests,
                                                      MPI_Status *statuses, int from,
                                                      unsigned how) {
+  if (count < 0)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Waitall", "negative count %d", count);
   mpi_waitall_state st = {from, MPI_SUCCESS, how};
   return (int)waitall_loop(count, requests, statuses, &st, 0);
 }
@@ -349,7 +351,7 @@ static inline __attribute__((always_inline)) int waitall_fast(int count, MPI_Req
 int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
   unsigned how = 0;
   const int k = waitall_fast(count, requests, statuses, &how);
-  if (k < count) return waitall_general(count, requests, statuses, k, how);
+  if (k < count || count < 0) return waitall_general(count, requests, statuses, k, how);
   return how == W_READY ? progress_success() : MPI_SUCCESS;
 }
 
@@ -361,6 +363,7 @@ uintptr_t mpi_waitall_step(int count, MPI_Request *requests, MPI_Status *statuse
     unsigned how = 0;
     const int k = waitall_fast(count, requests, statuses, &how);
     st->how = how;
+    if (count < 0) return (uintptr_t)waitall_general(count, requests, statuses, 0, 0);
     if (k == count) return how == W_READY ? (uintptr_t)progress_success() : MPI_SUCCESS;
     st->next = k;
   }
@@ -382,6 +385,8 @@ void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_
 /* The index of a complete active request, -1 if none; *any: some request is active. */
 static int find_complete(int count, MPI_Request *requests, int *any, const char *fn, int *err) {
   *any = 0;
+  *err = count < 0 ? mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "negative count %d", count)
+                   : MPI_SUCCESS;
   for (int k = 0; k < count; ++k) {
     if (!active(&requests[k], fn, err)) {
       if (*err) return -1;
@@ -444,6 +449,9 @@ int MPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_Sta
 }
 
 static int all_complete(int count, MPI_Request *requests, int *err) {
+  *err = count < 0 ? mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Testall", "negative count %d",
+                               count)
+                   : MPI_SUCCESS;
   for (int k = 0; k < count; ++k) {
     if (!active(&requests[k], "MPI_Testall", err)) {
       if (*err) return 0;
@@ -493,7 +501,13 @@ int MPI_Waitsome(int incount, MPI_Request *requests, int *outcount, int *indices
 int MPI_Request_free(MPI_Request *request) {
   int err;
   mpi_request *r = *request;
-  if (!r) return MPI_SUCCESS;
+  /* (MPI: the handle must be a request; a freed one is MPI_REQUEST_NULL or stale.) */
+  if (!r)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free",
+                     "MPI_REQUEST_NULL (freed already?)");
+  if (!((uintptr_t)r & 3) && r->magic == REQ_MAGIC && (r->flags & RF_USER_FREED))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free",
+                     "request %p was freed already", (void *)r);
   if (active(request, "MPI_Request_free", &err) && !req_is_complete(r)) {
     /* Still running: the notify frame gives the cell back when it completes. */
     if (!(r->flags & RF_ARMED)) req_arm(r);
