@@ -31,14 +31,14 @@ static void cwait_all(mpi_request **r, int n) {
 
 /* ---- Argument checks --------------------------------------------------------------------- */
 
-/* MPI-1 has no collective operations on intercommunicators (intercomm.c), and makes no
- * communicators or topologies from them but by Intercomm_merge and Comm_dup. */
+/* MPI-1 has no collective operations on intercommunicators (intercomm.c); MPI-2's are
+ * not provided, nor topologies on them (MPI defines none). */
 int check_intra(MPI_Comm comm, const char *fn, mpi_comm **c) {
   int err = check_comm(comm, fn, c);
   if (!err && (*c)->inter)
     err = mpi_error(comm, MPI_ERR_COMM, fn,
-                    "communicator %d is an intercommunicator (MPI-1: point to point, Comm_dup, "
-                    "Comm_compare, Intercomm_merge only)", comm);
+                    "communicator %d is an intercommunicator (collectives on one are MPI-2 and "
+                    "not provided: merge it with MPI_Intercomm_merge)", comm);
   return err;
 }
 

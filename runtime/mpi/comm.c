@@ -360,10 +360,11 @@ typedef struct {
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   const char *fn = "MPI_Comm_split";
   mpi_comm *c;
-  int err = check_intra(comm, fn, &c);
+  int err = check_comm(comm, fn, &c);
   if (err) return err;
   if (color < 0 && color != MPI_UNDEFINED)
     return mpi_error(comm, MPI_ERR_ARG, fn, "negative color %d (not MPI_UNDEFINED)", color);
+  if (c->inter) return inter_split(comm, color, key, newcomm);
   const int n = c->size;
   int mine[2] = {color, key};
   int *all = malloc(2 * n * sizeof *all);

@@ -749,6 +749,7 @@ void comm_inter_end(int ctx);
 /* Intercommunicators (intercomm.c). */
 int inter_local_size(const mpi_comm *c);
 int inter_dup(MPI_Comm comm, const mpi_comm *c, MPI_Comm *newcomm);
+int inter_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm); /* MPI-2 */
 void inter_free(struct intercomm *ic);
 MPI_Comm inter_local(const mpi_comm *c); /* its own group's communicator */
 int group_of_pes(const char *fn, const uint16_t *pes, int n, MPI_Group *out); /* groups.c */

@@ -310,7 +310,7 @@ class Conformance(Runs):
     predefined type) pair of MPI-1 including long double, tags up to MPI_TAG_UB = 65534;
     in the six variants."""
     NAMES = ["pairs", "replace", "bsend_size", "contexts", "none_active", "zero_types", "dims",
-             "error_names", "op_table", "tags"]
+             "error_names", "op_table", "tags", "intercomm2"]
 
     def test_every_variant_on_3_pes(self):
         for matching, protocol in VARIANTS:

@@ -566,6 +566,134 @@ static void test_tags(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* ---- Intercommunicators: split, create, attributes, probes (MPI-2 7.2, 6.7) ---------------- */
+
+/* The world ranks of comm's remote group (inter) in its rank order. */
+static int remote_world_ranks(MPI_Comm inter, int *out) {
+  MPI_Group g, wg;
+  int n;
+  MPI_Comm_remote_group(inter, &g);
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  MPI_Group_size(g, &n);
+  int *ranks = malloc(n * sizeof *ranks);
+  for (int k = 0; k < n; ++k) ranks[k] = k;
+  MPI_Group_translate_ranks(g, n, ranks, wg, out);
+  free(ranks);
+  MPI_Group_free(&g);
+  MPI_Group_free(&wg);
+  return n;
+}
+
+/* One message from every local rank to remote rank (r % remote size), received by probe. */
+static void inter_messages(MPI_Comm inter, const char *what) {
+  int r, n, rn;
+  MPI_Comm_rank(inter, &r);
+  MPI_Comm_size(inter, &n);
+  MPI_Comm_remote_size(inter, &rn);
+  const int v = 1000 + rank;
+  MPI_Request q;
+  MPI_Isend(&v, 1, MPI_INT, r % rn, 11, inter, &q);
+  /* From the remote ranks whose r % n is mine. */
+  for (int s = 0; s < rn; ++s) {
+    if (s % n != r) continue;
+    MPI_Status st;
+    MPI_Probe(MPI_ANY_SOURCE, 11, inter, &st);
+    int got = -1, count;
+    MPI_Get_count(&st, MPI_INT, &count);
+    MPI_Recv(&got, 1, MPI_INT, st.MPI_SOURCE, 11, inter, MPI_STATUS_IGNORE);
+    int world[64];
+    remote_world_ranks(inter, world);
+    check(count == 1 && got == 1000 + world[st.MPI_SOURCE], "%s: got %d from remote %d", what, got,
+          st.MPI_SOURCE);
+  }
+  int flag = 1;
+  MPI_Iprobe(MPI_ANY_SOURCE, 12, inter, &flag, MPI_STATUS_IGNORE);
+  check(!flag, "%s: Iprobe found a message never sent", what);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+
+static int copies;
+static int count_copy(MPI_Comm c, int key, void *extra, void *in, void *out, int *flag) {
+  (void)c, (void)key, (void)extra;
+  ++copies;
+  *(void **)out = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+static void test_intercomm2(void) {
+  if (size < 2) return;
+  const int half = size / 2, in_a = rank < half;
+  MPI_Comm local, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, in_a, rank, &local);
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? half : 0, 30, &inter);
+  int lr;
+  MPI_Comm_rank(local, &lr);
+  inter_messages(inter, "intercommunicator");
+  /* Attributes on it, copied by Comm_dup. */
+  int key, *got, flag;
+  static int value = 77;
+  MPI_Comm_create_keyval(count_copy, MPI_COMM_NULL_DELETE_FN, &key, 0);
+  check(MPI_Comm_set_attr(inter, key, &value) == MPI_SUCCESS, "set_attr on an intercommunicator");
+  MPI_Comm_get_attr(inter, key, &got, &flag);
+  check(flag && got == &value, "get_attr on an intercommunicator");
+  MPI_Comm dup;
+  copies = 0;
+  MPI_Comm_dup(inter, &dup);
+  MPI_Comm_get_attr(dup, key, &got, &flag);
+  check(copies == 1 && flag && got == &value, "attribute copied to the duplicate: %d", copies);
+  MPI_Comm_delete_attr(dup, key);
+  MPI_Comm_get_attr(dup, key, &got, &flag);
+  check(!flag, "attribute deleted");
+  int *tag_ub;
+  MPI_Comm_get_attr(inter, MPI_TAG_UB, &tag_ub, &flag);
+  check(flag && *tag_ub == 65534, "MPI_TAG_UB on an intercommunicator");
+  MPI_Comm_free(&dup);
+  MPI_Comm_free_keyval(&key);
+  /* Comm_split: colors by local rank parity, keys reverse the local order. */
+  MPI_Comm sp;
+  check(MPI_Comm_split(inter, lr % 2, -lr, &sp) == MPI_SUCCESS, "Comm_split of an intercomm");
+  const int a_size = half, b_size = size - half, mine = lr % 2;
+  const int a_has = mine < a_size, b_has = mine < b_size; /* a member of the color on a side */
+  if (!a_has || !b_has) {
+    check(sp == MPI_COMM_NULL, "split: a color on one side only gave a communicator");
+  } else {
+    int inter_flag = 0, n, r, world[64];
+    MPI_Comm_test_inter(sp, &inter_flag);
+    MPI_Comm_size(sp, &n);
+    MPI_Comm_rank(sp, &r);
+    const int local_n = ((in_a ? a_size : b_size) - mine + 1) / 2;
+    const int rn = remote_world_ranks(sp, world);
+    const int other_base = in_a ? half : 0, other_n = in_a ? b_size : a_size;
+    int ok = inter_flag && n == local_n && r == local_n - 1 - lr / 2;
+    int k = 0;
+    for (int q = other_n - 1; q >= 0; --q) /* reversed: key -rank */
+      if (q % 2 == mine) ok &= k < rn && world[k++] == other_base + q;
+    check(ok && k == rn, "split: inter %d, %d of %d, remote %d", inter_flag, r, n, rn);
+    inter_messages(sp, "split");
+    MPI_Comm_free(&sp);
+  }
+  /* Comm_create with the even local ranks of each side. */
+  MPI_Group lg, even;
+  MPI_Comm_group(inter, &lg);
+  int range[1][3] = {{0, (in_a ? a_size : b_size) - 1, 2}};
+  MPI_Group_range_incl(lg, 1, range, &even);
+  MPI_Comm cr;
+  check(MPI_Comm_create(inter, even, &cr) == MPI_SUCCESS, "Comm_create of an intercomm");
+  check((cr == MPI_COMM_NULL) == (lr % 2 == 1), "Comm_create: null on rank %d", lr);
+  if (cr != MPI_COMM_NULL) {
+    int rn;
+    MPI_Comm_remote_size(cr, &rn);
+    check(rn == ((in_a ? b_size : a_size) + 1) / 2, "Comm_create: remote size %d", rn);
+    inter_messages(cr, "create");
+    MPI_Comm_free(&cr);
+  }
+  MPI_Group_free(&even);
+  MPI_Group_free(&lg);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+}
+
 /* ---- The tests ---------------------------------------------------------------------------- */
 
 static const struct {
@@ -575,7 +703,7 @@ static const struct {
     {"pairs", test_pairs},         {"replace", test_replace},   {"bsend_size", test_bsend_size},
     {"contexts", test_contexts},   {"none_active", test_none_active},
     {"zero_types", test_zero_types}, {"dims", test_dims},       {"error_names", test_error_names},
-    {"op_table", test_op_table},   {"tags", test_tags},
+    {"op_table", test_op_table},   {"tags", test_tags},         {"intercomm2", test_intercomm2},
 };
 
 int main(int argc, char **argv) {
