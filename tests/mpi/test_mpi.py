@@ -310,7 +310,7 @@ class Conformance(Runs):
     predefined type) pair of MPI-1 including long double, tags up to MPI_TAG_UB = 65534;
     in the six variants."""
     NAMES = ["pairs", "replace", "bsend_size", "contexts", "none_active", "zero_types", "dims",
-             "error_names", "op_table", "tags", "intercomm2"]
+             "error_names", "op_table", "tags", "intercomm2", "memory"]
 
     def test_every_variant_on_3_pes(self):
         for matching, protocol in VARIANTS:
@@ -321,13 +321,32 @@ class Conformance(Runs):
                 self.assertEqual(res["mpi_cells_in_use"], 0)
 
     def test_pe_counts(self):
-        names = [n for n in self.NAMES if n != "contexts"]
+        names = [n for n in self.NAMES if n not in ("contexts", "memory")]
         for pes in (1, 2, 5):
             for matching, protocol in (("both", "get"), ("receiver", "sync")):
                 with self.subTest(pes=pes, matching=matching, protocol=protocol):
                     out, _ = self.run_program("mpi_t_conform", *names,
                                               *variant_args(matching, protocol), pes=pes)
                     self.assert_all_ok(out, names)
+
+    def test_static_data_beyond_memory(self):
+        # A program whose static data exceed a PE's 4 MiB: refused with what it needs and
+        # the config key; with that memory it runs.
+        with tempfile.TemporaryDirectory() as d:
+            src, elf = os.path.join(d, "big.c"), os.path.join(d, "big.elf")
+            with open(src, "w") as f:
+                f.write("#include <mpi.h>\nstatic char big[5 << 20];\n"
+                        "int main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n"
+                        "  big[argc] = 1;\n  MPI_Finalize();\n  return big[1] - 1;\n}\n")
+            subprocess.run([os.path.join(ROOT, "scripts", "emx-mpicc"), "-o", elf, src],
+                           check=True)
+            r, _ = run_stats("--pes", "2", elf)
+            self.assertEqual(r.returncode, 64, r.stdout + r.stderr)
+            self.assertIn("beyond a PE's local memory of 4194304 bytes: the program needs at "
+                          "least 5342976 bytes per PE, more for its stack and heap; give the PEs "
+                          "more memory, e.g. --set pe.memory_bytes=7340032", r.stderr + r.stdout)
+            r, _ = run_stats("--pes", "2", "--set", "pe.memory_bytes=7340032", elf)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_errors_name_the_mpi1_call(self):
         out, _ = self.run_program("mpi_t_conform", "fatal-keyval", pes=2, exit_code=21)

@@ -694,6 +694,70 @@ static void test_intercomm2(void) {
   MPI_Comm_free(&local);
 }
 
+/* ---- Large blocks in 4 MiB per PE: collectives take little scratch ------------------------ */
+
+static void add_ints(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  const int *a = in;
+  int *b = inout;
+  for (int k = 0; k < *len; ++k) b[k] += a[k];
+}
+/* b = a - 2b: not commutative; over ranks 0..n-1 from the right. */
+static void sub_ints(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  const int *a = in;
+  int *b = inout;
+  for (int k = 0; k < *len; ++k) b[k] = a[k] - 2 * b[k];
+}
+
+static void test_memory(void) {
+  enum { BIG = 1536 * 1024 / 4 }; /* 1.5 MB of ints */
+  int *in = malloc(BIG * sizeof *in), *out = malloc(BIG * sizeof *out);
+  check(in && out, "no memory for the test's own buffers");
+  if (!in || !out) return;
+  for (int k = 0; k < BIG; ++k) in[k] = rank + k;
+  MPI_Op add, sub;
+  MPI_Op_create(add_ints, 1, &add);
+  MPI_Op_create(sub_ints, 0, &sub);
+  const int root = size - 1;
+  MPI_Reduce(in, out, BIG, MPI_INT, add, root, MPI_COMM_WORLD);
+  int bad = -1;
+  const int sum_ranks = size * (size - 1) / 2;
+  for (int k = 0; k < BIG && rank == root; ++k)
+    if (out[k] != sum_ranks + size * k && bad < 0) bad = k;
+  check(bad < 0, "1.5 MB Reduce with a user operation: element %d", bad);
+  MPI_Allreduce(in, out, BIG, MPI_INT, sub, MPI_COMM_WORLD);
+  bad = -1;
+  for (int k = 0; k < BIG; k += 4099) {
+    int want = size - 1 + k; /* from the right: r op (r+1 op ...) */
+    for (int r = size - 2; r >= 0; --r) want = (r + k) - 2 * want;
+    if (out[k] != want && bad < 0) bad = k;
+  }
+  check(bad < 0, "1.5 MB Allreduce, non-commutative: element %d", bad);
+  MPI_Scan(in, out, BIG, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  check(out[BIG - 1] == (rank + 1) * (BIG - 1) + rank * (rank + 1) / 2, "1.5 MB Scan");
+  /* A 1.5 MB broadcast from every root in turn. */
+  for (int r = 0; r < size && r < 3; ++r) {
+    for (int k = 0; k < BIG; ++k) out[k] = rank == r ? 3 * k + r : -1;
+    MPI_Bcast(out, BIG, MPI_INT, r, MPI_COMM_WORLD);
+    bad = -1;
+    for (int k = 0; k < BIG; k += 1021)
+      if (out[k] != 3 * k + r && bad < 0) bad = k;
+    check(bad < 0, "1.5 MB Bcast from %d: element %d", r, bad);
+  }
+  /* Gather of what fits at the root beside its own buffers. */
+  const int per = BIG / size;
+  MPI_Gather(in, per, MPI_INT, out, per, MPI_INT, 0, MPI_COMM_WORLD);
+  bad = -1;
+  for (int r = 0; r < size && rank == 0; ++r)
+    if (out[r * per + per - 1] != r + per - 1 && bad < 0) bad = r;
+  check(bad < 0, "Gather of %d ints each: block of rank %d", per, bad);
+  MPI_Op_free(&add);
+  MPI_Op_free(&sub);
+  free(in);
+  free(out);
+}
+
 /* ---- The tests ---------------------------------------------------------------------------- */
 
 static const struct {
@@ -704,6 +768,7 @@ static const struct {
     {"contexts", test_contexts},   {"none_active", test_none_active},
     {"zero_types", test_zero_types}, {"dims", test_dims},       {"error_names", test_error_names},
     {"op_table", test_op_table},   {"tags", test_tags},         {"intercomm2", test_intercomm2},
+    {"memory", test_memory},
 };
 
 int main(int argc, char **argv) {
