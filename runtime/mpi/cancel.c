@@ -110,7 +110,7 @@ static void cancel_send(mpi_request *s) {
 int MPI_Cancel(MPI_Request *request) {
   MPI_REQUIRE_INIT("MPI_Cancel");
   mpi_request *r = request ? *request : 0;
-  if (!r || ((uintptr_t)r & 3) || r->magic != REQ_MAGIC)
+  if (!r || !req_handle_ok(r))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request %p", (void *)r);
   if (!(r->flags & RF_ACTIVE)) return MPI_SUCCESS;
   if (r->kind == REQ_SEND) {
@@ -150,7 +150,7 @@ int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices
     for (int k = 0; k < incount; ++k) {
       mpi_request *r = requests[k];
       if (!r) continue;
-      if (((uintptr_t)r & 3) || r->magic != REQ_MAGIC)
+      if (!req_handle_ok(r))
         return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testsome", "invalid request %p",
                          (void *)r);
       if (!(r->flags & RF_ACTIVE)) continue;
@@ -177,7 +177,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   MPI_REQUIRE_INIT("MPI_Request_get_status");
   mpi_request *r = request;
   *flag = 1;
-  if (r && (((uintptr_t)r & 3) || r->magic != REQ_MAGIC))
+  if (r && !req_handle_ok(r))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
                      "invalid request %p", (void *)r);
   const MPI_Status empty = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};

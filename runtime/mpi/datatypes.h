@@ -46,6 +46,7 @@ typedef struct dtype {
   int base;            /* the one basic type of all its runs, else 0 */
   int contiguous;      /* one run at 0 and extent = size: a message needs no packing */
   int committed;
+  int huge;            /* its size does not fit an int: MPI_Type_size gives MPI_UNDEFINED */
   int nruns;
   type_run *runs;
 } dtype;
@@ -54,6 +55,7 @@ typedef struct {
 } type_extent;
 
 const dtype *type_get(MPI_Datatype t); /* a derived type, NULL otherwise */
+int type_valid(MPI_Datatype t);        /* a basic or derived type (a huge one too) */
 static inline int basic_padded(int t) { return basic_types[t].data != basic_types[t].extent; }
 int type_contiguous(MPI_Datatype t);   /* a valid type whose data needs no packing */
 void type_bounds(MPI_Datatype t, type_extent *e); /* t valid */

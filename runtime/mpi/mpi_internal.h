@@ -225,6 +225,10 @@ enum { REQ_W_DONE = 0, REQ_W_SRCTAG = 1, REQ_W_BYTES = 2, REQ_W_FIX = 3 };
  * size n itself: one packet fewer on the paper's fast path. */
 enum { DONE_SET = 1, DONE_SIZED = 2 };
 #define REQ_MAGIC 0x4d504952u /* "MPIR" */
+/* A handle the user passes may be anything: it is read only if it lies in memory above
+ * the guard page ([0x1000, 0x1000 + mpi_req_span), one compare), so a wild pointer is
+ * MPI_ERR_REQUEST, not a fault (req_handle_ok, wait.c's plain). */
+extern uint32_t mpi_req_span;
 
 /* A computation blocked until one of several armed requests completes (wait.c). */
 typedef struct waiter {
@@ -264,6 +268,10 @@ typedef struct mpi_request {
 } mpi_request;
 
 extern mpi_pool mpi_request_pool;
+/* A handle that names a request cell in use (aligned, in memory, its magic). */
+static inline int req_handle_ok(const mpi_request *r) {
+  return !((uintptr_t)r & 3) && (uintptr_t)r - 0x1000u < mpi_req_span && r->magic == REQ_MAGIC;
+}
 /* A request with its completion state clear; the caller sets the message fields. */
 static inline mpi_request *req_new(int kind) {
   mpi_request *r = pool_get(&mpi_request_pool);
@@ -770,7 +778,8 @@ void comm_init(void);
 
 /* ---- Datatypes and operations (datatypes.c, ops.c) ---------------------------------- */
 
-int type_size(MPI_Datatype t); /* bytes, -1 if not a valid datatype */
+int type_size(MPI_Datatype t); /* bytes, -1 if not a valid datatype, TYPE_HUGE: > INT_MAX */
+enum { TYPE_HUGE = -2 };
 /* The basic type t repeats, and how many of it one element of t holds; 0 if invalid. */
 int type_base(MPI_Datatype t, int *elements);
 int op_valid(MPI_Op op);

@@ -18,11 +18,16 @@ int check_buffer(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_
     return MPI_SUCCESS;
   }
   const int size = type_size(type);
+  if (size == TYPE_HUGE)
+    return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype %d has more bytes than an int counts", type);
   if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type);
   const dtype *d = type_get(type);
   if (d && !d->committed)
     return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype %d is not committed (MPI_Type_commit)", type);
   const uint64_t n = (uint64_t)(uint32_t)count * (uint32_t)size; /* mul + mulhu */
+  if (n > INT32_MAX) /* (statuses and Get_count count bytes in an int) */
+    return mpi_error(comm, MPI_ERR_COUNT, fn, "%d elements of datatype %d are %llu bytes, more "
+                     "than a message can hold", count, type, (unsigned long long)n);
   /* The bytes the data touches: those of a non-contiguous type lie around buf. */
   int64_t lo = 0, hi = (int64_t)n;
   if (d && !d->contiguous) type_span(type, count, &lo, &hi);
@@ -379,7 +384,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, 
 int MPI_Start(MPI_Request *request) {
   MPI_REQUIRE_INIT("MPI_Start");
   mpi_request *r = request ? *request : 0;
-  if (!r || r->magic != REQ_MAGIC || !(r->flags & RF_PERSISTENT))
+  if (!r || !req_handle_ok(r) || !(r->flags & RF_PERSISTENT))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Start", "not a persistent request");
   if (r->flags & RF_ACTIVE)
     return mpi_error(r->comm, MPI_ERR_REQUEST, "MPI_Start", "the request is active already");
@@ -393,6 +398,8 @@ int MPI_Start(MPI_Request *request) {
 }
 
 int MPI_Startall(int count, MPI_Request *requests) {
+  if (count < 0)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Startall", "negative count %d", count);
   for (int k = 0; k < count; ++k) {
     const int err = MPI_Start(&requests[k]);
     if (err) return err;

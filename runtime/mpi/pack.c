@@ -131,18 +131,28 @@ void pack_finish(mpi_request *r, uint32_t bytes) {
 
 /* ---- MPI_Pack and friends ----------------------------------------------------------------- */
 
-static int check_pack_type(MPI_Comm comm, const char *fn, MPI_Datatype t, int count) {
-  if (type_size(t) < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", t);
+/* A valid type and count whose packed size fits an int: *bytes. */
+static int check_pack_type(MPI_Comm comm, const char *fn, MPI_Datatype t, int count, int *bytes) {
+  const int size = type_size(t);
+  if (size == TYPE_HUGE)
+    return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype %d has more bytes than an int counts", t);
+  if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", t);
   if (count < 0) return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
+  const int64_t n = (int64_t)count * size;
+  if (n > INT32_MAX)
+    return mpi_error(comm, MPI_ERR_COUNT, fn, "%d elements of datatype %d are %lld bytes, more "
+                     "than an int counts", count, t, (long long)n);
+  *bytes = (int)n;
   return MPI_SUCCESS;
 }
 
 int MPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int *size) {
   mpi_comm *c;
   int err = check_comm(comm, "MPI_Pack_size", &c);
-  if (!err) err = check_pack_type(comm, "MPI_Pack_size", type, incount);
+  int n;
+  if (!err) err = check_pack_type(comm, "MPI_Pack_size", type, incount, &n);
   if (err) return err;
-  *size = incount * type_size(type);
+  *size = n;
   return MPI_SUCCESS;
 }
 
@@ -151,9 +161,9 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype type, void *outbuf, in
   const char *fn = "MPI_Pack";
   mpi_comm *c;
   int err = check_comm(comm, fn, &c);
-  if (!err) err = check_pack_type(comm, fn, type, incount);
+  int n;
+  if (!err) err = check_pack_type(comm, fn, type, incount, &n);
   if (err) return err;
-  const int n = incount * type_size(type);
   if (*position < 0 || *position > outsize || n > outsize - *position)
     return mpi_error(comm, MPI_ERR_TRUNCATE, fn,
                      "%d bytes at position %d do not fit in %d bytes", n, *position, outsize);
@@ -167,9 +177,9 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
   const char *fn = "MPI_Unpack";
   mpi_comm *c;
   int err = check_comm(comm, fn, &c);
-  if (!err) err = check_pack_type(comm, fn, type, outcount);
+  int n;
+  if (!err) err = check_pack_type(comm, fn, type, outcount, &n);
   if (err) return err;
-  const int n = outcount * type_size(type);
   if (*position < 0 || *position > insize || n > insize - *position)
     return mpi_error(comm, MPI_ERR_TRUNCATE, fn,
                      "%d bytes at position %d are beyond the %d bytes packed", n, *position, insize);

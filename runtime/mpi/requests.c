@@ -70,6 +70,8 @@ int isq_remove(kq_table *t, mpi_request *r) {
   return 0;
 }
 
+uint32_t mpi_req_span;
+
 static void maybe_reclaim(mpi_request *r) {
   if (!(r->flags & RF_USER_FREED) || r->refs) return;
   req_reclaim(r);

@@ -86,7 +86,7 @@ static int active(MPI_Request *handle, const char *fn, int *err) {
   mpi_request *r = *handle;
   *err = MPI_SUCCESS;
   if (!r) return 0;
-  if (((uintptr_t)r & 3) || r->magic != REQ_MAGIC) {
+  if (!req_handle_ok(r)) {
     *err = mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "invalid request %p", (void *)r);
     return 0;
   }
@@ -121,7 +121,7 @@ static int __attribute__((noinline)) progress_success(void) {
 
 /* The common case: an active, non-persistent, unarmed request. */
 static inline int plain(const mpi_request *r) {
-  return r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
+  return req_handle_ok(r) &&
          (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
                       RF_CANCELLED)) == RF_ACTIVE;
 }
@@ -505,7 +505,7 @@ int MPI_Request_free(MPI_Request *request) {
   if (!r)
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free",
                      "MPI_REQUEST_NULL (freed already?)");
-  if (!((uintptr_t)r & 3) && r->magic == REQ_MAGIC && (r->flags & RF_USER_FREED))
+  if (req_handle_ok(r) && (r->flags & RF_USER_FREED))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free",
                      "request %p was freed already", (void *)r);
   if (active(request, "MPI_Request_free", &err) && !req_is_complete(r)) {
