@@ -239,6 +239,8 @@ static int add_block(builder *b, int64_t disp, int count, MPI_Datatype t) {
   int run_type, per;
   if (dense(t, &run_type, &per)) /* all copies in one run */
     return !per || push_run(b, disp, run_type, (int64_t)count * per);
+  if (!src) return push_run(b, disp, t, count); /* a padded pair: one run too */
+  if (!src->nruns) return 1; /* (bounds only: no loop over the copies) */
   for (int j = 0; j < count; ++j) {
     const int64_t at = disp + (int64_t)j * e.extent;
     for (int k = 0; k < src->nruns; ++k)
@@ -252,6 +254,7 @@ static int64_t runs_bound(int64_t count, MPI_Datatype t) {
   int type, per;
   if (t == MPI_LB || t == MPI_UB || count <= 0) return 0;
   if (dense(t, &type, &per)) return per ? 1 + count * per * basic_types[type].extent / RUN_BYTES_MAX : 0;
+  if (!type_get(t)) return 1 + count * basic_types[t].extent / RUN_BYTES_MAX; /* a padded pair */
   return count * type_get(t)->nruns;
 }
 
@@ -290,7 +293,8 @@ static int builder_finish(builder *b, int pad) {
     if (k == 0 || lo < true_lb) true_lb = lo;
     if (k == 0 || hi > true_ub) true_ub = hi;
   }
-  if (!fits_aint(true_lb) || !fits_aint(true_ub)) return b->err = MPI_ERR_TYPE, 0;
+  if (!fits_aint(true_lb) || !fits_aint(true_ub) || !fits_aint(true_ub - true_lb))
+    return b->err = MPI_ERR_TYPE, 0;
   d->true_lb = (MPI_Aint)true_lb;
   d->true_ub = (MPI_Aint)true_ub;
   d->huge = size > INT32_MAX || basics > INT32_MAX;
@@ -375,7 +379,11 @@ static int build(const char *fn, int n, const blocks *bl, int pad, MPI_Datatype 
   builder b;
   builder_start(&b, d);
   int ok = 1;
-  for (int k = 0; k < n && ok; ++k) ok = add_block(&b, block_disp(bl, k), block_len(bl, k), block_type(bl, k));
+  if (regular && block_len(bl, 0) <= 0) n = 0; /* empty blocks: nothing to visit */
+  /* Regular blocks without data give bounds only, the extremes at the first and last. */
+  const int ends_only = regular && n > 2 && runs == 0;
+  for (int k = 0; k < n && ok; k = ends_only && k == 0 ? n - 1 : k + 1)
+    ok = add_block(&b, block_disp(bl, k), block_len(bl, k), block_type(bl, k));
   if (ok) ok = builder_finish(&b, pad);
   if (!ok || !new_handle(d, out)) {
     free(d->runs);
