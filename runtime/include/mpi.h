@@ -30,7 +30,7 @@ typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Errhandler;
 typedef int MPI_Group;
-typedef struct mpi_request *MPI_Request;
+typedef struct mpi_request_handle *MPI_Request; /* a request cell + its generation */
 typedef long MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;

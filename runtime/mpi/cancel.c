@@ -37,7 +37,7 @@ static void mpi_h_cancel_answer(uint32_t request, uint32_t arg16, uint32_t addr)
   (void)addr;
   mpi_request *r = (mpi_request *)(uintptr_t)request;
   if (!record_bits(arg16)) return; /* matched first: it completes normally */
-  if (r->magic != REQ_MAGIC || !isq_remove(&mpi_isq_recv, r))
+  if (!req_live(r) || !isq_remove(&mpi_isq_recv, r))
     mpi_internal_error("cancelled receive not in the request-issued queue");
   rreq_credit_back(r->pe); /* the sender dropped its record */
   cancelled(r);
@@ -78,7 +78,7 @@ EMX_HANDLER(mpi_h_cancel_rreq);
 static void mpi_h_cancel_send_answer(uint32_t request, uint32_t arg16, uint32_t addr) {
   (void)arg16, (void)addr;
   mpi_request *s = (mpi_request *)(uintptr_t)request;
-  if (s->magic != REQ_MAGIC || s->kind != REQ_SEND)
+  if (!req_live(s) || s->kind != REQ_SEND)
     mpi_internal_error("cancelled send is not a send request");
   cancelled(s);
 }
@@ -109,9 +109,10 @@ static void cancel_send(mpi_request *s) {
 
 int MPI_Cancel(MPI_Request *request) {
   MPI_REQUIRE_INIT("MPI_Cancel");
-  mpi_request *r = request ? *request : 0;
-  if (!r || !req_handle_ok(r))
-    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request %p", (void *)r);
+  const MPI_Request h = request ? *request : 0;
+  if (!h || !req_user_handle(h))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request %p", (void *)h);
+  mpi_request *r = req_of(h);
   if (!(r->flags & RF_ACTIVE)) return MPI_SUCCESS;
   if (r->kind == REQ_SEND) {
     cancel_send(r);
@@ -148,11 +149,11 @@ int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices
     int n = 0;
     any = 0;
     for (int k = 0; k < incount; ++k) {
-      mpi_request *r = requests[k];
-      if (!r) continue;
-      if (!req_handle_ok(r))
+      if (!requests[k]) continue;
+      if (!req_user_handle(requests[k]))
         return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testsome", "invalid request %p",
-                         (void *)r);
+                         (void *)requests[k]);
+      mpi_request *r = req_of(requests[k]);
       if (!(r->flags & RF_ACTIVE)) continue;
       any = 1;
       if (!req_is_complete(r)) continue;
@@ -175,11 +176,11 @@ int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices
  * unpacked only when it is finished by a wait or test). */
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   MPI_REQUIRE_INIT("MPI_Request_get_status");
-  mpi_request *r = request;
+  mpi_request *r = request ? req_of(request) : 0;
   *flag = 1;
-  if (r && !req_handle_ok(r))
+  if (request && !req_user_handle(request))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
-                     "invalid request %p", (void *)r);
+                     "invalid request %p", (void *)request);
   const MPI_Status empty = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
   if (!r || !(r->flags & RF_ACTIVE)) {
     if (status) *status = empty;

@@ -111,22 +111,18 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
  * `least`. Communicators made by one call (Comm_split) may get the same id: their members
  * are disjoint. */
 /* Freed ids are used again: once the next ids are used up, the members agree on the
- * lowest pair free on all of them (an all-reduce of their free-id masks, 2 KiB, only
- * then). ctx_used: the pairs of the lower half this rank's communicators hold. */
+ * lowest pair free on all of them (an all-reduce of their masks of free pairs, 2 KiB, only
+ * then; a rank's mask from the communicators it holds, so nothing is kept before). */
 enum { CTX_PAIRS = CTX_INTER_BASE / 2, CTX_MASK_WORDS = CTX_PAIRS / 32 };
-static uint32_t ctx_used[CTX_MASK_WORDS] = {0x3}; /* world 0, 1; self 2, 3 */
-
-static void ctx_mark(uint16_t ctx, int used) {
-  if (ctx >= CTX_INTER_BASE) return;
-  const uint32_t bit = 1u << (ctx / 2 % 32);
-  if (used) ctx_used[ctx / 64] |= bit;
-  else ctx_used[ctx / 64] &= ~bit;
-}
 
 static int agree_reused_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
-  uint32_t *free_pairs = malloc(sizeof ctx_used);
+  uint32_t *free_pairs = malloc(CTX_MASK_WORDS * sizeof *free_pairs);
   if (!free_pairs) return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
-  for (int k = 0; k < CTX_MASK_WORDS; ++k) free_pairs[k] = ~ctx_used[k];
+  for (int k = 0; k < CTX_MASK_WORDS; ++k) free_pairs[k] = ~0u;
+  for (int h = 0; h < mpi_comm_count; ++h) {
+    const mpi_comm *c = mpi_comm_table[h];
+    if (c && c->ctx < CTX_INTER_BASE) free_pairs[c->ctx / 64] &= ~(1u << (c->ctx / 2 % 32));
+  }
   int err = MPI_Allreduce(MPI_IN_PLACE, free_pairs, CTX_MASK_WORDS, MPI_UNSIGNED, MPI_BAND,
                           parent);
   int pair = -1;
@@ -158,7 +154,6 @@ static int make(const mpi_comm *proto, uint16_t ctx, MPI_Comm parent, MPI_Comm *
   if (!c) return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
   *c = *proto;
   c->ctx = ctx;
-  ctx_mark(ctx, 1);
   c->attrs = 0;
   c->name = 0;
   *out = insert(c);
@@ -298,7 +293,6 @@ int MPI_Comm_free(MPI_Comm *comm) {
   err = attrs_delete_all(*comm, c);
   if (err) return err;
   mpi_comm_table[*comm] = 0;
-  ctx_mark(c->ctx, 0);
   free(c->dims);
   free(c->periods);
   free(c->index);

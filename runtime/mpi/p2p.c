@@ -151,7 +151,7 @@ static int isend(const char *fn, const void *buf, int count, MPI_Datatype type, 
     s = post_send(c, c->ctx, buf, bytes, dest, tag, proto);
   }
   s->comm = comm;
-  *request = s;
+  *request = req_handle(s);
   return MPI_SUCCESS;
 }
 
@@ -177,7 +177,7 @@ static int irecv(const char *fn, void *buf, int count, MPI_Datatype type, int so
     r = post_recv(c, c->ctx, buf, bytes, source, tag);
   }
   r->comm = comm;
-  *request = r;
+  *request = req_handle(r);
   return MPI_SUCCESS;
 }
 
@@ -206,7 +206,7 @@ static inline int start_send(const char *fn, const void *buf, int count, MPI_Dat
   s->proto = (uint8_t)mpi_protocol;
   s->flags |= RF_ACTIVE;
   s->comm = comm;
-  *request = s;
+  *request = req_handle(s);
   if (bytes <= 4 * SHORT_WORDS && put_to_posted(s->pe, s->tag, s->ctx, s->buf, bytes, 1)) {
     s->flags |= RF_COMPLETE;
     return MPI_SUCCESS;
@@ -238,7 +238,7 @@ static inline int start_recv(const char *fn, void *buf, int count, MPI_Datatype 
   r->flags |= RF_ACTIVE;
   r->comm = comm;
   recv_start(r);
-  *request = r;
+  *request = req_handle(r);
   return MPI_SUCCESS;
 }
 
@@ -260,7 +260,7 @@ static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatyp
                          int dest, int tag, MPI_Comm comm, int proto) {
   MPI_Request r;
   const int err = isend(fn, buf, count, type, dest, tag, comm, proto, 0, &r);
-  return err ? err : wait_request(r, MPI_STATUS_IGNORE);
+  return err ? err : wait_request(req_of(r), MPI_STATUS_IGNORE);
 }
 
 /* MPI_Send beyond the short one-sided send: a longer one-sided send, or a request to
@@ -342,9 +342,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
   err = isend("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, mpi_protocol,
               0, &s);
   if (err) return err;
-  (void)wait_request(s, MPI_STATUS_IGNORE);
+  (void)wait_request(req_of(s), MPI_STATUS_IGNORE);
   MPI_Status st;
-  err = wait_request(r, &st);
+  err = wait_request(req_of(r), &st);
   if (status) *status = st;
   if (err) return mpi_error(comm, err, "MPI_Sendrecv", "%s", truncation_message(&st));
   return MPI_SUCCESS;
@@ -383,8 +383,9 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, 
 
 int MPI_Start(MPI_Request *request) {
   MPI_REQUIRE_INIT("MPI_Start");
-  mpi_request *r = request ? *request : 0;
-  if (!r || !req_handle_ok(r) || !(r->flags & RF_PERSISTENT))
+  const MPI_Request h = request ? *request : 0;
+  mpi_request *r = req_of(h);
+  if (!h || !req_user_handle(h) || !(r->flags & RF_PERSISTENT))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Start", "not a persistent request");
   if (r->flags & RF_ACTIVE)
     return mpi_error(r->comm, MPI_ERR_REQUEST, "MPI_Start", "the request is active already");

@@ -271,7 +271,7 @@ void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
   (void)addr;
   mpi_request *r = (mpi_request *)(uintptr_t)request;
   kq_table *t = record_bits(arg16) ? &mpi_isq_recv : &mpi_isq_send;
-  if (r->magic != REQ_MAGIC || !isq_remove_fast(t, r))
+  if (!req_live(r) || !isq_remove_fast(t, r))
     mpi_internal_error("removal of a request that is not in the request-issued queue");
   COUNT(C_REMOVALS);
   if (record_bits(arg16)) rreq_credit_back(r->pe); /* the sender's record is gone */

@@ -123,6 +123,37 @@ static void test_requests(void) {
   EXPECT(MPI_Request_free(&copy), MPI_ERR_REQUEST);
   MPI_Send(&w, 1, MPI_INT, rank, 3, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
+  /* A stale copy of a handle whose cell now serves a newer request: an error, and the
+   * newer request is untouched (it completed the newer one before handles had a
+   * generation). */
+  MPI_Request a, stale, b;
+  int va = -1, vb = -1, x = 7, y = 8;
+  MPI_Irecv(&va, 1, MPI_INT, rank, 5, MPI_COMM_WORLD, &a);
+  stale = a;
+  MPI_Send(&x, 1, MPI_INT, rank, 5, MPI_COMM_WORLD);
+  EXPECT(MPI_Wait(&a, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  MPI_Irecv(&vb, 1, MPI_INT, rank, 6, MPI_COMM_WORLD, &b); /* (the same cell, LIFO) */
+  EXPECT(MPI_Wait(&stale, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+  EXPECT(MPI_Test(&stale, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+  EXPECT(MPI_Cancel(&stale), MPI_ERR_REQUEST);
+  EXPECT(MPI_Request_free(&stale), MPI_ERR_REQUEST);
+  MPI_Send(&y, 1, MPI_INT, rank, 6, MPI_COMM_WORLD);
+  EXPECT(MPI_Wait(&b, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  check(va == 7 && vb == 8, "stale handle: %d %d", va, vb);
+  /* Eight rounds on one cell: every older handle is refused. */
+  MPI_Request h[8];
+  for (int k = 0; k < 8; ++k) {
+    MPI_Irecv(&va, 1, MPI_INT, rank, 7, MPI_COMM_WORLD, &h[k]);
+    MPI_Request keep = h[k];
+    MPI_Send(&x, 1, MPI_INT, rank, 7, MPI_COMM_WORLD);
+    MPI_Wait(&keep, MPI_STATUS_IGNORE);
+  }
+  MPI_Irecv(&vb, 1, MPI_INT, rank, 8, MPI_COMM_WORLD, &b);
+  int refused = 0;
+  for (int k = 0; k < 8; ++k) refused += MPI_Test(&h[k], &flag, MPI_STATUS_IGNORE) == MPI_ERR_REQUEST;
+  check(refused >= 7, "stale handles of 8 generations: %d refused", refused);
+  MPI_Send(&y, 1, MPI_INT, rank, 8, MPI_COMM_WORLD);
+  EXPECT(MPI_Wait(&b, MPI_STATUS_IGNORE), MPI_SUCCESS);
   char text[MPI_MAX_ERROR_STRING];
   int len, cls;
   EXPECT(MPI_Error_string(-5, text, &len), MPI_ERR_ARG);
