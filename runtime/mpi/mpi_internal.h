@@ -234,6 +234,12 @@ enum { DONE_SET = 1, DONE_SIZED = 2 };
  * or another request's completion. */
 enum { REQ_GEN_MASK = 7 };
 extern uint32_t mpi_req_span;
+/* Protocol exchanges toward this PE in flight: operand segments it handed out whose
+ * invocation has not come (creation.c), fetches running (transfer.c). A probe or test
+ * that finds nothing waits for them (mpi_progress_inbound): the message they bring has
+ * arrived, as far as the user can tell. */
+extern unsigned mpi_inbound;
+int mpi_progress_inbound(unsigned *steps); /* steps: 0 at the first call */
 
 /* A computation blocked until one of several armed requests completes (wait.c). */
 typedef struct waiter {

@@ -430,6 +430,9 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
   if (!*flag) {
     mpi_progress(); /* let arriving send requests be filed */
     *flag = unexpected_probe(pe, t, c->ctx, status, base);
+    /* ... and those whose creation is under way (mpi_inbound) */
+    for (unsigned steps = 0; !*flag && mpi_progress_inbound(&steps);)
+      *flag = unexpected_probe(pe, t, c->ctx, status, base);
     if (!*flag) credit_wanted(pe); /* its message may wait behind held credits */
   }
   if (*flag && status && c->base_pe == COMM_MAPPED)

@@ -429,6 +429,8 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
   const uint32_t last = w[3];
   const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
   const unsigned proto = bits & SREQ_PROTO;
+  /* A buffered message in a buffer this PE gave (tmp_alloc_arrived) has arrived. */
+  if (proto == PROTO_BUFFERED && !(bits & (SREQ_INLINE | SREQ_FALLBACK)) && w[2]) --mpi_inbound;
   if (mpi_matching == MATCH_BOTH) {
     kq_key *key;
     kq_link *issued = kq_match_fast(&mpi_isq_recv, kq_pt(pe, tag), ctx, &key);

@@ -758,6 +758,39 @@ static void test_memory(void) {
   free(out);
 }
 
+/* ---- Progress: a message that has arrived is seen by the first probe or test ---------------- */
+
+/* Every rank sends to the next and computes; then one Iprobe, one Test must see what
+ * arrived meanwhile (MPI allows them to miss it; users and test suites expect it). */
+static void test_progress(void) {
+  if (size < 2) return;
+  const int sizes[] = {4, 4000, 24000};
+  for (unsigned k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+    const int n = sizes[k];
+    char *out = malloc(n), *in = malloc(n), *in2 = malloc(n);
+    memset(out, rank + 1, n);
+    MPI_Request pre, s, s2;
+    /* A receive posted before the sender sends, tested after the computation. */
+    MPI_Irecv(in2, n, MPI_CHAR, prev_rank(), 41, MPI_COMM_WORLD, &pre);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Isend(out, n, MPI_CHAR, next_rank(), 40, MPI_COMM_WORLD, &s);
+    MPI_Isend(out, n, MPI_CHAR, next_rank(), 41, MPI_COMM_WORLD, &s2);
+    spin(400000); /* long enough for everything to arrive */
+    int flag = 0, tflag = 0;
+    MPI_Status st;
+    MPI_Iprobe(prev_rank(), 40, MPI_COMM_WORLD, &flag, &st);
+    MPI_Test(&pre, &tflag, MPI_STATUS_IGNORE);
+    check(flag, "%d bytes: the first Iprobe missed a message that had arrived", n);
+    check(tflag, "%d bytes: the first Test missed a receive completed meanwhile", n);
+    MPI_Recv(in, n, MPI_CHAR, prev_rank(), 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (!tflag) MPI_Wait(&pre, MPI_STATUS_IGNORE);
+    check(in[n - 1] == prev_rank() + 1 && in2[0] == prev_rank() + 1, "%d bytes: data", n);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+    MPI_Wait(&s2, MPI_STATUS_IGNORE);
+    free(out), free(in), free(in2);
+  }
+}
+
 /* ---- The tests ---------------------------------------------------------------------------- */
 
 static const struct {
@@ -768,7 +801,7 @@ static const struct {
     {"contexts", test_contexts},   {"none_active", test_none_active},
     {"zero_types", test_zero_types}, {"dims", test_dims},       {"error_names", test_error_names},
     {"op_table", test_op_table},   {"tags", test_tags},         {"intercomm2", test_intercomm2},
-    {"memory", test_memory},
+    {"memory", test_memory},       {"progress", test_progress},
 };
 
 int main(int argc, char **argv) {
