@@ -307,10 +307,12 @@ class Conformance(Runs):
     MPI-1 says, context ids used again after 17,000 creations, Waitany/Testany/Waitsome/
     Testsome of no active request, a struct of 0 blocks and Type_dup's commit, balanced
     Dims_create with 17 and 30 dimensions, errors naming the MPI-1 call, every (operation,
-    predefined type) pair of MPI-1 including long double, tags up to MPI_TAG_UB = 65534;
-    in the six variants."""
+    predefined type) pair of MPI-1 including long double, tags up to MPI_TAG_UB = 65534,
+    Comm_split/Comm_create/attributes/probes on intercommunicators, 1.5 MB reductions and
+    broadcasts in 4 MiB per PE, the first probe or test seeing what arrived; in the six
+    variants."""
     NAMES = ["pairs", "replace", "bsend_size", "contexts", "none_active", "zero_types", "dims",
-             "error_names", "op_table", "tags", "intercomm2", "memory"]
+             "error_names", "op_table", "tags", "intercomm2", "memory", "progress"]
 
     def test_every_variant_on_3_pes(self):
         for matching, protocol in VARIANTS:
