@@ -793,10 +793,7 @@ static void test_progress(void) {
 
 /* ---- The tests ---------------------------------------------------------------------------- */
 
-static const struct {
-  const char *name;
-  void (*fn)(void);
-} tests[] = {
+static const named_test tests[] = {
     {"pairs", test_pairs},         {"replace", test_replace},   {"bsend_size", test_bsend_size},
     {"contexts", test_contexts},   {"none_active", test_none_active},
     {"zero_types", test_zero_types}, {"dims", test_dims},       {"error_names", test_error_names},
@@ -812,13 +809,7 @@ int main(int argc, char **argv) {
     int bad = 999;
     MPI_Keyval_free(&bad);
   }
-  for (unsigned k = 0; k < sizeof tests / sizeof *tests; ++k) {
-    int wanted = argc < 2;
-    for (int a = 1; a < argc; ++a) wanted |= !strcmp(argv[a], tests[k].name);
-    if (!wanted) continue;
-    tests[k].fn();
-    report(tests[k].name);
-  }
+  run_named_tests(argc, argv, tests, sizeof tests / sizeof *tests);
   MPI_Finalize();
   return 0;
 }

@@ -172,17 +172,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  static const struct {
-    const char *name;
-    void (*fn)(void);
-  } tests[] = {{"sizes", test_sizes}, {"requests", test_requests}};
-  for (unsigned k = 0; k < sizeof tests / sizeof *tests; ++k) {
-    int wanted = argc < 2;
-    for (int a = 1; a < argc; ++a) wanted |= !strcmp(argv[a], tests[k].name);
-    if (!wanted) continue;
-    tests[k].fn();
-    report(tests[k].name);
-  }
+  static const named_test tests[] = {{"sizes", test_sizes}, {"requests", test_requests}};
+  run_named_tests(argc, argv, tests, sizeof tests / sizeof *tests);
   MPI_Finalize();
   return 0;
 }

@@ -1119,10 +1119,7 @@ static void test_edges(void) {
   MPI_Comm_free(&d);
 }
 
-static const struct {
-  const char *name;
-  void (*fn)(void);
-} tests[] = {
+static const named_test tests[] = {
     {"groups", test_groups},   {"split", test_split},     {"types", test_types},
     {"pack", test_pack},       {"bsend", test_bsend},     {"cancel", test_cancel},
     {"cancel_send", test_cancel_send},
@@ -1137,13 +1134,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  for (unsigned k = 0; k < sizeof tests / sizeof *tests; ++k) {
-    int wanted = argc < 2;
-    for (int a = 1; a < argc; ++a) wanted |= !strcmp(argv[a], tests[k].name);
-    if (!wanted) continue;
-    tests[k].fn();
-    report(tests[k].name);
-  }
+  run_named_tests(argc, argv, tests, sizeof tests / sizeof *tests);
   MPI_Finalize();
   return 0;
 }
