@@ -23,6 +23,7 @@
 
 int posted_cancel(mpi_request *r); /* receiver_match.c */
 int unexpected_withdraw(unsigned pe, emx_gaddr_t sreq);
+int unexpected_withdraw_moved(unsigned pe, emx_gaddr_t sreq, uint16_t tag, uint16_t ctx);
 
 /* The size beyond any buffer sends a wait that finds it complete the general way (as a
  * truncation would), which reports the cancellation: the fast paths need no test. */
@@ -94,9 +95,53 @@ static void mpi_h_cancel_send(uint32_t sreq, uint32_t arg16, uint32_t addr) {
 }
 EMX_HANDLER(mpi_h_cancel_send);
 
+/* At the sender: the answer to a cancel of a complete send (bit: withdrawn). The request
+ * completed already: it is only marked; the wait that waited for this answer goes on. */
+static void mpi_h_cancel_moved_answer(uint32_t request, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  mpi_request *s = (mpi_request *)(uintptr_t)request;
+  if (!req_live(s) || !(s->flags & RF_CANCEL_WAIT))
+    mpi_internal_error("a cancel's answer for a request that waits for none");
+  s->flags &= (uint16_t)~RF_CANCEL_WAIT;
+  if (record_bits(arg16)) s->flags |= RF_CANCELLED;
+  req_unref(s); /* the reference held for this answer */
+}
+EMX_HANDLER(mpi_h_cancel_moved_answer);
+
+/* At the receiver: words: the send request (global address); last: tag | ctx << 16.
+ * Always answered: the sender's wait waits for it. */
+static void mpi_h_cancel_moved(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  const emx_gaddr_t sreq = record_words(pe)[0];
+  const unsigned withdrawn = unexpected_withdraw_moved(pe, sreq, (uint16_t)last,
+                                                       (uint16_t)(last >> 16));
+  emx_invoke(pe, EMX_HANDLER_INDEX(mpi_h_cancel_moved_answer), mpi_me | withdrawn << 10,
+             (uint32_t)(uintptr_t)emx_gaddr_local(sreq));
+}
+EMX_HANDLER(mpi_h_cancel_moved);
+
+/* A send that completed because its data moved to the receiver (get: read there;
+ * buffered: written into the receiver's buffer) is still unmatched there until a receive
+ * takes it: the cancel asks the receiver to drop it, and the wait for the send waits for
+ * the answer (RF_CANCEL_WAIT: not plain; finish). A one-sided send was matched: the
+ * receiver has no record of it (an older unmatched one of the same key would have met
+ * the receive request first) and answers that the cancel failed. */
+static void cancel_moved(mpi_request *s) {
+  if (s->flags & (RF_CANCEL_WAIT | RF_CANCELLED)) return;
+  s->flags |= RF_CANCEL_WAIT;
+  ++s->refs; /* the cell stays until the answer, whatever the user does */
+  if (mpi_outbox_pending) proto_drain_wait(s->pe);
+  const uint32_t w[2] = {req_gaddr(s), s->tag | (uint32_t)s->ctx << 16};
+  record_send(s->pe, EMX_HANDLER_INDEX(mpi_h_cancel_moved), 0, w, 2);
+}
+
 static void cancel_send(mpi_request *s) {
-  /* Complete: written one-sided, buffered, or read already. */
-  if (s->flags & RF_NULL_PEER || req_is_complete(s)) return;
+  if (s->flags & RF_NULL_PEER) return;
+  if (req_is_complete(s)) {
+    cancel_moved(s);
+    return;
+  }
   if (sendq_cancel(s)) { /* it waited for a credit: nobody else knows it (credits.c) */
     cancelled(s);
     return;

@@ -209,6 +209,7 @@ enum req_flag {
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
   RF_PACKED = 1u << 11,    /* a non-contiguous datatype: data through r->pack (pack.c) */
   RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (cancel.c); not a plain request then */
+  RF_CANCEL_WAIT = 1u << 14, /* a cancel of a complete send waits for its answer (cancel.c) */
 };
 
 /* An entry of a request-issued queue (requests.c). */

@@ -49,6 +49,7 @@ static void empty_status(MPI_Status *st) { set_status(st, MPI_ANY_SOURCE, MPI_AN
 /* r is complete: its status, and the request goes (or, persistent, becomes inactive). */
 static int finish(mpi_request *r, MPI_Status *st) {
   int err = MPI_SUCCESS;
+  while (r->flags & RF_CANCEL_WAIT) mpi_progress(); /* a cancel's answer decides (cancel.c) */
   if (r->kind != REQ_RECV) {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
     if (st && (r->flags & RF_CANCELLED)) st->mpi_cancelled_ = 1; /* a send withdrawn */
@@ -123,7 +124,7 @@ static int __attribute__((noinline)) progress_success(void) {
 /* The common case: an active, non-persistent, unarmed request. */
 static inline int plain(MPI_Request h) {
   return req_handle_ok(h) &&
-         (req_of(h)->flags & (RF_ACTIVE | RF_USER_FREED | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
+         (req_of(h)->flags & (RF_ACTIVE | RF_USER_FREED | RF_CANCEL_WAIT | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
                       RF_CANCELLED)) == RF_ACTIVE;
 }
 
@@ -269,6 +270,11 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     return err;
   }
   mpi_request *r = req_of(*request);
+  if (r->flags & RF_CANCEL_WAIT) mpi_progress(); /* a cancel's answer decides (cancel.c) */
+  if (r->flags & RF_CANCEL_WAIT) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (!req_is_complete(r)) {
     /* Protocol messages for this PE wait in its input buffer until the running
      * computation ends its thread: let them run, so that a loop of MPI_Test makes

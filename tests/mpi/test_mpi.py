@@ -309,10 +309,11 @@ class Conformance(Runs):
     Dims_create with 17 and 30 dimensions, errors naming the MPI-1 call, every (operation,
     predefined type) pair of MPI-1 including long double, tags up to MPI_TAG_UB = 65534,
     Comm_split/Comm_create/attributes/probes on intercommunicators, 1.5 MB reductions and
-    broadcasts in 4 MiB per PE, the first probe or test seeing what arrived; in the six
-    variants."""
+    broadcasts in 4 MiB per PE, the first probe or test seeing what arrived, cancels of
+    complete but unmatched sends; in the six variants."""
     NAMES = ["pairs", "replace", "bsend_size", "contexts", "none_active", "zero_types", "dims",
-             "error_names", "op_table", "tags", "intercomm2", "memory", "progress"]
+             "error_names", "op_table", "tags", "intercomm2", "memory", "progress",
+             "cancel_moved"]
 
     def test_every_variant_on_3_pes(self):
         for matching, protocol in VARIANTS:

@@ -791,6 +791,68 @@ static void test_progress(void) {
   }
 }
 
+/* ---- Cancel of a send whose data moved but nobody received (MPI-1 3.8) ------------------- */
+
+static int protocol_sync;
+
+static void test_cancel_moved(void) {
+  if (size < 2) return;
+  const int sizes[] = {4, 4000};
+  for (unsigned k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+    const int n = sizes[k];
+    char *out = malloc(n), *in = malloc(n);
+    memset(out, 'a' + rank, n);
+    MPI_Request q;
+    MPI_Status st;
+    int flag = 0, cancelled;
+    /* Unmatched: its data at the receiver (get read it, buffered wrote it), the send
+     * complete; the cancel withdraws it there. (Sync: the send waits for its receive;
+     * its cancel is mpi1's cancel_send.) */
+    if (!protocol_sync) {
+      MPI_Isend(out, n, MPI_CHAR, next_rank(), 95, MPI_COMM_WORLD, &q);
+      for (int spins = 0; !flag && spins < 100000; ++spins)
+        MPI_Request_get_status(q, &flag, MPI_STATUS_IGNORE);
+      check(flag, "%d bytes: the send never completed", n);
+      MPI_Cancel(&q);
+      MPI_Wait(&q, &st);
+      MPI_Test_cancelled(&st, &cancelled);
+      check(cancelled, "%d bytes: a complete, unmatched send was not cancelled", n);
+      MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Iprobe(prev_rank(), 95, MPI_COMM_WORLD, &flag, &st);
+      check(!flag, "%d bytes: the cancelled send can be probed", n);
+      /* The next message on the tag is the next one received. */
+      out[0] = 'z';
+      MPI_Sendrecv(out, n, MPI_CHAR, next_rank(), 95, in, n, MPI_CHAR, prev_rank(), 95,
+                   MPI_COMM_WORLD, &st);
+      check(in[0] == 'z' && in[n - 1] == 'a' + prev_rank(), "%d bytes: after the cancel: %c", n,
+            in[0]);
+    }
+    /* Received before the cancel: it fails, in every variant. */
+    MPI_Isend(out, n, MPI_CHAR, next_rank(), 96, MPI_COMM_WORLD, &q);
+    MPI_Recv(in, n, MPI_CHAR, prev_rank(), 96, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Cancel(&q);
+    MPI_Wait(&q, &st);
+    MPI_Test_cancelled(&st, &cancelled);
+    check(!cancelled, "%d bytes: a received send was cancelled", n);
+    /* Cancelled, then freed before the answer: nothing arrives, nothing leaks. */
+    if (!protocol_sync) {
+      MPI_Isend(out, n, MPI_CHAR, next_rank(), 97, MPI_COMM_WORLD, &q);
+      flag = 0;
+      for (int spins = 0; !flag && spins < 100000; ++spins)
+        MPI_Request_get_status(q, &flag, MPI_STATUS_IGNORE);
+      MPI_Cancel(&q);
+      MPI_Request_free(&q);
+      MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Iprobe(prev_rank(), 97, MPI_COMM_WORLD, &flag, &st);
+      check(!flag, "%d bytes: a freed cancelled send arrived", n);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(out), free(in);
+  }
+}
+
 /* ---- The tests ---------------------------------------------------------------------------- */
 
 static const named_test tests[] = {
@@ -799,9 +861,11 @@ static const named_test tests[] = {
     {"zero_types", test_zero_types}, {"dims", test_dims},       {"error_names", test_error_names},
     {"op_table", test_op_table},   {"tags", test_tags},         {"intercomm2", test_intercomm2},
     {"memory", test_memory},       {"progress", test_progress},
+    {"cancel_moved", test_cancel_moved},
 };
 
 int main(int argc, char **argv) {
+  for (int a = 1; a < argc; ++a) protocol_sync |= !strcmp(argv[a], "-mpi-protocol=sync");
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
