@@ -333,6 +333,14 @@ class Conformance(Runs):
                                               *variant_args(matching, protocol), pes=pes)
                     self.assert_all_ok(out, names)
 
+    def test_machine_variants(self):
+        # EM-4 (512 KiB per PE, remote writes as threads) and EM-X' (writes as threads).
+        names = [n for n in self.NAMES if n not in ("contexts", "memory")]
+        for config in ("em4", "emx-thread-write"):
+            with self.subTest(config=config):
+                out, _ = self.run_program("mpi_t_conform", *names, pes=3, config=config)
+                self.assert_all_ok(out, names)
+
     def test_static_data_beyond_memory(self):
         # A program whose static data exceed a PE's 4 MiB: refused with what it needs and
         # the config key; with that memory it runs.
