@@ -276,6 +276,12 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 /* ---- Datatypes and operations --------------------------------------------------- */
 
 int MPI_Type_size(MPI_Datatype type, int *size);
+/* MPI-3's MPI_Count forms: the size of a type beyond an int, too. */
+int MPI_Type_size_x(MPI_Datatype type, MPI_Count *size);
+int MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *true_lb, MPI_Count *true_extent);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count count);
 int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *type);

@@ -298,6 +298,7 @@ static int builder_finish(builder *b, int pad) {
   d->true_lb = (MPI_Aint)true_lb;
   d->true_ub = (MPI_Aint)true_ub;
   d->huge = size > INT32_MAX || basics > INT32_MAX;
+  d->size64 = size;
   d->size = d->huge ? 0 : (int)size;
   d->elements = elements > INT32_MAX ? INT32_MAX : (int)elements;
   d->basics = d->huge ? 0 : (int)basics;
@@ -532,6 +533,32 @@ int MPI_Type_size(MPI_Datatype type, int *size) {
   return MPI_SUCCESS;
 }
 
+int MPI_Type_size_x(MPI_Datatype type, MPI_Count *size) {
+  const int err = check_type("MPI_Type_size_x", type);
+  if (err) return err;
+  const dtype *d = type_get(type);
+  *size = d ? d->size64 : basic_types[type].data;
+  return MPI_SUCCESS;
+}
+int MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent) {
+  const int err = check_type("MPI_Type_get_extent_x", type);
+  if (err) return err;
+  type_extent e;
+  type_bounds(type, &e);
+  *lb = e.lb;
+  *extent = e.extent;
+  return MPI_SUCCESS;
+}
+int MPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent) {
+  const int err = check_type("MPI_Type_get_true_extent_x", type);
+  if (err) return err;
+  type_extent e;
+  type_bounds(type, &e);
+  *lb = e.true_lb;
+  *extent = (MPI_Count)e.true_ub - e.true_lb;
+  return MPI_SUCCESS;
+}
+
 int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent) {
   const int err = check_type("MPI_Type_get_extent", type);
   if (err) return err;
@@ -698,6 +725,18 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count) {
                                 count % 2 * (basic_types[base].data - (int)sizeof(int))
                           : count * (base ? basic_types[base].data : 1);
   return MPI_SUCCESS;
+}
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *count) {
+  int n;
+  const int err = MPI_Get_elements(status, type, &n);
+  if (!err) *count = n;
+  return err;
+}
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count count) {
+  if (count < 0 || count > INT32_MAX / 32) /* (a status counts bytes in an int) */
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Status_set_elements_x",
+                     "%lld elements do not fit a status", (long long)count);
+  return MPI_Status_set_elements(status, type, (int)count);
 }
 int MPI_Status_set_cancelled(MPI_Status *status, int flag) {
   status->mpi_cancelled_ = flag != 0;

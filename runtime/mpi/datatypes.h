@@ -47,6 +47,7 @@ typedef struct dtype {
   int contiguous;      /* one run at 0 and extent = size: a message needs no packing */
   int committed;
   int huge;            /* its size does not fit an int: MPI_Type_size gives MPI_UNDEFINED */
+  int64_t size64;      /* its size (MPI_Type_size_x) */
   int nruns;
   type_run *runs;
 } dtype;

@@ -37,6 +37,10 @@ static void test_sizes(void) {
   MPI_Aint lb, ext;
   MPI_Type_get_extent(huge, &lb, &ext);
   check(lb == 0 && ext == 1 << 30, "12 GiB type: extent %ld", (long)ext);
+  MPI_Count big = 0, xlb = -1, xext = 0;
+  EXPECT(MPI_Type_size_x(huge, &big), MPI_SUCCESS);
+  MPI_Type_get_extent_x(huge, &xlb, &xext);
+  check(big == 12LL << 30 && xlb == 0 && xext == 1 << 30, "Type_size_x of 12 GiB: %lld", big);
   /* 4 GiB + 512 KiB (it wrapped to 512 KiB): a message of it is refused by name. */
   int len[2] = {1, 512 * 1024};
   MPI_Aint disp[2] = {0, 0};
