@@ -79,37 +79,6 @@ static int ctx_first(const ctx_waiter *w) {
   return 1;
 }
 
-static int max_next_ctx(MPI_Comm parent, int *all) {
-  int level;
-  MPI_Query_thread(&level);
-  if (level < MPI_THREAD_MULTIPLE) {
-    int mine = next_ctx;
-    return MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
-  }
-  int err = MPI_Barrier(parent);
-  if (err) return err;
-  ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p = &ctx_waiting;
-  ctx_waiting = &me;
-  do {
-    const int own = !ctx_owned && ctx_first(&me);
-    int mine = own ? next_ctx : CTX_REFUSED;
-    ctx_owned |= own;
-    err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
-    if (own) ctx_owned = 0;
-    /* Refused: the owner is another computation, here or on a member; let this PE's run
-     * (over a parent of one rank the all-reduce never blocks, and the loop would keep
-     * the PE from them). */
-    if (!err && *all == CTX_REFUSED) emx_yield();
-  } while (!err && *all == CTX_REFUSED);
-  while (*p != &me) p = &(*p)->next;
-  *p = me.next;
-  return err;
-}
-
-/* A context id that no member of `parent` uses: the largest next id of all members (an
- * all-reduce over the parent, so every member calls this in the same order), at least
- * `least`. Communicators made by one call (Comm_split) may get the same id: their members
- * are disjoint. */
 /* Freed ids are used again: once the next ids are used up, the members agree on the
  * lowest pair free on all of them (an all-reduce of their masks of free pairs, 2 KiB, only
  * then; a rank's mask from the communicators it holds, so nothing is kept before). */
@@ -138,12 +107,52 @@ static int agree_reused_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
   return MPI_SUCCESS;
 }
 
+static int exhausted(int all, int least) { return (all < least ? least : all) > CTX_INTER_BASE - 2; }
+
+/* The largest next id of the members in *all; or, once the next ids are used up, a
+ * freed pair agreed on (*reused, else 0), under MPI_THREAD_MULTIPLE while this
+ * creation still owns the allocation (every member does then: none refused). */
+static int max_next_ctx(MPI_Comm parent, int least, int *all, uint16_t *reused) {
+  int level;
+  MPI_Query_thread(&level);
+  *reused = 0;
+  if (level < MPI_THREAD_MULTIPLE) {
+    int mine = next_ctx;
+    int err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+    if (!err && exhausted(*all, least)) err = agree_reused_ctx(parent, least, reused);
+    return err;
+  }
+  int err = MPI_Barrier(parent);
+  if (err) return err;
+  ctx_waiter me = {comm_get(parent)->ctx, ctx_waiting}, **p = &ctx_waiting;
+  ctx_waiting = &me;
+  do {
+    const int own = !ctx_owned && ctx_first(&me);
+    int mine = own ? next_ctx : CTX_REFUSED;
+    ctx_owned |= own;
+    err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+    if (own && !err && *all != CTX_REFUSED && exhausted(*all, least))
+      err = agree_reused_ctx(parent, least, reused);
+    if (own) ctx_owned = 0;
+    /* Refused: the owner is another computation, here or on a member; let this PE's run
+     * (over a parent of one rank the all-reduce never blocks, and the loop would keep
+     * the PE from them). */
+    if (!err && *all == CTX_REFUSED) emx_yield();
+  } while (!err && *all == CTX_REFUSED);
+  while (*p != &me) p = &(*p)->next;
+  *p = me.next;
+  return err;
+}
+
+/* A context id that no member of `parent` uses: the largest next id of all members (an
+ * all-reduce over the parent, so every member calls this in the same order), at least
+ * `least`. Communicators made by one call (Comm_split) may get the same id: their members
+ * are disjoint. */
 static int agree_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
   int all;
-  const int err = max_next_ctx(parent, &all);
-  if (err) return err;
+  const int err = max_next_ctx(parent, least, &all, ctx);
+  if (err || *ctx) return err; /* (a reused id) */
   if (all < least) all = least;
-  if (all > CTX_INTER_BASE - 2) return agree_reused_ctx(parent, least, ctx);
   *ctx = (uint16_t)all;
   next_ctx = (uint16_t)(all + 2);
   return MPI_SUCCESS;
