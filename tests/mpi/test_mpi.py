@@ -137,6 +137,16 @@ class ThreadMultiple(Runs):
                     self.assert_all_ok(out, tests)
                     self.assertEqual(res["mpi_cells_in_use"], 0)
 
+    def test_context_ids_reused_by_computations_at_once(self):
+        # 4 computations per rank, 17,064 creations a rank: freed ids are agreed on while
+        # the others create; their rings check that no two communicators share an id.
+        for matching, protocol in (("both", "get"), ("receiver", "buffered")):
+            with self.subTest(matching=matching, protocol=protocol):
+                out, res = self.run_program("mpi_t_p2p", "threads", 4, "reuse", "-mpi-stats",
+                                            *variant_args(matching, protocol), pes=3)
+                self.assert_all_ok(out, ["reuse"])
+                self.assertEqual(res["mpi_cells_in_use"], 0)
+
     def test_bad_thread_count(self):
         out, _ = self.run_program("mpi_t_p2p", "threads", 9, "order", pes=2, exit_code=2)
         self.assertIn("mpi_t_p2p: threads 1..8 (MPI_THREAD_MULTIPLE)", out)
