@@ -100,6 +100,15 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
     if (s.filesz > s.memsz) throw fail(fmt::format("segment {} has filesz > memsz", k));
     if (s.offset > f.size() || f.size() - s.offset < s.filesz)
       throw fail(fmt::format("segment {} runs past the end of the file", k));
+    if (s.vaddr >= lo && s.vaddr <= memory_bytes && memory_bytes - s.vaddr < s.memsz) {
+      // Linked right, but too large for this machine's memory: say what it needs.
+      const uint64_t end = uint64_t(s.vaddr) + s.memsz, mib = 1u << 20;
+      throw fail(fmt::format(
+          "segment {} (code or static data) ends at 0x{:x}, beyond a PE's local memory of {} "
+          "bytes: the program needs at least {} bytes per PE, more for its stack and heap; "
+          "give the PEs more memory, e.g. --set pe.memory_bytes={}",
+          k, end, memory_bytes, end, (end + mib - 1) / mib * mib + mib));
+    }
     if (s.vaddr < lo || s.vaddr > memory_bytes || memory_bytes - s.vaddr < s.memsz)
       throw fail(fmt::format(
           "segment {} [0x{:x}, 0x{:x}) lies outside local memory [0x{:x}, 0x{:x}): link with "
