@@ -17,7 +17,7 @@
 
 #include "mpi_internal.h"
 
-enum { OP_CREATE, OP_REMOVAL };
+enum { OP_CREATE, OP_REMOVAL, OP_DIRECT };
 typedef struct outbox_op {
   struct outbox_op *next;
   uint8_t op, kind, bits, n;
@@ -75,16 +75,24 @@ static void __attribute__((noinline)) segment_carved(uint32_t requester) {
   void *f = emx_frame_alloc(request_tmpl);
   emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
 }
-static void mpi_h_segment(uint32_t unused, uint32_t requester, uint32_t addr) {
-  (void)unused, (void)addr;
+static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
+  void *f = emx_frame_alloc(request_tmpl);
+  emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
+}
+/* cont: 0, the answer goes to the requester's mpi_h_segment_reply; else the
+ * continuation of the requesting computation, which waits for it (proto_create_direct). */
+static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
+  (void)addr;
   uint32_t *f = __emx_frame_pool;
   if (__builtin_expect(!f, 0)) {
-    segment_carved(requester);
+    if (cont) segment_carved_to(cont);
+    else segment_carved(requester);
     return;
   }
   __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
   f[0] = (uint32_t)(uintptr_t)request_tmpl;
-  emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
+  if (cont) emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
+  else emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
 }
 EMX_HANDLER(mpi_h_segment);
 
@@ -219,11 +227,58 @@ void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, 
   else create(pe, kind, bits, 2, w[0], w[1], 0, 0);
 }
 
-/* A request of four words in registers; returns MPI_SUCCESS (irecv.S ends in it). */
+/* A request of four words in registers; returns MPI_SUCCESS. */
 int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
                   uint32_t w2, uint32_t w3) {
   create(pe, kind, bits, 4, w0, w1, w2, w3);
   return MPI_SUCCESS;
+}
+
+/* The same from MPI_Irecv (irecv.S ends in it): the issuing computation waits for the
+ * operand segment and then writes the words and invokes, as the original's issuing
+ * thread did. With nothing before it in pe's outbox the segment's answer resumes the
+ * computation itself (proto_create_direct); else it queues and waits for the outbox. */
+int proto_create4_settled(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                          uint32_t w2, uint32_t w3) {
+  rreq_credit_low(pe);
+  if (__builtin_expect(outboxes[pe].head == 0 && pe != mpi_me, 1)) {
+    proto_create_direct(pe, kind, bits, w0, w1, w2, w3);
+    return MPI_SUCCESS;
+  }
+  create(pe, kind, bits, 4, w0, w1, w2, w3);
+  proto_drain_wait(pe);
+  return MPI_SUCCESS;
+}
+
+/* A creation by the issuing computation itself: it asks for the operand segment with
+ * its own continuation, waits, writes the words and invokes. A placeholder heads the
+ * outbox meanwhile, so that messages to pe issued by handlers in between leave behind
+ * the invocation (the answers of pe come in order: this one before any asked later). */
+void proto_create_direct(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                         uint32_t w2, uint32_t w3) {
+  outbox *b = &outboxes[pe];
+  outbox_op self = {.op = OP_DIRECT};
+  b->head = b->tail = &self;
+  ++mpi_outbox_pending;
+  const emx_gaddr_t g = EMX__REQUEST_SPECIAL(pe, idx_segment, mpi_me).a0 + ARGS;
+  emx_send(EMX_PKT_syswr, g, w0);
+  emx_send(EMX_PKT_syswr, g + 1, w1);
+  emx_send(EMX_PKT_syswr, g + 2, w2);
+  emx_send(EMX_PKT_syswr, g + 3, w3);
+  emx_send(EMX_PKT_invoke1, g - ARGS + 1 + kind, mpi_me | (uint32_t)bits << 10);
+  --mpi_outbox_pending;
+  b->head = self.next;
+  if (b->head == 0) b->tail = 0;
+  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) after_invocation(b, pe);
+}
+
+void irecv_settle(unsigned pe) { proto_drain_wait(pe); }
+
+void irecv_settled_both(const mpi_request *r) {
+  if (r && r->rank >= 0 && !(r->flags & RF_NULL_PEER)) {
+    rreq_credit_low(r->pe);
+    irecv_settle(r->pe);
+  }
 }
 
 void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {

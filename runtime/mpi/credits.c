@@ -61,6 +61,7 @@ unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
 static unsigned idx_tmp_answer;
 uint32_t mpi_rreq_return_at;  /* receiver: twice rreq_initial */
+uint32_t mpi_rreq_ask_at;     /* receiver: asks for more at this many (half the initial) */
 static uint32_t rreq_initial; /* a receiver's credits for receive requests to start with */
 static uint32_t rreq_pool;    /* sender: its credits for receive requests no receiver holds */
 static uint32_t rreq_batch;   /* sender: the most one grant gives (the initial share) */
@@ -348,6 +349,7 @@ void credits_init(void) {
   rreq_initial = share_of(even, RREQ_INITIAL_PART);
   rreq_pool = rreq_budget > n * rreq_initial ? rreq_budget - n * rreq_initial : 0;
   mpi_rreq_return_at = even > rreq_initial ? even : rreq_initial + 1;
+  mpi_rreq_ask_at = rreq_initial / 2;
   rreq_batch = rreq_initial;
   for (unsigned p = 0; p < n; ++p) {
     dl_init(&mpi_send_queues[p].q);

@@ -226,7 +226,7 @@ MPI_Irecv:
 	mv	a0, t0				/* to the peer PE, a receive request, no bits */
 	li	a1, L_REQ_RREQ
 	li	a2, 0
-	tail	proto_create4
+	tail	proto_create4_settled		/* waits for the segment and invocation */
 .Lgeneral_credit:	/* the credit back: the general way takes it again */
 	LW_G(t5, mpi_rreq_credits)
 	slli	a7, t0, 2

@@ -403,6 +403,18 @@ static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_s
  * have been invoked at their peers (creation.c). MPI_Barrier does it first, so that
  * receives posted before a barrier are in place at their senders after it. */
 void proto_drain_wait(unsigned pe);
+/* MPI_Irecv from a computation: wait until its request to pe is invoked there and an
+ * ask for credits to pe is answered (creation.c). */
+void irecv_settle(unsigned pe);
+/* MPI_Irecv's C paths: the same for request r (a named source, both sides). */
+void irecv_settled_both(const mpi_request *r);
+static inline void irecv_settled(const mpi_request *r) {
+  if (mpi_matching == MATCH_BOTH) irecv_settled_both(r);
+}
+void proto_create_direct(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                         uint32_t w2, uint32_t w3);
+int proto_create4_settled(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
+                          uint32_t w2, uint32_t w3);
 void proto_drain_all_wait(void);
 static inline void proto_drain_all(void) {
   if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
@@ -655,6 +667,15 @@ static inline int rreq_credit_take(unsigned pe) {
   if (!*c) return 0;
   --*c;
   return 1;
+}
+/* MPI_Irecv asks the sender for more credits once it holds half its initial share: the
+ * grant comes while its receives wait for their operand segments, so that a receiver
+ * posting many does not run out (and hold receives back beyond its call) when it need
+ * not. */
+extern uint32_t mpi_rreq_ask_at;
+void rreq_credit_ask(unsigned pe);
+static inline void rreq_credit_low(unsigned pe) {
+  if (mpi_rreq_credits[pe] <= mpi_rreq_ask_at) rreq_credit_ask(pe);
 }
 /* Issues the held receives for pe that credits allow; whether any still waits for pe. */
 int release_held_for(unsigned pe);

@@ -241,7 +241,9 @@ int mpi_irecv_general(void *buf, int count, MPI_Datatype type, int source, int t
                       MPI_Comm comm, MPI_Request *request);
 int mpi_irecv_general(void *buf, int count, MPI_Datatype type, int source, int tag,
                       MPI_Comm comm, MPI_Request *request) {
-  return start_recv("MPI_Irecv", buf, count, type, source, tag, comm, request);
+  const int err = start_recv("MPI_Irecv", buf, count, type, source, tag, comm, request);
+  if (!err) irecv_settled(*request);
+  return err;
 }
 
 /* MPI_Irecv is irecv.S: its usual case by hand, as the original had its hot paths in

@@ -302,6 +302,7 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
 int mpi_irecv_post(mpi_request *r);
 int mpi_irecv_post(mpi_request *r) {
   recv_start(r);
+  irecv_settled(r);
   return MPI_SUCCESS;
 }
 
