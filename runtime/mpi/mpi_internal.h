@@ -182,6 +182,11 @@ static inline void pool_put(mpi_pool *p, void *cell) {
 }
 /* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c). */
 void *mpi_tmp_alloc(uint32_t bytes);
+/* The buffered protocol's: bytes as asked for (the message's size + 8); short ones from a
+ * free list (pool.c). Given back with the same size. */
+enum { TMP_SMALL_BYTES = 24 };
+void *mpi_tmp_alloc_buffered(uint32_t bytes);
+void mpi_tmp_free_buffered(void *b, uint32_t bytes);
 /* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
 uint32_t pool_cells_in_use(void);
 void pool_register(mpi_pool *p);

@@ -81,7 +81,8 @@ static void record_free(send_record *e) { pool_put(&record_pool, e); }
 static void copy_out(send_record *e) {
   mpi_request *r = e->r;
   memcpy(r->buf, e->tmp + (e->data & 3), min32(e->bytes, r->capacity));
-  free(e->tmp);
+  if (e->proto == PROTO_BUFFERED) mpi_tmp_free_buffered(e->tmp, e->bytes + 8);
+  else free(e->tmp);
   recv_finish(r, e->pe, e->tag, e->bytes);
   record_free(e);
 }

@@ -56,7 +56,7 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
  * credits.c); the answer is the buffer (0: none). */
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   (void)pe, (void)bits;
-  emx_send(EMX_PKT_special, w[1], (uint32_t)(uintptr_t)mpi_tmp_alloc(w[0]));
+  emx_send(EMX_PKT_special, w[1], (uint32_t)(uintptr_t)mpi_tmp_alloc_buffered(w[0]));
 }
 /* The same as a staged record (-mpi-option=staged-records). */
 void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {

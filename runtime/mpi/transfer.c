@@ -107,7 +107,13 @@ uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n) {
   const uint32_t words = (off + n + 3) / 4;
   /* Reading the whole words around the message is harmless; writing them is not, hence
    * the receiver's buffer of n + 8 bytes. */
-  put_words(emx_gaddr(pe, (void *)(uintptr_t)tmp), (const char *)src - off, words);
+  const emx_gaddr_t g = emx_gaddr(pe, (void *)(uintptr_t)tmp);
+  const uint32_t *from = (const uint32_t *)(uintptr_t)((uintptr_t)src - off);
+  if (words <= SHORT_WORDS && pe != mpi_me) { /* short: the remote writes inline */
+    for (uint32_t k = 0; k < words; ++k) emx_send(EMX_PKT_syswr, g + k, from[k]);
+    return tmp + off;
+  }
+  put_words(g, (const char *)from, words);
   return tmp + off;
 }
 
