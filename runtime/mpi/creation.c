@@ -80,7 +80,7 @@ static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
   emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
 }
 /* cont: 0, the answer goes to the requester's mpi_h_segment_reply; else the
- * continuation of the requesting computation, which waits for it (proto_create_direct). */
+ * continuation of the requesting computation, which waits for it (proto_direct_begin). */
 static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
   (void)addr;
   uint32_t *f = __emx_frame_pool;
@@ -164,8 +164,9 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
 EMX_HANDLER(mpi_h_segment_reply);
 
 /* A computation waits until pe's outbox is empty: every request it issued to pe has been
- * invoked there. MPI_Isend and MPI_Irecv do not wait (they are local: the peer's handler
- * may wait behind a long computation there); MPI_Barrier waits for all peers. */
+ * invoked there. MPI_Isend does not wait (it is local: the peer's handler may wait
+ * behind a long computation there); MPI_Irecv waits for its own creation
+ * (proto_direct_begin); MPI_Barrier waits for all peers. */
 void proto_drain_all_wait(void) {
   for (unsigned pe = 0; mpi_outbox_pending && pe < emx_pe_count(); ++pe) proto_drain_wait(pe);
 }
@@ -234,42 +235,77 @@ int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32
   return MPI_SUCCESS;
 }
 
-/* The same from MPI_Irecv (irecv.S ends in it): the issuing computation waits for the
- * operand segment and then writes the words and invokes, as the original's issuing
- * thread did. With nothing before it in pe's outbox the segment's answer resumes the
- * computation itself (proto_create_direct); else it queues and waits for the outbox. */
-int proto_create4_settled(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
-                          uint32_t w2, uint32_t w3) {
-  rreq_credit_low(pe);
-  if (__builtin_expect(outboxes[pe].head == 0 && pe != mpi_me, 1)) {
-    proto_create_direct(pe, kind, bits, w0, w1, w2, w3);
-    return MPI_SUCCESS;
-  }
-  create(pe, kind, bits, 4, w0, w1, w2, w3);
-  proto_drain_wait(pe);
-  return MPI_SUCCESS;
+/* The request's op heads pe's outbox (it is empty) and the segment is asked for with
+ * continuation c; returns c. */
+static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, outbox_op *o,
+                                                                 emx_ctx_t *c, unsigned pe) {
+  op_pool.free = o->next;
+  o->next = 0;
+  o->op = OP_DIRECT;
+  b->head = b->tail = o;
+  ++mpi_outbox_pending;
+  emx_invoke(pe, idx_segment, mpi_me, emx_ctx_cont(c));
+  return (uintptr_t)c;
 }
 
-/* A creation by the issuing computation itself: it asks for the operand segment with
- * its own continuation, waits, writes the words and invokes. A placeholder heads the
- * outbox meanwhile, so that messages to pe issued by handlers in between leave behind
- * the invocation (the answers of pe come in order: this one before any asked later). */
-void proto_create_direct(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
-                         uint32_t w2, uint32_t w3) {
+/* The rest of proto_direct_begin: credits to ask for, a cell or context to make, or
+ * something before it in pe's outbox (or pe is this PE: then the request queues and
+ * the computation waits here for the outbox to empty). Its own function, so that the
+ * usual case calls nothing and saves no register. */
+static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kind, unsigned bits,
+                                                       uint32_t w0, uint32_t w1, uint32_t w2,
+                                                       uint32_t w3) {
+  rreq_credit_low(pe);
   outbox *b = &outboxes[pe];
-  outbox_op self = {.op = OP_DIRECT};
-  b->head = b->tail = &self;
-  ++mpi_outbox_pending;
-  const emx_gaddr_t g = EMX__REQUEST_SPECIAL(pe, idx_segment, mpi_me).a0 + ARGS;
-  emx_send(EMX_PKT_syswr, g, w0);
-  emx_send(EMX_PKT_syswr, g + 1, w1);
-  emx_send(EMX_PKT_syswr, g + 2, w2);
-  emx_send(EMX_PKT_syswr, g + 3, w3);
-  emx_send(EMX_PKT_invoke1, g - ARGS + 1 + kind, mpi_me | (uint32_t)bits << 10);
+  if (b->head != 0 || pe == mpi_me) {
+    create(pe, kind, bits, 4, w0, w1, w2, w3);
+    proto_drain_wait(pe);
+    return 0;
+  }
+  if (!op_pool.free) pool_put(&op_pool, pool_refill(&op_pool));
+  emx_ctx_t *c = emx_ctx_new();
+  return direct_ask(b, op_pool.free, c, pe);
+}
+
+/* A receive request created by the issuing computation itself (MPI_Irecv: irecv.S ends
+ * in it): it asks for the operand segment with its own continuation and returns the
+ * context to suspend on (mpi.h compiles the suspension into MPI_Irecv's caller, as for
+ * MPI_Wait), or 0 when something before it waited in pe's outbox (direct_slow). Its op
+ * heads the outbox meanwhile, so that messages to pe issued by handlers in between
+ * leave behind the invocation; pe answers in order, this answer first. The words are
+ * the request's (mpi_irecv_end reads them there). */
+uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
+                             uint32_t w1, uint32_t w2, uint32_t w3) {
+  outbox *b = &outboxes[pe];
+  outbox_op *o = op_pool.free;
+  emx_ctx_t *c = __emx_ctx_pool;
+  if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || b->head != 0 ||
+                           pe == mpi_me || !o || !c,
+                       0))
+    return direct_slow(pe, kind, bits, w0, w1, w2, w3);
+  __emx_ctx_pool = (emx_ctx_t *)(uintptr_t)c->ra; /* emx_ctx_new, its refill apart */
+  return direct_ask(b, o, c, pe);
+}
+
+/* MPI_Irecv's end when its caller was resumed with the segment (frame): the receive
+ * request's words (from the request), the invocation; what queued behind it leaves. */
+int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
+  const mpi_request *r = *request;
+  const unsigned pe = r->pe;
+  const emx_gaddr_t g = frame + ARGS;
+  emx_send(EMX_PKT_syswr, g, req_gaddr(r));
+  emx_send(EMX_PKT_syswr, g + 1, (uint32_t)(uintptr_t)r->buf);
+  emx_send(EMX_PKT_syswr, g + 2, r->capacity);
+  emx_send(EMX_PKT_syswr, g + 3, r->tag | (uint32_t)r->ctx << 16);
+  emx_send(EMX_PKT_invoke1, frame + 1 + REQ_RREQ, mpi_me);
+  outbox *b = &outboxes[pe];
+  outbox_op *o = b->head;
+  b->head = o->next;
+  pool_put(&op_pool, o);
   --mpi_outbox_pending;
-  b->head = self.next;
   if (b->head == 0) b->tail = 0;
   if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) after_invocation(b, pe);
+  return MPI_SUCCESS;
 }
 
 void irecv_settle(unsigned pe) { proto_drain_wait(pe); }

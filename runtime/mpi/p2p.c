@@ -246,7 +246,16 @@ int mpi_irecv_general(void *buf, int count, MPI_Datatype type, int source, int t
   return err;
 }
 
-/* MPI_Irecv is irecv.S: its usual case by hand, as the original had its hot paths in
+/* MPI_Irecv for callers without mpi.h's inline form (the library, C++,
+ * MPI_EMX_NO_INLINE_WAIT): it waits here for its receive request's operand segment. */
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+  const uintptr_t c = mpi_irecv_begin(buf, count, type, source, tag, comm, request);
+  if (c < 4096) return (int)c;
+  return mpi_irecv_end(request, __emx_suspend((emx_ctx_t *)c).a0);
+}
+
+/* mpi_irecv_begin is irecv.S: MPI_Irecv's usual case by hand, as the original had its hot paths in
  * assembly (a receive posted in advance: a named source, nothing unexpected or wildcard
  * around, a request at hand, the key filed in the request-issued queue before, a
  * receive request that goes as a pair; what recv_start's issue_recv_request does for a

@@ -297,7 +297,9 @@ def steps_figures(params, r):
         out.append({"part": "round trip", "round_trip_cycles": t1 - t0, **row})
     if params["mode"] == "advance" and params["matching"] == "both":
         end = by_pe("preissue_end_cycle")[STEP_PES[1]]
-        p0, p1 = window(ev, STEP_PES[1], "resume proto_create_direct", 0, end)
+        # Each MPI_Irecv of the posting loop (post_all) suspends until its operand
+        # segment comes (mpi.h): its resumptions pace the loop.
+        p0, p1 = window(ev, STEP_PES[1], "resume post_all", 0, end)
         for row in step_rows(ev, p0, p1):
             out.append({"part": "one MPI_Irecv of the pre-issue loop",
                         "round_trip_cycles": p1 - p0, **row})
