@@ -5,11 +5,11 @@
  * to save, and sends the receive request as a pair (rreq_send_pair: mpi_internal.h,
  * RREQ_PAIR_*) or, by the paper's creation (the default), ends in a tail call of
  * proto_direct_begin (creation.c), which asks for the operand segment and returns the
- * context the caller suspends on until it comes (mpi.h; MPI_Irecv in p2p.c). A receive that does not go to the request-issued queue at
- * once (matching on the receiver only, a wildcard or unexpected message around) is set
- * up here and handed to recv_start (mpi_irecv_post); anything else (arguments to check,
- * a new key, an empty pool) goes to mpi_irecv_general (p2p.c), which also names the
- * errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
+ * context the caller suspends on until it comes (mpi.h; MPI_Irecv in p2p.c). A receive
+ * that does not go to the request-issued queue at once (matching on the receiver only,
+ * a wildcard or unexpected message around) is set up here and handed to recv_start
+ * (mpi_irecv_post); anything else (arguments to check, a new key, an empty pool) goes
+ * to mpi_irecv_general (p2p.c), which also names the errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
  *
  * a0 buf, a1 count, a2 type, a3 source, a4 tag, a5 comm, a6 request: left intact up to
  * the last branch to .Lgeneral. Fields go into the free cell early (its first word links

@@ -408,8 +408,8 @@ static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_s
  * have been invoked at their peers (creation.c). MPI_Barrier does it first, so that
  * receives posted before a barrier are in place at their senders after it. */
 void proto_drain_wait(unsigned pe);
-/* MPI_Irecv from a computation: wait until its request to pe is invoked there and an
- * ask for credits to pe is answered (creation.c). */
+/* MPI_Irecv's C paths (a receive request that went to pe's outbox): wait until it is
+ * invoked there (creation.c). */
 void irecv_settle(unsigned pe);
 /* MPI_Irecv's C paths: the same for request r (a named source, both sides). */
 void irecv_settled_both(const mpi_request *r);

@@ -255,11 +255,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   return mpi_irecv_end(request, __emx_suspend((emx_ctx_t *)c).a0);
 }
 
-/* mpi_irecv_begin is irecv.S: MPI_Irecv's usual case by hand, as the original had its hot paths in
- * assembly (a receive posted in advance: a named source, nothing unexpected or wildcard
- * around, a request at hand, the key filed in the request-issued queue before, a
- * receive request that goes as a pair; what recv_start's issue_recv_request does for a
- * new request), and everything else here. The layout it relies on is checked in
+/* mpi_irecv_begin is irecv.S: MPI_Irecv's usual case by hand, as the original had its
+ * hot paths in assembly (a receive posted in advance: a named source, nothing
+ * unexpected or wildcard around, a request at hand, the key filed in the request-issued
+ * queue before, a receive request that goes as a pair or by creation; what recv_start's
+ * issue_recv_request does for a new request), and everything else here. The layout it relies on is checked in
  * irecv_layout.c. */
 
 static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatype type,
