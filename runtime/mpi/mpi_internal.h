@@ -577,6 +577,7 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
 /* put_to_posted for any size (its own function: it calls). */
 int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes);
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
+int send_request_only(mpi_request *s); /* MPI_Isend, matching on the receiver only */
 /* The send request of s leaves (it has a credit): sender_match.c. */
 void send_request_issue(mpi_request *s, uint32_t data, unsigned bits);
 /* Whether a receive in the posted list may take a message from pe (receiver_match.c). */

@@ -202,6 +202,7 @@ static inline int start_send(const char *fn, const void *buf, int count, MPI_Dat
   s->flags |= RF_ACTIVE;
   s->comm = comm;
   *request = s;
+  if (mpi_matching != MATCH_BOTH) return send_request_only(s); /* no lookup here */
   if (bytes <= 4 * SHORT_WORDS && put_to_posted(s->pe, s->tag, s->ctx, s->buf, bytes, 1)) {
     s->flags |= RF_COMPLETE;
     return MPI_SUCCESS;

@@ -180,10 +180,10 @@ static inline __attribute__((always_inline)) void block_issue(fetch *x, uint32_t
                                                               unsigned k) {
   const uint32_t m = x->left < BLOCK ? x->left : BLOCK;
   const emx_gaddr_t e = emx_gaddr_mine(&f[B_E0 + k]);
-  /* The continuation reads the element (an I-structure read from here: either order of
-   * it and the completion's write is right). */
-  emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&f[1 + k]));
   emx_read_block(emx_gaddr_mine(x->dst), x->src, m, e);
+  /* The continuation reads the element (an I-structure read from here: either order of
+   * it and the completion's write is right), after the read is on its way. */
+  emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&f[1 + k]));
   x->dst += m;
   x->src += m;
   x->left -= m;
