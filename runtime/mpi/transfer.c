@@ -295,18 +295,22 @@ static void __attribute__((noinline)) fetch_general(fetch *f) {
 
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg) {
-  *f = (fetch){dst, src, words, 0, done, arg, 0};
   mpi_counters[C_FETCHED_WORDS] += words;
-  /* The usual case, one block from another PE with a frame at hand, calls nothing. */
+  /* The usual case, one block from another PE with a frame at hand, calls nothing; the
+   * read leaves first, the fetch's state (as block_issue leaves it) is written after. */
   if (__builtin_expect(words - 1 < BLOCK && !emx_gaddr_is_local(src) && fetch_by_blocks() &&
                            frames_out < FRAMES_MAX && __emx_frame_pool,
                        1)) {
     ++frames_out;
     uint32_t *fr = emx_frame_alloc(block_tmpl);
+    const emx_gaddr_t e = emx_gaddr_mine(&fr[B_E0]);
+    emx_read_block(emx_gaddr_mine(dst), src, words, e);
+    emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&fr[1])); /* (as block_issue) */
     fr[B_FETCH] = (uint32_t)(uintptr_t)f;
-    block_issue(f, fr, 0);
+    *f = (fetch){dst + words, src + words, 0, 1, done, arg, 0};
     return;
   }
+  *f = (fetch){dst, src, words, 0, done, arg, 0};
   fetch_general(f);
 }
 
