@@ -51,11 +51,12 @@ PATHS = [
     ("receive posted (receiver-only MPI_Irecv)", "naive",
      ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "mpi_irecv_post", "recv_start"]),
     ("send request, sender (MPI_Isend miss ... creation)", "naive",
-     ["MPI_Isend", "start_send", "send_started", "send_start", "send_request"] + CREATION +
+     ["MPI_Isend", "start_send", "send_started", "send_start", "send_request",
+      "send_request_only"] + CREATION +
      ["mpi_h_credit"]),
     ("send request, on the receiver (matching)", "naive",
-     SEGMENT + ["sreq_thread", "sreq_arrived", "mpi_h_sreq", "mpi_h_stage", "record_new",
-                "posted_match", "deliver"]),
+     SEGMENT + ["sreq_thread", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",
+                "record_new", "posted_match", "deliver"]),
     ("fetch (block read) and completion", "naive",
      ["fetch_from_sender", "fetch_start", "fetch_general", "fetch_grant", "block_issue",
       "block_arrived", "frame_returned", "grant_waiting", "fetch_issue", "fetch_store",
