@@ -39,7 +39,8 @@ COMPLETION = ["MPI_Wait", "wait_named", "wait_blocking", "block_on", "mpi_wait_b
 # (path, run, functions): the functions a message's path runs through, in order.
 PATHS = [
     ("receive request, issuer (MPI_Irecv ... creation)", "advance",
-     ["MPI_Irecv", "mpi_irecv_general", "recv_start", "mpi_irecv_request"] + CREATION),
+     ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "recv_start", "mpi_irecv_request",
+      "proto_direct_begin", "direct_slow", "mpi_irecv_end"] + CREATION),
     ("receive request, on the sender", "advance",
      SEGMENT + ["rreq_thread", "rreq_arrived_words", "mpi_t_rreq", "mpi_h_rreq",
                 "mpi_h_stage", "rreq_arrived", "kq_push"]),
@@ -48,13 +49,14 @@ PATHS = [
     ("removal", "advance", ["mpi_h_remove"]),
     ("completion (MPI_Wait, one blocks)", "advance", COMPLETION),
     ("receive posted (receiver-only MPI_Irecv)", "naive",
-     ["MPI_Irecv", "mpi_irecv_general", "mpi_irecv_post", "recv_start"]),
+     ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "mpi_irecv_post", "recv_start"]),
     ("send request, sender (MPI_Isend miss ... creation)", "naive",
-     ["MPI_Isend", "start_send", "send_started", "send_start", "send_request"] + CREATION +
+     ["MPI_Isend", "start_send", "send_started", "send_start", "send_request",
+      "send_request_only"] + CREATION +
      ["mpi_h_credit"]),
     ("send request, on the receiver (matching)", "naive",
-     SEGMENT + ["sreq_thread", "sreq_arrived", "mpi_h_sreq", "mpi_h_stage", "record_new",
-                "posted_match", "deliver"]),
+     SEGMENT + ["sreq_thread", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",
+                "record_new", "posted_match", "deliver"]),
     ("fetch (block read) and completion", "naive",
      ["fetch_from_sender", "fetch_start", "fetch_general", "fetch_grant", "block_issue",
       "block_arrived", "frame_returned", "grant_waiting", "fetch_issue", "fetch_store",

@@ -8,7 +8,10 @@
  *          pre-issue overhead per receive), Barrier, then rank 2: Isend, Wait, Wait on the
  *          pre-posted receive; rank 1: Wait on the pre-posted receive, Isend, Wait.
  * Results (emx_result, rank 2): oneway_cycles, oneway_us, and for advance
- * preissue_cycles (per receive, the larger of the two ranks). Tag 100, MPI_BYTE. */
+ * preissue_cycles (per receive, the larger of the two ranks); on ranks 1 and 2 each,
+ * preissue_end_cycle and timed_start_cycle, where its timed posting loop ended and its
+ * timed ping-pong loop started (tests/mpi: nothing an MPI_Irecv caused may run on its
+ * PE in between). Tag 100, MPI_BYTE. */
 #include <mpi.h>
 
 #include "pingpong_loop.h"
@@ -79,13 +82,17 @@ int main(int argc, char **argv) {
       naive(me, peer, initiator, buf, bytes, WARMUP);
     }
   }
-  if (active && advance) preissue = post_all(peer, buf, bytes, iters, recvs);
+  if (active && advance) {
+    preissue = post_all(peer, buf, bytes, iters, recvs);
+    emx_result("preissue_end_cycle", cycles_now());
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   if (active) {
     const double t0 = cycles_now();
     if (advance) pingpong_advance_loop(peer, initiator, buf, bytes, iters, TAG, recvs);
     else naive(me, peer, initiator, buf, bytes, iters);
     oneway = (cycles_now() - t0) / (2.0 * iters);
+    emx_result("timed_start_cycle", t0);
   }
   /* The other ranks wait here, so that the reduction's messages do not disturb the
    * timed loop. */

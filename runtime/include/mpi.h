@@ -467,8 +467,22 @@ uintptr_t mpi_waitall_step(int count, MPI_Request *requests, MPI_Status *statuse
                            mpi_waitall_state *st);
 void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_state *st,
                        uint32_t value);
+/* MPI_Irecv with matching on both sides waits for its receive request's operand segment
+ * (as the original's issuing thread did): likewise in steps, mpi_irecv_begin returns the
+ * context to suspend on, mpi_irecv_end writes and invokes the request. */
+uintptr_t mpi_irecv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
+                          MPI_Comm comm, MPI_Request *request);
+int mpi_irecv_end(MPI_Request *request, uint32_t frame);
 #if !defined(EMX_MPI_LIBRARY) && !defined(MPI_EMX_NO_INLINE_WAIT) && !defined(__cplusplus)
 #include <emx/threads.h>
+static inline int mpi_irecv_inline(void *buf, int count, MPI_Datatype type, int source,
+                                   int tag, MPI_Comm comm, MPI_Request *request) {
+  const uintptr_t c = mpi_irecv_begin(buf, count, type, source, tag, comm, request);
+  if (c < 4096) return (int)c;
+  return mpi_irecv_end(request, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Irecv(buf, count, type, source, tag, comm, request) \
+  mpi_irecv_inline(buf, count, type, source, tag, comm, request)
 static inline int mpi_wait_inline(MPI_Request *request, MPI_Status *status) {
   const uintptr_t c = mpi_wait_begin(request, status);
   if (__builtin_expect(c < 4096, 1)) return (int)c;

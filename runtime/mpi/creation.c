@@ -17,7 +17,7 @@
 
 #include "mpi_internal.h"
 
-enum { OP_CREATE, OP_REMOVAL };
+enum { OP_CREATE, OP_REMOVAL, OP_DIRECT };
 typedef struct outbox_op {
   struct outbox_op *next;
   uint8_t op, kind, bits, n;
@@ -78,17 +78,25 @@ static void __attribute__((noinline)) segment_carved(uint32_t requester) {
   void *f = emx_frame_alloc(request_tmpl);
   emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
 }
-static void mpi_h_segment(uint32_t unused, uint32_t requester, uint32_t addr) {
-  (void)unused, (void)addr;
+static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
+  void *f = emx_frame_alloc(request_tmpl);
+  emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
+}
+/* cont: 0, the answer goes to the requester's mpi_h_segment_reply; else the
+ * continuation of the requesting computation, which waits for it (proto_direct_begin). */
+static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
+  (void)addr;
   ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
   uint32_t *f = __emx_frame_pool;
   if (__builtin_expect(!f, 0)) {
-    segment_carved(requester);
+    if (cont) segment_carved_to(cont);
+    else segment_carved(requester);
     return;
   }
   __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
   f[0] = (uint32_t)(uintptr_t)request_tmpl;
-  emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
+  if (cont) emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
+  else emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
 }
 EMX_HANDLER(mpi_h_segment);
 
@@ -160,8 +168,9 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
 EMX_HANDLER(mpi_h_segment_reply);
 
 /* A computation waits until pe's outbox is empty: every request it issued to pe has been
- * invoked there. MPI_Isend and MPI_Irecv do not wait (they are local: the peer's handler
- * may wait behind a long computation there); MPI_Barrier waits for all peers. */
+ * invoked there. MPI_Isend does not wait (it is local: the peer's handler may wait
+ * behind a long computation there); MPI_Irecv waits for its own creation
+ * (proto_direct_begin); MPI_Barrier waits for all peers. */
 void proto_drain_all_wait(void) {
   for (unsigned pe = 0; mpi_outbox_pending && pe < emx_pe_count(); ++pe) proto_drain_wait(pe);
 }
@@ -223,11 +232,93 @@ void proto_create(unsigned pe, unsigned kind, unsigned bits, const uint32_t *w, 
   else create(pe, kind, bits, 2, w[0], w[1], 0, 0);
 }
 
-/* A request of four words in registers; returns MPI_SUCCESS (irecv.S ends in it). */
+/* A request of four words in registers; returns MPI_SUCCESS. */
 int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32_t w1,
                   uint32_t w2, uint32_t w3) {
   create(pe, kind, bits, 4, w0, w1, w2, w3);
   return MPI_SUCCESS;
+}
+
+/* The request's op heads pe's outbox (it is empty) and the segment is asked for with
+ * continuation c; returns c. */
+static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, outbox_op *o,
+                                                                 emx_ctx_t *c, unsigned pe) {
+  op_pool.free = o->next;
+  o->next = 0;
+  o->op = OP_DIRECT;
+  b->head = b->tail = o;
+  ++mpi_outbox_pending;
+  emx_invoke(pe, idx_segment, mpi_me, emx_ctx_cont(c));
+  return (uintptr_t)c;
+}
+
+/* The rest of proto_direct_begin: credits to ask for, a cell or context to make, or
+ * something before it in pe's outbox (or pe is this PE: then the request queues and
+ * the computation waits here for the outbox to empty). Its own function, so that the
+ * usual case calls nothing and saves no register. */
+static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kind, unsigned bits,
+                                                       uint32_t w0, uint32_t w1, uint32_t w2,
+                                                       uint32_t w3) {
+  rreq_credit_low(pe);
+  outbox *b = &outboxes[pe];
+  if (b->head != 0 || pe == mpi_me) {
+    create(pe, kind, bits, 4, w0, w1, w2, w3);
+    proto_drain_wait(pe);
+    return 0;
+  }
+  if (!op_pool.free) pool_put(&op_pool, pool_refill(&op_pool));
+  emx_ctx_t *c = emx_ctx_new();
+  return direct_ask(b, op_pool.free, c, pe);
+}
+
+/* A receive request created by the issuing computation itself (MPI_Irecv: irecv.S ends
+ * in it): it asks for the operand segment with its own continuation and returns the
+ * context to suspend on (mpi.h compiles the suspension into MPI_Irecv's caller, as for
+ * MPI_Wait), or 0 when something before it waited in pe's outbox (direct_slow). Its op
+ * heads the outbox meanwhile, so that messages to pe issued by handlers in between
+ * leave behind the invocation; pe answers in order, this answer first. The words are
+ * the request's (mpi_irecv_end reads them there). */
+uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
+                             uint32_t w1, uint32_t w2, uint32_t w3) {
+  outbox *b = &outboxes[pe];
+  outbox_op *o = op_pool.free;
+  emx_ctx_t *c = __emx_ctx_pool;
+  if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || b->head != 0 ||
+                           pe == mpi_me || !o || !c,
+                       0))
+    return direct_slow(pe, kind, bits, w0, w1, w2, w3);
+  __emx_ctx_pool = (emx_ctx_t *)(uintptr_t)c->ra; /* emx_ctx_new, its refill apart */
+  return direct_ask(b, o, c, pe);
+}
+
+/* MPI_Irecv's end when its caller was resumed with the segment (frame): the receive
+ * request's words (from the request), the invocation; what queued behind it leaves. */
+int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
+  const mpi_request *r = req_of(*request);
+  const unsigned pe = r->pe;
+  const emx_gaddr_t g = frame + ARGS;
+  emx_send(EMX_PKT_syswr, g, req_gaddr(r));
+  emx_send(EMX_PKT_syswr, g + 1, (uint32_t)(uintptr_t)r->buf);
+  emx_send(EMX_PKT_syswr, g + 2, r->capacity);
+  emx_send(EMX_PKT_syswr, g + 3, r->tag | (uint32_t)r->ctx << 16);
+  emx_send(EMX_PKT_invoke1, frame + 1 + REQ_RREQ, mpi_me);
+  outbox *b = &outboxes[pe];
+  outbox_op *o = b->head;
+  b->head = o->next;
+  pool_put(&op_pool, o);
+  --mpi_outbox_pending;
+  if (b->head == 0) b->tail = 0;
+  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) after_invocation(b, pe);
+  return MPI_SUCCESS;
+}
+
+void irecv_settle(unsigned pe) { proto_drain_wait(pe); }
+
+void irecv_settled_both(const mpi_request *r) {
+  if (r && r->rank >= 0 && !(r->flags & RF_NULL_PEER)) {
+    rreq_credit_low(r->pe);
+    irecv_settle(r->pe);
+  }
 }
 
 void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {

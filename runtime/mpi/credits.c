@@ -61,6 +61,7 @@ unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
 static unsigned idx_tmp_answer;
 uint32_t mpi_rreq_return_at;  /* receiver: twice rreq_initial */
+uint32_t mpi_rreq_ask_at;     /* receiver: asks for more at this many (half the initial) */
 static uint32_t rreq_initial; /* a receiver's credits for receive requests to start with */
 static uint32_t rreq_pool;    /* sender: its credits for receive requests no receiver holds */
 static uint32_t rreq_batch;   /* sender: the most one grant gives (the initial share) */
@@ -204,8 +205,29 @@ static void put_task(uint32_t *a) {
  * the first one's still asking. */
 static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
   (void)addr;
-  send_queue *b = &mpi_send_queues[arg16 & 0x3ff];
+  const unsigned pe = arg16 & 0x3ff;
+  send_queue *b = &mpi_send_queues[pe];
   dl_link *l = b->q.head.next;
+  /* The usual case: the only send queued asked, with its credit, and got the buffer; a
+   * short message to another PE. Its data by remote writes (as put_covering), then its
+   * send request (the creation, then the send completes), without the queue's pump. */
+  if (__builtin_expect(tmp && l != &b->q.head && l->next == &b->q.head && !b->putting &&
+                           pe != mpi_me,
+                       1)) {
+    mpi_request *s = SEND_OF(l);
+    const uint32_t st = SQ_STATE(s), off = (uint32_t)(uintptr_t)s->buf & 3;
+    if ((st & (SQ_TMP | SQ_CREDIT)) == (SQ_TMP | SQ_CREDIT) &&
+        off + s->capacity <= 4 * SHORT_WORDS) {
+      const emx_gaddr_t g = emx_gaddr(pe, (void *)(uintptr_t)tmp);
+      const uint32_t *from = (const uint32_t *)((uintptr_t)s->buf - off);
+      for (uint32_t k = 0, words = (off + s->capacity + 3) / 4; k < words; ++k)
+        emx_send(EMX_PKT_syswr, g + k, from[k]);
+      dl_remove(l);
+      SQ_STATE(s) = 0;
+      send_request_issue(s, tmp + off, st & 0xff);
+      return;
+    }
+  }
   while (l != &b->q.head && !(SQ_STATE(SEND_OF(l)) & SQ_TMP)) l = l->next;
   if (l == &b->q.head) mpi_internal_error("a temporary buffer nobody asked for");
   mpi_request *s = SEND_OF(l);
@@ -348,6 +370,7 @@ void credits_init(void) {
   rreq_initial = share_of(even, RREQ_INITIAL_PART);
   rreq_pool = rreq_budget > n * rreq_initial ? rreq_budget - n * rreq_initial : 0;
   mpi_rreq_return_at = even > rreq_initial ? even : rreq_initial + 1;
+  mpi_rreq_ask_at = rreq_initial / 2;
   rreq_batch = rreq_initial;
   for (unsigned p = 0; p < n; ++p) {
     dl_init(&mpi_send_queues[p].q);

@@ -4,11 +4,12 @@
  * path does for it (args_ok, setup, recv_start, issue_recv_request), with no register
  * to save, and sends the receive request as a pair (rreq_send_pair: mpi_internal.h,
  * RREQ_PAIR_*) or, by the paper's creation (the default), ends in a tail call of
- * proto_create4 (creation.c). A receive that does not go to the request-issued queue at
- * once (matching on the receiver only, a wildcard or unexpected message around) is set
- * up here and handed to recv_start (mpi_irecv_post); anything else (arguments to check,
- * a new key, an empty pool) goes to mpi_irecv_general (p2p.c), which also names the
- * errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
+ * proto_direct_begin (creation.c), which asks for the operand segment and returns the
+ * context the caller suspends on until it comes (mpi.h; MPI_Irecv in p2p.c). A receive
+ * that does not go to the request-issued queue at once (matching on the receiver only,
+ * a wildcard or unexpected message around) is set up here and handed to recv_start
+ * (mpi_irecv_post); anything else (arguments to check, a new key, an empty pool) goes
+ * to mpi_irecv_general (p2p.c), which also names the errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
  *
  * a0 buf, a1 count, a2 type, a3 source, a4 tag, a5 comm, a6 request: left intact up to
  * the last branch to .Lgeneral. Fields go into the free cell early (its first word links
@@ -39,10 +40,14 @@
 .endm
 
 	.text
-	.globl	MPI_Irecv
-	.type	MPI_Irecv, @function
+	/* mpi_irecv_begin: MPI_Irecv, except that a receive request by creation returns the
+	 * context to suspend on (proto_direct_begin): mpi.h compiles the suspension into
+	 * the caller, so that only its live values are kept (as MPI_Wait's); MPI_Irecv
+	 * (p2p.c) suspends itself. */
+	.globl	mpi_irecv_begin
+	.type	mpi_irecv_begin, @function
 	.p2align 2
-MPI_Irecv:
+mpi_irecv_begin:
 	/* The arguments, as args_ok checks them for a receive. */
 	LW_G(t0, mpi_comm_count)
 	bgeu	a5, t0, .Lgeneral
@@ -230,7 +235,7 @@ MPI_Irecv:
 	mv	a0, t0				/* to the peer PE, a receive request, no bits */
 	li	a1, L_REQ_RREQ
 	li	a2, 0
-	tail	proto_create4
+	tail	proto_direct_begin		/* the caller waits for the segment */
 .Lgeneral_credit:	/* the credit back: the general way takes it again */
 	LW_G(t5, mpi_rreq_credits)
 	slli	a7, t0, 2
@@ -249,4 +254,4 @@ MPI_Irecv:
 	tail	mpi_irecv_post			/* returns MPI_SUCCESS */
 .Lgeneral:
 	tail	mpi_irecv_general
-	.size	MPI_Irecv, . - MPI_Irecv
+	.size	mpi_irecv_begin, . - mpi_irecv_begin

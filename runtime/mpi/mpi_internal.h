@@ -182,6 +182,11 @@ static inline void pool_put(mpi_pool *p, void *cell) {
 }
 /* A temporary buffer for unexpected data, leaving a reserve of the heap (pool.c). */
 void *mpi_tmp_alloc(uint32_t bytes);
+/* The buffered protocol's: bytes as asked for (the message's size + 8); short ones from a
+ * free list (pool.c). Given back with the same size. */
+enum { TMP_SMALL_BYTES = 24 };
+void *mpi_tmp_alloc_buffered(uint32_t bytes);
+void mpi_tmp_free_buffered(void *b, uint32_t bytes);
 /* Cells in use in all pools (requests, records, keys): 0 when nothing is pending. */
 uint32_t pool_cells_in_use(void);
 void pool_register(mpi_pool *p);
@@ -441,6 +446,16 @@ static inline void proto_removal(unsigned pe, uint32_t local_request, int recv_s
  * have been invoked at their peers (creation.c). MPI_Barrier does it first, so that
  * receives posted before a barrier are in place at their senders after it. */
 void proto_drain_wait(unsigned pe);
+/* MPI_Irecv's C paths (a receive request that went to pe's outbox): wait until it is
+ * invoked there (creation.c). */
+void irecv_settle(unsigned pe);
+/* MPI_Irecv's C paths: the same for request r (a named source, both sides). */
+void irecv_settled_both(const mpi_request *r);
+static inline void irecv_settled(const mpi_request *r) {
+  if (mpi_matching == MATCH_BOTH) irecv_settled_both(r);
+}
+uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
+                             uint32_t w1, uint32_t w2, uint32_t w3);
 void proto_drain_all_wait(void);
 static inline void proto_drain_all(void) {
   if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
@@ -600,6 +615,7 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
 /* put_to_posted for any size (its own function: it calls). */
 int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes);
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
+int send_request_only(mpi_request *s); /* MPI_Isend, matching on the receiver only */
 /* The send request of s leaves (it has a credit): sender_match.c. */
 void send_request_issue(mpi_request *s, uint32_t data, unsigned bits);
 /* Whether a receive in the posted list may take a message from pe (receiver_match.c). */
@@ -693,6 +709,15 @@ static inline int rreq_credit_take(unsigned pe) {
   if (!*c) return 0;
   --*c;
   return 1;
+}
+/* MPI_Irecv asks the sender for more credits once it holds half its initial share: the
+ * grant comes while its receives wait for their operand segments, so that a receiver
+ * posting many does not run out (and hold receives back beyond its call) when it need
+ * not. */
+extern uint32_t mpi_rreq_ask_at;
+void rreq_credit_ask(unsigned pe);
+static inline void rreq_credit_low(unsigned pe) {
+  if (mpi_rreq_credits[pe] <= mpi_rreq_ask_at) rreq_credit_ask(pe);
 }
 /* Issues the held receives for pe that credits allow; whether any still waits for pe. */
 int release_held_for(unsigned pe);

@@ -207,6 +207,7 @@ static inline int start_send(const char *fn, const void *buf, int count, MPI_Dat
   s->flags |= RF_ACTIVE;
   s->comm = comm;
   *request = req_handle(s);
+  if (mpi_matching != MATCH_BOTH) return send_request_only(s); /* no lookup here */
   if (bytes <= 4 * SHORT_WORDS && put_to_posted(s->pe, s->tag, s->ctx, s->buf, bytes, 1)) {
     s->flags |= RF_COMPLETE;
     return MPI_SUCCESS;
@@ -246,14 +247,25 @@ int mpi_irecv_general(void *buf, int count, MPI_Datatype type, int source, int t
                       MPI_Comm comm, MPI_Request *request);
 int mpi_irecv_general(void *buf, int count, MPI_Datatype type, int source, int tag,
                       MPI_Comm comm, MPI_Request *request) {
-  return start_recv("MPI_Irecv", buf, count, type, source, tag, comm, request);
+  const int err = start_recv("MPI_Irecv", buf, count, type, source, tag, comm, request);
+  if (!err) irecv_settled(req_of(*request));
+  return err;
 }
 
-/* MPI_Irecv is irecv.S: its usual case by hand, as the original had its hot paths in
- * assembly (a receive posted in advance: a named source, nothing unexpected or wildcard
- * around, a request at hand, the key filed in the request-issued queue before, a
- * receive request that goes as a pair; what recv_start's issue_recv_request does for a
- * new request), and everything else here. The layout it relies on is checked in
+/* MPI_Irecv for callers without mpi.h's inline form (the library, C++,
+ * MPI_EMX_NO_INLINE_WAIT): it waits here for its receive request's operand segment. */
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+  const uintptr_t c = mpi_irecv_begin(buf, count, type, source, tag, comm, request);
+  if (c < 4096) return (int)c;
+  return mpi_irecv_end(request, __emx_suspend((emx_ctx_t *)c).a0);
+}
+
+/* mpi_irecv_begin is irecv.S: MPI_Irecv's usual case by hand, as the original had its
+ * hot paths in assembly (a receive posted in advance: a named source, nothing
+ * unexpected or wildcard around, a request at hand, the key filed in the request-issued
+ * queue before, a receive request that goes as a pair or by creation; what recv_start's
+ * issue_recv_request does for a new request), and everything else here. The layout it relies on is checked in
  * irecv_layout.c. */
 
 static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatype type,

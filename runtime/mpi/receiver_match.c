@@ -81,7 +81,8 @@ static void record_free(send_record *e) { pool_put(&record_pool, e); }
 static void copy_out(send_record *e) {
   mpi_request *r = e->r;
   memcpy(r->buf, e->tmp + (e->data & 3), min32(e->bytes, r->capacity));
-  free(e->tmp);
+  if (e->proto == PROTO_BUFFERED) mpi_tmp_free_buffered(e->tmp, e->bytes + 8);
+  else free(e->tmp);
   recv_finish(r, e->pe, e->tag, e->bytes);
   record_free(e);
 }
@@ -282,7 +283,7 @@ int unexpected_withdraw_moved(unsigned pe, emx_gaddr_t sreq, uint16_t tag, uint1
   if (!e || e->state == SR_FETCHING) return 0;
   dl_remove(&e->link);
   if (e->proto == PROTO_BUFFERED && !e->inline_data && e->bytes)
-    free((void *)(uintptr_t)(e->data & ~3u)); /* the buffer this PE gave */
+    mpi_tmp_free_buffered((void *)(uintptr_t)(e->data & ~3u), e->bytes + 8); /* this PE's */
   else
     free(e->tmp); /* get: read into a temporary buffer (0: none) */
   record_free(e);
@@ -325,6 +326,7 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
 int mpi_irecv_post(mpi_request *r);
 int mpi_irecv_post(mpi_request *r) {
   recv_start(r);
+  irecv_settled(r);
   return MPI_SUCCESS;
 }
 
@@ -498,9 +500,42 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
   }
 }
 
-/* Invoked in a frame (creation.c), or as a staged record (-mpi-option=staged-records):
- * each entry with the core inline, so that neither calls through the other. */
-void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) { sreq_core(pe, bits, w); }
+static void __attribute__((noinline)) sreq_general(unsigned pe, unsigned bits,
+                                                   const uint32_t *w) {
+  sreq_core(pe, bits, w);
+}
+
+/* Invoked in a frame (creation.c). The usual send request with matching on the receiver
+ * only (get or sync, a receive from that source posted, buffers word aligned, a record at
+ * hand): matched, its credit sent back, and the block read of the data started last as a
+ * tail call, so that the thread saves no register and ends once the read is issued (its
+ * completion thread may start as soon as the data is in). Anything else: sreq_core. */
+void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
+  const uint32_t last = w[3];
+  const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
+  mpi_request *r;
+  if (__builtin_expect(mpi_matching == MATCH_BOTH || (bits & SREQ_PROTO) == PROTO_BUFFERED ||
+                           !record_pool.free || mpi_senders[pe].minted != 0 ||
+                           !(r = posted_match(pe, tag, ctx)),
+                       0)) {
+    sreq_general(pe, bits, w);
+    return;
+  }
+  const uint32_t data = w[1], dst = (uint32_t)(uintptr_t)r->buf;
+  const uint32_t bytes = min32(w[2], r->capacity);
+  if (__builtin_expect(!dst || (r->flags & (RF_WILD | RF_HELD)) || ((data | dst | bytes) & 3),
+                       0)) {
+    sreq_general(pe, bits, w);
+    return;
+  }
+  send_record *e = record_new(pe, tag, ctx, bits, w);
+  posted_take(r);
+  e->r = r;
+  e->state = SR_FETCHING;
+  e->direct = 1;
+  emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
+  fetch_start(&e->f, r->buf, emx_gaddr(pe, (void *)(uintptr_t)data), bytes / 4, fetched, e);
+}
 void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const unsigned pe = record_src(arg16);

@@ -56,7 +56,7 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
  * credits.c); the answer is the buffer (0: none). */
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   (void)pe, (void)bits;
-  void *buffer = mpi_tmp_alloc(w[0]);
+  void *buffer = mpi_tmp_alloc_buffered(w[0]);
   if (buffer) ++mpi_inbound; /* until the send request that fills it (sreq_core) */
   emx_send(EMX_PKT_special, w[1], (uint32_t)(uintptr_t)buffer);
 }
@@ -123,6 +123,21 @@ static inline __attribute__((always_inline)) void send_request(mpi_request *s) {
   const uint32_t data = (uint32_t)(uintptr_t)s->buf; /* get, sync: the data stay */
   if (__builtin_expect(sendq_credit_now(s), 1)) issue(s, data, s->proto);
   else sendq_add(s, data, s->proto, 0); /* behind others to this receiver, or for a credit */
+}
+
+/* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c): the usual
+ * case, get or sync with a credit at hand, goes straight to the creation by a tail call,
+ * saving no register; anything else through send_start. */
+int send_request_only(mpi_request *s) {
+  if (__builtin_expect(s->proto != PROTO_BUFFERED && !mpi_opt.staged_records &&
+                           sendq_credit_now(s),
+                       1)) {
+    COUNT(C_SEND_REQUESTS);
+    return proto_create4(s->pe, REQ_SREQ, s->proto, req_gaddr(s), (uint32_t)(uintptr_t)s->buf,
+                         s->capacity, tagctx(s));
+  }
+  send_start(s);
+  return MPI_SUCCESS;
 }
 
 void send_start(mpi_request *s) {

@@ -107,7 +107,13 @@ uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n) {
   const uint32_t words = (off + n + 3) / 4;
   /* Reading the whole words around the message is harmless; writing them is not, hence
    * the receiver's buffer of n + 8 bytes. */
-  put_words(emx_gaddr(pe, (void *)(uintptr_t)tmp), (const char *)src - off, words);
+  const emx_gaddr_t g = emx_gaddr(pe, (void *)(uintptr_t)tmp);
+  const uint32_t *from = (const uint32_t *)(uintptr_t)((uintptr_t)src - off);
+  if (words <= SHORT_WORDS && pe != mpi_me) { /* short: the remote writes inline */
+    for (uint32_t k = 0; k < words; ++k) emx_send(EMX_PKT_syswr, g + k, from[k]);
+    return tmp + off;
+  }
+  put_words(g, (const char *)from, words);
   return tmp + off;
 }
 
@@ -174,10 +180,10 @@ static inline __attribute__((always_inline)) void block_issue(fetch *x, uint32_t
                                                               unsigned k) {
   const uint32_t m = x->left < BLOCK ? x->left : BLOCK;
   const emx_gaddr_t e = emx_gaddr_mine(&f[B_E0 + k]);
-  /* The continuation reads the element (an I-structure read from here: either order of
-   * it and the completion's write is right). */
-  emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&f[1 + k]));
   emx_read_block(emx_gaddr_mine(x->dst), x->src, m, e);
+  /* The continuation reads the element (an I-structure read from here: either order of
+   * it and the completion's write is right), after the read is on its way. */
+  emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&f[1 + k]));
   x->dst += m;
   x->src += m;
   x->left -= m;
@@ -291,19 +297,23 @@ static void __attribute__((noinline)) fetch_general(fetch *f) {
 
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg) {
-  *f = (fetch){dst, src, words, 0, done, arg, 0};
   ++mpi_inbound; /* until it is done (a test waits for it) */
   mpi_counters[C_FETCHED_WORDS] += words;
-  /* The usual case, one block from another PE with a frame at hand, calls nothing. */
+  /* The usual case, one block from another PE with a frame at hand, calls nothing; the
+   * read leaves first, the fetch's state (as block_issue leaves it) is written after. */
   if (__builtin_expect(words - 1 < BLOCK && !emx_gaddr_is_local(src) && fetch_by_blocks() &&
                            frames_out < FRAMES_MAX && __emx_frame_pool,
                        1)) {
     ++frames_out;
     uint32_t *fr = emx_frame_alloc(block_tmpl);
+    const emx_gaddr_t e = emx_gaddr_mine(&fr[B_E0]);
+    emx_read_block(emx_gaddr_mine(dst), src, words, e);
+    emx_send(EMX_PKT_iread, e, emx_gaddr_mine(&fr[1])); /* (as block_issue) */
     fr[B_FETCH] = (uint32_t)(uintptr_t)f;
-    block_issue(f, fr, 0);
+    *f = (fetch){dst + words, src + words, 0, 1, done, arg, 0};
     return;
   }
+  *f = (fetch){dst, src, words, 0, done, arg, 0};
   fetch_general(f);
 }
 

@@ -235,15 +235,21 @@ class MachineVariants(Runs):
     after the data (emx_iwrite_flag)."""
 
     def test_thread_write_and_em4(self):
-        tests = ["order", "alternate", "sizes", "unexpected", "completion"]
+        # `sizes` (two 100 KB buffers, a 100 KB message paced by a computation of its
+        # own, which needs an 8 KiB thread stack) runs in a program of its own: after
+        # `order` and `alternate` EM-4's 512 KiB heap is fragmented so that whether that
+        # stack fits depends on the order of the library's allocations (docs/mpi.md,
+        # "Limits").
         for config in ("emx-thread-write", "em4"):
             for matching, protocol in (("both", "get"), ("both", "buffered"),
                                        ("receiver", "sync")):
-                with self.subTest(config=config, matching=matching, protocol=protocol):
-                    out, _ = self.run_program("mpi_t_p2p", *tests,
-                                              *variant_args(matching, protocol), pes=3,
-                                              config=config)
-                    self.assert_all_ok(out, tests)
+                for tests in (["order", "alternate", "unexpected", "completion"], ["sizes"]):
+                    with self.subTest(config=config, matching=matching, protocol=protocol,
+                                      tests=tests):
+                        out, _ = self.run_program("mpi_t_p2p", *tests,
+                                                  *variant_args(matching, protocol), pes=3,
+                                                  config=config)
+                        self.assert_all_ok(out, tests)
 
 
 class Collectives(Runs):
@@ -535,7 +541,11 @@ class FlowControl(Runs):
                                                 *options, *variant_args(matching, protocol),
                                                 pes=16)
                     self.assertEqual(out, "beyond: ok\n")
-                    if matching == "both":
+                    # By creation (the default) each MPI_Irecv waits for its operand
+                    # segment, which rank 0 answers only once it stops computing, so
+                    # rank 1's receives are paced by round trips and credits come back
+                    # in time; as staged records or pairs they are not.
+                    if matching == "both" and options:
                         self.assertGreater(res["mpi_rreq_credit_waits"], 300)
                     self.assertEqual(res["mpi_cells_in_use"], 0)
 

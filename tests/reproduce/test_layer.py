@@ -164,9 +164,14 @@ class Reproduce(TmpDir):
         with open(os.path.join(self.tmp, "mpi.latency.json")) as f:
             doc = json.load(f)
         self.assertEqual(len(doc["runs"]), 24)
+        # The 19 values of the paper's Table 1: one-way latency naive and in advance, and
+        # the pre-issue cost, for each variant at 4 B, and in advance at 0 B.
+        self.assertEqual(len(doc["published"]), 19)
         self.assertEqual({p["where"] for p in doc["published"]},
-                         {"matching=both, mode=advance, bytes=0",
-                          "matching=both, mode=advance, bytes=4"})
+                         {f"matching={m}, protocol={q}, bytes=4, mode={mode}"
+                          for m in ("both", "receiver") for q in ("buffered", "get", "sync")
+                          for mode in ("naive", "advance")}
+                         | {"matching=both, mode=advance, bytes=0"})
         # Receives in advance, both sides: the sender always hits, so the protocol does
         # not matter (the paper: all three coincide).
         adv = [r for r in doc["rows"] if r["matching"] == "both" and r["mode"] == "advance"

@@ -13,7 +13,29 @@ VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "s
 SIZES = [4 << k for k in range(19)] + [1600000]   # 4 B .. 1 MiB, and 1.6 MB
 QUICK_SIZES = [4, 64, 512, 4096, 65536, 1600000]
 RAW_EXTRA = list(range(16, 513, 16))              # the raw routine's 64-byte steps
-SOURCE = "MPI paper, Table 1 and Fig. 10 (docs/papers.md)"
+TABLE1 = "MPI paper, Table 1 (docs/papers.md)"
+FIG10 = "MPI paper, Fig. 10 (docs/papers.md)"
+# Table 1: one-way latency of 4-byte messages in µs (half the round trip), naive (Fig. 8)
+# and with the receives issued in advance (Fig. 9), and the pre-issue cost per receive;
+# by matching and protocol.
+TABLE1_ONEWAY = {
+    ("both", "buffered"): (36.1, 15.4, 21.6), ("both", "get"): (25.4, 15.4, 21.6),
+    ("both", "sync"): (27.9, 15.4, 21.6), ("receiver", "buffered"): (42.7, 42.9, 12.1),
+    ("receiver", "get"): (21.3, 20.5, 12.1), ("receiver", "sync"): (22.1, 21.2, 12.1)}
+TABLE1_ZERO_BYTES = 15.3  # in advance, both sides, 0 bytes
+
+
+def table1_published():
+    """The 19 values of Table 1, each on the rows of its cell."""
+    out = []
+    for (m, p), (naive, advance, preissue) in TABLE1_ONEWAY.items():
+        cell = {"matching": m, "protocol": p, "bytes": 4}
+        out += [Published("oneway_us", naive, {**cell, "mode": "naive"}, TABLE1, "µs"),
+                Published("oneway_us", advance, {**cell, "mode": "advance"}, TABLE1, "µs"),
+                Published("preissue_us", preissue, {**cell, "mode": "advance"}, TABLE1, "µs")]
+    out.append(Published("oneway_us", TABLE1_ZERO_BYTES,
+                         {"matching": "both", "mode": "advance", "bytes": 0}, TABLE1, "µs"))
+    return out
 
 
 def variant_args(matching, protocol, options=""):
@@ -202,29 +224,118 @@ def breakdown_plot(df, fig):
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2))
 
 
+# ---- every cell of Table 1 step by step: the threads and packets of one round trip
+
+STEP_EVENT = re.compile(r"^\s*(\d+)\s+[\d.]+ us\s+PE (\d+)\s+(?:thread start (resume (\S+)|\S+)"
+                        r"|(thread end)|send\s+(\S+)\s+-> PE (\d+)\s.*\((\S+?)\+0x[0-9a-f]+\)$)")
+STEP_PES = (1, 2)  # ranks 1 and 2 of the 80-PE machine
+
+
+def steps_runs(opt):
+    for m, p in VARIANTS:
+        for mode in ("naive", "advance"):
+            yield Point({"matching": m, "protocol": p, "mode": mode},
+                        Run("mpi_pingpong", (mode, 4, 12, *variant_args(m, p, opt["options"])),
+                            config=CONFIG, options=("--trace-text", "--trace-pes", "1,2")))
+
+
+def step_events(log):
+    """(clock, PE, kind, label) of the traced PEs: thread starts (label: the entry, or
+    "resume FUNCTION+OFFSET"), thread ends, and packets sent to the other traced PE."""
+    out = []
+    for m in map(STEP_EVENT.match, log.splitlines()):
+        if not m:
+            continue
+        t, pe = int(m[1]), int(m[2])
+        if m[3]:
+            out.append((t, pe, "start", m[3].split()[0] + (f" {m[4]}" if m[4] else "")))
+        elif m[5]:
+            out.append((t, pe, "end", ""))
+        elif int(m[7]) in STEP_PES and int(m[7]) != pe:
+            out.append((t, pe, "send", f"{m[6]} -> PE {m[7]} ({m[8]})"))
+    return out
+
+
+def step_rows(events, t0, t1):
+    """The steps between clocks t0 and t1: each thread with its clocks, each packet."""
+    rows, open_at = [], {}
+    for t, pe, kind, label in events:
+        if kind == "end" and pe in open_at:
+            i = open_at.pop(pe)
+            rows[i]["clocks"] = t - rows[i]["at"] - t0
+        elif t0 <= t < t1 and kind == "start":
+            open_at[pe] = len(rows)
+            rows.append({"at": t - t0, "pe": pe, "step": label, "clocks": None})
+        elif t0 <= t < t1 and kind == "send":
+            rows.append({"at": t - t0, "pe": pe, "step": "send " + label, "clocks": None})
+    return rows
+
+
+def window(events, pe, label_prefix, after, before=float("inf")):
+    """The middle span between two consecutive starts on `pe` of the first thread whose
+    label starts with label_prefix after clock `after` (the same label each time)."""
+    starts = [(t, label) for t, p, kind, label in events
+              if p == pe and kind == "start" and after <= t < before and label.startswith(label_prefix)]
+    if not starts:
+        raise ValueError(f"no '{label_prefix}' thread on PE {pe} after clock {after}")
+    same = [t for t, label in starts if label == starts[0][1]]
+    k = max(0, len(same) // 2 - 1)
+    if k + 1 >= len(same):
+        raise ValueError(f"fewer than two '{starts[0][1]}' threads on PE {pe}")
+    return same[k], same[k + 1]
+
+
+def steps_figures(params, r):
+    ev = step_events(r.stderr)
+
+    def by_pe(name):
+        return {x["pe"]: x["value"] for x in r.records if x["name"] == name}
+    timed = by_pe("timed_start_cycle")
+    out = []
+    t0, t1 = window(ev, STEP_PES[1], "resume", timed[STEP_PES[1]])
+    for row in step_rows(ev, t0, t1):
+        out.append({"part": "round trip", "round_trip_cycles": t1 - t0, **row})
+    if params["mode"] == "advance" and params["matching"] == "both":
+        end = by_pe("preissue_end_cycle")[STEP_PES[1]]
+        # Each MPI_Irecv of the posting loop (post_all) suspends until its operand
+        # segment comes (mpi.h): its resumptions pace the loop.
+        p0, p1 = window(ev, STEP_PES[1], "resume post_all", 0, end)
+        for row in step_rows(ev, p0, p1):
+            out.append({"part": "one MPI_Irecv of the pre-issue loop",
+                        "round_trip_cycles": p1 - p0, **row})
+    return out
+
+
+def steps_view(df):
+    d = df.groupby(["matching", "protocol", "mode", "part"], sort=False).agg(
+        clocks=("round_trip_cycles", "first"), steps=("step", "count")).reset_index()
+    d["one way / per receive (clocks)"] = [c / (2 if part == "round trip" else 1)
+                                           for c, part in zip(d["clocks"], d["part"])]
+    return d
+
+
 EXPERIMENTS = [
     Experiment("mpi.latency", "mpi",
                "Ping-pong one-way latency, six variants, naive and receives in advance (Table 1)",
                latency_runs, latency_figures, plot=latency_plot, view=latency_view,
                params={"iterations": 100, "options": ""},
-               published=[
-                   Published("oneway_us", 15.3, {"matching": "both", "mode": "advance",
-                                                 "bytes": 0}, SOURCE, "µs"),
-                   Published("oneway_us", 15.4, {"matching": "both", "mode": "advance",
-                                                 "bytes": 4}, SOURCE, "µs")],
-               doc=DOC),
+               published=table1_published(), doc=DOC),
     Experiment("mpi.throughput", "mpi",
                "In-advance ping-pong throughput, 4 B to 1.6 MB, six variants and the raw "
                "remote write (Fig. 10)",
                throughput_runs, throughput_figures, plot=throughput_plot,
                derive=throughput_derive, view=throughput_view, params={"options": ""},
                published=[
-                   Published("mbps", 31.4, {"matching": "both", "bytes": 1600000}, SOURCE, "MB/s"),
-                   Published("half_peak_bytes", 512, {"matching": "both"}, SOURCE, "bytes")],
+                   Published("mbps", 31.4, {"matching": "both", "bytes": 1600000}, FIG10, "MB/s"),
+                   Published("half_peak_bytes", 512, {"matching": "both"}, FIG10, "bytes")],
                doc=DOC),
     Experiment("mpi.breakdown", "mpi",
                "Where the clocks of one in-advance hop go (both sides, get, 4 bytes)",
                breakdown_runs, breakdown_figures, plot=breakdown_plot, doc=DOC),
+    Experiment("mpi.steps", "mpi",
+               "Every cell of Table 1 step by step: the threads and packets of one round "
+               "trip on ranks 1 and 2, and of one receive of the pre-issue loop",
+               steps_runs, steps_figures, view=steps_view, params={"options": ""}, doc=DOC),
 ]
 
 
