@@ -81,7 +81,8 @@ class Result:
     simulated_time_ns: float = 0.0
     cycles: int = 0
     instructions: int = 0
-    host_seconds: float = 0.0
+    host_seconds: float = 0.0         # wall time of the simulation
+    host_cpu_seconds: float = 0.0     # its CPU time (speed figures: a loaded host's wall clock lies)
     records: list = field(default_factory=list)   # every emx_result record, in order
     config: dict = field(default_factory=dict)    # the effective config
     stats: dict = field(default_factory=dict)     # per-PE and network statistics
@@ -178,6 +179,7 @@ def run(program: str, args: Sequence[Any] = (), config: str | None = None,
                   simulated_time_ns=stats.get("simulated_time_ns", 0.0),
                   cycles=stats.get("cycles", 0), instructions=stats.get("instructions", 0),
                   host_seconds=stats.get("host_seconds", 0.0),
+                  host_cpu_seconds=stats.get("host_cpu_seconds", 0.0),
                   records=stats.get("results", []), config=stats.get("config", {}),
                   stats=stats.get("stats", {}), command=cmd)
 

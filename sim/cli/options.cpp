@@ -55,7 +55,8 @@ options:
                     is reachable (same as --set host.file_root=DIR; without it file
                     calls fail with EACCES)
   --stats FILE      write statistics as JSON: simulated_time_ns, cycles, instructions,
-                    host_seconds, results (from emx_result), config (effective), stats
+                    host_seconds (wall), host_cpu_seconds (the process's CPU time),
+                    results (from emx_result), config (effective), stats
   -q, --quiet       no summary
   --trace FILE      write a trace for Perfetto (ui.perfetto.dev) or chrome://tracing:
                     a track per PE with thread spans named by entry symbol, arrivals at

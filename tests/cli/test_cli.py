@@ -200,9 +200,10 @@ class Outcomes(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(path) as f:
                 s = json.load(f)
-        for key in ("simulated_time_ns", "cycles", "instructions", "host_seconds", "results",
-                    "config"):
+        for key in ("simulated_time_ns", "cycles", "instructions", "host_seconds",
+                    "host_cpu_seconds", "results", "config"):
             self.assertIn(key, s)
+        self.assertGreaterEqual(s["host_cpu_seconds"], 0)
         self.assertEqual(s["outcome"], "exited")
         self.assertEqual(s["config"]["pes"], 2)
         self.assertEqual(s["instructions"], 2 * 12)  # 12 instructions in tiny.S
@@ -229,7 +230,7 @@ class Outcomes(unittest.TestCase):
                 emx("run", "-q", "--pes", "3", "--stats", path, elf("tiny"))
                 with open(path) as f:
                     s = json.load(f)
-            del s["host_seconds"]
+            del s["host_seconds"], s["host_cpu_seconds"]
             return s
         self.assertEqual(run(), run())
 
