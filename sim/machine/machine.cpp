@@ -356,33 +356,41 @@ Outcome Machine::run(double max_host_seconds) {
   const auto starvation = sc_core::SC_EXIT_ON_STARVATION;  // a deadlock ends the run then
   const uint64_t period = cfg_.period_ps();
   const uint64_t end = cycle_limit_ ? cycle_limit_ : UINT64_MAX / period;
+  const uint64_t end_ps = end * period;
   bool host_limit = false;
-  if (max_host_seconds <= 0) {
-    if (cycle_limit_) sc_core::sc_start(sc_time::from_value(end * period), starvation);
-    else sc_core::sc_start();
-  } else {
-    // In slices of simulated time, looking at the host's clock between them (the slices
-    // change nothing simulated: every process just waits on).
-    constexpr uint64_t kSlice = 1u << 18;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (;;) {
-      const uint64_t now = sc_core::sc_time_stamp().value() / period;
-      const uint64_t to = std::min(end, now + kSlice);
-      sc_core::sc_start(sc_time::from_value(to * period - sc_core::sc_time_stamp().value()),
-                        starvation);
-      if (stopping_ || sc_core::sc_time_stamp().value() / period >= end ||
-          !sc_core::sc_pending_activity())
-        break;
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >=
-          max_host_seconds) {
-        host_limit = true;
-        break;
-      }
+  // In slices of simulated time, looking at the host's clock between them when there is
+  // a host time limit (the slices change nothing simulated: every process just waits
+  // on). With SC_EXIT_ON_STARVATION, sc_start returns at the last activity before the
+  // slice's end, not at its end: the loop ends when nothing is pending at all (a
+  // deadlock, or every PE at the cycle limit) or when the next activity lies past the
+  // cycle limit (a PE that waits for a clock beyond it), and a slice always reaches the
+  // next activity, so that no sc_start is called that cannot advance (SystemC's W571).
+  const uint64_t slice_ps = (max_host_seconds > 0 ? uint64_t{1} << 18 : end) * period;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (bool first = true;; first = false) {
+    const uint64_t now_ps = sc_core::sc_time_stamp().value();
+    uint64_t next_ps = now_ps;  // before the first sc_start nothing is pending yet
+    if (!first) {
+      if (stopping_ || !sc_core::sc_pending_activity()) break;
+      next_ps += sc_core::sc_time_to_pending_activity().value();
+      if (next_ps > end_ps || next_ps < now_ps) break;
+    }
+    const uint64_t to_ps = std::max(next_ps, end_ps - now_ps > slice_ps ? now_ps + slice_ps : end_ps);
+    sc_core::sc_start(sc_time::from_value(to_ps - now_ps), starvation);
+    if (max_host_seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >=
+            max_host_seconds) {
+      host_limit = !stopping_;
+      break;
     }
   }
   host_.flush();
   const uint64_t now = sc_core::sc_time_stamp().value() / period;
-  o.cycles = stopping_ ? end_cycle_ : now;
+  // Cut by the cycle limit: a PE ran to it, or something waits for a clock past it.
+  bool at_limit = cycle_limit_ && (now >= cycle_limit_ || sc_core::sc_pending_activity());
+  for (unsigned k = 0; k < cfg_.pes && cycle_limit_ && !at_limit; ++k)
+    at_limit = pes_[k]->at_cycle_limit();
+  o.cycles = stopping_ ? end_cycle_ : at_limit ? cycle_limit_ : now;
   if (tracer_) tracer_->finish(o.cycles);
   if (failure_) {
     o.kind = failure_is_fault_ ? Outcome::Kind::fault : Outcome::Kind::error;
@@ -395,9 +403,9 @@ Outcome Machine::run(double max_host_seconds) {
       }
   } else if (host_limit) {
     o.kind = Outcome::Kind::host_time_limit;
-  } else if (cycle_limit_ && now >= cycle_limit_) {
+  } else if (at_limit) {
     o.kind = Outcome::Kind::time_limit;
-    o.report = fmt::format("emx: time limit: sim.max_cycles = {} reached before the program "
+    o.report = fmt::format("emx: cycle limit: sim.max_cycles = {} reached before the program "
                            "exited\n", cfg_.sim.max_cycles);
   } else {
     o.kind = Outcome::Kind::deadlock;

@@ -107,10 +107,18 @@ void Pe::execute() {
     if (state_ == State::stopped) return;
   }
   const uint64_t q = cfg_.sim.quantum_cycles;
+  const uint64_t limit = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
   for (;;) {
-    // Quantum boundaries are multiples of q, so runs do not depend on start offsets.
-    switch (hart_.run((hart_.cycles / q + 1) * q)) {
+    // Quantum boundaries are multiples of q, so runs do not depend on start offsets; the
+    // last one is the cycle limit, whatever the quantum.
+    switch (hart_.run(std::min((hart_.cycles / q + 1) * q, limit))) {
       case iss::Hart::Stop::limit:
+        if (hart_.cycles >= limit) {
+          // The run ends here (Machine::run reports the cycle limit): no wake-up after it,
+          // and none at it, which would run this loop again without advancing.
+          at_cycle_limit_ = true;
+          wait(never_);
+        }
         sync();
         break;
       case iss::Hart::Stop::stopped:

@@ -52,6 +52,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
 
   enum class State : uint8_t { idle, running, stopped };
   State state() const { return state_; }
+  // The execution unit ran its thread to sim.max_cycles and stopped there.
+  bool at_cycle_limit() const { return at_cycle_limit_; }
   std::string waiting_on() const;  // for deadlock reports
 
   // Lazy stall accounting (Machine::send): whether this PE's sends may float (not when
@@ -131,6 +133,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   PeObserver& observer_;
   sc_core::sc_event token_ready_;
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  sc_core::sc_event never_;          // waited for at the cycle limit, never notified
+  bool at_cycle_limit_ = false;
   struct Timer {
     uint64_t at;    // the clock of delivery
     uint32_t cont;  // the continuation it invokes
