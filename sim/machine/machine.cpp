@@ -203,14 +203,18 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   pe::Pe& pe = *pes_[src];
   // Lazy stall accounting (OutputPorts::push_floating): the execution unit goes on and
   // takes its stall clocks later, unless the send is certainly accepted now.
+  // Room now is room at the send's clock only if no memory-unit reply can still enter
+  // the port before it (replies go first): with the PE ahead of the network, an arrival
+  // not processed yet may bring some (a block read, many).
+  const bool room = ports_->surely_room(src) && no_unseen_reply(src, cycle);
   if (ports_->deferred(src) ||
-      (pe.lazy_sends() && !ports_->surely_room(src) && !accept_without_sync(src, cycle))) {
+      (pe.lazy_sends() && !room && !accept_without_sync(src, cycle))) {
     p.seq = next_seq_++;
     // Earlier work of the ports has its wake-up already: only a new check needs one.
     driver_->wake_at(ports_->push_floating(p, cycle));
     return;
   }
-  while (!ports_->surely_room(src)) {
+  for (bool sure = room; !sure; sure = ports_->surely_room(src) && no_unseen_reply(src, cycle)) {
     if (accept_without_sync(src, cycle)) break;
     pe.sync_to(cycle - 1);
     catch_up();
@@ -248,6 +252,17 @@ bool Machine::accept_without_sync(unsigned src, uint64_t& cycle) const {
   }
   cycle = x;
   return true;
+}
+
+// Whether no memory-unit reply of `src` can enter its output port at a clock <= `cycle`
+// that the port does not hold yet: replies follow arrivals at src, and the network has
+// processed those before now(); an arrival not under way yet ends at now() + link_clocks
+// or later (Fabric::arriving), so only the one under way can, if it may reply.
+bool Machine::no_unseen_reply(unsigned src, uint64_t cycle) const {
+  if (cycle >= fabric_->now() + fabric_->link_clocks()) return false;
+  uint64_t at = 0;
+  const net::Packet* a = fabric_->arriving(src, at);
+  return !a || at > cycle || !pe::may_reply(*a);
 }
 
 void Machine::reply(const net::Packet& p, uint64_t cycle) {

@@ -104,6 +104,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   std::string sender_text(const net::Packet& p) const;
 
   bool accept_without_sync(unsigned src, uint64_t& cycle) const;
+  bool no_unseen_reply(unsigned src, uint64_t cycle) const;
   void deliver(const net::Packet& p, uint64_t cycle);
   void enqueue(net::Packet& p, uint64_t cycle, bool reply);
   void sample_network(uint64_t now);
