@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cfenv>
 #include <chrono>
 
 #include "isa/isa.h"
@@ -278,6 +279,9 @@ void Machine::deliver(const net::Packet& p, uint64_t cycle) {
     return;
   }
   if (tracer_) tracer_->packet_arrived(p, cycle, cycle, cycle, "host I/O");
+  // The host's timing computes in floating point: round to nearest, not as the PE whose
+  // thread last ran does (the ISS puts its own mode back when it resumes).
+  std::fesetround(FE_TONEAREST);
   try {
     if (const auto a = host_.receive(p.src, p.addr, p.data, cycle, pes_[p.src]->memory())) {
       // The host's answer: an I-structure write into the PE, from the host's endpoint.
@@ -400,12 +404,17 @@ Outcome Machine::run(double max_host_seconds) {
     }
   }
   host_.flush();
+  // A PE's thread may have stopped inside the ISS with its own rounding mode on the host
+  // FPU: the statistics (means, utilisations) are computed rounding to nearest.
+  std::fesetround(FE_TONEAREST);
+  std::feclearexcept(FE_ALL_EXCEPT);
   const uint64_t now = sc_core::sc_time_stamp().value() / period;
   // Cut by the cycle limit: a PE ran to it, or something waits for a clock past it.
   bool at_limit = cycle_limit_ && (now >= cycle_limit_ || sc_core::sc_pending_activity());
   for (unsigned k = 0; k < cfg_.pes && cycle_limit_ && !at_limit; ++k)
     at_limit = pes_[k]->at_cycle_limit();
   o.cycles = stopping_ ? end_cycle_ : at_limit ? cycle_limit_ : now;
+  stats_end_cycle_ = o.cycles;
   if (tracer_) tracer_->finish(o.cycles);
   if (failure_) {
     o.kind = failure_is_fault_ ? Outcome::Kind::fault : Outcome::Kind::error;
@@ -465,7 +474,9 @@ void Machine::sample_network(uint64_t now) {
 void Machine::register_stats() {
   for (auto& p : pes_) p->register_stats(stats_);
   const net::Fabric* f = fabric_.get();
-  stats_.value("network", [f] { return net::to_json(f->stats(), f->topology(), f->now()); },
+  // Utilisations over the run's clocks (its end, not how far the network ran ahead).
+  const uint64_t* end = &stats_end_cycle_;
+  stats_.value("network", [f, end] { return net::to_json(f->stats(), f->topology(), *end ? *end : f->now()); },
                "network statistics (network/README.md)");
 }
 

@@ -134,6 +134,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   bool stopping_ = false;
   uint64_t end_cycle_ = 0;
   uint64_t cycle_limit_ = 0;
+  uint64_t stats_end_cycle_ = 0;  // the run's end, for the statistics (0: not run yet)
   std::unique_ptr<trace::Tracer> tracer_;
   struct Sampler {
     uint64_t next = 0, period = 1000;
