@@ -219,7 +219,7 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
     if (accept_without_sync(src, cycle)) break;
     pe.sync_to(cycle - 1);
     catch_up();
-    if (ports_->empty(src) && fabric_->can_inject(src, cycle)) break;
+    if (ports_->nothing_due_by(src, cycle) && fabric_->can_inject(src, cycle)) break;
     const uint64_t free = fabric_->earliest_slot_free(src, cycle);
     cycle = std::max(cycle + 1, free == UINT64_MAX ? cycle + 1 : free);
   }
@@ -242,10 +242,10 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
 // The wait in SystemC time that this saves changes no simulated figure (syncs count
 // host work).
 bool Machine::accept_without_sync(unsigned src, uint64_t& cycle) const {
-  if (!ports_->empty(src)) return false;
   const uint64_t frees = fabric_->injection_room_from(src);
   if (frees == UINT64_MAX) return false;
   const uint64_t x = std::max(cycle, frees);
+  if (!ports_->nothing_due_by(src, x)) return false;
   if (x > fabric_->now() + fabric_->link_clocks()) return false;
   uint64_t at = 0;
   if (const net::Packet* a = fabric_->arriving(src, at); a && at < x) {
