@@ -410,8 +410,9 @@ Outcome Machine::run(double max_host_seconds) {
   std::feclearexcept(FE_ALL_EXCEPT);
   const uint64_t now = sc_core::sc_time_stamp().value() / period;
   // Cut by the cycle limit: a PE ran to it, or something waits for a clock past it.
-  bool at_limit = cycle_limit_ && (now >= cycle_limit_ || sc_core::sc_pending_activity());
-  for (unsigned k = 0; k < cfg_.pes && cycle_limit_ && !at_limit; ++k)
+  bool at_limit = !host_limit && cycle_limit_ &&
+                  (now >= cycle_limit_ || sc_core::sc_pending_activity());
+  for (unsigned k = 0; k < cfg_.pes && cycle_limit_ && !at_limit && !host_limit; ++k)
     at_limit = pes_[k]->at_cycle_limit();
   o.cycles = stopping_ ? end_cycle_ : at_limit ? cycle_limit_ : now;
   stats_end_cycle_ = o.cycles;

@@ -78,6 +78,13 @@ class CycleLimit(unittest.TestCase):
                     self.assertLess(len(r.stdout), 1000, r.stdout[:500])
                     self.assertEqual(s["outcome"], "time_limit")
 
+    def test_host_time_limit_before_the_cycle_limit(self):
+        r, s = run("compute", 2, 1000, 10**12, "--max-time", "1s")
+        self.assertEqual(r.returncode, 73, r.stderr[-2000:])
+        self.assertEqual(s["outcome"], "host_time_limit")
+        self.assertLess(s["cycles"], 10**12)
+        self.assertNotIn("cycle limit", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
