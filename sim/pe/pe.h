@@ -94,7 +94,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override;
   void end_thread(iss::Hart& h) override;
   void settle(iss::Hart& h) override;
-  void clock_read(iss::Hart& h) override { settle_sends(h); }
+  void clock_read(iss::Hart& h) override {
+    ++interactions_;
+    settle_sends(h);
+  }
   // The timer (docs/pe.md): CSR emx.timer_arm. Each armed timer is a pending 1-input
   // invocation; fire_timers (an SC_METHOD) delivers the due ones as arrivals.
   void arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) override;
@@ -126,6 +129,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
   bool started_ = false;
   uint64_t thread_started_at_ = 0;
+  uint64_t interactions_ = 0;  // environment calls (the adaptive quantum: Pe::execute)
   // statistics (packets_received_, memory_unit_cycles_ above)
   uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, threads_ = 0, syncs_ = 0;
   uint64_t busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0, exu_stall_cycles_ = 0;

@@ -15,7 +15,9 @@ import unittest
 
 EMX = os.environ["EMX"]
 PROGRAMS = os.environ["EMX_PROGRAM_DIR"]
-QUANTA = (1, 7, 1000, 1 << 20)
+# (sim.quantum_cycles, sim.quantum_max_cycles): the first in lock step (no adaptive
+# growth), the others with it.
+QUANTA = ((1, 1), (7, 65536), (1000, 65536), (1 << 20, 1 << 20))
 PES = 4
 LIMIT = 2_000_000
 # Arguments that keep a program short or make it do its work on 4 PEs (the others run
@@ -41,11 +43,13 @@ def figures(stats):
             "results": stats["results"], "network": stats["stats"]["network"], "pe": pes}
 
 
-def run(elf, quantum, args):
+def run(elf, quantum, args, pes=PES, limit=LIMIT):
+    q, q_max = quantum
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "s.json")
-        r = subprocess.run([EMX, "run", "-q", "--pes", str(PES), "--max-cycles", str(LIMIT),
-                            "--set", f"sim.quantum_cycles={quantum}", "--files", d,
+        r = subprocess.run([EMX, "run", "-q", "--pes", str(pes), "--max-cycles", str(limit),
+                            "--set", f"sim.quantum_cycles={q}",
+                            "--set", f"sim.quantum_max_cycles={q_max}", "--files", d,
                             "--stats", path, elf, *args],
                            capture_output=True, text=True, timeout=300,
                            stdin=subprocess.DEVNULL)
@@ -63,7 +67,7 @@ class Quanta(unittest.TestCase):
             args = ARGS.get(name, [])
             with self.subTest(program=name):
                 runs = {q: run(elf, q, args) for q in QUANTA}
-                r1, s1 = runs[1]
+                r1, s1 = runs[QUANTA[0]]
                 f1 = figures(s1)
                 end = s1["cycles"]
                 for q in QUANTA[1:]:
@@ -78,13 +82,36 @@ class Quanta(unittest.TestCase):
                     past = {k for k in f1["pe"] if max(f["pe"][k]["cycles"],
                                                        f1["pe"][k]["cycles"]) > end}
                     for k in past:
-                        self.assertLessEqual(f["pe"][k]["cycles"], end + q + SLACK,
+                        self.assertLessEqual(f["pe"][k]["cycles"], end + max(q) + SLACK,
                                              f"PE {k} past the end at quantum {q}")
                         del f["pe"][k], f1["pe"][k]
                     if past:  # the sum over PEs, theirs included
                         del f["instructions"], f1["instructions"]
                     self.assertEqual(f, f1, f"figures at quantum {q}")
                     f1 = figures(s1)
+
+    def test_pes_computing_and_streaming_at_several_pe_counts(self):
+        # The same per-PE work at 16, 80 and 1024 PEs: identical figures at every quantum
+        # for one PE count, and the same instructions per computing PE at every count.
+        compute = os.path.join(PROGRAMS, "bench_compute.elf")
+        stream = os.path.join(PROGRAMS, "bench_stream.elf")
+        for pes, quanta in ((16, QUANTA), (80, QUANTA[1:]), (1024, ((64, 64), (1000, 65536)))):
+            with self.subTest(pes=pes):
+                per_pe = None
+                for elf, args, limit in ((compute, ["1"], 40000), (stream, ["2", "64"], LIMIT)):
+                    runs = [run(elf, q, args, pes, limit)[1] for q in quanta]
+                    for s in runs[1:]:
+                        self.assertEqual(figures(s), figures(runs[0]), f"{elf} on {pes} PEs")
+                    if elf == compute:
+                        counts = {pe["instructions"] for pe in runs[0]["stats"]["pe"].values()}
+                        self.assertEqual(len(counts), 1, counts)
+                        per_pe = counts.pop()
+                        self.assertEqual(per_pe, self.__class__.compute_per_pe.setdefault(
+                            "n", per_pe), f"instructions per PE on {pes} PEs")
+                    else:
+                        self.assertEqual(runs[0]["outcome"], "exited")
+
+    compute_per_pe = {}
 
 
 if __name__ == "__main__":
