@@ -149,8 +149,18 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   pe::MachinePort& port = *this;
   pe::PeObserver& observer = *this;
   for (unsigned k = 0; k < cfg_.pes; ++k) {
-    auto p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer,
-                                      alarms_);
+    std::unique_ptr<pe::Pe> p;
+    try {
+      p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer,
+                                   alarms_);
+    } catch (const mem::HostMemoryError& e) {
+      throw std::runtime_error(fmt::format(
+          "the host cannot reserve the local memory of {} PEs x {} KiB (pe.memory_bytes, plus "
+          "a quarter of it for tag bits; pages are committed only when touched): at PE {}, {}. "
+          "Use fewer PEs (--pes) or a smaller pe.memory_bytes, or raise the host's "
+          "address-space limit (ulimit -v)",
+          cfg_.pes, cfg_.pe.memory_bytes / 1024, k, e.what()));
+    }
     // Every PE gets the code (packets may start threads anywhere); `runs` PEs run main.
     const auto s = host::Host::load(program, args, p->memory(), cfg_.stack_top());
     // One decoding of the code for all PEs: the same bytes, timing and features.

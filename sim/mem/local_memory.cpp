@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <new>
+#include <cerrno>
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace emx::mem {
@@ -13,7 +15,8 @@ uint8_t* reserve(std::size_t n) {
   // MAP_NORESERVE + anonymous: zero-filled pages, committed by the kernel on first write.
   void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
+  if (p == MAP_FAILED)
+    throw HostMemoryError("mmap of " + std::to_string(n) + " bytes failed: " + std::strerror(errno));
   return static_cast<uint8_t*>(p);
 }
 

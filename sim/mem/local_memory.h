@@ -5,8 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 namespace emx::mem {
+
+// The host refused to reserve the address space of a local memory (mmap failed: an
+// address-space limit such as ulimit -v, or no overcommit). The message says why.
+struct HostMemoryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // The first bytes of every local memory are a guard: any access there faults, which
 // catches null-pointer dereferences in programs.
