@@ -148,6 +148,13 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   }
   pe::MachinePort& port = *this;
   pe::PeObserver& observer = *this;
+  // The code's whole pages, alike on every PE (stores into code fault), are held once
+  // on the host: at 1024 PEs a program's code copied into each memory was most of the
+  // footprint of a small run.
+  const uint32_t page = 4096;
+  const uint32_t code_from = (program.code_base() + page - 1) / page * page;
+  const uint32_t code_to = (program.code_base() + program.code_bytes()) / page * page;
+  std::unique_ptr<mem::SharedPages> code_pages;
   for (unsigned k = 0; k < cfg_.pes; ++k) {
     std::unique_ptr<pe::Pe> p;
     try {
@@ -163,6 +170,12 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
     }
     // Every PE gets the code (packets may start threads anywhere); `runs` PEs run main.
     const auto s = host::Host::load(program, args, p->memory(), cfg_.stack_top());
+    if (code_to > code_from && cfg_.pes > 1) {
+      if (!code_pages)
+        code_pages = std::make_unique<mem::SharedPages>(p->memory().bytes() + code_from,
+                                                        code_to - code_from);
+      p->memory().map_shared(code_from, code_to - code_from, *code_pages);
+    }
     // One decoding of the code for all PEs: the same bytes, timing and features.
     p->load(program.code_base(), program.code_bytes(), entries,
             pes_.empty() ? nullptr : pes_.front()->hart().decoded_code());

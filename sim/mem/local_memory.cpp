@@ -39,6 +39,32 @@ LocalMemory::~LocalMemory() {
   munmap(tags_, size_ / 4);
 }
 
+SharedPages::SharedPages(const uint8_t* content, uint32_t len) : len_(len) {
+  fd_ = memfd_create("emx-shared-pages", MFD_CLOEXEC);
+  if (fd_ < 0) return;
+  std::size_t done = 0;
+  if (ftruncate(fd_, len) == 0)
+    while (done < len) {
+      const ssize_t n = pwrite(fd_, content + done, len - done, static_cast<off_t>(done));
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+  if (done != len) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+SharedPages::~SharedPages() {
+  if (fd_ >= 0) close(fd_);  // the mappings keep the pages
+}
+
+bool LocalMemory::map_shared(uint32_t offset, uint32_t len, const SharedPages& pages) {
+  if (!pages.valid() || len > pages.size() || offset > size_ || len > size_ - offset) return false;
+  return mmap(bytes_ + offset, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+              pages.fd(), 0) != MAP_FAILED;
+}
+
 std::size_t LocalMemory::resident_bytes() const {
   return resident(bytes_, size_) + resident(tags_, size_ / 4);
 }

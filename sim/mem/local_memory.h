@@ -21,6 +21,22 @@ constexpr uint32_t kGuardBytes = 0x1000;
 constexpr uint32_t kMaxBytes = 1u << 24;  // 22-bit word address = 16 MiB
 constexpr uint8_t kTagMask = 0x3f;
 
+// Host pages with a given content, for LocalMemory::map_shared (a memfd).
+class SharedPages {
+ public:
+  SharedPages(const uint8_t* content, uint32_t len);  // valid() false if the host refused
+  ~SharedPages();
+  SharedPages(const SharedPages&) = delete;
+  SharedPages& operator=(const SharedPages&) = delete;
+  bool valid() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
+  uint32_t size() const { return len_; }
+
+ private:
+  int fd_ = -1;
+  uint32_t len_ = 0;
+};
+
 class LocalMemory {
  public:
   explicit LocalMemory(uint32_t bytes);
@@ -51,6 +67,12 @@ class LocalMemory {
 
   // Host pages actually backing this memory (for the memory-footprint statistics).
   std::size_t resident_bytes() const;
+
+  // Pages [offset, offset + len) (page-aligned) become a private, copy-on-write mapping of
+  // `pages` (SharedPages): what the PEs of a machine hold alike (the program's code) is
+  // then held once on the host, and a write still changes this memory alone. False if
+  // the host refused (the pages then stay as they are).
+  bool map_shared(uint32_t offset, uint32_t len, const class SharedPages& pages);
 
  private:
   uint32_t size_;
