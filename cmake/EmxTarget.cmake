@@ -10,8 +10,8 @@
 #   emx_compile_target_object(SOURCE OBJECT [COMPILE_OPTIONS ...])
 #       one source -> one object, for start files
 #
-# Programs link crt0, the runtime (target emx_runtime, runtime/CMakeLists.txt) and libgcc
-# with runtime/link/emx.ld. scripts/emx-cc does the same outside CMake, with the flags
+# Programs link crt0, the runtime (target emx_runtime, runtime/CMakeLists.txt), picolibc
+# and libgcc with runtime/link/emx.ld. scripts/emx-cc does the same outside CMake, with the flags
 # written to ${CMAKE_BINARY_DIR}/runtime/emx-cc.env below.
 
 find_program(EMX_TARGET_CC riscv64-unknown-elf-gcc)
@@ -28,25 +28,59 @@ get_filename_component(EMX_SOURCE_ROOT "${EMX_SOURCE_ROOT}" ABSOLUTE)
 set(EMX_PROGRAM_DIR "${CMAKE_BINARY_DIR}/programs")
 set(EMX_LINKER_SCRIPT "${EMX_SOURCE_ROOT}/runtime/link/emx.ld")
 
+# The C library: picolibc, Debian's build for RV32IMF/ilp32f (package
+# picolibc-riscv64-unknown-elf), its "release" variant (optimised for speed rather than
+# size). The platform layer under it is the runtime's (runtime/src, docs/runtime.md).
+set(EMX_PICOLIBC_DIR "/usr/lib/picolibc/riscv64-unknown-elf" CACHE PATH
+    "picolibc for riscv64-unknown-elf (holds include/ and lib/)")
+set(EMX_PICOLIBC_INCLUDE "${EMX_PICOLIBC_DIR}/include/release")
+set(EMX_PICOLIBC_LIB "${EMX_PICOLIBC_DIR}/lib/release/rv32imf/ilp32f")
+if(NOT EXISTS "${EMX_PICOLIBC_INCLUDE}/picolibc.h" OR NOT EXISTS "${EMX_PICOLIBC_LIB}/libc.a")
+  message(FATAL_ERROR
+    "picolibc for RV32IMF/ilp32f not found under ${EMX_PICOLIBC_DIR}: the programs for the "
+    "simulated machine use it as their C library. Install the Debian package "
+    "picolibc-riscv64-unknown-elf (scripts/setup does), or set EMX_PICOLIBC_DIR.")
+endif()
+
 # Why each flag:
 #  -march/-mabi     the PE: RV32IMF, floats in FP registers (no D: doubles are soft-float)
-#  -ffreestanding   there is no hosted libc; GCC's stddef.h & co. work stand-alone
-#                   (stdint.h is the runtime's own: runtime/include/stdint.h says why)
-#  -fbuiltin        ...but our libc does implement the standard functions, so let GCC
-#                   inline small memcpy, fold strlen, turn printf("x\n") into puts
-#  -fno-math-errno  no errno: __builtin_sqrtf is a bare fsqrt.s, not a call to sqrtf
+#  -ffreestanding   no operating system: GCC assumes nothing about main or the start-up
+#  -fbuiltin        ...but the C library is complete, so let GCC inline small memcpy,
+#                   fold strlen, turn printf("x\n") into puts
+#  -fno-math-errno  picolibc's libm never sets errno (IEEE semantics): __builtin_sqrtf
+#                   is a bare fsqrt.s, not a call to sqrtf
 #  -mstrict-align   a misaligned access faults on the PE, so GCC must never emit one
 #  -g               the simulator names functions and lines in fault reports
-#  -ffunction-sections -fdata-sections with --gc-sections: unused runtime and libgcc
+#  -ffunction-sections -fdata-sections with --gc-sections: unused runtime and library
 #                   functions stay out of the code segment the simulator decodes
+#  -Werror=implicit-function-declaration  a call without a prototype is an error, so a
+#                   function missing from a header is found at compile time
+#  -isystem picolibc, -ftls-model=local-exec  what picolibc's own specs file sets
+#  -D__INT32_TYPE__=int ...  the 32-bit types are int, as on Linux for RV32 and x86:
+#                   GCC's bare-metal ABI makes int32_t a long, so printf("%d", an
+#                   int32_t) would warn and int32_t * would not mix with int *; sizes
+#                   and the calling convention are the same either way
 set(EMX_TARGET_ARCH_FLAGS -march=rv32imf -mabi=ilp32f)
 set(EMX_TARGET_CFLAGS
   ${EMX_TARGET_ARCH_FLAGS} -O2 -g -ffreestanding -fbuiltin -fno-math-errno -mstrict-align
-  -ffunction-sections -fdata-sections -Wall -Wextra
-  "-I${EMX_SOURCE_ROOT}/runtime/include")
+  -ffunction-sections -fdata-sections -Wall -Wextra -Werror=implicit-function-declaration
+  -U__INT32_TYPE__ -D__INT32_TYPE__=int -U__UINT32_TYPE__ "-D__UINT32_TYPE__=unsigned int"
+  -U__INT_LEAST32_TYPE__ -D__INT_LEAST32_TYPE__=int
+  -U__UINT_LEAST32_TYPE__ "-D__UINT_LEAST32_TYPE__=unsigned int"
+  -ftls-model=local-exec
+  "-I${EMX_SOURCE_ROOT}/runtime/include" -isystem "${EMX_PICOLIBC_INCLUDE}")
+# -u: the runtime's memcpy (with memmove, memset), malloc (with the rest of the
+# allocator) and abort are pulled in before picolibc's archive is searched, so picolibc's
+# own calls resolve to them too and no program gets two versions (runtime/src/copy.c,
+# malloc.c, abort.c say why they are the runtime's).
 set(EMX_TARGET_LDFLAGS
   ${EMX_TARGET_ARCH_FLAGS} -nostdlib -static -Wl,--gc-sections -Wl,--build-id=none
+  -Wl,-u,memcpy -Wl,-u,malloc -Wl,-u,abort
   "-T${EMX_LINKER_SCRIPT}")
+# After the program's objects and libraries, in one group: the runtime, picolibc's
+# libc and libm, libgcc.
+set(EMX_TARGET_SYSTEM_LIBS
+  "${EMX_PICOLIBC_LIB}/libc.a" "${EMX_PICOLIBC_LIB}/libm.a" -lgcc)
 
 # Object path for a source: mirrors the source tree under CMakeFiles/<tag>.dir.
 function(_emx_object_path out tag src)
@@ -115,7 +149,7 @@ function(emx_add_program name)
   add_custom_command(
     OUTPUT "${elf}"
     COMMAND ${EMX_TARGET_CC} ${EMX_TARGET_LDFLAGS} -o "${elf}" "${crt0}" ${objs}
-            -Wl,--start-group ${archives} -lgcc -Wl,--end-group
+            -Wl,--start-group ${archives} ${EMX_TARGET_SYSTEM_LIBS} -Wl,--end-group
     DEPENDS ${objs} ${archives} "${crt0}" "${EMX_LINKER_SCRIPT}"
     COMMENT "Linking EM-X program programs/${name}.elf"
     VERBATIM)
@@ -127,7 +161,7 @@ endfunction()
 # The same flags for scripts/emx-cc, as bash arrays it sources (call once the runtime
 # targets exist: runtime/CMakeLists.txt).
 function(emx_write_cc_env)
-  foreach(var EMX_TARGET_CFLAGS EMX_TARGET_LDFLAGS)
+  foreach(var EMX_TARGET_CFLAGS EMX_TARGET_LDFLAGS EMX_TARGET_SYSTEM_LIBS)
     list(TRANSFORM ${var} PREPEND "'" OUTPUT_VARIABLE quoted)
     list(TRANSFORM quoted APPEND "'")
     list(JOIN quoted " " ${var}_TEXT)
@@ -137,6 +171,7 @@ function(emx_write_cc_env)
 EMX_TARGET_CC='${EMX_TARGET_CC}'
 EMX_TARGET_CFLAGS=(${EMX_TARGET_CFLAGS_TEXT})
 EMX_TARGET_LDFLAGS=(${EMX_TARGET_LDFLAGS_TEXT})
+EMX_TARGET_SYSTEM_LIBS=(${EMX_TARGET_SYSTEM_LIBS_TEXT})
 EMX_CRT0='$<TARGET_PROPERTY:emx_runtime,EMX_CRT0>'
 EMX_RUNTIME_LIB='$<TARGET_PROPERTY:emx_runtime,EMX_ARCHIVE>'
 ")

@@ -234,6 +234,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   out.busy_until = done;
   out.source = q;
   ++out.packets;
+  if (on_hop_) [[unlikely]] on_hop_(packets_[s], output, now, done);
   // The transfers that start in one clock all end link_clocks later, one after the
   // other in the order they started: one kTransfersDone event for the clock's list of
   // grants, pushed where the first one's own event would go. Nothing else is pushed into
@@ -443,6 +444,7 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
   ++outputs_[links_ + dst].packets;
+  if (on_hop_) [[unlikely]] on_hop_(packets_[s], links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
   if (arrival == now)
     deliver(s, now);
   else

@@ -41,6 +41,11 @@ class Fabric {
   Fabric& operator=(const Fabric&) = delete;
 
   void set_delivery(Delivery d) { deliver_ = std::move(d); }
+  // For tracing (empty: off, the default): called when a packet starts a transfer over an
+  // output, a link (output < link count) or an ejection port (link count + endpoint),
+  // with the transfer's start and end clocks. It must not inject.
+  using HopHook = std::function<void(const Packet&, uint32_t output, uint64_t start, uint64_t end)>;
+  void set_hop_hook(HopHook h) { on_hop_ = std::move(h); }
 
   // Whether `endpoint` may inject at clock t: its injection queue has a free slot, counting
   // the slot of a packet whose transfer out ends by t. Exact once advance_to(t) has run,
@@ -277,6 +282,7 @@ class Fabric {
   mutable std::vector<ChainLink> chain_;
   EventQueue events_;
   Delivery deliver_;
+  HopHook on_hop_;
   mutable FabricStats stats_;  // the per-port counters are filled in by stats()
   uint64_t now_ = 0;
   uint64_t in_flight_ = 0;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/stats/field_doc.h"
+
 namespace emx::net {
 
 class Topology;
@@ -27,5 +29,8 @@ struct FabricStats {
 // Totals, and one record per link {from, to, kind, packets, busy_clocks}; `clocks` (the
 // simulated time span) turns busy clocks into utilisation when it is not 0.
 nlohmann::json to_json(const FabricStats& s, const Topology& topo, uint64_t clocks = 0);
+// Every field to_json writes, relative to the network's statistics ("links[].packets"),
+// with unit and meaning (docs/stats.md).
+const std::vector<stats::FieldDoc>& fabric_stat_docs();
 
 }  // namespace emx::net

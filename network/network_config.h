@@ -93,7 +93,8 @@ struct NetworkConfig {
              "and torus2d only): 2 classes on the ring, 4 on the torus, cut at each ring's "
              "wrap-around link; auto: hops for circular_omega, datelines for ring and torus2d");
     v.field("injection_queue_packets", injection_queue_packets, 1u, 1024u,
-            "PE output queue into its switch, packets; a send stalls when it is full [assumed]");
+            "PE output queue into its switch, packets; a send stalls when it is full [assumed: "
+            "4; em4: 1, the EMC-R had no output packet buffer, the EMC-Y added one]");
     v.field("crossbar_latency", crossbar_latency, 1u, 65535u,
             "crossbar: clocks from injection to full arrival on an idle network [assumed]");
   }

@@ -1,4 +1,4 @@
-/* The measured loop of the ping-pong with receives posted in advance (experiments.md),
+/* The measured loop of the ping-pong with receives posted in advance (the MPI paper, docs/papers.md),
  * shared by mpi_pingpong and mpi_throughput: receive k of `recvs` was posted before.
  * The initiator sends, then waits for the echo; the other side the mirror. */
 #ifndef PINGPONG_LOOP_H

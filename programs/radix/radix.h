@@ -18,17 +18,19 @@ typedef struct {
   uint32_t seed;
   int equal_keys;      /* keys=equal: every key the same (a test of the boundaries) */
   uint32_t batch;      /* remote writes between explicit suspensions (0: none) */
+  int fused_global;    /* global=fused: the digit counts' sum and prefix in one butterfly */
   unsigned me, pes;
   uint32_t q, rem;     /* N = q P + rem: PE p holds q keys, one more if p < rem */
   uint32_t n_local;    /* n_p of this PE */
   uint32_t first;      /* global index of this PE's first key */
-  int32_t *scratch;    /* radix words for radix_global_starts */
+  int32_t *scratch;    /* 2 x radix words for radix_global_starts */
   uint32_t *arrays;    /* the key arrays, `capacity` words each (radix_parallel) */
   uint32_t capacity;
   uint32_t sum, sum_sq; /* checksums of this PE's generated keys (radix_generate) */
 } radix_args;
 
-/* Parses "N RADIX SEED [keys=random|equal] [batch=B]"; on a bad argument prints why on
+/* Parses "N RADIX SEED [keys=random|equal] [batch=B] [global=steps|fused]"; on a bad
+ * argument prints why on
  * PE 0 and returns 0. batch defaults to 0 on machines with direct remote access (a
  * SYSWR stream never overflows the input buffer) and to RADIX_DEFAULT_BATCH on EM-X'
  * and EM-4, where every remote write is a thread the receiver must run. */

@@ -3,12 +3,15 @@ binary, its arguments and options, and the effective config. Re-running a report
 only what changed; an interrupted sweep resumes from what it finished."""
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import shutil
+import stat
 import threading
 
-from . import sim
+from . import inputs, sim
 from .experiment import Run
 from .sim import Result
 
@@ -55,12 +58,24 @@ def key(run: Run) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
+# An entry: {"format": 1, "sha256": <of the result's canonical JSON>, "result": {...}}.
+# Anything else -- another format, a wrong type, an edited value, a link, a directory, a
+# device, a file over MAX_ENTRY_BYTES -- is a bad entry: a miss, run again and reported.
+ENTRY_FORMAT = 1
+MAX_ENTRY_BYTES = 64 << 20
+RESULT_FIELDS = {"status": int, "outcome": str, "stdout": str, "stderr": str,
+                 "simulated_time_ns": (int, float), "cycles": int, "instructions": int,
+                 "host_seconds": (int, float), "records": list, "config": dict,
+                 "stats": dict, "command": list}
+
+
 class Cache:
-    """A directory of <key>.json files; `read=False` (--force) reads nothing but still writes."""
+    """A directory of <key>.json files; `read=False` (--force) reads nothing but still
+    writes. `bad` lists the entries found bad (path, why); they are run again."""
 
     def __init__(self, directory: str, read: bool = True):
-        self.directory, self.read = directory, read
-        os.makedirs(directory, exist_ok=True)
+        self.directory, self.read = inputs.directory(directory, "--cache"), read
+        self.bad: list = []
 
     def _path(self, k: str) -> str:
         return os.path.join(self.directory, k[:2], k + ".json")
@@ -68,18 +83,85 @@ class Cache:
     def get(self, k: str):
         if not self.read:
             return None
+        path = self._path(k)
         try:
-            with open(self._path(k)) as f:
-                return Result.from_json(json.load(f))
-        except (OSError, ValueError, TypeError):
+            return Result.from_json(_entry_result(_read_entry(path)))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, RecursionError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            self.bad.append((path, why))
             return None
 
     def put(self, k: str, result: Result) -> None:
-        if result.status < 0:          # a host-side failure (time-out, no binary): retry it
+        """Stores the result (not a host-side failure: a time-out, no binary, which are
+        retried). A cache that cannot be written costs the caching, not the run."""
+        if result.status < 0:
             return
+        body = result.to_json()
+        doc = {"format": ENTRY_FORMAT, "sha256": _digest(body), "result": body}
         path = self._path(k)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(result.to_json(), f)
-        os.replace(tmp, path)          # atomic: a killed sweep leaves no half file
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(tmp, "w") as f:
+                json.dump(doc, f)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)    # a bad entry that is a directory
+            os.replace(tmp, path)      # atomic: a killed sweep leaves no half file
+        except OSError as e:
+            self.bad.append((path, f"cannot write it ({e.strerror or e})"))
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _read_entry(path: str) -> dict:
+    """An entry's JSON: a regular file (not a link) of at most MAX_ENTRY_BYTES."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise ValueError("a symbolic link, not an entry")
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+        os.close(fd)
+        raise ValueError("a directory, not an entry" if stat.S_ISDIR(st.st_mode) else
+                         "not a regular file" if not stat.S_ISREG(st.st_mode) else
+                         f"larger than {MAX_ENTRY_BYTES >> 20} MiB")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_ENTRY_BYTES + 1)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise ValueError(f"larger than {MAX_ENTRY_BYTES >> 20} MiB")
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"not JSON ({e})")
+
+
+def _entry_result(doc) -> dict:
+    """The result of an entry whose format, checksum and types are right."""
+    if not isinstance(doc, dict) or doc.get("format") != ENTRY_FORMAT:
+        raise ValueError(f"not an entry of format {ENTRY_FORMAT}")
+    body = doc.get("result")
+    if not isinstance(body, dict) or doc.get("sha256") != _digest(body):
+        raise ValueError("its checksum does not match its content (edited or damaged)")
+    if set(body) != set(RESULT_FIELDS):
+        raise ValueError("its fields are not a result's")
+    for name, kind in RESULT_FIELDS.items():
+        v = body[name]
+        if isinstance(v, bool) or not isinstance(v, kind):
+            raise ValueError(f"field {name} has the wrong type")
+    for r in body["records"]:
+        if not isinstance(r, dict) or not isinstance(r.get("name"), str) or "value" not in r:
+            raise ValueError("a record is not {name, value}")
+    if not all(isinstance(c, str) for c in body["command"]):
+        raise ValueError("field command is not a list of strings")
+    return body
+
+
+def _digest(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"))
+                          .encode()).hexdigest()

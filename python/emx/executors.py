@@ -6,18 +6,35 @@ experiment never sees which one ran it.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from . import sim
+from .sim import run as simulate
 from .experiment import Run
 
 
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot run the sweep: no workers, a worker that lacks what a run
+    needs, runs that kill their workers. The message says which and why."""
+
+
 def execute(run: Run, emx: str, build_dir: str):
-    """Runs one Run; a plain function so that Dask can ship it to a worker."""
+    """Runs one Run here (the local pool)."""
+    return sim.Result.from_json(execute_plain(run.program, run.args, run.config,
+                                              run.overrides, run.pes, run.options,
+                                              run.timeout, emx, build_dir))
+
+
+def execute_plain(program, args, config, overrides, pes, options, timeout, emx, build_dir):
+    """One run from plain values to a plain dict: what a Dask task carries both ways, so
+    that neither the scheduler nor a worker needs the emx package to unpickle it. It names
+    no emx module (`simulate`, not `sim.run`): a scheduler that has emx and pickles the task
+    again for a worker would name a module by reference, which a worker without emx lacks."""
     os.environ["EMX"] = emx
     os.environ["EMX_BUILD_DIR"] = build_dir
-    return sim.run(run.program, run.args, run.config, run.overrides, run.pes,
-                   run.options, run.timeout)
+    return simulate(program, args, config, overrides, pes, options, timeout).to_json()
 
 
 class LocalExecutor:
@@ -46,14 +63,17 @@ class LocalExecutor:
 class DaskExecutor:
     """Runs on a Dask distributed cluster: ADDRESS of a running scheduler, or "local"
     for a LocalCluster in this process (threads: each run is its own process anyway).
-    Workers need the emx binary and programs at the same paths (a shared checkout);
-    the emx package itself is shipped with the task."""
 
-    def __init__(self, address: str, jobs: int):
-        import cloudpickle
+    The code a run needs travels with each task (cloudpickle by value, see _ByValue): the
+    scheduler and the workers need Python of the client's version and dask, not the emx
+    package. Workers need the simulator and the programs at the client's paths (a shared
+    checkout); at the start each worker is asked, and one that lacks them is named. With
+    no worker for `wait` seconds (none joined, or all died) the client fails (ClusterError)
+    instead of waiting."""
+
+    def __init__(self, address: str, jobs: int, wait: float = 60.0):
         from distributed import Client, LocalCluster
-        import emx
-        cloudpickle.register_pickle_by_value(emx)   # workers need not import emx
+        self.wait = wait
         if address == "local":
             self.cluster = LocalCluster(n_workers=1, threads_per_worker=max(1, jobs),
                                         processes=False, dashboard_address=None)
@@ -61,21 +81,91 @@ class DaskExecutor:
             self.name = f"Dask LocalCluster ({max(1, jobs)} threads)"
         else:
             self.cluster = None
-            self.client = Client(address)
+            try:
+                self.client = Client(address, timeout=wait)
+            except (OSError, TimeoutError, ValueError) as e:
+                raise ClusterError(f"no scheduler at {address} ({_first_line(e)})")
             self.name = f"Dask scheduler {address}"
+        self._run = _ByValue(execute_plain)
+        self.workers = self._check_workers()
+
+    def _check_workers(self) -> set:
+        """The workers, each found to have this Python and the simulator and programs."""
+        try:
+            self.client.wait_for_workers(1, timeout=self.wait)
+        except (TimeoutError, OSError) as e:
+            raise ClusterError(f"no worker joined {self.name} within {self.wait:g} s "
+                               f"({_first_line(e) or 'timeout'}); start one with "
+                               "`dask worker ADDRESS`")
+        want = {"python": list(sys.version_info[:2]), "emx": sim.binary(),
+                "programs": os.path.join(sim.build_dir(), "programs")}
+        try:
+            found = self.client.run(_ByValue(_worker_facts), want["emx"], want["programs"])
+        except Exception as e:          # a worker that cannot even run the probe
+            raise ClusterError(f"asking the workers failed: {_first_line(e)}")
+        lacks = []
+        for worker, facts in sorted(found.items()):
+            if facts["python"] != want["python"]:
+                lacks.append(f"{worker} runs Python {'.'.join(map(str, facts['python']))}, "
+                             f"this client {'.'.join(map(str, want['python']))} (the runs' "
+                             "code is shipped as bytecode: use the same Python)")
+            if not facts["emx"]:
+                lacks.append(f"{worker} has no simulator at {want['emx']} (workers need "
+                             "the checkout and its build at the client's path)")
+            elif not facts["programs"]:
+                lacks.append(f"{worker} has no programs at {want['programs']}")
+        if lacks:
+            raise ClusterError("; ".join(lacks))
+        return set(found)
 
     def map(self, tagged_runs):
-        from distributed import as_completed as dask_completed
+        from distributed import wait as dask_wait
         emx, build = sim.binary(), sim.build_dir()
         futures = {}
         for tag, run in tagged_runs:
-            futures[self.client.submit(execute, run, emx, build, pure=False)] = tag
+            f = self.client.submit(self._run, run.program, run.args, run.config,
+                                   run.overrides, run.pes, run.options, run.timeout, emx,
+                                   build, pure=False)
+            futures[f] = (tag, run)
+        pending, alone_since = set(futures), None
         try:
-            for f in dask_completed(list(futures)):
-                yield futures[f], f.result()
+            while pending:
+                try:
+                    done, pending = dask_wait(pending, timeout=2,
+                                              return_when="FIRST_COMPLETED")
+                except TimeoutError:    # nothing finished in 2 s: look at the workers
+                    done = set()
+                for f in done:
+                    tag, run = futures[f]
+                    if f.status != "finished":
+                        raise ClusterError(f"the run `{run.describe()}` failed on the cluster: "
+                                           f"{_first_line(f.exception())}")
+                    yield tag, sim.Result.from_json(f.result())
+                alone_since = self._watch(alone_since, len(pending))
         except BaseException:
             self.client.cancel(list(futures))
             raise
+
+    def _watch(self, alone_since, pending: int):
+        """Says when workers leave; fails after `wait` seconds without any."""
+        now = time.monotonic()
+        try:
+            workers = set(self.client.nthreads())
+        except Exception:               # the scheduler is gone
+            workers = set()
+        for w in sorted(self.workers - workers):
+            print(f"dask: worker {w} left the cluster; its runs go to the others",
+                  file=sys.stderr)
+        self.workers = workers
+        if workers or not pending:
+            return None
+        if alone_since is None:
+            return now
+        if now - alone_since > self.wait:
+            raise ClusterError(f"no worker on {self.name} for {self.wait:g} s with {pending} "
+                               "runs unfinished (the workers died or left); finished runs "
+                               "are cached: start workers and run again to resume")
+        return alone_since
 
     def close(self):
         self.client.close()
@@ -83,5 +173,38 @@ class DaskExecutor:
             self.cluster.close()
 
 
-def make(jobs: int, dask: str | None):
-    return DaskExecutor(dask, jobs) if dask else LocalExecutor(jobs)
+class _ByValue:
+    """A function of this package pickled with its code (cloudpickle by value). Dask
+    pickles a task with plain pickle, which names a function by module, so the scheduler
+    (which unpickles tasks) and the workers would need the emx package; unpickling this
+    gives back the function itself without importing emx."""
+
+    def __init__(self, fn):
+        import cloudpickle
+        import emx
+        cloudpickle.register_pickle_by_value(emx)
+        self.fn, self.blob = fn, cloudpickle.dumps(fn)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __reduce__(self):
+        import cloudpickle
+        return cloudpickle.loads, (self.blob,)
+
+
+def _worker_facts(emx: str, programs: str) -> dict:
+    """What a worker has, asked at the start (runs on the worker)."""
+    import os as os_
+    import sys as sys_
+    return {"python": list(sys_.version_info[:2]),
+            "emx": os_.access(emx, os_.X_OK), "programs": os_.path.isdir(programs)}
+
+
+def _first_line(e) -> str:
+    text = f"{type(e).__name__}: {e}" if isinstance(e, BaseException) else str(e)
+    return " ".join(text.split())[:300]
+
+
+def make(jobs: int, dask: str | None, wait: float = 60.0):
+    return DaskExecutor(dask, jobs, wait) if dask else LocalExecutor(jobs)

@@ -68,13 +68,62 @@ class Point:
 
 @dataclass(frozen=True)
 class Published:
-    """A value the paper gives (only what the brief states), matched to the rows whose
-    parameters equal `where`."""
+    """A number the paper publishes (docs/papers.md records them all), matched to the rows
+    whose parameters equal `where`; it holds when the simulated value is within
+    `tolerance` per cent of it. `source` names the paper and its table or figure."""
     figure: str
     value: float
     where: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
     unit: str = ""
+    tolerance: float = 10.0
+
+
+@dataclass(frozen=True)
+class Check:
+    """A statement of a paper in words (not a single number), checked on the experiment's
+    table: `figures` picks the numbers the statement is about ({name: value}), `holds`
+    says whether they bear it out, and `relation` says that test in words. A table that
+    lacks the rows (a quick run without the size) leaves the check unmeasured."""
+    statement: str                             # the paper's claim, in one sentence
+    source: str                                # the paper and its figure: "radix paper, Fig. 4"
+    figures: Callable[[Any], Mapping[str, float]]   # DataFrame -> {name: value}
+    holds: Callable[[Mapping[str, float]], bool]
+    relation: str                              # the test, e.g. "of ideal >= 0.8 from 1 M keys"
+
+    def evaluate(self, table) -> dict:
+        """{statement, source, relation, figures: {name: value}, holds: True/False/None,
+        why: the reason when unmeasured}."""
+        out = {"statement": self.statement, "source": self.source, "relation": self.relation,
+               "figures": {}, "holds": None, "why": ""}
+        if table is None or table.empty:
+            out["why"] = "no rows"
+            return out
+        try:
+            figs = {k: float(v) for k, v in self.figures(table).items()}
+        except (KeyError, IndexError, ValueError, ZeroDivisionError) as err:
+            out["why"] = f"not measured: this run has no row at {str(err).strip(chr(39))}"
+            return out
+        out["figures"] = figs
+        out["holds"] = bool(self.holds(figs))
+        return out
+
+
+def about(value: float, target: float, tolerance: float = 0.1) -> bool:
+    """A paper's "about X": within `tolerance` (a fraction) of X."""
+    return abs(value - target) <= tolerance * abs(target)
+
+
+def value(table, column: str, **where) -> float:
+    """The mean of `column` over the rows whose parameters equal `where`, e.g.
+    value(t, "of_ideal", machine="EM-4", radix=256, keys=2500000). Raises KeyError when no
+    row matches, which leaves a check unmeasured."""
+    sel = table
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    if sel.empty or column not in sel.columns:
+        raise KeyError(f"{column} at " + ", ".join(f"{k}={v}" for k, v in where.items()))
+    return float(sel[column].mean())
 
 
 @dataclass
@@ -99,7 +148,10 @@ class Experiment:
     view: Optional[Callable] = None            # DataFrame -> the table to print (a pivot)
     published: Sequence[Published] = ()
     params: Mapping[str, Any] = field(default_factory=dict)   # declared, with defaults
+    ranges: Mapping[str, tuple] = field(default_factory=dict)  # {param: (lo, hi)}: see _check
     doc: str = ""                              # the page that explains it
+    checks: Sequence[Check] = ()               # the paper's statements about these figures
+    quick: str = ""                            # what --quick makes smaller, and what that changes
 
     def options(self, quick: bool = False, params: Mapping[str, Any] | None = None) -> Options:
         given = dict(params or {})
@@ -110,7 +162,9 @@ class Experiment:
                              f"{', '.join(unknown)} (its parameters: {allowed})")
         merged = dict(self.params)
         for k, v in given.items():
-            merged[k] = _like(self.params[k], v)
+            where = f"parameter {k} of {self.name}"
+            merged[k] = _check(_like(self.params[k], v, where), self.params[k],
+                               self.ranges.get(k), where)
         return Options(quick=quick, params=merged)
 
     def points(self, opt: Options) -> list:
@@ -121,17 +175,65 @@ class Experiment:
         return pts
 
 
-def _like(default: Any, value: Any) -> Any:
-    """A parameter given as text takes the type of its default."""
-    if not isinstance(value, str) or isinstance(default, str):
-        return value
-    if isinstance(default, bool):
-        return value.lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int):
-        return int(value)
-    if isinstance(default, float):
-        return float(value)
+def _like(default: Any, value: Any, where: str) -> Any:
+    """A parameter takes the type of its default (given as text or as a JSON value)."""
     if isinstance(default, (list, tuple)):
-        return type(default)(_like(default[0], v) if default else v
-                             for v in value.split(","))
+        items = value.split(",") if isinstance(value, str) else \
+            list(value) if isinstance(value, (list, tuple)) else [value]
+        return type(default)(_like(default[0], v, where) if default else v for v in items)
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if str(value).lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return str(value).lower() in ("1", "true", "yes", "on")
+        raise ValueError(f"{where}: {value!r} is not true or false")
+    if isinstance(default, int):
+        try:
+            if isinstance(value, float) and value != int(value):
+                raise ValueError
+            return int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {value!r} is not an integer")
+    if isinstance(default, float):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {value!r} is not a number")
+    if isinstance(default, str) and not isinstance(value, str):
+        return str(value)
+    return value
+
+
+# A numeric parameter without a declared range keeps its default's sign: a count, size or
+# time whose default is positive must be positive (iterations=-5 measures nothing), one
+# whose default is 0 must not be negative. A PE count is 1..1024, as for `emx run --pes`.
+NAMED_RANGES = {"pes": (1, 1024)}
+
+
+def _range(name: str, default: Any, declared) -> tuple:
+    """(lo, hi, lo_included); None: no bound."""
+    if declared:
+        return declared[0], declared[1], True
+    if name in NAMED_RANGES:
+        return NAMED_RANGES[name] + (True,)
+    if default > 0:
+        return 0, None, False
+    return (0, None, True) if default == 0 else (None, None, True)
+
+
+def _check(value: Any, default: Any, declared, where: str) -> Any:
+    """value, when it lies in the parameter's range (declared, named, or by its default)."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _check(v, default[0] if default else v, declared, where)
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            isinstance(default, bool) or not isinstance(default, (int, float)):
+        return value
+    lo, hi, closed = _range(where.split()[1], default, declared)
+    low = lo is not None and (value < lo if closed else value <= lo)
+    if value != value or low or (hi is not None and value > hi):
+        allowed = (f"{lo}..{hi}" if lo is not None and hi is not None else
+                   f"{'>=' if closed else '>'} {lo}" if lo is not None else f"<= {hi}")
+        raise ValueError(f"{where}: {value!r} is out of range (allowed: {allowed})")
     return value

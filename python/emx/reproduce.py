@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from . import executors, registry, report, sim
+from . import commands, executors, inputs, registry, report, sim
 from .cache import Cache
 from .runner import Runner, run_experiments
 
@@ -22,6 +22,9 @@ def common_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--dask", metavar="ADDRESS",
                     help="run on a Dask cluster: a scheduler address (tcp://host:8786) or "
                          "'local' for a LocalCluster in this process")
+    ap.add_argument("--dask-wait", type=float, default=60.0, metavar="SECONDS",
+                    help="with --dask: how long to wait for a worker (to join, or after "
+                         "the last one left) before failing (default 60)")
     ap.add_argument("--out", default=os.path.join(sim.TOP, "results"),
                     help="output directory (default: results/)")
     ap.add_argument("--cache", default=None,
@@ -32,19 +35,22 @@ def common_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def make_runner(a):
+    if not os.path.exists(sim.binary()):
+        raise ValueError(f"no simulator at {sim.binary()} (run scripts/setup)")
     cache = Cache(a.cache or os.path.join(a.out, ".cache"), read=not a.force)
-    ex = executors.make(a.jobs, a.dask)
+    if a.jobs < 1 or a.dask_wait <= 0:
+        raise ValueError("--jobs and --dask-wait must be positive")
+    ex = executors.make(a.jobs, a.dask, a.dask_wait)
     return Runner(ex, cache, progress=not a.no_progress), ex
 
 
 def parse_params(items) -> dict:
     """--param EXPERIMENT.KEY=VALUE ... -> {experiment: {key: value}}"""
     out = {}
-    for item in items:
-        name, eq, value = item.partition("=")
+    for name, value in inputs.assignments(items, "--param").items():
         exp, dot, key = name.rpartition(".")
-        if not eq or not dot:
-            raise ValueError(f"--param {item}: expected EXPERIMENT.KEY=VALUE "
+        if not dot:
+            raise ValueError(f"--param {name}: expected EXPERIMENT.KEY=VALUE "
                              "(e.g. mpi.latency.iterations=50)")
         out.setdefault(exp, {})[key] = value
     return out
@@ -52,16 +58,7 @@ def parse_params(items) -> dict:
 
 def parse_sets(items) -> dict:
     """--set KEY=VALUE ... -> {key: value}; the value JSON if it parses, else a word."""
-    out = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--set {item}: expected KEY=VALUE")
-        try:
-            out[key] = json.loads(value)
-        except ValueError:
-            out[key] = value
-    return out
+    return inputs.assignments(items, "--set")
 
 
 def main(argv=None) -> int:
@@ -79,37 +76,27 @@ def main(argv=None) -> int:
     ap.add_argument("--pes", type=int, help="PE count of every run")
     common_arguments(ap)
     a = ap.parse_args(argv)
-    try:
-        chosen = registry.select(a.experiments)
-        params = parse_params(a.param)
-        for name in params:
-            if name not in {e.name for e in chosen}:
-                raise ValueError(f"--param names experiment '{name}', which is not being run")
-        for e in chosen:                       # unknown parameters fail before any run
-            e.options(a.quick, params.get(e.name))
-        overrides = parse_sets(a.set)
-        if overrides or a.pes is not None:     # so do unknown keys and bad values
-            sim.effective_config(None, overrides, a.pes)
-    except ValueError as err:
-        print(f"reproduce: {err}", file=sys.stderr)
-        return 2
+    chosen = registry.select(a.experiments)
+    params = parse_params(a.param)
+    for name in params:
+        if name not in {e.name for e in chosen}:
+            raise ValueError(f"--param names experiment '{name}', which is not being run")
+    for e in chosen:                           # unknown parameters fail before any run
+        e.options(a.quick, params.get(e.name))
+    overrides = parse_sets(a.set)
+    if overrides or a.pes is not None:         # so do unknown keys and bad values
+        sim.effective_config(None, overrides, a.pes)
     if a.list:
         for e in chosen:
             extra = f"  [params: {', '.join(f'{k}={v}' for k, v in e.params.items())}]" \
                 if e.params else ""
             print(f"{e.name:28} {e.title}{extra}")
         return 0
-    if not os.path.exists(sim.binary()):
-        print(f"reproduce: no simulator at {sim.binary()} (run scripts/setup)", file=sys.stderr)
-        return 2
+    inputs.directory(a.out, "--out")
     runner, ex = make_runner(a)
     t0 = time.time()
     try:
         outcomes = run_experiments(chosen, runner, a.quick, params, overrides, a.pes)
-    except KeyboardInterrupt:
-        print("\nreproduce: interrupted; finished runs are cached, run again to resume",
-              file=sys.stderr)
-        return 130
     finally:
         ex.close()
     meta = report.meta(a.quick, ex.name)
@@ -119,13 +106,16 @@ def main(argv=None) -> int:
         print(report.text(o) + "\n")
         failed += len(o.failures)
     path = report.html_report(outcomes, os.path.join(a.out, "report.html"), meta)
-    runs = sum(len(o.results) for o in outcomes)
-    cached = sum(sum(o.cached) for o in outcomes)
-    print(f"{len(outcomes)} experiments, {runs} runs ({cached} cached, {failed} failed) in "
+    print(f"{len(outcomes)} experiments, {runner.summary(failed)} in "
           f"{time.time() - t0:.1f} s with {ex.name}; wrote {a.out}/<experiment>.json/.csv/.png "
           f"and {path}")
     return 1 if failed else 0
 
 
+def cli() -> None:
+    """The console command emx-reproduce (pyproject.toml)."""
+    commands.run(main, "reproduce")
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    cli()

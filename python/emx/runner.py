@@ -44,6 +44,7 @@ def plan(exp: Experiment, quick: bool = False, params: Mapping[str, Any] | None 
 class Runner:
     def __init__(self, executor, cache: cache_mod.Cache | None, progress: bool = True):
         self.executor, self.cache, self.progress = executor, cache, progress
+        self.counts = {"runs": 0, "distinct": 0, "cached": 0, "simulated": 0, "bad": 0}
 
     def execute(self, labelled_points) -> tuple:
         """labelled_points: [(label, Point)]. Returns ([Result], [cached]) in that order;
@@ -56,6 +57,7 @@ class Runner:
                 for run, k in zip(unique, pool.map(self._key, unique)):
                     keys[run] = k
         done, cached = {}, set()
+        bad_before = list(self.cache.bad) if self.cache is not None else []
         for run in unique:
             k = keys.get(run)
             hit = self.cache.get(k) if (self.cache is not None and k) else None
@@ -63,6 +65,13 @@ class Runner:
                 done[run] = hit
                 cached.add(run)
         todo = [r for r in unique if r not in done]
+        bad = self.cache.bad[len(bad_before):] if self.cache is not None else []
+        for path, why in bad[:3]:
+            print(f"cache: bad entry {path} ({why}): running it again", file=sys.stderr)
+        if len(bad) > 3:
+            print(f"cache: {len(bad) - 3} more bad entries run again", file=sys.stderr)
+        self.counts = {"runs": len(runs), "distinct": len(unique), "cached": len(cached),
+                       "simulated": len(todo), "bad": len(bad)}
         label_of = {}
         for label, p in labelled_points:
             label_of.setdefault(p.run, label)
@@ -80,6 +89,19 @@ class Runner:
                 bar.close()
         return [done[r] for r in runs], [r in cached for r in runs]
 
+    def summary(self, failed: int) -> str:
+        """The last execute's runs as the progress bar counted them: 'N runs (D distinct:
+        S shared ... once), X simulated, C from the cache, F failed'."""
+        c = self.counts
+        text = f"{c['runs']} runs"
+        if c["runs"] != c["distinct"]:
+            text += (f" ({c['distinct']} distinct: {c['runs'] - c['distinct']} are shared "
+                     "between experiments or points and run once)")
+        text += f", {c['simulated']} simulated, {c['cached']} from the cache"
+        if c["bad"]:
+            text += f" ({c['bad']} bad cache entries run again)"
+        return text + f", {failed} failed"
+
     def _key(self, run):
         try:
             return cache_mod.key(run)
@@ -87,11 +109,11 @@ class Runner:
             return None                # a bad config: the run itself reports it
 
     def _bar(self, total):
-        if not self.progress or total == 0:
+        if not self.progress or total == 0 or not sys.stderr.isatty():
             return None
         from tqdm import tqdm
         return tqdm(total=total, unit="run", file=sys.stderr, dynamic_ncols=True,
-                    bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} runs "
+                    bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} simulations "
                                "[{elapsed}<{remaining}] {postfix}")
 
 

@@ -22,7 +22,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # `emx run`'s own exit statuses (emx --help, docs/reliability.md): 64 and above; below 64
 # the status is the program's exit code (codes outside 0..63 give 63: see exit_code).
 STATUS = {64: "usage, config or program-file error", 70: "fault or machine error",
-          71: "deadlock", 72: "time limit (sim.max_cycles)", 73: "host time limit (--max-time)"}
+          71: "deadlock", 72: "time limit (sim.max_cycles)", 73: "host time limit (--max-time)",
+          74: "an output (--stats, --trace, --profile, stdout) could not be written"}
 
 
 def binary() -> str:

@@ -15,31 +15,19 @@ import os
 import sys
 import time
 
-from . import cache, registry, report, sim
+from . import cache, inputs, registry, report, sim
+from . import commands
 from .reproduce import common_arguments, make_runner
 from .runner import plan, tabulate
 
 
-def split_values(text: str) -> list:
+def split_values(text: str, where: str = "value") -> list:
     """'12.5,16,20' -> [12.5, 16, 20]; each value JSON if it parses, else a word."""
-    out = []
-    for v in text.split(","):
-        v = v.strip()
-        try:
-            out.append(json.loads(v))
-        except ValueError:
-            out.append(v)
-    return out
+    return [inputs.value(v.strip(), where) for v in text.split(",")]
 
 
 def parse_axes(items, what) -> dict:
-    axes = {}
-    for item in items:
-        key, eq, values = item.partition("=")
-        if not eq or not key or not values:
-            raise ValueError(f"{what} {item}: expected KEY=VALUE[,VALUE...]")
-        axes[key.strip()] = split_values(values)
-    return axes
+    return inputs.assignments(items, what, split=split_values)
 
 
 class Spec:
@@ -47,45 +35,45 @@ class Spec:
     the axes form a grid (every combination) or a list (the i-th values together)."""
 
     def __init__(self, experiment, sets=None, pes=None, params=None, mode="grid",
-                 figure=None, where=None, quick=False):
-        self.experiment, self.sets, self.pes = experiment, sets or {}, pes or []
-        self.params, self.mode, self.figure = params or {}, mode, figure
-        self.where, self.quick = where or {}, quick
+                 figure=None, where=None, quick=False, source="the sweep"):
+        if not isinstance(experiment, str) or not experiment:
+            raise ValueError(f"{source}: 'experiment' must be an experiment's name "
+                             f"(scripts/reproduce --list), not {inputs.scalar_text(experiment)}")
+        self.experiment = experiment
+        self.sets = _axes(sets, "set", source)
+        self.params = _axes(params, "params", source)
+        self.pes = _values(pes, "pes", source) if pes not in (None, []) else []
+        for n in self.pes:
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1024:
+                raise ValueError(f"{source}: pes {n!r}: a PE count is an integer 1..1024")
         if mode not in ("grid", "list"):
-            raise ValueError(f"sweep mode '{mode}': must be grid or list")
+            raise ValueError(f"{source}: mode {inputs.scalar_text(mode)}: must be grid or list")
+        if figure is not None and not isinstance(figure, str):
+            raise ValueError(f"{source}: 'figure' must be a figure's name")
+        if not isinstance(where or {}, dict):
+            raise ValueError(f"{source}: 'where' must be a mapping KEY: VALUE, not "
+                             f"{inputs.scalar_text(where)}")
+        self.where = {str(k): inputs.scalar(v, f"{source}: where.{k}")
+                      for k, v in (where or {}).items()}
+        if not isinstance(quick, bool):
+            raise ValueError(f"{source}: 'quick' must be true or false")
+        self.mode, self.figure, self.quick = mode, figure, quick
 
     @classmethod
     def from_file(cls, path: str) -> "Spec":
-        with open(path) as f:
-            text = f.read()
-        try:
-            if path.endswith((".yaml", ".yml")):
-                import yaml
-                doc = yaml.safe_load(text)
-            else:
-                doc = json.loads(text)
-        except Exception as e:
-            raise ValueError(f"{path}: not valid {'YAML' if path.endswith(('.yaml', '.yml')) else 'JSON'}: {e}")
+        doc = inputs.read_spec(path)
         if not isinstance(doc, dict):
             raise ValueError(f"{path}: expected a mapping at the top")
         allowed = {"experiment", "set", "pes", "params", "mode", "figure", "where", "quick"}
-        unknown = sorted(set(doc) - allowed)
+        unknown = sorted(set(map(str, doc)) - allowed)
         if unknown:
             raise ValueError(f"{path}: unknown key {', '.join(unknown)} "
                              f"(allowed: {', '.join(sorted(allowed))})")
         if "experiment" not in doc:
             raise ValueError(f"{path}: key 'experiment' is missing")
-
-        def listed(key, v):
-            if isinstance(v, list):
-                return v
-            raise ValueError(f"{path}: key '{key}' must be a list of values")
-        return cls(doc["experiment"],
-                   {k: listed(f"set.{k}", v) for k, v in (doc.get("set") or {}).items()},
-                   listed("pes", doc.get("pes", [])) if "pes" in doc else [],
-                   {k: listed(f"params.{k}", v) for k, v in (doc.get("params") or {}).items()},
+        return cls(doc["experiment"], doc.get("set"), doc.get("pes"), doc.get("params"),
                    doc.get("mode", "grid"), doc.get("figure"), doc.get("where"),
-                   bool(doc.get("quick", False)))
+                   doc.get("quick", False), source=path)
 
     def axes(self) -> list:
         """[(column, kind, key, values)] in declaration order (config keys, pes, params)."""
@@ -111,8 +99,28 @@ class Spec:
         return [dict(zip([a[0] for a in ax], c)) for c in combos]
 
 
-def run_sweep(spec: Spec, runner) -> tuple:
-    """Returns (Outcome over all grid points, [grid point dicts])."""
+def _values(v, where: str, source: str) -> list:
+    """An axis's values: a list of numbers, words or true/false (one value alone is a
+    list of one)."""
+    items = v if isinstance(v, list) else [v]
+    if not items:
+        raise ValueError(f"{source}: {where} has no values")
+    return [inputs.scalar(x, f"{source}: {where}") for x in items]
+
+
+def _axes(v, what: str, source: str) -> dict:
+    """set/params: a mapping KEY: [VALUES]."""
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise ValueError(f"{source}: '{what}' must be a mapping KEY: [VALUES], not "
+                         f"{inputs.scalar_text(v)}")
+    return {str(k): _values(vals, f"{what}.{k}", source) for k, vals in v.items()}
+
+
+def plan_sweep(spec: Spec) -> tuple:
+    """(experiment, [grid point dicts], [Point]); a bad key, value or parameter fails
+    here, before any run."""
     exp = registry.select([spec.experiment])
     if len(exp) != 1:
         raise ValueError(f"sweep one experiment at a time; '{spec.experiment}' names "
@@ -124,36 +132,65 @@ def run_sweep(spec: Spec, runner) -> tuple:
     for g in grid:
         sets = {k: v for k, v in g.items() if kinds[k] == "set"}
         params = {k: v for k, v in g.items() if kinds[k] == "param"}
-        pes = g.get("pes")
-        pts = plan(exp, spec.quick, params, sets, pes, columns=g)
-        for p in pts:                      # a bad key or value fails before any run;
-            cache.effective_config(p.run)  # remembered, so the cache key asks nothing twice
+        pts = plan(exp, spec.quick, params, sets, g.get("pes"), columns=g)
+        for p in pts:                      # remembered, so the cache key asks nothing twice
+            cache.effective_config(p.run)
         points += pts
-    results, cached = runner.execute([(exp.name, p) for p in points])
-    out = tabulate(exp, points, results, cached)
-    return out, grid
+    named = {k for p in points for k in p.params}
+    for k in spec.where:
+        if k not in named:
+            raise ValueError(f"--where {k}: not a parameter of this sweep "
+                             f"(parameters: {', '.join(sorted(named))})")
+    return exp, grid, points
 
 
-def sweep_plot(out, spec, fig):
-    """The figure against the first swept key, a line per combination of the others and
-    of the experiment's own parameters that vary (filtered by spec.where)."""
-    t = out.table
-    for k, v in spec.where.items():
-        if k in t.columns:
-            t = t[t[k] == v]
+def where_rows(table, where: dict):
+    """The rows whose columns equal `where` (--where: table, CSV, pivot and plot alike)."""
+    for k, v in where.items():
+        table = table[table[k] == v] if k in table.columns else table.iloc[0:0]
+    return table
+
+
+def roles(out, spec, table) -> tuple:
+    """(x, labels, figures): the first axis, the columns that name a row (the other axes,
+    the experiment's parameters, and within a run's rows the keys that are not measured
+    values, e.g. a throughput run's message sizes), and the figures (the rest that is
+    numeric)."""
     axes = [a[0] for a in spec.axes()]
     own = [k for k in (out.points[0].params if out.points else {}) if k not in axes]
-    figures = [c for c in t.columns if c not in axes and c not in own and
-               str(t[c].dtype) in ("float64", "int64")]
-    y = spec.figure or (figures[0] if figures else None)
-    if y is None or t.empty or not axes:
-        return None
-    if y not in t.columns:
-        raise ValueError(f"--figure {y}: no such figure (figures: {', '.join(figures)})")
-    x = axes[0]
-    others = [k for k in axes[1:] + own if k in t.columns and t[k].nunique() > 1]
+    named = [k for k in axes + own if k in table.columns]
+    inner = []
+    if not table.empty and named:
+        spread = table.groupby(named, dropna=False).nunique()
+        inner = [c for c in table.columns if c not in named and c in spread and
+                 str(table[c].dtype) != "float64" and (spread[c] > 1).any()]
+    figures = [c for c in table.columns if c not in named and c not in inner and
+               str(table[c].dtype) in ("float64", "int64")]
+    labels = [k for k in axes[1:] + own + inner if k in table.columns]
+    return (axes[0] if axes else None), labels, figures
+
+
+def pivot(table, x, labels, figure):
+    """The figure as a table: a row per combination of the labels that vary, a column per
+    value of the first axis (the mean where several rows share a cell)."""
+    import pandas as pd
+    if table.empty or x is None or figure not in table.columns:
+        return pd.DataFrame()
+    index = [k for k in labels if table[k].nunique(dropna=False) > 1]
+    if not index:
+        row = table.groupby(x, sort=False)[figure].mean().to_frame(figure).T
+        row.columns.name = x
+        return row
+    return pd.pivot_table(table, index=index, columns=x, values=figure, aggfunc="mean",
+                          sort=False, dropna=False)
+
+
+def sweep_plot(table, x, labels, y, fig):
+    """The figure against the first swept key, a line per combination of the other
+    labels that vary."""
+    others = [k for k in labels if table[k].nunique() > 1]
     ax = fig.subplots()
-    groups = list(t.groupby(others)) if others else [((), t)]
+    groups = list(table.groupby(others)) if others else [((), table)]
     for name, g in groups[:12]:
         g = g.groupby(x, sort=True)[y].mean()
         name = name if isinstance(name, tuple) else (name,)
@@ -166,7 +203,49 @@ def sweep_plot(out, spec, fig):
     ax.set_ylabel(y)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
-    return y
+
+
+def write(out, spec, base: str, meta: dict) -> tuple:
+    """Writes BASE.csv/.parquet (the tidy rows --where keeps), .png (the plot), .json (axes,
+    rows, the pivot, failures: what report.py shows) and returns (pivot, [paths])."""
+    t = where_rows(out.table, spec.where)
+    x, labels, figures = roles(out, spec, t)
+    y = spec.figure or (figures[0] if figures else None)
+    if spec.figure and not t.empty and spec.figure not in figures:
+        raise ValueError(f"--figure {spec.figure}: no such figure "
+                         f"(figures: {', '.join(figures) or 'none'})")
+    table = pivot(t, x, labels, y)
+    written = [base + ".csv"]
+    t.to_csv(base + ".csv", index=False)
+    try:
+        t.to_parquet(base + ".parquet", index=False)
+        written.append(base + ".parquet")
+    except (ImportError, ValueError) as e:
+        print(f"sweep: no Parquet file ({e})", file=sys.stderr)
+    if not table.empty:
+        table.to_csv(base + ".pivot.csv")
+        written.append(base + ".pivot.csv")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure(figsize=(8, 5))
+        sweep_plot(t, x, labels, y, fig)
+        fig.suptitle(f"{out.experiment.name}: {y}", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(base + ".png", dpi=110)
+        plt.close(fig)
+        written.append(base + ".png")
+    with open(base + ".json", "w") as f:
+        json.dump({**meta, "experiment": out.experiment.name,
+                   "axes": {c: v for c, _, _, v in spec.axes()},
+                   "axis_kinds": {c: k for c, k, _, _ in spec.axes()},
+                   "mode": spec.mode, "where": spec.where, "figure": y,
+                   "pivot": json.loads(table.to_json(orient="split")) if not table.empty
+                   else None,
+                   "failures": out.failures,
+                   "rows": json.loads(t.to_json(orient="records"))}, f, indent=1)
+    written.append(base + ".json")
+    return table, y, written
 
 
 def main(argv=None) -> int:
@@ -181,81 +260,55 @@ def main(argv=None) -> int:
                     help="an experiment parameter and its values")
     ap.add_argument("--list-mode", action="store_true",
                     help="take the i-th value of every axis together instead of a grid")
-    ap.add_argument("--figure", help="the figure to plot (default: the first)")
+    ap.add_argument("--figure", help="the figure of the table and the plot (default: the first)")
     ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                    help="plot only rows with this value (repeatable)")
+                    help="keep only rows with this value, in the table, the files and the "
+                         "plot (repeatable)")
     ap.add_argument("--name", help="output name (default: sweep-EXPERIMENT)")
     common_arguments(ap)
     a = ap.parse_args(argv)
+    if a.spec:
+        spec = Spec.from_file(a.spec)
+        spec.quick = spec.quick or a.quick
+    else:
+        if not a.experiment:
+            raise ValueError("name an experiment or give --spec")
+        spec = Spec(a.experiment, parse_axes(a.set, "--set"),
+                    split_values(a.pes, "--pes") if a.pes else [],
+                    parse_axes(a.param, "--param"), "list" if a.list_mode else "grid",
+                    a.figure, inputs.assignments(a.where, "--where"), a.quick)
+    if a.experiment and a.spec and a.experiment != spec.experiment:
+        raise ValueError(f"--spec sweeps {spec.experiment}, not {a.experiment}")
+    name = inputs.output_name(a.name or f"sweep-{spec.experiment}")
+    exp, grid, points = plan_sweep(spec)
+    inputs.directory(a.out, "--out")
+    runner, ex = make_runner(a)
+    t0 = time.time()
     try:
-        if a.spec:
-            spec = Spec.from_file(a.spec)
-            spec.quick = spec.quick or a.quick
-        else:
-            if not a.experiment:
-                raise ValueError("name an experiment or give --spec")
-            spec = Spec(a.experiment, parse_axes(a.set, "--set"),
-                        split_values(a.pes) if a.pes else [], parse_axes(a.param, "--param"),
-                        "list" if a.list_mode else "grid", a.figure,
-                        {k: v[0] for k, v in parse_axes(a.where, "--where").items()}, a.quick)
-        if a.experiment and a.spec and a.experiment != spec.experiment:
-            raise ValueError(f"--spec sweeps {spec.experiment}, not {a.experiment}")
-        if not os.path.exists(sim.binary()):
-            raise ValueError(f"no simulator at {sim.binary()} (run scripts/setup)")
-        runner, ex = make_runner(a)
-        t0 = time.time()
-        try:
-            out, grid = run_sweep(spec, runner)
-        finally:
-            ex.close()
-    except ValueError as err:
-        print(f"sweep: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nsweep: interrupted; finished runs are cached, run again to resume",
-              file=sys.stderr)
-        return 130
-    name = a.name or f"sweep-{out.experiment.name}"
-    os.makedirs(a.out, exist_ok=True)
-    base = os.path.join(a.out, name)
-    t = out.table
-    t.to_csv(base + ".csv", index=False)
-    written = [base + ".csv"]
-    try:
-        t.to_parquet(base + ".parquet", index=False)
-        written.append(base + ".parquet")
-    except (ImportError, ValueError) as e:
-        print(f"sweep: no Parquet file ({e})", file=sys.stderr)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig = plt.figure(figsize=(8, 5))
-    try:
-        y = sweep_plot(out, spec, fig)
-    except ValueError as err:
-        print(f"sweep: {err}", file=sys.stderr)
-        return 2
-    if y:
-        fig.suptitle(f"{out.experiment.name}: {y}", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(base + ".png", dpi=110)
-        written.append(base + ".png")
-    plt.close(fig)
-    meta = report.meta(spec.quick, ex.name)
-    with open(base + ".json", "w") as f:
-        json.dump({**meta, "experiment": out.experiment.name,
-                   "axes": [{"column": c, "kind": k, "values": v} for c, k, _, v in spec.axes()],
-                   "mode": spec.mode, "failures": out.failures,
-                   "rows": json.loads(t.to_json(orient="records"))}, f, indent=1)
-    written.append(base + ".json")
-    print(t.to_string(index=False, float_format=report.fmt) if not t.empty else "(no rows)")
+        results, cached = runner.execute([(exp.name, p) for p in points])
+    finally:
+        ex.close()
+    out = tabulate(exp, points, results, cached)
+    table, y, written = write(out, spec, os.path.join(a.out, name),
+                              report.meta(spec.quick, ex.name))
+    if table.empty:
+        print("(no rows" + (" match --where)" if spec.where else ")"))
+    else:
+        where = ", ".join(f"{k}={v}" for k, v in spec.where.items())
+        print(f"{out.experiment.name}: {y}" + (f" where {where}" if where else "") +
+              f" (every row: {written[0]})")
+        print(table.to_string(float_format=report.fmt))
     for f in out.failures:
         print(f"!! failed: {f['command']}\n   " + f["fault"].replace("\n", "\n   "))
-    n, c = len(out.results), sum(out.cached)
-    print(f"\n{len(grid)} grid points, {n} runs ({c} cached, {len(out.failures)} failed) in "
+    print(f"\n{len(grid)} grid points, {runner.summary(len(out.failures))} in "
           f"{time.time() - t0:.1f} s with {ex.name}; wrote {', '.join(written)}")
     return 1 if out.failures else 0
 
 
+def cli() -> None:
+    """The console command emx-sweep (pyproject.toml)."""
+    commands.run(main, "sweep")
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    cli()

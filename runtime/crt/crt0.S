@@ -1,6 +1,6 @@
 /* Program entry on a PE. The loader has already set sp (the stack top, below the
  * program arguments), a0 = argc, a1 = argv and zeroed .bss, so all that is left is
- * the global pointer (for gp-relative small data) and the calls. */
+ * the global pointer (for gp-relative small data), the thread pointer and the calls. */
 	.section .text.start, "ax", @progbits
 	.globl _start
 	.type _start, @function
@@ -10,6 +10,9 @@ _start:
 	.option norelax
 	la	gp, __global_pointer$
 	.option pop
+	/* tp: the C library's thread-local block (errno, ...), the PE's only one (emx.ld;
+	 * docs/runtime.md, "The C library and threads"). */
+	addi	tp, gp, -2048		/* emx.ld: gp = __tls_base + 2 KiB */
 	/* Programs that use the EM-C-like layer (suspension: runtime/src/context.c) set it up
 	 * first; for the others the weak reference is 0 and nothing happens. */
 	.weak	__emx_rt_init
@@ -21,8 +24,9 @@ _start:
 	mv	a0, s0
 	mv	a1, s1
 1:	call	main
-	/* a0 = main's return value: report it and end the thread; emx_exit never returns. */
-	tail	emx_exit
+	/* a0 = main's return value: exit runs the atexit functions, then _exit (emx_exit)
+	 * reports the code and ends the thread; it never returns. */
+	tail	exit
 	.size _start, . - _start
 
 /* Entry points the hardware uses (the simulator finds them by name in the ELF). They sit

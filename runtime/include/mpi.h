@@ -30,7 +30,7 @@ typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Errhandler;
 typedef int MPI_Group;
-typedef struct mpi_request *MPI_Request;
+typedef struct mpi_request_handle *MPI_Request; /* a request cell + its generation */
 typedef long MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -58,7 +58,7 @@ typedef struct MPI_Status {
 #define MPI_ROOT (-3)
 #define MPI_ANY_TAG (-1)
 #define MPI_UNDEFINED (-32766)
-#define MPI_TAG_UB_VALUE 32767 /* tags are 0 .. 32767 */
+#define MPI_TAG_UB_VALUE 65534 /* tags are 0 .. 65534: 16 bits in a request, 0xffff is MPI_ANY_TAG */
 #define MPI_MAX_PROCESSOR_NAME 32
 #define MPI_MAX_ERROR_STRING 128
 
@@ -276,6 +276,12 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 /* ---- Datatypes and operations --------------------------------------------------- */
 
 int MPI_Type_size(MPI_Datatype type, int *size);
+/* MPI-3's MPI_Count forms: the size of a type beyond an int, too. */
+int MPI_Type_size_x(MPI_Datatype type, MPI_Count *size);
+int MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *true_lb, MPI_Count *true_extent);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count count);
 int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *type);

@@ -33,14 +33,15 @@ static void key_unref(int key) {
   --kv->refs;
 }
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
-                           int *key, void *extra) {
-  MPI_REQUIRE_INIT("MPI_Comm_create_keyval");
+/* Each MPI-2 call and its MPI-1 name share the code; errors name the call made. */
+static int create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                         int *key, void *extra, const char *fn) {
+  MPI_REQUIRE_INIT(fn);
   int k = 0;
   while (k < keyval_count && keyvals[k].refs) ++k;
   if (k == keyval_count) {
     keyval *t = realloc(keyvals, (keyval_count + 8) * sizeof *t);
-    if (!t) return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Comm_create_keyval", "no memory");
+    if (!t) return mpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "no memory");
     for (int j = keyval_count; j < keyval_count + 8; ++j) t[j].refs = 0;
     keyvals = t;
     keyval_count += 8;
@@ -49,18 +50,22 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_at
   *key = FIRST_USER_KEY + k;
   return MPI_SUCCESS;
 }
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                           int *key, void *extra) {
+  return create_keyval(copy, del, key, extra, "MPI_Comm_create_keyval");
+}
 int MPI_Keyval_create(MPI_Copy_function *copy, MPI_Delete_function *del, int *key, void *extra) {
-  return MPI_Comm_create_keyval(copy, del, key, extra);
+  return create_keyval(copy, del, key, extra, "MPI_Keyval_create");
 }
 
-int MPI_Comm_free_keyval(int *key) {
-  if (!key_get(*key))
-    return mpi_error(MPI_COMM_WORLD, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval", "invalid key %d", *key);
+static int free_keyval(int *key, const char *fn) {
+  if (!key_get(*key)) return mpi_error(MPI_COMM_WORLD, MPI_ERR_KEYVAL, fn, "invalid key %d", *key);
   key_unref(*key); /* attributes that use it keep it until they go */
   *key = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
-int MPI_Keyval_free(int *key) { return MPI_Comm_free_keyval(key); }
+int MPI_Comm_free_keyval(int *key) { return free_keyval(key, "MPI_Comm_free_keyval"); }
+int MPI_Keyval_free(int *key) { return free_keyval(key, "MPI_Keyval_free"); }
 
 static attr_node **find(mpi_comm *c, int key) {
   attr_node **p = &c->attrs;
@@ -90,8 +95,7 @@ static int check_user_key(MPI_Comm comm, const char *fn, int key) {
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int key, void *value) {
-  const char *fn = "MPI_Comm_set_attr";
+static int set_attr(MPI_Comm comm, int key, void *value, const char *fn) {
   mpi_comm *c;
   int err = check_comm(comm, fn, &c);
   if (!err) err = check_user_key(comm, fn, key);
@@ -105,12 +109,17 @@ int MPI_Comm_set_attr(MPI_Comm comm, int key, void *value) {
   ++keyvals[key - FIRST_USER_KEY].refs;
   return MPI_SUCCESS;
 }
-int MPI_Attr_put(MPI_Comm comm, int key, void *value) { return MPI_Comm_set_attr(comm, key, value); }
+int MPI_Comm_set_attr(MPI_Comm comm, int key, void *value) {
+  return set_attr(comm, key, value, "MPI_Comm_set_attr");
+}
+int MPI_Attr_put(MPI_Comm comm, int key, void *value) {
+  return set_attr(comm, key, value, "MPI_Attr_put");
+}
 
-int MPI_Comm_get_attr(MPI_Comm comm, int key, void *value, int *flag) {
+static int get_attr(MPI_Comm comm, int key, void *value, int *flag, const char *fn) {
   static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io, global = 0;
   mpi_comm *c;
-  const int err = check_comm(comm, "MPI_Comm_get_attr", &c);
+  const int err = check_comm(comm, fn, &c);
   if (err) return err;
   int *v = 0;
   switch (key) {
@@ -126,18 +135,20 @@ int MPI_Comm_get_attr(MPI_Comm comm, int key, void *value, int *flag) {
     return MPI_SUCCESS;
   }
   if (!key_get(key) && !(key >= FIRST_USER_KEY && key - FIRST_USER_KEY < keyval_count))
-    return mpi_error(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "invalid key %d", key);
+    return mpi_error(comm, MPI_ERR_KEYVAL, fn, "invalid key %d", key);
   attr_node *a = *find(c, key);
   *flag = a != 0;
   if (a) *(void **)value = a->value;
   return MPI_SUCCESS;
 }
+int MPI_Comm_get_attr(MPI_Comm comm, int key, void *value, int *flag) {
+  return get_attr(comm, key, value, flag, "MPI_Comm_get_attr");
+}
 int MPI_Attr_get(MPI_Comm comm, int key, void *value, int *flag) {
-  return MPI_Comm_get_attr(comm, key, value, flag);
+  return get_attr(comm, key, value, flag, "MPI_Attr_get");
 }
 
-int MPI_Comm_delete_attr(MPI_Comm comm, int key) {
-  const char *fn = "MPI_Comm_delete_attr";
+static int delete_attr(MPI_Comm comm, int key, const char *fn) {
   mpi_comm *c;
   int err = check_comm(comm, fn, &c);
   if (!err) err = check_user_key(comm, fn, key);
@@ -146,7 +157,10 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int key) {
   if (!*p) return mpi_error(comm, MPI_ERR_KEYVAL, fn, "no attribute with key %d", key);
   return remove_attr(comm, p, fn);
 }
-int MPI_Attr_delete(MPI_Comm comm, int key) { return MPI_Comm_delete_attr(comm, key); }
+int MPI_Comm_delete_attr(MPI_Comm comm, int key) {
+  return delete_attr(comm, key, "MPI_Comm_delete_attr");
+}
+int MPI_Attr_delete(MPI_Comm comm, int key) { return delete_attr(comm, key, "MPI_Attr_delete"); }
 
 int attrs_copy(MPI_Comm oldcomm, const mpi_comm *from, mpi_comm *to) {
   for (const attr_node *a = from->attrs; a; a = a->next) {

@@ -16,7 +16,11 @@ typedef struct bsend_block {
   uint32_t bytes;           /* the whole block, header included */
   MPI_Request request;      /* its send; MPI_REQUEST_NULL once complete */
 } bsend_block;
-_Static_assert(sizeof(bsend_block) <= MPI_BSEND_OVERHEAD, "MPI_BSEND_OVERHEAD too small");
+/* A block's header. MPI sizes the buffer as the sum of MPI_Pack_size +
+ * MPI_BSEND_OVERHEAD per message, so the padding of a copy to whole words (up to 3
+ * bytes) and of an unaligned buffer's start (up to 3) must fit in the overhead too. */
+enum { BSEND_HEADER = MPI_BSEND_OVERHEAD - 8 };
+_Static_assert(sizeof(bsend_block) <= BSEND_HEADER, "MPI_BSEND_OVERHEAD too small");
 
 static char *attached;
 static uint32_t attached_bytes;
@@ -101,14 +105,14 @@ static int bsend(const char *fn, const void *buf, int count, MPI_Datatype type, 
   if (err) return err;
   if (dest == MPI_PROC_NULL) return MPI_Send(buf, count, type, dest, tag, comm);
   if ((err = reap(0))) return err;
-  const uint32_t need = MPI_BSEND_OVERHEAD + ((bytes + 3) & ~3u);
+  const uint32_t need = BSEND_HEADER + ((bytes + 3) & ~3u);
   bsend_block *b = attached ? place(need) : 0;
   if (!b)
     return mpi_error(comm, MPI_ERR_BUFFER, fn,
                      "no room for %u bytes in the attached buffer (%s of %u bytes)",
                      (unsigned)need, attached ? "attached" : "none attached",
                      (unsigned)attached_bytes);
-  char *copy = (char *)b + MPI_BSEND_OVERHEAD;
+  char *copy = (char *)b + BSEND_HEADER;
   type_pack(buf, count, type, copy);
   err = MPI_Isend(copy, (int)bytes, MPI_BYTE, dest, tag, comm, &b->request);
   if (err) reap(0);

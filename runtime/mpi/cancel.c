@@ -23,6 +23,7 @@
 
 int posted_cancel(mpi_request *r); /* receiver_match.c */
 int unexpected_withdraw(unsigned pe, emx_gaddr_t sreq);
+int unexpected_withdraw_moved(unsigned pe, emx_gaddr_t sreq, uint16_t tag, uint16_t ctx);
 
 /* The size beyond any buffer sends a wait that finds it complete the general way (as a
  * truncation would), which reports the cancellation: the fast paths need no test. */
@@ -37,7 +38,7 @@ static void mpi_h_cancel_answer(uint32_t request, uint32_t arg16, uint32_t addr)
   (void)addr;
   mpi_request *r = (mpi_request *)(uintptr_t)request;
   if (!record_bits(arg16)) return; /* matched first: it completes normally */
-  if (r->magic != REQ_MAGIC || !isq_remove(&mpi_isq_recv, r))
+  if (!req_live(r) || !isq_remove(&mpi_isq_recv, r))
     mpi_internal_error("cancelled receive not in the request-issued queue");
   rreq_credit_back(r->pe); /* the sender dropped its record */
   cancelled(r);
@@ -78,7 +79,7 @@ EMX_HANDLER(mpi_h_cancel_rreq);
 static void mpi_h_cancel_send_answer(uint32_t request, uint32_t arg16, uint32_t addr) {
   (void)arg16, (void)addr;
   mpi_request *s = (mpi_request *)(uintptr_t)request;
-  if (s->magic != REQ_MAGIC || s->kind != REQ_SEND)
+  if (!req_live(s) || s->kind != REQ_SEND)
     mpi_internal_error("cancelled send is not a send request");
   cancelled(s);
 }
@@ -94,9 +95,53 @@ static void mpi_h_cancel_send(uint32_t sreq, uint32_t arg16, uint32_t addr) {
 }
 EMX_HANDLER(mpi_h_cancel_send);
 
+/* At the sender: the answer to a cancel of a complete send (bit: withdrawn). The request
+ * completed already: it is only marked; the wait that waited for this answer goes on. */
+static void mpi_h_cancel_moved_answer(uint32_t request, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  mpi_request *s = (mpi_request *)(uintptr_t)request;
+  if (!req_live(s) || !(s->flags & RF_CANCEL_WAIT))
+    mpi_internal_error("a cancel's answer for a request that waits for none");
+  s->flags &= (uint16_t)~RF_CANCEL_WAIT;
+  if (record_bits(arg16)) s->flags |= RF_CANCELLED;
+  req_unref(s); /* the reference held for this answer */
+}
+EMX_HANDLER(mpi_h_cancel_moved_answer);
+
+/* At the receiver: words: the send request (global address); last: tag | ctx << 16.
+ * Always answered: the sender's wait waits for it. */
+static void mpi_h_cancel_moved(uint32_t last, uint32_t arg16, uint32_t addr) {
+  (void)addr;
+  const unsigned pe = record_src(arg16);
+  const emx_gaddr_t sreq = record_words(pe)[0];
+  const unsigned withdrawn = unexpected_withdraw_moved(pe, sreq, (uint16_t)last,
+                                                       (uint16_t)(last >> 16));
+  emx_invoke(pe, EMX_HANDLER_INDEX(mpi_h_cancel_moved_answer), mpi_me | withdrawn << 10,
+             (uint32_t)(uintptr_t)emx_gaddr_local(sreq));
+}
+EMX_HANDLER(mpi_h_cancel_moved);
+
+/* A send that completed because its data moved to the receiver (get: read there;
+ * buffered: written into the receiver's buffer) is still unmatched there until a receive
+ * takes it: the cancel asks the receiver to drop it, and the wait for the send waits for
+ * the answer (RF_CANCEL_WAIT: not plain; finish). A one-sided send was matched: the
+ * receiver has no record of it (an older unmatched one of the same key would have met
+ * the receive request first) and answers that the cancel failed. */
+static void cancel_moved(mpi_request *s) {
+  if (s->flags & (RF_CANCEL_WAIT | RF_CANCELLED)) return;
+  s->flags |= RF_CANCEL_WAIT;
+  ++s->refs; /* the cell stays until the answer, whatever the user does */
+  if (mpi_outbox_pending) proto_drain_wait(s->pe);
+  const uint32_t w[2] = {req_gaddr(s), s->tag | (uint32_t)s->ctx << 16};
+  record_send(s->pe, EMX_HANDLER_INDEX(mpi_h_cancel_moved), 0, w, 2);
+}
+
 static void cancel_send(mpi_request *s) {
-  /* Complete: written one-sided, buffered, or read already. */
-  if (s->flags & RF_NULL_PEER || req_is_complete(s)) return;
+  if (s->flags & RF_NULL_PEER) return;
+  if (req_is_complete(s)) {
+    cancel_moved(s);
+    return;
+  }
   if (sendq_cancel(s)) { /* it waited for a credit: nobody else knows it (credits.c) */
     cancelled(s);
     return;
@@ -109,9 +154,10 @@ static void cancel_send(mpi_request *s) {
 
 int MPI_Cancel(MPI_Request *request) {
   MPI_REQUIRE_INIT("MPI_Cancel");
-  mpi_request *r = request ? *request : 0;
-  if (!r || ((uintptr_t)r & 3) || r->magic != REQ_MAGIC)
-    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request %p", (void *)r);
+  const MPI_Request h = request ? *request : 0;
+  if (!h || !req_user_handle(h))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request %p", (void *)h);
+  mpi_request *r = req_of(h);
   if (!(r->flags & RF_ACTIVE)) return MPI_SUCCESS;
   if (r->kind == REQ_SEND) {
     cancel_send(r);
@@ -141,16 +187,18 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag) {
 int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices,
                  MPI_Status *statuses) {
   MPI_REQUIRE_INIT("MPI_Testsome");
+  if (incount < 0)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Testsome", "negative count %d", incount);
   int any = 0;
   for (int pass = 0; pass < 2; ++pass) {
     int n = 0;
     any = 0;
     for (int k = 0; k < incount; ++k) {
-      mpi_request *r = requests[k];
-      if (!r) continue;
-      if (((uintptr_t)r & 3) || r->magic != REQ_MAGIC)
+      if (!requests[k]) continue;
+      if (!req_user_handle(requests[k]))
         return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Testsome", "invalid request %p",
-                         (void *)r);
+                         (void *)requests[k]);
+      mpi_request *r = req_of(requests[k]);
       if (!(r->flags & RF_ACTIVE)) continue;
       any = 1;
       if (!req_is_complete(r)) continue;
@@ -173,11 +221,11 @@ int MPI_Testsome(int incount, MPI_Request *requests, int *outcount, int *indices
  * unpacked only when it is finished by a wait or test). */
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   MPI_REQUIRE_INIT("MPI_Request_get_status");
-  mpi_request *r = request;
+  mpi_request *r = request ? req_of(request) : 0;
   *flag = 1;
-  if (r && (((uintptr_t)r & 3) || r->magic != REQ_MAGIC))
+  if (request && !req_user_handle(request))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status",
-                     "invalid request %p", (void *)r);
+                     "invalid request %p", (void *)request);
   const MPI_Status empty = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0};
   if (!r || !(r->flags & RF_ACTIVE)) {
     if (status) *status = empty;

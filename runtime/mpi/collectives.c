@@ -31,14 +31,14 @@ static void cwait_all(mpi_request **r, int n) {
 
 /* ---- Argument checks --------------------------------------------------------------------- */
 
-/* MPI-1 has no collective operations on intercommunicators (intercomm.c), and makes no
- * communicators or topologies from them but by Intercomm_merge and Comm_dup. */
+/* MPI-1 has no collective operations on intercommunicators (intercomm.c); MPI-2's are
+ * not provided, nor topologies on them (MPI defines none). */
 int check_intra(MPI_Comm comm, const char *fn, mpi_comm **c) {
   int err = check_comm(comm, fn, c);
   if (!err && (*c)->inter)
     err = mpi_error(comm, MPI_ERR_COMM, fn,
-                    "communicator %d is an intercommunicator (MPI-1: point to point, Comm_dup, "
-                    "Comm_compare, Intercomm_merge only)", comm);
+                    "communicator %d is an intercommunicator (collectives on one are MPI-2 and "
+                    "not provided: merge it with MPI_Intercomm_merge)", comm);
   return err;
 }
 
@@ -67,7 +67,10 @@ static int check_data(MPI_Comm comm, const char *fn, const void *buf, int count,
 
 static void *scratch(MPI_Comm comm, const char *fn, uint32_t bytes) {
   void *p = malloc(bytes ? bytes : 4);
-  if (!p) mpi_error(comm, MPI_ERR_NO_MEM, fn, "no memory for %u bytes of scratch", (unsigned)bytes);
+  if (!p)
+    mpi_error(comm, MPI_ERR_NO_MEM, fn,
+              "no memory for %u bytes of scratch (a PE has %u bytes: pe.memory_bytes)",
+              (unsigned)bytes, (unsigned)emx_mem_bytes());
   return p;
 }
 
@@ -144,9 +147,21 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
 
 /* ---- Reductions ------------------------------------------------------------------------ */
 
-/* The reduction of everybody's `in` (count elements) into `out` at root. */
-static int reduce(const mpi_comm *c, MPI_Comm comm, const char *fn, const void *in, void *out,
-                  int count, MPI_Datatype type, MPI_Op op, int root) {
+/* Reductions go in pieces of at most REDUCE_PIECE bytes (whole elements): the scratch
+ * they take is a few pieces, whatever the message's size (a 1.5 MB reduction in 4 MiB of
+ * memory: the user's buffers take 3 MB already). */
+enum { REDUCE_PIECE = 32 * 1024 };
+static int piece_elements(int count, MPI_Datatype type, int ranks) {
+  const int size = type_size(type) * ranks;
+  const int n = size > 0 && size < REDUCE_PIECE ? REDUCE_PIECE / size : 1;
+  return n < count ? n : count;
+}
+
+/* One piece: the reduction of everybody's `in` (count elements) into `out` at root,
+ * with scratch `a` and `b` of `bytes` each (non-commutative: `a` of n * bytes). */
+static int reduce_piece(const mpi_comm *c, const void *in, void *out, int count,
+                        MPI_Datatype type, MPI_Op op, int root, char *a, char *b,
+                        mpi_request **r) {
   const int n = c->size;
   const uint32_t bytes = (uint32_t)(count * type_size(type));
   int err = MPI_SUCCESS;
@@ -156,36 +171,53 @@ static int reduce(const mpi_comm *c, MPI_Comm comm, const char *fn, const void *
       cwait(csend(c, in, bytes, root, T_REDUCE));
       return MPI_SUCCESS;
     }
-    char *all = scratch(comm, fn, bytes * n);
-    mpi_request **r = scratch(comm, fn, n * sizeof *r);
-    if (!all || !r) return MPI_ERR_NO_MEM;
     for (int k = 0; k < n; ++k)
-      r[k] = k == root ? (memcpy(all + k * bytes, in, bytes), (mpi_request *)0)
-                       : crecv(c, all + k * bytes, bytes, k, T_REDUCE);
+      r[k] = k == root ? (memcpy(a + k * bytes, in, bytes), (mpi_request *)0)
+                       : crecv(c, a + k * bytes, bytes, k, T_REDUCE);
     cwait_all(r, n);
-    memcpy(out, all + (n - 1) * bytes, bytes);
-    for (int k = n - 2; k >= 0 && !err; --k) err = op_apply(op, all + k * bytes, out, count, type);
-    free(all);
-    free(r);
+    memcpy(out, a + (n - 1) * bytes, bytes);
+    for (int k = n - 2; k >= 0 && !err; --k) err = op_apply(op, a + k * bytes, out, count, type);
     return err;
   }
-  char *acc = scratch(comm, fn, bytes), *tmp = scratch(comm, fn, bytes);
-  if (!acc || !tmp) return MPI_ERR_NO_MEM;
-  memcpy(acc, in, bytes);
+  memcpy(a, in, bytes);
   const int vr = (c->rank - root + n) % n;
   for (int mask = 1; mask < n; mask <<= 1) {
     if (vr & mask) {
-      cwait(csend(c, acc, bytes, ((vr & ~mask) + root) % n, T_REDUCE));
+      cwait(csend(c, a, bytes, ((vr & ~mask) + root) % n, T_REDUCE));
       break;
     }
     if ((vr | mask) < n) {
-      cwait(crecv(c, tmp, bytes, ((vr | mask) + root) % n, T_REDUCE));
-      if (!err) err = op_apply(op, tmp, acc, count, type);
+      cwait(crecv(c, b, bytes, ((vr | mask) + root) % n, T_REDUCE));
+      if (!err) err = op_apply(op, b, a, count, type);
     }
   }
-  if (c->rank == root) memcpy(out, acc, bytes);
-  free(acc);
-  free(tmp);
+  if (c->rank == root) memcpy(out, a, bytes);
+  return err;
+}
+
+/* The reduction of everybody's `in` (count elements, packed form) into `out` at root. */
+static int reduce(const mpi_comm *c, MPI_Comm comm, const char *fn, const void *in, void *out,
+                  int count, MPI_Datatype type, MPI_Op op, int root) {
+  /* A non-commutative operation gathers the pieces of all ranks at the root: pieces of
+   * 1/n, on every rank (they must agree). */
+  const int ordered = !op_commutative(op), gather_all = ordered && c->rank == root;
+  const int per = piece_elements(count, type, ordered ? c->size : 1), size = type_size(type);
+  const uint32_t piece = (uint32_t)(per * size);
+  char *a = scratch(comm, fn, gather_all ? piece * c->size : piece);
+  char *b = gather_all ? 0 : scratch(comm, fn, piece);
+  mpi_request **r = gather_all ? scratch(comm, fn, c->size * sizeof *r) : 0;
+  int err = !a || (!gather_all && !b) || (gather_all && !r) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+  /* (An error combining one piece does not stop the others: the ranks wait for them.) */
+  for (int done = 0, e; err != MPI_ERR_NO_MEM && done < count; done += per) {
+    const int k = count - done < per ? count - done : per;
+    const uint32_t at = (uint32_t)done * (uint32_t)size;
+    e = reduce_piece(c, (const char *)in + at, c->rank == root ? (char *)out + at : 0, k, type,
+                     op, root, a, b, r);
+    if (!err) err = e;
+  }
+  free(a);
+  free(b);
+  free(r);
   return err;
 }
 
@@ -253,21 +285,27 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
   int err = check_reduce(fn, sendbuf, recvbuf, count, type, op, comm, &c, 1);
   if (!err) err = reduce_operands_open(comm, fn, sendbuf, recvbuf, count, type, 1, &o);
   if (err) return err;
-  const uint32_t bytes = (uint32_t)(count * type_size(type));
-  char *mine = scratch(comm, fn, bytes), *below = scratch(comm, fn, bytes);
+  /* In pieces, as the reductions. */
+  const int per = piece_elements(count, type, 1), size = type_size(type);
+  const uint32_t piece = (uint32_t)(per * size);
+  char *mine = scratch(comm, fn, piece), *below = scratch(comm, fn, piece);
   if (!mine || !below) {
     free(mine), free(below);
     reduce_operands_close(&o, recvbuf, count, type, 0);
     return MPI_ERR_NO_MEM;
   }
-  memcpy(mine, o.in, bytes);
-  if (c->rank > 0) {
-    cwait(crecv(c, below, bytes, c->rank - 1, T_SCAN));
-    if (!inclusive) memcpy(o.out, below, bytes);
-    err = op_apply(op, below, mine, count, type); /* mine = below op mine */
+  for (int done = 0; done < count; done += per) {
+    const int k = count - done < per ? count - done : per;
+    const uint32_t at = (uint32_t)done * (uint32_t)size, bytes = (uint32_t)(k * size);
+    memcpy(mine, (const char *)o.in + at, bytes);
+    if (c->rank > 0) {
+      cwait(crecv(c, below, bytes, c->rank - 1, T_SCAN));
+      if (!inclusive) memcpy((char *)o.out + at, below, bytes);
+      if (!err) err = op_apply(op, below, mine, k, type); /* mine = below op mine */
+    }
+    if (c->rank + 1 < c->size) cwait(csend(c, mine, bytes, c->rank + 1, T_SCAN));
+    if (inclusive) memcpy((char *)o.out + at, mine, bytes);
   }
-  if (c->rank + 1 < c->size) cwait(csend(c, mine, bytes, c->rank + 1, T_SCAN));
-  if (inclusive) memcpy(o.out, mine, bytes);
   free(mine);
   free(below);
   /* Exscan leaves rank 0's receive buffer alone. */

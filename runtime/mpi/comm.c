@@ -79,12 +79,48 @@ static int ctx_first(const ctx_waiter *w) {
   return 1;
 }
 
-static int max_next_ctx(MPI_Comm parent, int *all) {
+/* Freed ids are used again: once the next ids are used up, the members agree on the
+ * lowest pair free on all of them (an all-reduce of their masks of free pairs, 2 KiB, only
+ * then; a rank's mask from the communicators it holds, so nothing is kept before). */
+enum { CTX_PAIRS = CTX_INTER_BASE / 2, CTX_MASK_WORDS = CTX_PAIRS / 32 };
+
+static int agree_reused_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
+  uint32_t *free_pairs = malloc(CTX_MASK_WORDS * sizeof *free_pairs);
+  if (!free_pairs) return mpi_error(parent, MPI_ERR_NO_MEM, "communicator creation", "no memory");
+  for (int k = 0; k < CTX_MASK_WORDS; ++k) free_pairs[k] = ~0u;
+  for (int h = 0; h < mpi_comm_count; ++h) {
+    const mpi_comm *c = mpi_comm_table[h];
+    if (c && c->ctx < CTX_INTER_BASE) free_pairs[c->ctx / 64] &= ~(1u << (c->ctx / 2 % 32));
+  }
+  int err = MPI_Allreduce(MPI_IN_PLACE, free_pairs, CTX_MASK_WORDS, MPI_UNSIGNED, MPI_BAND,
+                          parent);
+  int pair = -1;
+  for (int p = (least + 1) / 2; !err && p < CTX_PAIRS && pair < 0; ++p)
+    if (free_pairs[p / 32] >> (p % 32) & 1) pair = p;
+  free(free_pairs);
+  if (err) return err;
+  if (pair < 0)
+    return mpi_error(parent, MPI_ERR_OTHER, "communicator creation",
+                     "out of context ids: %d communicators in use (free some with "
+                     "MPI_Comm_free)", CTX_PAIRS);
+  *ctx = (uint16_t)(2 * pair);
+  return MPI_SUCCESS;
+}
+
+static int exhausted(int all, int least) { return (all < least ? least : all) > CTX_INTER_BASE - 2; }
+
+/* The largest next id of the members in *all; or, once the next ids are used up, a
+ * freed pair agreed on (*reused, else 0), under MPI_THREAD_MULTIPLE while this
+ * creation still owns the allocation (every member does then: none refused). */
+static int max_next_ctx(MPI_Comm parent, int least, int *all, uint16_t *reused) {
   int level;
   MPI_Query_thread(&level);
+  *reused = 0;
   if (level < MPI_THREAD_MULTIPLE) {
     int mine = next_ctx;
-    return MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+    int err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+    if (!err && exhausted(*all, least)) err = agree_reused_ctx(parent, least, reused);
+    return err;
   }
   int err = MPI_Barrier(parent);
   if (err) return err;
@@ -95,6 +131,8 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
     int mine = own ? next_ctx : CTX_REFUSED;
     ctx_owned |= own;
     err = MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, parent);
+    if (own && !err && *all != CTX_REFUSED && exhausted(*all, least))
+      err = agree_reused_ctx(parent, least, reused);
     if (own) ctx_owned = 0;
     /* Refused: the owner is another computation, here or on a member; let this PE's run
      * (over a parent of one rank the all-reduce never blocks, and the loop would keep
@@ -112,10 +150,9 @@ static int max_next_ctx(MPI_Comm parent, int *all) {
  * are disjoint. */
 static int agree_ctx(MPI_Comm parent, int least, uint16_t *ctx) {
   int all;
-  const int err = max_next_ctx(parent, &all);
-  if (err) return err;
+  const int err = max_next_ctx(parent, least, &all, ctx);
+  if (err || *ctx) return err; /* (a reused id) */
   if (all < least) all = least;
-  if (all > CTX_INTER_BASE - 2) mpi_internal_error("out of context ids (too many communicators)");
   *ctx = (uint16_t)all;
   next_ctx = (uint16_t)(all + 2);
   return MPI_SUCCESS;
@@ -326,10 +363,11 @@ typedef struct {
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   const char *fn = "MPI_Comm_split";
   mpi_comm *c;
-  int err = check_intra(comm, fn, &c);
+  int err = check_comm(comm, fn, &c);
   if (err) return err;
   if (color < 0 && color != MPI_UNDEFINED)
     return mpi_error(comm, MPI_ERR_ARG, fn, "negative color %d (not MPI_UNDEFINED)", color);
+  if (c->inter) return inter_split(comm, color, key, newcomm);
   const int n = c->size;
   int mine[2] = {color, key};
   int *all = malloc(2 * n * sizeof *all);

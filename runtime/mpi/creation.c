@@ -54,18 +54,21 @@ static void sreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
   uint32_t *f = emx_frame();
   emx_frame_free(f);
+  --mpi_inbound;
   sreq_arrived(v & 0x3ff, v >> 10, f + ARGS);
 }
 static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
   uint32_t *f = emx_frame();
   emx_frame_free(f);
+  --mpi_inbound;
   rreq_arrived_words(v & 0x3ff, v >> 10, f + ARGS);
 }
 static void tmp_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
   uint32_t *f = emx_frame();
   emx_frame_free(f);
+  --mpi_inbound;
   tmp_alloc_arrived(v & 0x3ff, v >> 10, f + ARGS);
 }
 
@@ -77,6 +80,7 @@ static void __attribute__((noinline)) segment_carved(uint32_t requester) {
 }
 static void mpi_h_segment(uint32_t unused, uint32_t requester, uint32_t addr) {
   (void)unused, (void)addr;
+  ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
   uint32_t *f = __emx_frame_pool;
   if (__builtin_expect(!f, 0)) {
     segment_carved(requester);

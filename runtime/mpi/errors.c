@@ -33,16 +33,27 @@ static const char *const messages[MPI_ERR_LASTCODE + 1] = {
     [MPI_ERR_KEYVAL] = "invalid attribute key",
 };
 
+/* An invalid code is an error of the call (MPI_ERR_ARG), as in MPICH and Open MPI. */
 int MPI_Error_string(int code, char *string, int *resultlen) {
-  const char *m = code >= 0 && code <= MPI_ERR_LASTCODE ? messages[code] : "invalid error code";
-  strncpy(string, m, MPI_MAX_ERROR_STRING - 1);
+  if (code < 0 || code > MPI_ERR_LASTCODE) {
+    snprintf(string, MPI_MAX_ERROR_STRING, "invalid error code %d", code);
+    *resultlen = (int)strlen(string);
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_string", "invalid error code %d",
+                     code);
+  }
+  strncpy(string, messages[code], MPI_MAX_ERROR_STRING - 1);
   string[MPI_MAX_ERROR_STRING - 1] = 0;
   *resultlen = (int)strlen(string);
   return MPI_SUCCESS;
 }
 
 int MPI_Error_class(int code, int *errorclass) {
-  *errorclass = code >= 0 && code <= MPI_ERR_LASTCODE ? code : MPI_ERR_UNKNOWN;
+  if (code < 0 || code > MPI_ERR_LASTCODE) {
+    *errorclass = MPI_ERR_UNKNOWN;
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d",
+                     code);
+  }
+  *errorclass = code;
   return MPI_SUCCESS;
 }
 

@@ -263,9 +263,20 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
   const char *fn = "MPI_Comm_create";
   mpi_comm *c;
   mpi_group *g;
-  int err = check_intra(comm, fn, &c);
+  int err = check_comm(comm, fn, &c);
   if (!err) err = check_group(fn, group, &g);
   if (err) return err;
+  if (c->inter) { /* MPI-2: a subgroup of the local group, matched with the remote one's */
+    const mpi_comm *lc = comm_get(inter_local(c));
+    int r = -1;
+    for (int k = 0; k < g->size; ++k) {
+      if (comm_rank_of(lc, g->pe[k]) < 0)
+        return mpi_error(comm, MPI_ERR_GROUP, fn, "rank %d of the group is not in the local group",
+                         k);
+      if (g->pe[k] == emx_pe_id()) r = k;
+    }
+    return inter_split(comm, r < 0 ? MPI_UNDEFINED : 0, r, newcomm);
+  }
   for (int r = 0; r < g->size; ++r)
     if (comm_rank_of(c, g->pe[r]) < 0)
       return mpi_error(comm, MPI_ERR_GROUP, fn, "rank %d of the group is not in the communicator", r);

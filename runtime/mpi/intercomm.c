@@ -1,6 +1,6 @@
 /* Intercommunicators (MPI-1): two disjoint groups, point to point from a member of one to
- * a member of the other, ranks naming the remote group's members; MPI-1 has no
- * collectives on them (refused, collectives.c).
+ * a member of the other, ranks naming the remote group's members; MPI-2's Comm_split and
+ * Comm_create of one (inter_split); no collectives on them (refused, collectives.c).
  *
  * One is an mpi_comm whose size, ranks and map (comm_pe, req_source) are the remote
  * group's: point-to-point calls, their checks, the matching and the statuses work on it
@@ -233,5 +233,43 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
   err = comm_make_pes(&proto, intercomm, pes, n + m, -1, ctx, newintracomm);
   free(pes);
   free(their_pes);
+  return err;
+}
+
+/* MPI-2's Comm_split of an intercommunicator (Comm_create: color 0 for the members of the
+ * group, key their rank in it): an intercommunicator for each color between the members
+ * of each group with that color, each local group ordered by key; MPI_COMM_NULL where a
+ * group has no member of the color. Built from the calls above: the two groups merged,
+ * split by color, each side's part joined to the other's by Intercomm_create. */
+int inter_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
+  MPI_Comm merged, both = MPI_COMM_NULL, mine;
+  *out = MPI_COMM_NULL;
+  int err = MPI_Intercomm_merge(comm, 0, &merged);
+  if (err) return err;
+  /* This rank's side: 1 if it is in the group that came first in the merge. */
+  const mpi_comm *m = comm_get(merged);
+  const int side = comm_rank_of(comm_get(inter_local(comm_get(comm))), comm_pe(m, 0)) >= 0;
+  err = MPI_Comm_split(merged, color, key, &both);
+  MPI_Comm_free(&merged);
+  if (err || both == MPI_COMM_NULL) return err;
+  int n, r;
+  MPI_Comm_size(both, &n);
+  MPI_Comm_rank(both, &r);
+  int *sides = malloc(n * sizeof *sides);
+  if (!sides) {
+    MPI_Comm_free(&both);
+    return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Comm_split", "no memory");
+  }
+  err = MPI_Allgather(&side, 1, MPI_INT, sides, 1, MPI_INT, both);
+  int remote_leader = -1;
+  for (int k = 0; k < n && remote_leader < 0; ++k)
+    if (sides[k] != side) remote_leader = k;
+  free(sides);
+  /* A color with members on one side only: no intercommunicator (all of them agree). */
+  if (!err && remote_leader >= 0) err = MPI_Comm_split(both, side, r, &mine);
+  if (!err && remote_leader >= 0)
+    err = MPI_Intercomm_create(mine, 0, both, remote_leader, 0, out);
+  if (remote_leader >= 0 && !err) MPI_Comm_free(&mine);
+  MPI_Comm_free(&both);
   return err;
 }

@@ -25,8 +25,11 @@
 	lui	a1, %hi(mpi_request_pool)
 	sw	t5, %lo(mpi_request_pool)(a1)
 	sw	zero, L_REQ_DONE(t3)
-	li	t5, L_REQ_MAGIC_VALUE
-	sw	t5, L_REQ_MAGIC(t3)
+	lw	t5, L_REQ_HANDLE(t3)		/* the handle: the cell, the next generation */
+	addi	t5, t5, 1
+	andi	t5, t5, L_REQ_GEN_MASK
+	or	t5, t5, t3
+	sw	t5, L_REQ_HANDLE(t3)
 	li	t5, L_KIND_FLAGS		/* a receive, active */
 	sw	t5, L_REQ_KIND(t3)
 	li	t5, L_PROTO_GET
@@ -156,7 +159,8 @@ MPI_Irecv:
 	addi	a1, a1, 1
 	sw	a1, L_KQ_ANY_KEYS(t6)
 7:	sw	t5, L_KEY_TAIL(a7)
-	sw	t3, 0(a6)			/* *request */
+	lw	a1, L_REQ_HANDLE(t3)
+	sw	a1, 0(a6)			/* *request */
 	/* A pair: -mpi-option=rreq-pairs, nothing waiting for an operand segment, a word-
 	 * aligned buffer of fewer than L_RREQ_PAIR_BYTES, a tag below the pair form's
 	 * limit or MPI_ANY_TAG. Else a creation (or a staged record): mpi_irecv_request. */
@@ -239,7 +243,8 @@ MPI_Irecv:
 	COMMIT
 	sw	zero, L_REQ_REFS(t3)		/* no reference, no entry */
 	sw	zero, L_REQ_ISQ_REQ(t3)		/* its own entry is free */
-	sw	t3, 0(a6)			/* *request */
+	lw	a1, L_REQ_HANDLE(t3)
+	sw	a1, 0(a6)			/* *request */
 	mv	a0, t3
 	tail	mpi_irecv_post			/* returns MPI_SUCCESS */
 .Lgeneral:

@@ -10,7 +10,7 @@
 #define L_REQ_DONE 0 /* mpi_request */
 #define L_REQ_SRCTAG 4
 #define L_REQ_BYTES 8
-#define L_REQ_MAGIC 20
+#define L_REQ_HANDLE 20
 #define L_REQ_KIND 24 /* kind, flags: one word */
 #define L_REQ_REFS 28 /* refs, isq_count: one word */
 #define L_REQ_PROTO 32
@@ -38,8 +38,8 @@
 #define L_FRAME_SHIFT 7 /* emx_static_frame_t: 128 bytes */
 #define L_COUNT_RECV_REQUESTS 8 /* mpi_counters[C_RECV_REQUESTS] */
 #define L_BASIC_TYPES 35
-#define L_REQ_MAGIC_VALUE 0x4d504952
-#define L_TAG_UB 32767
+#define L_REQ_GEN_MASK 7
+#define L_TAG_UB 65534
 #define L_RREQ_PAIR_CTX 31
 #define L_RREQ_PAIR_BYTES 4096
 #define L_RREQ_PAIR_ANY 1023

@@ -209,6 +209,7 @@ enum req_flag {
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
   RF_PACKED = 1u << 11,    /* a non-contiguous datatype: data through r->pack (pack.c) */
   RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (cancel.c); not a plain request then */
+  RF_CANCEL_WAIT = 1u << 14, /* a cancel of a complete send waits for its answer (cancel.c) */
 };
 
 /* An entry of a request-issued queue (requests.c). */
@@ -224,7 +225,22 @@ enum { REQ_W_DONE = 0, REQ_W_SRCTAG = 1, REQ_W_BYTES = 2, REQ_W_FIX = 3 };
  * or DONE_SIZED + n from a short one-sided send, whose completion carries the message's
  * size n itself: one packet fewer on the paper's fast path. */
 enum { DONE_SET = 1, DONE_SIZED = 2 };
-#define REQ_MAGIC 0x4d504952u /* "MPIR" */
+/* A request's handle (MPI_Request) is its cell's address with a generation in the low 3
+ * bits (cells are 8-byte aligned), counted up each time the cell is taken: the cell keeps
+ * its live handle in `handle`, only the generation while it is free. A handle the user
+ * passes may be anything: its cell is read only if it lies in memory above the guard page
+ * ([0x1000, 0x1000 + mpi_req_span), one compare), and it names a request only if it is
+ * the cell's live handle. So a wild pointer, a freed handle and a stale copy of one whose
+ * cell serves a newer request (up to 7 generations on) are MPI_ERR_REQUEST, never a fault
+ * or another request's completion. */
+enum { REQ_GEN_MASK = 7 };
+extern uint32_t mpi_req_span;
+/* Protocol exchanges toward this PE in flight: operand segments it handed out whose
+ * invocation has not come (creation.c), fetches running (transfer.c). A probe or test
+ * that finds nothing waits for them (mpi_progress_inbound): the message they bring has
+ * arrived, as far as the user can tell. */
+extern unsigned mpi_inbound;
+int mpi_progress_inbound(unsigned *steps); /* steps: 0 at the first call */
 
 /* A computation blocked until one of several armed requests completes (wait.c). */
 typedef struct waiter {
@@ -239,7 +255,7 @@ typedef struct mpi_request {
   uint32_t bytes;    /* size of the message as sent (may exceed the buffer) */
   uint32_t fix[2];   /* partial head and tail words of an unaligned one-sided send */
   /* Local. */
-  uint32_t magic;
+  uint32_t handle;   /* the live handle (REQ_GEN_MASK: the generation only, when free) */
   uint16_t kind, flags;
   uint16_t refs;     /* protocol references: queues that name this request */
   uint16_t isq_count; /* its entries in a request-issued queue (a persistent request can
@@ -264,11 +280,33 @@ typedef struct mpi_request {
 } mpi_request;
 
 extern mpi_pool mpi_request_pool;
+/* The cell a handle names, and a cell's handle. */
+static inline mpi_request *req_of(MPI_Request h) {
+  return (mpi_request *)((uintptr_t)h & ~(uintptr_t)REQ_GEN_MASK);
+}
+static inline MPI_Request req_handle(const mpi_request *r) {
+  return (MPI_Request)(uintptr_t)r->handle;
+}
+/* A handle that names a request in use (in memory, its cell's live handle). */
+static inline int req_handle_ok(MPI_Request h) {
+  return (uintptr_t)h - 0x1000u < mpi_req_span && req_of(h)->handle == (uintptr_t)h;
+}
+/* ... and the user has not let go of it (a cell back in the free list by a wait keeps
+ * its live handle: RF_USER_FREED says it is gone). */
+static inline int req_user_handle(MPI_Request h) {
+  return req_handle_ok(h) && !(req_of(h)->flags & RF_USER_FREED);
+}
+/* A cell (from a protocol message) that holds a request. */
+static inline int req_live(const mpi_request *r) {
+  return (r->handle & ~(uint32_t)REQ_GEN_MASK) == (uint32_t)(uintptr_t)r;
+}
+/* The cell goes back to the free list: its handle dies, its generation stays. */
+static inline void req_drop_handle(mpi_request *r) { r->handle &= REQ_GEN_MASK; }
 /* A request with its completion state clear; the caller sets the message fields. */
 static inline mpi_request *req_new(int kind) {
   mpi_request *r = pool_get(&mpi_request_pool);
   r->done = 0; /* a recycled cell's element has clear tags: the completion was taken */
-  r->magic = REQ_MAGIC;
+  r->handle = (uint32_t)(uintptr_t)r | ((r->handle + 1) & REQ_GEN_MASK);
   r->kind = (uint16_t)kind;
   r->flags = 0;
   r->refs = 0;
@@ -298,7 +336,7 @@ void req_unref(mpi_request *r);
 /* r has no references and the user freed it: the cell goes back unless r still runs. */
 static inline void req_reclaim(mpi_request *r) {
   if ((r->flags & RF_ACTIVE) && !(r->flags & RF_COMPLETE)) return;
-  r->magic = 0;
+  req_drop_handle(r);
   pool_put(&mpi_request_pool, r);
 }
 void req_release(mpi_request *r);
@@ -749,6 +787,7 @@ void comm_inter_end(int ctx);
 /* Intercommunicators (intercomm.c). */
 int inter_local_size(const mpi_comm *c);
 int inter_dup(MPI_Comm comm, const mpi_comm *c, MPI_Comm *newcomm);
+int inter_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm); /* MPI-2 */
 void inter_free(struct intercomm *ic);
 MPI_Comm inter_local(const mpi_comm *c); /* its own group's communicator */
 int group_of_pes(const char *fn, const uint16_t *pes, int n, MPI_Group *out); /* groups.c */
@@ -769,7 +808,8 @@ void comm_init(void);
 
 /* ---- Datatypes and operations (datatypes.c, ops.c) ---------------------------------- */
 
-int type_size(MPI_Datatype t); /* bytes, -1 if not a valid datatype */
+int type_size(MPI_Datatype t); /* bytes, -1 if not a valid datatype, TYPE_HUGE: > INT_MAX */
+enum { TYPE_HUGE = -2 };
 /* The basic type t repeats, and how many of it one element of t holds; 0 if invalid. */
 int type_base(MPI_Datatype t, int *elements);
 int op_valid(MPI_Op op);

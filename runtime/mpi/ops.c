@@ -7,8 +7,8 @@
 #include "datatypes.h"
 #include "mpi_internal.h"
 
-/* b[i] = a[i] op b[i] for one C type; bitwise and logical operations only for
- * integers (INTEGER = 1). */
+/* b[i] = a[i] op b[i] for one C type; logical and bitwise operations only for integers
+ * (INTEGER = 1), as MPI-1 4.9.2 defines. */
 #define DEFINE_APPLY(name, T, INTEGER)                                           \
   static int name(MPI_Op op, const T *a, T *b, int n) {                          \
     switch (op) {                                                                \
@@ -16,12 +16,16 @@
       case MPI_PROD: for (int i = 0; i < n; ++i) b[i] = a[i] * b[i]; break;       \
       case MPI_MAX: for (int i = 0; i < n; ++i) if (a[i] > b[i]) b[i] = a[i]; break; \
       case MPI_MIN: for (int i = 0; i < n; ++i) if (a[i] < b[i]) b[i] = a[i]; break; \
+      default: break;                                                            \
+    }                                                                            \
+    if (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN)       \
+      return MPI_SUCCESS;                                                        \
+    if (!(INTEGER)) return MPI_ERR_OP; /* logical, bitwise: integers only */     \
+    switch (op) {                                                                \
       case MPI_LAND: for (int i = 0; i < n; ++i) b[i] = a[i] && b[i]; break;      \
       case MPI_LOR: for (int i = 0; i < n; ++i) b[i] = a[i] || b[i]; break;       \
       case MPI_LXOR: for (int i = 0; i < n; ++i) b[i] = !a[i] != !b[i]; break;    \
-      default:                                                                   \
-        if (!(INTEGER)) return MPI_ERR_OP;                                       \
-        return name##_bits(op, (const void *)a, (void *)b, n);                   \
+      default: return name##_bits(op, (const void *)a, (void *)b, n);            \
     }                                                                            \
     return MPI_SUCCESS;                                                          \
   }
@@ -65,11 +69,18 @@ NO_BITS(apply_f32)
 DEFINE_APPLY(apply_f32, float, 0)
 NO_BITS(apply_f64)
 DEFINE_APPLY(apply_f64, double, 0)
+NO_BITS(apply_f128) /* long double: IEEE quad in software (libgcc's __addtf3 ...) */
+DEFINE_APPLY(apply_f128, long double, 0)
 
 /* C _Bool: the logical operations only, as MPI defines. */
 static int apply_bool(MPI_Op op, const void *va, void *vb, int n) {
   if (op != MPI_LAND && op != MPI_LOR && op != MPI_LXOR) return MPI_ERR_OP;
   return apply_u8(op, va, vb, n);
+}
+
+/* MPI_BYTE: the bitwise operations only, as MPI defines. */
+static int apply_byte(MPI_Op op, const void *va, void *vb, int n) {
+  return apply_u8_bits(op, va, vb, n);
 }
 
 /* MAXLOC / MINLOC: the extreme value, and the smallest index among equal values. */
@@ -91,6 +102,7 @@ DEFINE_LOC(apply_loc_int, int)
 DEFINE_LOC(apply_loc_short, short)
 DEFINE_LOC(apply_loc_float, float)
 DEFINE_LOC(apply_loc_double, double)
+DEFINE_LOC(apply_loc_ldouble, long double)
 
 /* ---- User operations ------------------------------------------------------------------- */
 
@@ -148,12 +160,15 @@ static int apply_basic(MPI_Op op, const void *in, void *inout, int n, int base) 
     case K_I64: return apply_i64(op, in, inout, n);
     case K_U64: return apply_u64(op, in, inout, n);
     case K_BOOL: return apply_bool(op, in, inout, n);
+    case K_BYTE: return apply_byte(op, in, inout, n);
     case K_F32: return apply_f32(op, in, inout, n);
     case K_F64: return apply_f64(op, in, inout, n);
+    case K_F128: return apply_f128(op, in, inout, n);
     case K_PAIR_INT: return apply_loc_int(op, in, inout, n);
     case K_PAIR_SHORT: return apply_loc_short(op, in, inout, n);
     case K_PAIR_FLOAT: return apply_loc_float(op, in, inout, n);
     case K_PAIR_DOUBLE: return apply_loc_double(op, in, inout, n);
+    case K_PAIR_LDOUBLE: return apply_loc_ldouble(op, in, inout, n);
     default: return MPI_ERR_OP;
   }
 }
@@ -193,11 +208,12 @@ static int apply_laid_out(MPI_Op op, const void *in, void *inout, int n, MPI_Dat
  * unpacked into scratch, combined, and packed back. */
 int op_apply(MPI_Op op, const void *in, void *inout, int n, MPI_Datatype t) {
   const dtype *d = type_get(t);
-  if (!d || d->contiguous || !n) return apply_laid_out(op, in, inout, n, t);
-  if (!user_get(op) && d->base) return apply_basic(op, in, inout, n * d->elements, d->base);
+  if (type_contiguous(t) || !n) return apply_laid_out(op, in, inout, n, t);
+  if (!user_get(op) && d && d->base && !basic_padded(d->base))
+    return apply_basic(op, in, inout, n * d->elements, d->base);
   int64_t lo, hi;
   type_span(t, n, &lo, &hi);
-  const uint32_t span = (uint32_t)(hi - lo), bytes = (uint32_t)n * (uint32_t)d->size;
+  const uint32_t span = (uint32_t)(hi - lo), bytes = (uint32_t)n * (uint32_t)type_size(t);
   char *a = malloc(span ? span : 4), *b = malloc(span ? span : 4);
   int err = MPI_ERR_NO_MEM;
   if (a && b) {

@@ -18,11 +18,16 @@ int check_buffer(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_
     return MPI_SUCCESS;
   }
   const int size = type_size(type);
+  if (size == TYPE_HUGE)
+    return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype %d has more bytes than an int counts", type);
   if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", type);
   const dtype *d = type_get(type);
   if (d && !d->committed)
     return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype %d is not committed (MPI_Type_commit)", type);
   const uint64_t n = (uint64_t)(uint32_t)count * (uint32_t)size; /* mul + mulhu */
+  if (n > INT32_MAX) /* (statuses and Get_count count bytes in an int) */
+    return mpi_error(comm, MPI_ERR_COUNT, fn, "%d elements of datatype %d are %llu bytes, more "
+                     "than a message can hold", count, type, (unsigned long long)n);
   /* The bytes the data touches: those of a non-contiguous type lie around buf. */
   int64_t lo = 0, hi = (int64_t)n;
   if (d && !d->contiguous) type_span(type, count, &lo, &hi);
@@ -146,7 +151,7 @@ static int isend(const char *fn, const void *buf, int count, MPI_Datatype type, 
     s = post_send(c, c->ctx, buf, bytes, dest, tag, proto);
   }
   s->comm = comm;
-  *request = s;
+  *request = req_handle(s);
   return MPI_SUCCESS;
 }
 
@@ -172,7 +177,7 @@ static int irecv(const char *fn, void *buf, int count, MPI_Datatype type, int so
     r = post_recv(c, c->ctx, buf, bytes, source, tag);
   }
   r->comm = comm;
-  *request = r;
+  *request = req_handle(r);
   return MPI_SUCCESS;
 }
 
@@ -201,7 +206,7 @@ static inline int start_send(const char *fn, const void *buf, int count, MPI_Dat
   s->proto = (uint8_t)mpi_protocol;
   s->flags |= RF_ACTIVE;
   s->comm = comm;
-  *request = s;
+  *request = req_handle(s);
   if (bytes <= 4 * SHORT_WORDS && put_to_posted(s->pe, s->tag, s->ctx, s->buf, bytes, 1)) {
     s->flags |= RF_COMPLETE;
     return MPI_SUCCESS;
@@ -233,7 +238,7 @@ static inline int start_recv(const char *fn, void *buf, int count, MPI_Datatype 
   r->flags |= RF_ACTIVE;
   r->comm = comm;
   recv_start(r);
-  *request = r;
+  *request = req_handle(r);
   return MPI_SUCCESS;
 }
 
@@ -255,7 +260,7 @@ static int blocking_send(const char *fn, const void *buf, int count, MPI_Datatyp
                          int dest, int tag, MPI_Comm comm, int proto) {
   MPI_Request r;
   const int err = isend(fn, buf, count, type, dest, tag, comm, proto, 0, &r);
-  return err ? err : wait_request(r, MPI_STATUS_IGNORE);
+  return err ? err : wait_request(req_of(r), MPI_STATUS_IGNORE);
 }
 
 /* MPI_Send beyond the short one-sided send: a longer one-sided send, or a request to
@@ -337,9 +342,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
   err = isend("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, mpi_protocol,
               0, &s);
   if (err) return err;
-  (void)wait_request(s, MPI_STATUS_IGNORE);
+  (void)wait_request(req_of(s), MPI_STATUS_IGNORE);
   MPI_Status st;
-  err = wait_request(r, &st);
+  err = wait_request(req_of(r), &st);
   if (status) *status = st;
   if (err) return mpi_error(comm, err, "MPI_Sendrecv", "%s", truncation_message(&st));
   return MPI_SUCCESS;
@@ -354,9 +359,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
   if (err) return err;
   void *copy = malloc(bytes ? bytes : 1);
   if (!copy) return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace", "no memory");
-  memcpy(copy, buf, bytes);
-  err = MPI_Sendrecv(copy, count, type, dest, sendtag, buf, count, type, source, recvtag, comm,
-                     status);
+  type_pack(buf, count, type, copy); /* (a strided type's data lie around buf) */
+  err = MPI_Sendrecv(copy, (int)bytes, MPI_PACKED, dest, sendtag, buf, count, type, source,
+                     recvtag, comm, status);
   free(copy);
   return err;
 }
@@ -378,8 +383,9 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, 
 
 int MPI_Start(MPI_Request *request) {
   MPI_REQUIRE_INIT("MPI_Start");
-  mpi_request *r = request ? *request : 0;
-  if (!r || r->magic != REQ_MAGIC || !(r->flags & RF_PERSISTENT))
+  const MPI_Request h = request ? *request : 0;
+  mpi_request *r = req_of(h);
+  if (!h || !req_user_handle(h) || !(r->flags & RF_PERSISTENT))
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Start", "not a persistent request");
   if (r->flags & RF_ACTIVE)
     return mpi_error(r->comm, MPI_ERR_REQUEST, "MPI_Start", "the request is active already");
@@ -393,6 +399,8 @@ int MPI_Start(MPI_Request *request) {
 }
 
 int MPI_Startall(int count, MPI_Request *requests) {
+  if (count < 0)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Startall", "negative count %d", count);
   for (int k = 0; k < count; ++k) {
     const int err = MPI_Start(&requests[k]);
     if (err) return err;
@@ -422,6 +430,9 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
   if (!*flag) {
     mpi_progress(); /* let arriving send requests be filed */
     *flag = unexpected_probe(pe, t, c->ctx, status, base);
+    /* ... and those whose creation is under way (mpi_inbound) */
+    for (unsigned steps = 0; !*flag && mpi_progress_inbound(&steps);)
+      *flag = unexpected_probe(pe, t, c->ctx, status, base);
     if (!*flag) credit_wanted(pe); /* its message may wait behind held credits */
   }
   if (*flag && status && c->base_pe == COMM_MAPPED)

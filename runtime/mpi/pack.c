@@ -14,24 +14,45 @@
 
 /* ---- The copy loops --------------------------------------------------------------------- */
 
+/* Copies between n elements of basic type t at `user` (C layout) and packed data, at
+ * most `bytes` bytes of it; returns the bytes copied. A padded pair's packed form is its
+ * value, then its index. */
+static uint32_t copy_basic(int t, char *user, int n, char *packed, uint32_t bytes, int to_user) {
+  const type_info *b = &basic_types[t];
+  uint32_t done = 0;
+  if (!basic_padded(t)) {
+    const uint32_t all = (uint32_t)n * b->data;
+    done = bytes < all ? bytes : all;
+    if (to_user) memcpy(user, packed, done);
+    else memcpy(packed, user, done);
+    return done;
+  }
+  const uint32_t value = b->data - sizeof(int);
+  for (int i = 0; i < n && done < bytes; ++i, user += b->extent) {
+    const uint32_t parts[2][2] = {{0, value}, {b->index_at, sizeof(int)}};
+    for (int p = 0; p < 2 && done < bytes; ++p) {
+      const uint32_t m = bytes - done < parts[p][1] ? bytes - done : parts[p][1];
+      if (to_user) memcpy(user + parts[p][0], packed + done, m);
+      else memcpy(packed + done, user + parts[p][0], m);
+      done += m;
+    }
+  }
+  return done;
+}
+
 /* Copies between count copies of a type at `user` and packed data, at most `bytes`
  * bytes of it (unpack: to_user): d is the flattened type, NULL for the basic type t. */
 static void copy_runs(const dtype *d, MPI_Datatype t, char *user, int count, char *packed,
                       uint32_t bytes, int to_user) {
   if (!d) {
-    const uint32_t all = (uint32_t)count * basic_types[t].size;
-    const uint32_t n = bytes < all ? bytes : all;
-    if (to_user) memcpy(user, packed, n);
-    else memcpy(packed, user, n);
+    copy_basic(t, user, count, packed, bytes, to_user);
     return;
   }
   const MPI_Aint extent = d->ub - d->lb;
   for (int i = 0; i < count && bytes; ++i, user += extent)
     for (int k = 0; k < d->nruns && bytes; ++k) {
-      uint32_t n = (uint32_t)d->runs[k].count * basic_types[d->runs[k].type].size;
-      if (n > bytes) n = bytes;
-      if (to_user) memcpy(user + d->runs[k].disp, packed, n);
-      else memcpy(packed, user + d->runs[k].disp, n);
+      const uint32_t n = copy_basic(d->runs[k].type, user + d->runs[k].disp, d->runs[k].count,
+                                    packed, bytes, to_user);
       packed += n;
       bytes -= n;
     }
@@ -110,18 +131,28 @@ void pack_finish(mpi_request *r, uint32_t bytes) {
 
 /* ---- MPI_Pack and friends ----------------------------------------------------------------- */
 
-static int check_pack_type(MPI_Comm comm, const char *fn, MPI_Datatype t, int count) {
-  if (type_size(t) < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", t);
+/* A valid type and count whose packed size fits an int: *bytes. */
+static int check_pack_type(MPI_Comm comm, const char *fn, MPI_Datatype t, int count, int *bytes) {
+  const int size = type_size(t);
+  if (size == TYPE_HUGE)
+    return mpi_error(comm, MPI_ERR_TYPE, fn, "datatype %d has more bytes than an int counts", t);
+  if (size < 0) return mpi_error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", t);
   if (count < 0) return mpi_error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
+  const int64_t n = (int64_t)count * size;
+  if (n > INT32_MAX)
+    return mpi_error(comm, MPI_ERR_COUNT, fn, "%d elements of datatype %d are %lld bytes, more "
+                     "than an int counts", count, t, (long long)n);
+  *bytes = (int)n;
   return MPI_SUCCESS;
 }
 
 int MPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int *size) {
   mpi_comm *c;
   int err = check_comm(comm, "MPI_Pack_size", &c);
-  if (!err) err = check_pack_type(comm, "MPI_Pack_size", type, incount);
+  int n;
+  if (!err) err = check_pack_type(comm, "MPI_Pack_size", type, incount, &n);
   if (err) return err;
-  *size = incount * type_size(type);
+  *size = n;
   return MPI_SUCCESS;
 }
 
@@ -130,9 +161,9 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype type, void *outbuf, in
   const char *fn = "MPI_Pack";
   mpi_comm *c;
   int err = check_comm(comm, fn, &c);
-  if (!err) err = check_pack_type(comm, fn, type, incount);
+  int n;
+  if (!err) err = check_pack_type(comm, fn, type, incount, &n);
   if (err) return err;
-  const int n = incount * type_size(type);
   if (*position < 0 || *position > outsize || n > outsize - *position)
     return mpi_error(comm, MPI_ERR_TRUNCATE, fn,
                      "%d bytes at position %d do not fit in %d bytes", n, *position, outsize);
@@ -146,9 +177,9 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
   const char *fn = "MPI_Unpack";
   mpi_comm *c;
   int err = check_comm(comm, fn, &c);
-  if (!err) err = check_pack_type(comm, fn, type, outcount);
+  int n;
+  if (!err) err = check_pack_type(comm, fn, type, outcount, &n);
   if (err) return err;
-  const int n = outcount * type_size(type);
   if (*position < 0 || *position > insize || n > insize - *position)
     return mpi_error(comm, MPI_ERR_TRUNCATE, fn,
                      "%d bytes at position %d are beyond the %d bytes packed", n, *position, insize);

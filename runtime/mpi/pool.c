@@ -38,7 +38,7 @@ void *pool_refill(mpi_pool *p) {
 
 /* Derived when asked (MPI_Finalize), not counted at every get and put. */
 uint32_t pool_cells_in_use(void) {
-  uint32_t n = 0;
+  uint32_t n = mpi_inbound; /* (exchanges still counted as on their way: none, or a bug) */
   for (unsigned k = 0; k < npools; ++k) {
     n += pools[k]->made;
     for (void *c = pools[k]->free; c; c = *(void **)c) --n;

@@ -267,6 +267,29 @@ int unexpected_withdraw(unsigned pe, emx_gaddr_t sreq) {
   return 0;
 }
 
+/* MPI_Cancel of a send whose data moved here (cancel.c): the newest unexpected record of
+ * the send request `sreq` from pe with this tag and context leaves the list, its buffer
+ * freed, if its data is in (get: read; buffered: written). By MPI's order the newest such
+ * record is the send's own while it is unmatched (an older one of an earlier use of its
+ * request cell, same tag and context, would have been matched first). 0 if there is none
+ * or it is being read. */
+int unexpected_withdraw_moved(unsigned pe, emx_gaddr_t sreq, uint16_t tag, uint16_t ctx) {
+  send_record *e = 0;
+  for (dl_link *l = mpi_unexpected.head.next; l != &mpi_unexpected.head; l = l->next) {
+    send_record *x = DL_ENTRY(l, send_record, link);
+    if (x->pe == pe && x->sreq == sreq && x->tag == tag && x->ctx == ctx) e = x;
+  }
+  if (!e || e->state == SR_FETCHING) return 0;
+  dl_remove(&e->link);
+  if (e->proto == PROTO_BUFFERED && !e->inline_data && e->bytes)
+    free((void *)(uintptr_t)(e->data & ~3u)); /* the buffer this PE gave */
+  else
+    free(e->tmp); /* get: read into a temporary buffer (0: none) */
+  record_free(e);
+  credit_matched(pe);
+  return 1;
+}
+
 /* The receive request of r, filed in the request-issued queue. */
 static inline __attribute__((always_inline)) void send_recv_request(mpi_request *r) {
   COUNT(C_RECV_REQUESTS);
@@ -429,6 +452,8 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
   const uint32_t last = w[3];
   const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
   const unsigned proto = bits & SREQ_PROTO;
+  /* A buffered message in a buffer this PE gave (tmp_alloc_arrived) has arrived. */
+  if (proto == PROTO_BUFFERED && !(bits & (SREQ_INLINE | SREQ_FALLBACK)) && w[2]) --mpi_inbound;
   if (mpi_matching == MATCH_BOTH) {
     kq_key *key;
     kq_link *issued = kq_match_fast(&mpi_isq_recv, kq_pt(pe, tag), ctx, &key);

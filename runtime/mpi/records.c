@@ -39,6 +39,7 @@ void records_init(void) {
   mpi_me = emx_pe_id();
   mpi_direct = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) != 0;
   mpi_mem_end = emx_mem_bytes();
+  mpi_req_span = mpi_mem_end - 0x1000 - (uint32_t)sizeof(mpi_request);
   mpi_idx_stage = EMX_HANDLER_INDEX(mpi_h_stage);
   mpi_idx_rreq = EMX_HANDLER_INDEX(mpi_h_rreq);
   mpi_idx_sreq = EMX_HANDLER_INDEX(mpi_h_sreq);

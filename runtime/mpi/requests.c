@@ -70,6 +70,19 @@ int isq_remove(kq_table *t, mpi_request *r) {
   return 0;
 }
 
+uint32_t mpi_req_span;
+unsigned mpi_inbound;
+
+/* One step of a probe's or test's wait for what is on its way to this PE: 0 when
+ * nothing is (or after a bound: a peer in a long computation does not answer its part
+ * of a creation until its thread ends). */
+int mpi_progress_inbound(unsigned *steps) {
+  enum { MAX_STEPS = 4096 }; /* yields of at least 32 clocks: ~130 k clocks */
+  if (!mpi_inbound || ++*steps > MAX_STEPS) return 0;
+  mpi_progress();
+  return 1;
+}
+
 static void maybe_reclaim(mpi_request *r) {
   if (!(r->flags & RF_USER_FREED) || r->refs) return;
   req_reclaim(r);

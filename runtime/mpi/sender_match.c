@@ -56,7 +56,9 @@ static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, ui
  * credits.c); the answer is the buffer (0: none). */
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   (void)pe, (void)bits;
-  emx_send(EMX_PKT_special, w[1], (uint32_t)(uintptr_t)mpi_tmp_alloc(w[0]));
+  void *buffer = mpi_tmp_alloc(w[0]);
+  if (buffer) ++mpi_inbound; /* until the send request that fills it (sreq_core) */
+  emx_send(EMX_PKT_special, w[1], (uint32_t)(uintptr_t)buffer);
 }
 /* The same as a staged record (-mpi-option=staged-records). */
 void mpi_h_tmp_alloc(uint32_t cont, uint32_t arg16, uint32_t addr) {
@@ -271,7 +273,7 @@ void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
   (void)addr;
   mpi_request *r = (mpi_request *)(uintptr_t)request;
   kq_table *t = record_bits(arg16) ? &mpi_isq_recv : &mpi_isq_send;
-  if (r->magic != REQ_MAGIC || !isq_remove_fast(t, r))
+  if (!req_live(r) || !isq_remove_fast(t, r))
     mpi_internal_error("removal of a request that is not in the request-issued queue");
   COUNT(C_REMOVALS);
   if (record_bits(arg16)) rreq_credit_back(r->pe); /* the sender's record is gone */

@@ -6,54 +6,82 @@
 
 #include "mpi_internal.h"
 
-enum { MAX_DIMS = 16 };
+enum { MAX_DIMS = 64 }; /* Cartesian grids (Dims_create has no limit) */
+
+/* The most balanced factorisation of n into k parts, each at most `most`, in
+ * non-increasing order (divs: n's divisors, ascending): best[] gets the one whose
+ * largest part minus smallest is least (then the smallest largest part). */
+typedef struct {
+  const int *divs;
+  int ndivs, k, *cur, *best, best_spread;
+} dims_search;
+
+static void dims_try(dims_search *s, int at, int n, int most) {
+  const int left = s->k - at;
+  if (left == 0) {
+    if (n != 1) return;
+    const int spread = s->cur[0] - s->cur[s->k - 1];
+    if (s->best_spread < 0 || spread < s->best_spread) {
+      s->best_spread = spread;
+      for (int j = 0; j < s->k; ++j) s->best[j] = s->cur[j];
+    }
+    return;
+  }
+  for (int d = s->ndivs - 1; d >= 0; --d) {
+    const int p = s->divs[d];
+    if (p > most || n % p) continue;
+    /* The remaining parts are at most p: p^left must reach n. */
+    long long reach = 1;
+    for (int j = 0; j < left && reach < n; ++j) reach *= p;
+    if (reach < n) break;
+    if (s->best_spread >= 0 && at > 0 && s->cur[0] - p > s->best_spread) break;
+    s->cur[at] = p;
+    dims_try(s, at + 1, n / p, p);
+  }
+}
 
 int MPI_Dims_create(int nnodes, int ndims, int *dims) {
   const char *fn = "MPI_Dims_create";
-  if (ndims < 0 || ndims > MAX_DIMS)
+  if (ndims < 0)
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn, "invalid number of dimensions %d", ndims);
   if (nnodes < 1) return mpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "invalid node count %d", nnodes);
-  int fixed = 1, free_dims = 0;
+  long long fixed = 1;
+  int free_dims = 0;
   for (int k = 0; k < ndims; ++k) {
     if (dims[k] < 0)
       return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn, "negative dimension %d", dims[k]);
     if (dims[k]) fixed *= dims[k];
     else ++free_dims;
+    if (fixed > nnodes) break;
   }
-  if (nnodes % fixed)
+  if (fixed > nnodes || nnodes % fixed)
     return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn,
-                     "%d nodes do not divide into the fixed dimensions (product %d)", nnodes, fixed);
-  int rest = nnodes / fixed;
+                     "%d nodes do not divide into the fixed dimensions", nnodes);
+  const int rest = nnodes / (int)fixed;
   if (!free_dims) {
     if (rest != 1)
       return mpi_error(MPI_COMM_WORLD, MPI_ERR_DIMS, fn,
-                       "the dimensions make %d nodes, not %d", fixed, nnodes);
+                       "the dimensions make %lld nodes, not %d", fixed, nnodes);
     return MPI_SUCCESS;
   }
-  /* Prime factors, largest first, each to the free dimension that is smallest so far:
-   * dimensions as close to each other as possible. */
-  int free_val[MAX_DIMS], nf = 0;
-  for (int k = 0; k < free_dims; ++k) free_val[k] = 1;
-  int factors[32], n = 0;
-  for (int p = 2; p * p <= rest; ++p)
-    while (rest % p == 0) factors[n++] = p, rest /= p;
-  if (rest > 1) factors[n++] = rest;
-  for (int k = n - 1; k >= 0; --k) {
-    int smallest = 0;
-    for (int j = 1; j < free_dims; ++j)
-      if (free_val[j] < free_val[smallest]) smallest = j;
-    free_val[smallest] *= factors[k];
-  }
-  /* Non-increasing order, as MPI asks. */
-  for (int a = 0; a < free_dims; ++a)
-    for (int b = a + 1; b < free_dims; ++b)
-      if (free_val[b] > free_val[a]) {
-        const int t = free_val[a];
-        free_val[a] = free_val[b];
-        free_val[b] = t;
-      }
-  for (int k = 0; k < ndims; ++k)
-    if (!dims[k]) dims[k] = free_val[nf++];
+  /* Dimensions as close to each other as possible (MPI-1 6.5.2), in non-increasing
+   * order: an exhaustive search over the divisors of what is left. Beyond the number of
+   * prime factors the remaining dimensions are 1. */
+  int primes = 0;
+  for (int m = rest, p = 2; m > 1; p = p * p > m ? m : p + 1)
+    while (m % p == 0) m /= p, ++primes;
+  const int k = free_dims < primes ? free_dims : primes;
+  int divs[1600], ndivs = 0; /* an int has at most 1536 divisors */
+  for (int d = 1; (long long)d * d <= rest; ++d)
+    if (rest % d == 0) divs[ndivs++] = d;
+  for (int j = ndivs - 1; j >= 0; --j)
+    if ((long long)divs[j] * divs[j] != rest) divs[ndivs++] = rest / divs[j];
+  int cur[32], best[32]; /* k <= 31 prime factors */
+  dims_search s = {divs, ndivs, k, cur, best, -1};
+  if (k) dims_try(&s, 0, rest, rest);
+  int nf = 0;
+  for (int j = 0; j < ndims; ++j)
+    if (!dims[j]) dims[j] = nf < k ? best[nf++] : 1;
   return MPI_SUCCESS;
 }
 

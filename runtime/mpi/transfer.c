@@ -154,7 +154,7 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
     return;
   }
   frame_returned(f);
-  if (x->frames == 0) x->done(x->arg);
+  if (x->frames == 0) --mpi_inbound, x->done(x->arg);
 }
 
 /* ---- Block remote read (EM-X: the memory unit of the sender's PE, docs/pe.md) -------
@@ -196,6 +196,7 @@ static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
   }
   if (x->frames) return;
   frame_returned(f);
+  --mpi_inbound;
   x->done(x->arg);
 }
 
@@ -281,6 +282,7 @@ static inline void frame_returned(uint32_t *f) {
 static void __attribute__((noinline)) fetch_general(fetch *f) {
   if (f->left == 0 || emx_gaddr_is_local(f->src)) {
     memcpy(f->dst, emx_gaddr_local(f->src), 4 * f->left);
+    --mpi_inbound;
     f->done(f->arg);
     return;
   }
@@ -290,6 +292,7 @@ static void __attribute__((noinline)) fetch_general(fetch *f) {
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg) {
   *f = (fetch){dst, src, words, 0, done, arg, 0};
+  ++mpi_inbound; /* until it is done (a test waits for it) */
   mpi_counters[C_FETCHED_WORDS] += words;
   /* The usual case, one block from another PE with a frame at hand, calls nothing. */
   if (__builtin_expect(words - 1 < BLOCK && !emx_gaddr_is_local(src) && fetch_by_blocks() &&

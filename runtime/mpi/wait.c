@@ -49,6 +49,7 @@ static void empty_status(MPI_Status *st) { set_status(st, MPI_ANY_SOURCE, MPI_AN
 /* r is complete: its status, and the request goes (or, persistent, becomes inactive). */
 static int finish(mpi_request *r, MPI_Status *st) {
   int err = MPI_SUCCESS;
+  while (r->flags & RF_CANCEL_WAIT) mpi_progress(); /* a cancel's answer decides (cancel.c) */
   if (r->kind != REQ_RECV) {
     set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
     if (st && (r->flags & RF_CANCELLED)) st->mpi_cancelled_ = 1; /* a send withdrawn */
@@ -83,19 +84,20 @@ int wait_request(mpi_request *r, MPI_Status *st) {
 /* A handle the user passed: NULL and inactive persistent requests complete at once
  * with an empty status. Returns 1 if *rp is an active request. */
 static int active(MPI_Request *handle, const char *fn, int *err) {
-  mpi_request *r = *handle;
+  const MPI_Request h = *handle;
   *err = MPI_SUCCESS;
-  if (!r) return 0;
-  if (((uintptr_t)r & 3) || r->magic != REQ_MAGIC) {
-    *err = mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "invalid request %p", (void *)r);
+  if (!h) return 0;
+  if (!req_user_handle(h)) {
+    *err = mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn,
+                     "invalid request %p (not a request, freed, or a stale copy)", (void *)h);
     return 0;
   }
-  return (r->flags & RF_ACTIVE) != 0;
+  return (req_of(h)->flags & RF_ACTIVE) != 0;
 }
 
 /* Finishes an active request the user named; reports truncation. */
 static int complete_handle(MPI_Request *handle, MPI_Status *st, const char *fn) {
-  mpi_request *r = *handle;
+  mpi_request *r = req_of(*handle);
   const MPI_Comm comm = r->comm;
   const int persistent = r->flags & RF_PERSISTENT;
   MPI_Status local;
@@ -120,9 +122,9 @@ static int __attribute__((noinline)) progress_success(void) {
 }
 
 /* The common case: an active, non-persistent, unarmed request. */
-static inline int plain(const mpi_request *r) {
-  return r && !((uintptr_t)r & 3) && r->magic == REQ_MAGIC &&
-         (r->flags & (RF_ACTIVE | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
+static inline int plain(MPI_Request h) {
+  return req_handle_ok(h) &&
+         (req_of(h)->flags & (RF_ACTIVE | RF_USER_FREED | RF_CANCEL_WAIT | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
                       RF_CANCELLED)) == RF_ACTIVE;
 }
 
@@ -138,10 +140,9 @@ static inline int finish_plain(MPI_Request *request, mpi_request *r, MPI_Status 
     empty_status(status);
   }
   r->flags |= RF_COMPLETE | RF_USER_FREED;
-  if (!r->refs) { /* else the last protocol reference gives it back */
-    r->magic = 0;
-    pool_put(&mpi_request_pool, r);
-  }
+  /* (Its handle stays live in the free list: RF_USER_FREED refuses it, and the next
+   * req_new counts the generation on.) */
+  if (!r->refs) pool_put(&mpi_request_pool, r); /* else the last reference gives it back */
   *request = MPI_REQUEST_NULL;
   return 1;
 }
@@ -149,9 +150,9 @@ static inline int finish_plain(MPI_Request *request, mpi_request *r, MPI_Status 
 /* Waits for one request and finishes it; or-s into *how. */
 static int wait_handle(MPI_Request *request, MPI_Status *status, const char *fn,
                        unsigned *how) {
-  mpi_request *r = *request;
+  mpi_request *r = req_of(*request);
   int err;
-  if (plain(r)) {
+  if (plain(*request)) {
     uint32_t v;
     if (r->flags & RF_COMPLETE) {
     } else if (__emx_itake(&r->done, &v)) {
@@ -212,9 +213,9 @@ static int __attribute__((noinline)) wait_blocking(MPI_Request *request, mpi_req
 static inline __attribute__((always_inline)) uintptr_t wait_common(MPI_Request *request,
                                                                    MPI_Status *status,
                                                                    const char *fn, int split) {
-  mpi_request *r = *request;
+  mpi_request *r = req_of(*request);
   uint32_t v;
-  if (!plain(r) || r->bytes > r->capacity) return (uintptr_t)wait_one(request, status, fn);
+  if (!plain(*request) || r->bytes > r->capacity) return (uintptr_t)wait_one(request, status, fn);
   if (!(r->flags & RF_COMPLETE)) {
     if (!__emx_itake(&r->done, &v)) {
       if (split && __builtin_expect(__emx_ctx_pool != 0, 1)) {
@@ -252,13 +253,13 @@ uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status) {
   return wait_common(request, status, "MPI_Wait", 1);
 }
 int wait_end(MPI_Request *request, MPI_Status *status, uint32_t value, const char *fn) {
-  return wait_woken(request, *request, status, value, fn);
+  return wait_woken(request, req_of(*request), status, value, fn);
 }
 int mpi_wait_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
-  return wait_woken(request, *request, status, value, "MPI_Wait");
+  return wait_woken(request, req_of(*request), status, value, "MPI_Wait");
 }
 int mpi_recv_end(MPI_Request *request, MPI_Status *status, uint32_t value) {
-  return wait_woken(request, *request, status, value, "MPI_Recv");
+  return wait_woken(request, req_of(*request), status, value, "MPI_Recv");
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
@@ -268,12 +269,20 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     empty_status(status);
     return err;
   }
-  mpi_request *r = *request;
+  mpi_request *r = req_of(*request);
+  if (r->flags & RF_CANCEL_WAIT) mpi_progress(); /* a cancel's answer decides (cancel.c) */
+  if (r->flags & RF_CANCEL_WAIT) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   if (!req_is_complete(r)) {
     /* Protocol messages for this PE wait in its input buffer until the running
      * computation ends its thread: let them run, so that a loop of MPI_Test makes
      * progress. */
     mpi_progress();
+    /* ... and wait for what is on its way here (mpi_inbound: a creation, a fetch) */
+    for (unsigned steps = 0; !req_is_complete(r) && mpi_progress_inbound(&steps);) {
+    }
     if (!req_is_complete(r)) {
       *flag = 0;
       return MPI_SUCCESS;
@@ -291,8 +300,8 @@ static inline __attribute__((always_inline)) uintptr_t waitall_loop(int count,
                                                                     mpi_waitall_state *st,
                                                                     int split) {
   for (int k = st->next; k < count; ++k) {
-    mpi_request *r = requests[k];
-    if (split && plain(r) && !(r->flags & RF_COMPLETE)) {
+    mpi_request *r = req_of(requests[k]);
+    if (split && plain(requests[k]) && !(r->flags & RF_COMPLETE)) {
       uint32_t v;
       if (__emx_itake(&r->done, &v)) {
         req_took(r, v);
@@ -316,6 +325,8 @@ static inline __attribute__((always_inline)) uintptr_t waitall_loop(int count,
 static int __attribute__((noinline)) waitall_general(int count, MPI_Request *requests,
                                                      MPI_Status *statuses, int from,
                                                      unsigned how) {
+  if (count < 0)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Waitall", "negative count %d", count);
   mpi_waitall_state st = {from, MPI_SUCCESS, how};
   return (int)waitall_loop(count, requests, statuses, &st, 0);
 }
@@ -332,9 +343,9 @@ static inline __attribute__((always_inline)) int waitall_fast(int count, MPI_Req
                                                               MPI_Status *statuses,
                                                               unsigned *how) {
   for (int k = 0; k < count; ++k) {
-    mpi_request *r = requests[k];
+    mpi_request *r = req_of(requests[k]);
     uint32_t v;
-    if (!plain(r)) return k;
+    if (!plain(requests[k])) return k;
     if (!(r->flags & RF_COMPLETE)) {
       if (!__emx_itake(&r->done, &v)) return k;
       req_took(r, v);
@@ -349,7 +360,7 @@ static inline __attribute__((always_inline)) int waitall_fast(int count, MPI_Req
 int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses) {
   unsigned how = 0;
   const int k = waitall_fast(count, requests, statuses, &how);
-  if (k < count) return waitall_general(count, requests, statuses, k, how);
+  if (k < count || count < 0) return waitall_general(count, requests, statuses, k, how);
   return how == W_READY ? progress_success() : MPI_SUCCESS;
 }
 
@@ -361,6 +372,7 @@ uintptr_t mpi_waitall_step(int count, MPI_Request *requests, MPI_Status *statuse
     unsigned how = 0;
     const int k = waitall_fast(count, requests, statuses, &how);
     st->how = how;
+    if (count < 0) return (uintptr_t)waitall_general(count, requests, statuses, 0, 0);
     if (k == count) return how == W_READY ? (uintptr_t)progress_success() : MPI_SUCCESS;
     st->next = k;
   }
@@ -371,7 +383,7 @@ uintptr_t mpi_waitall_step(int count, MPI_Request *requests, MPI_Status *statuse
 void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_state *st,
                        uint32_t value) {
   const int k = st->next;
-  mpi_request *r = requests[k];
+  mpi_request *r = req_of(requests[k]);
   st->how |= W_BLOCKED | (r->kind == REQ_RECV ? W_READY : 0);
   if (wait_woken(&requests[k], r, statuses ? &statuses[k] : MPI_STATUS_IGNORE, value,
                  "MPI_Waitall"))
@@ -382,13 +394,15 @@ void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_
 /* The index of a complete active request, -1 if none; *any: some request is active. */
 static int find_complete(int count, MPI_Request *requests, int *any, const char *fn, int *err) {
   *any = 0;
+  *err = count < 0 ? mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "negative count %d", count)
+                   : MPI_SUCCESS;
   for (int k = 0; k < count; ++k) {
     if (!active(&requests[k], fn, err)) {
       if (*err) return -1;
       continue;
     }
     *any = 1;
-    if (req_is_complete(requests[k])) return k;
+    if (req_is_complete(req_of(requests[k]))) return k;
   }
   return -1;
 }
@@ -406,8 +420,8 @@ int MPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status
     /* Arm every active request and wait for the first notification. */
     waiter w = {emx_ctx_new(), 0};
     for (int j = 0; j < count; ++j) {
-      mpi_request *r = requests[j];
-      if (!r || !(r->flags & RF_ACTIVE)) continue;
+      mpi_request *r = req_of(requests[j]);
+      if (!requests[j] || !(r->flags & RF_ACTIVE)) continue;
       if (!(r->flags & RF_ARMED)) req_arm(r);
       r->waiter = &w;
     }
@@ -415,9 +429,9 @@ int MPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status
     /* Still in the notify thread's time: no other one ran, so no request points to w
      * after this loop. */
     for (int j = 0; j < count; ++j) {
-      mpi_request *r = requests[j];
-      if (r && (r->flags & RF_ACTIVE)) r->waiter = 0;
-      if (r == fired) k = j;
+      mpi_request *r = req_of(requests[j]);
+      if (requests[j] && (r->flags & RF_ACTIVE)) r->waiter = 0;
+      if (requests[j] && r == fired) k = j;
     }
   }
   *index = k;
@@ -444,12 +458,15 @@ int MPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_Sta
 }
 
 static int all_complete(int count, MPI_Request *requests, int *err) {
+  *err = count < 0 ? mpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Testall", "negative count %d",
+                               count)
+                   : MPI_SUCCESS;
   for (int k = 0; k < count; ++k) {
     if (!active(&requests[k], "MPI_Testall", err)) {
       if (*err) return 0;
       continue;
     }
-    if (!req_is_complete(requests[k])) return 0; /* the complete ones keep RF_COMPLETE */
+    if (!req_is_complete(req_of(requests[k]))) return 0; /* complete ones keep RF_COMPLETE */
   }
   return 1;
 }
@@ -481,7 +498,7 @@ int MPI_Waitsome(int incount, MPI_Request *requests, int *outcount, int *indices
   for (int k = 0; k < incount; ++k) {
     int e;
     if (k == index || !active(&requests[k], "MPI_Waitsome", &e)) continue;
-    if (!req_is_complete(requests[k])) continue;
+    if (!req_is_complete(req_of(requests[k]))) continue;
     indices[n] = k;
     complete_handle(&requests[k], statuses ? &statuses[n] : MPI_STATUS_IGNORE, "MPI_Waitsome");
     ++n;
@@ -492,8 +509,15 @@ int MPI_Waitsome(int incount, MPI_Request *requests, int *outcount, int *indices
 
 int MPI_Request_free(MPI_Request *request) {
   int err;
-  mpi_request *r = *request;
-  if (!r) return MPI_SUCCESS;
+  const MPI_Request h = *request;
+  mpi_request *r = req_of(h);
+  /* (MPI: the handle must be a request; a freed one is MPI_REQUEST_NULL or stale.) */
+  if (!h)
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free",
+                     "MPI_REQUEST_NULL (freed already?)");
+  if (req_handle_ok(h) && (r->flags & RF_USER_FREED))
+    return mpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free",
+                     "request %p was freed already", (void *)h);
   if (active(request, "MPI_Request_free", &err) && !req_is_complete(r)) {
     /* Still running: the notify frame gives the cell back when it completes. */
     if (!(r->flags & RF_ARMED)) req_arm(r);

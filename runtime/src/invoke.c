@@ -11,6 +11,7 @@
 static void spawn_start(uint32_t fn, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
   uint32_t *frame = emx_frame();
+  emx_libc_tls(); /* the function is a computation like main: errno & co. through tp */
   ((emx_frame_fn)(uintptr_t)fn)(frame + 2);
   emx_frame_free(frame);
 }

@@ -1,4 +1,9 @@
-/* malloc: a first-fit allocator over one growing heap.
+/* malloc: a first-fit allocator over one growing heap. The runtime's own rather than
+ * picolibc's: MPI-EMX allocates on its measured paths (the buffered protocol's
+ * temporary buffers), so its clocks are part of the published figures, and the heap's
+ * statistics (emx_heap_in_use, emx_heap_peak: the ACP memory figure) count its blocks.
+ * Being in the runtime's archive, which the link pulls in first (-u malloc,
+ * cmake/EmxTarget.cmake), it is the allocator of picolibc too (fopen's buffers, ...).
  *
  * The heap starts at __heap_start (end of .bss, runtime/link/emx.ld) and grows up
  * towards the stack, which grows down from the stack top the loader chose. The heap
@@ -8,9 +13,13 @@
  * says nothing about the room left.) Free blocks are kept in address order and
  * merged with their neighbours; a free block at the top gives its space back. */
 #include <emx/emx.h>
+#include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "runtime_internal.h"
 
 extern char __heap_start[];
 
@@ -40,7 +49,10 @@ static char *main_stack_low(void) {
 static block *grow(size_t need) {
   if (!heap_top) heap_top = (char *)(((uintptr_t)__heap_start + ALIGN - 1) & -(uintptr_t)ALIGN);
   const char *limit = main_stack_low() - emx_heap_stack_reserve;
-  if (limit < heap_top || (size_t)(limit - heap_top) < need) return NULL;
+  if (limit < heap_top || (size_t)(limit - heap_top) < need) {
+    EMX_PE_ERRNO = ENOMEM;
+    return NULL;
+  }
   block *b = (block *)heap_top;
   heap_top += need;
   b->size = need;
@@ -48,7 +60,10 @@ static block *grow(size_t need) {
 }
 
 void *malloc(size_t size) {
-  if (size > SIZE_MAX / 2) return NULL;
+  if (size > SIZE_MAX / 2) {
+    EMX_PE_ERRNO = ENOMEM;
+    return NULL;
+  }
   size_t need = (size + HEADER + ALIGN - 1) & -(size_t)ALIGN;
   if (need < MIN_BLOCK) need = MIN_BLOCK;
   block **link = &free_list;
@@ -102,7 +117,10 @@ void free(void *p) {
 }
 
 void *calloc(size_t count, size_t size) {
-  if (size && count > SIZE_MAX / size) return NULL;
+  if (size && count > SIZE_MAX / size) {
+    EMX_PE_ERRNO = ENOMEM;
+    return NULL;
+  }
   void *p = malloc(count * size);
   return p ? memset(p, 0, count * size) : NULL;
 }
@@ -117,6 +135,37 @@ void *realloc(void *p, size_t size) {
     free(p);
   }
   return q;
+}
+
+size_t malloc_usable_size(void *p) { return p ? ((block *)((char *)p - HEADER))->size - HEADER : 0; }
+
+/* Aligned blocks: a block big enough to hold one at an aligned address with room for a
+ * free block before it; the part before goes back to the free list. */
+void *memalign(size_t align, size_t size) {
+  if (align <= ALIGN) return malloc(size);
+  if (align & (align - 1) || size > SIZE_MAX / 4 || align > SIZE_MAX / 4) {
+    EMX_PE_ERRNO = EINVAL;
+    return NULL;
+  }
+  char *p = malloc(size + align + MIN_BLOCK);
+  if (!p) return NULL;
+  char *q = (char *)(((uintptr_t)p + MIN_BLOCK + align - 1) & -(uintptr_t)align);
+  /* Through integers: GCC would take p - HEADER for an access before the new block. */
+  block *b = (block *)((uintptr_t)p - HEADER), *a = (block *)((uintptr_t)q - HEADER);
+  a->size = b->size - (size_t)(q - p);
+  b->size = (size_t)(q - p);
+  free(p);
+  return q;
+}
+
+void *aligned_alloc(size_t align, size_t size) { return memalign(align, size); }
+
+int posix_memalign(void **out, size_t align, size_t size) {
+  if (align < sizeof(void *) || (align & (align - 1))) return EINVAL;
+  void *p = memalign(align, size);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
 }
 
 size_t emx_heap_in_use(void) { return in_use; }

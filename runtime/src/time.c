@@ -1,20 +1,28 @@
-/* time, clock and the PE's facts for unistd.h: simulated time, this PE's clock counter. */
+/* Time for picolibc (time, clock, gettimeofday, times) and the PE's facts for unistd.h:
+ * simulated time, this PE's clock counter from the start of the run. */
 #include <emx/emx.h>
+#include <sys/time.h>
+#include <sys/times.h>
 #include <time.h>
 #include <unistd.h>
 
-time_t time(time_t *t) {
-  const time_t now = (time_t)(emx_cycles() / ((uint64_t)emx_clock_khz() * 1000u));
-  if (t) *t = now;
+#include "runtime_internal.h"
+
+int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
+  (void)tz;
+  const uint64_t us = emx_cycles() * 1000u / emx_clock_khz();
+  tv->tv_sec = (time_t)(us / 1000000u);
+  tv->tv_usec = (suseconds_t)(us % 1000000u);
+  return 0;
+}
+
+/* clock() is the sum of these, in CLOCKS_PER_SEC (10^6 on RISC-V): simulated
+ * microseconds, all of them the program's. */
+clock_t times(struct tms *t) {
+  const clock_t now = (clock_t)(emx_cycles() * CLOCKS_PER_SEC / (emx_clock_khz() * 1000ull));
+  *t = (struct tms){.tms_utime = now};
   return now;
 }
-
-clock_t clock(void) {
-  /* CLOCKS_PER_SEC per second: the clocks scaled by 1000 / kHz. */
-  return (clock_t)(emx_cycles() * 1000u / emx_clock_khz());
-}
-
-double difftime(time_t a, time_t b) { return (double)(a - b); }
 
 enum { PAGE = 4096 }; /* the code/data boundary of emx.ld */
 
@@ -28,6 +36,6 @@ long sysconf(int name) {
     case _SC_NPROCESSORS_CONF:
     case _SC_NPROCESSORS_ONLN: return 1; /* this PE; emx_pe_count() PEs run the program */
     case _SC_CLK_TCK: return CLOCKS_PER_SEC;
-    default: return -1;
+    default: EMX_PE_ERRNO = EINVAL; return -1;
   }
 }

@@ -5,15 +5,19 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "isa/isa.h"
 #include "options.h"
+#include "output_file.h"
 #include "paths.h"
 #include "sim/trace/chrome_trace.h"
+#include "sim/trace/explore_trace.h"
+#include "sim/trace/tee_trace.h"
 #include "sim/trace/text_trace.h"
 #include "profile_report.h"
+#include "run_stats.h"
 #include "trace_options.h"
 #include "sim/machine/config_file.h"
 #include "sim/machine/machine.h"
@@ -34,6 +38,13 @@ machine::MachineConfig load_config(const std::string& file, const std::vector<st
   return machine::parse_config(j);
 }
 
+// The machine in one line, for the explorer page's title.
+std::string explore_config_text(const cli::RunOptions& opt, const machine::MachineConfig& cfg) {
+  std::string s = fmt::format("{}, {} PEs at {} MHz", cfg.name, cfg.pes, cfg.clock_mhz);
+  for (const std::string& set : opt.sets) s += ", --set " + set;
+  return s;
+}
+
 // The process's CPU time (user + system), for speed figures that a loaded host's wall
 // clock would understate.
 double process_cpu_seconds() {
@@ -49,6 +60,13 @@ std::string limits_text(uint64_t cycle_limit, const cli::RunOptions& opt) {
   return s.empty() ? "none" : s;
 }
 
+// A host time with three significant digits or more: a short run takes microseconds.
+std::string host_time_text(double s) {
+  if (s >= 1) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.1f} us", s * 1e6);
+}
+
 void print_summary(const std::string& program, const machine::MachineConfig& cfg,
                    const machine::Outcome& o, uint64_t instructions, double host_s,
                    double host_cpu_s, const std::string& limits) {
@@ -57,22 +75,22 @@ void print_summary(const std::string& program, const machine::MachineConfig& cfg
       "--- emx: {} on {} ({} PE{} at {} MHz)\n"
       "simulated time  {:.3f} us ({} cycles)\n"
       "instructions    {}\n"
-      "host time       {:.3f} s ({:.3f} s CPU)\n"
+      "host time       {} ({} CPU)\n"
       "simulated MIPS  {:.1f}\n"
       "limits          {}\n",
       program, cfg.name, cfg.pes, cfg.pes == 1 ? "" : "s", cfg.clock_mhz, us, o.cycles,
-      instructions, host_s, host_cpu_s, host_s > 0 ? static_cast<double>(instructions) / host_s / 1e6 : 0.0,
+      instructions, host_time_text(host_s), host_time_text(host_cpu_s), host_s > 0 ? static_cast<double>(instructions) / host_s / 1e6 : 0.0,
       limits);
   if (o.kind == machine::Outcome::Kind::exited) std::cerr << "exit code       " << o.exit_code << "\n";
 }
 
-void write_profile(const cli::ProfileInput& p, const std::string& file) {
-  if (file == "-") return cli::write_profile_text(p, std::cerr);
-  std::ofstream out(file);
-  if (!out) throw cli::UsageError("cannot write the profile file " + file);
+// The --profile file's text: JSON for a name ending in .json, else the readable report.
+std::string profile_text(const cli::ProfileInput& p, const std::string& file) {
+  std::ostringstream out;
   const bool json = file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0;
   if (json) cli::write_profile_json(p, out);
   else cli::write_profile_text(p, out);
+  return out.str();
 }
 
 int cmd_run(const std::vector<std::string>& words) {
@@ -81,25 +99,46 @@ int cmd_run(const std::vector<std::string>& words) {
     return 0;
   }
   const cli::RunOptions opt = cli::parse_run_options(words);
+  for (const std::string& w : opt.warnings) std::cerr << "emx: " << w << "\n";
   const machine::MachineConfig cfg = load_config(opt.config, opt.sets, opt.pes, opt.max_cycles);
   // Output files are checked now, not after a long run.
   cli::check_writable("--stats", opt.stats_file);
   cli::check_writable("--trace", opt.trace_file);
+  cli::check_writable("--explore", opt.explore_file);
   cli::check_writable("--profile", opt.profile_file);
+  cli::check_writable("--stats-text", opt.stats_text_file);
   const std::string path = cli::resolve_program(opt.program);
   const loader::ElfImage program = loader::ElfImage::load(path, cfg.pe.memory_bytes);
   std::vector<std::string> args{opt.program};
   args.insert(args.end(), opt.args.begin(), opt.args.end());
 
   machine::Machine m(cfg, program, args, std::cout);
-  if (opt.trace_file.empty() && !opt.trace_text && (!opt.trace_window.empty() || !opt.trace_pes.empty()))
-    throw cli::UsageError("--trace-window and --trace-pes choose what --trace or --trace-text record");
-  if (!opt.trace_file.empty() || opt.trace_text) {
+  if (opt.trace_file.empty() && !opt.trace_text && opt.explore_file.empty() &&
+      (!opt.trace_window.empty() || !opt.trace_pes.empty()))
+    throw cli::UsageError("--trace-window and --trace-pes choose what --trace, --trace-text or --explore record");
+  // Owned by the machine; their files are checked after the run.
+  const trace::ChromeTrace* chrome = nullptr;
+  const trace::ExploreTrace* explore = nullptr;
+  if (!opt.trace_file.empty() || opt.trace_text || !opt.explore_file.empty()) {
     trace::Filter filter = cli::parse_trace_filter(opt.trace_window, opt.trace_pes, cfg.pes, cfg.clock_mhz);
-    if (!opt.trace_file.empty())
-      m.set_tracer(std::make_unique<trace::ChromeTrace>(opt.trace_file, cfg.pes, cfg.clock_mhz, filter));
-    else
-      m.set_tracer(std::make_unique<trace::TextTrace>(std::cerr, cfg.pes, cfg.clock_mhz, filter));
+    std::vector<std::unique_ptr<trace::Tracer>> tracers;
+    if (!opt.trace_file.empty()) {
+      auto t = std::make_unique<trace::ChromeTrace>(opt.trace_file, cfg.pes, cfg.clock_mhz, filter);
+      chrome = t.get();
+      tracers.push_back(std::move(t));
+    }
+    if (opt.trace_text)
+      tracers.push_back(std::make_unique<trace::TextTrace>(std::cerr, cfg.pes, cfg.clock_mhz, filter));
+    if (!opt.explore_file.empty()) {
+      auto t = std::make_unique<trace::ExploreTrace>(
+          opt.explore_file, cfg.pes, cfg.clock_mhz, filter,
+          trace::ExploreTrace::Run{opt.program, path, explore_config_text(opt, cfg), opt.args},
+          program.symbols());
+      explore = t.get();
+      tracers.push_back(std::move(t));
+    }
+    if (tracers.size() == 1) m.set_tracer(std::move(tracers[0]));
+    else m.set_tracer(std::make_unique<trace::TeeTrace>(std::move(tracers)));
   }
   if (opt.profile_file.empty() && !opt.profile_pes.empty())
     throw cli::UsageError("--profile-pes chooses the PEs that --profile sums over");
@@ -119,6 +158,8 @@ int cmd_run(const std::vector<std::string>& words) {
   machine::Outcome o = m.run(opt.max_host_seconds);
   const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double host_cpu_s = process_cpu_seconds() - cpu0;
+  // What the program left open goes first: emx's outputs need descriptors of their own.
+  m.host().close_files();
   std::cout.flush();
   if (o.kind == machine::Outcome::Kind::host_time_limit)
     o.report = fmt::format("emx: host time limit: --max-time {} reached before the program "
@@ -128,27 +169,38 @@ int cmd_run(const std::vector<std::string>& words) {
   for (const std::string& note : m.host().file_notes()) std::cerr << "emx: file access " << note << "\n";
   if (!opt.quiet)
     print_summary(opt.program, cfg, o, m.instructions(), host_s, host_cpu_s, limits_text(m.cycle_limit(), opt));
-  if (!opt.profile_file.empty()) write_profile(profile, opt.profile_file);
 
-  if (!opt.stats_file.empty()) {
-    nlohmann::json s;
-    s["program"] = path;
-    s["outcome"] = machine::outcome_name(o.kind);
-    s["exit_code"] = o.exit_code;
-    s["cycles"] = o.cycles;
-    s["simulated_time_ns"] = static_cast<double>(o.cycles) * 1000.0 / cfg.clock_mhz;
-    s["instructions"] = m.instructions();
-    s["host_seconds"] = host_s;
-    s["host_cpu_seconds"] = host_cpu_s;
-    s["results"] = nlohmann::json::array();
-    for (const auto& r : m.host().results())
-      s["results"].push_back({{"pe", r.pe}, {"name", r.name}, {"value", r.value}, {"cycle", r.cycle}});
-    s["config"] = machine::to_json(cfg);
-    s["stats"] = m.stats().dump();
-    std::ofstream out(opt.stats_file);
-    if (!out) throw cli::UsageError("cannot write the statistics file " + opt.stats_file);
-    out << s.dump(1) << "\n";
+  // Every output is written whole and checked; one that is lost is an error of its own.
+  bool lost = false;
+  auto output = [&](const char* option, const std::string& file, const auto& render) {
+    if (file.empty()) return;
+    try {
+      cli::write_output(option, file, render());
+    } catch (const cli::OutputError& e) {
+      std::cerr << "emx: " << e.what() << "\n";
+      lost = true;
+    }
+  };
+  output("--profile", opt.profile_file, [&] { return profile_text(profile, opt.profile_file); });
+  if (!opt.stats_file.empty() || !opt.stats_text_file.empty()) {
+    const cli::RunFacts facts{path,     machine::outcome_name(o.kind), o.exit_code, o.cycles,
+                              cfg.clock_mhz, m.instructions(), host_s, host_cpu_s};
+    const nlohmann::json s =
+        cli::run_stats_json(facts, m.host().results(), machine::to_json(cfg), m.stats().dump());
+    output("--stats", opt.stats_file, [&] { return s.dump(1) + "\n"; });
+    output("--stats-text", opt.stats_text_file, [&] { return cli::stats_text(s); });
   }
+  for (const std::string* e : {chrome ? &chrome->write_error() : nullptr,
+                                explore ? &explore->write_error() : nullptr})
+    if (e && !e->empty()) {
+      std::cerr << "emx: " << *e << "\n";
+      lost = true;
+    }
+  if (!std::cout) {
+    std::cerr << "emx: the program's console output could not be written to stdout\n";
+    lost = true;
+  }
+  if (lost) return cli::kExitOutput;
   switch (o.kind) {
     case machine::Outcome::Kind::exited: return cli::program_status(o.exit_code);
     case machine::Outcome::Kind::fault:
@@ -178,6 +230,14 @@ int cmd_config(const std::vector<std::string>& w) {
   return 0;
 }
 
+int cmd_stats(const std::vector<std::string>& w) {
+  if (w.size() == 1 && w[0] == "--doc") {
+    std::cout << cli::stats_markdown();
+    return 0;
+  }
+  throw cli::UsageError("usage: emx stats --doc");
+}
+
 int cmd_isa(const std::vector<std::string>& w) {
   if (!w.empty() && w[0] == "--markdown") {
     std::cout << isa::isa_markdown();
@@ -202,6 +262,7 @@ int dispatch(const std::vector<std::string>& w) {
   if (w[0] == "run") return cmd_run(rest);
   if (w[0] == "config") return cmd_config(rest);
   if (w[0] == "isa") return cmd_isa(rest);
+  if (w[0] == "stats") return cmd_stats(rest);
   if (w[0] == "demo") return cmd_run({"demo"});
   throw cli::UsageError("unknown command '" + w[0] + "' (see emx --help)");
 }

@@ -18,6 +18,8 @@ commands:
   config --doc         print every config key with its default and meaning (docs/config.md)
   config --show [--config FILE] [--set key=value ...] [--pes N]
                        print the effective configuration as JSON
+  stats --doc          print every field of `emx run --stats` with unit and meaning
+                       (docs/stats.md)
   isa --markdown       print the instruction-set page (docs/isa.md), generated from the table
   isa --disasm WORD [PC]
                        disassemble one instruction word (hex)
@@ -32,6 +34,8 @@ Exit status of `emx run`: statuses below 64 are the program's, 64 and above emx'
   71     a deadlock (no thread left to run and an empty network before the program exited)
   72     the cycle limit (sim.max_cycles, --max-cycles; 10^10 by default) was reached
   73     the host time limit (--max-time) was reached
+  74     an output (--stats, --stats-text, --trace, --profile, the console on stdout)
+         could not be written whole: the run's outcome is in the message before
 )";
 
 const char* const kRunHelp = R"(usage: emx run [options] PROGRAM [args...]
@@ -57,6 +61,9 @@ options:
   --stats FILE      write statistics as JSON: simulated_time_ns, cycles, instructions,
                     host_seconds (wall), host_cpu_seconds (the process's CPU time),
                     results (from emx_result), config (effective), stats
+                    (every field with unit and meaning: docs/stats.md, emx stats --doc)
+  --stats-text FILE write the same statistics (less the config) as a flat listing,
+                    one line per field: name, value, then # meaning (unit)
   -q, --quiet       no summary
   --trace FILE      write a trace for Perfetto (ui.perfetto.dev) or chrome://tracing:
                     a track per PE with thread spans named by entry symbol, arrivals at
@@ -64,6 +71,11 @@ options:
                     for input-buffer occupancy and network load
   --trace-text      print a readable event log (thread start/end, send, arrival) on
                     stderr at the end of the run; for small runs
+  --explore FILE    write the explorer: one HTML page (offline, no network) that shows
+                    the run on the machine: packets crossing the network hop by hop,
+                    each PE's input buffer, matching store, I-structure cells, memory
+                    unit and threads, with time controls (docs/explorer.md);
+                    --trace-window and --trace-pes choose what it records
   --trace-window FROM:TO
                     trace only this stretch of simulated time, in clocks, or in
                     microseconds with a "us" suffix (e.g. 0:5000, 100us:200us)
@@ -80,6 +92,15 @@ options:
   --help            this text
 )";
 
+namespace {
+std::string quoted(const std::string& text);
+// The options parse_run_options knows (kRunHelp), for the warning above.
+constexpr const char* kRunOptionNames[] = {
+    "--config", "--set", "--stats", "--stats-text", "--files", "-q", "--quiet", "--trace", "--explore",
+    "--trace-text", "--trace-window", "--trace-pes", "--profile", "--profile-pes", "--pes",
+    "--max-cycles", "--max-time"};
+}  // namespace
+
 RunOptions parse_run_options(const std::vector<std::string>& w) {
   RunOptions o;
   std::size_t k = 0;
@@ -92,12 +113,14 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     if (a == "--config") o.config = value(a);
     else if (a == "--set") o.sets.push_back(value(a));
     else if (a == "--stats") o.stats_file = value(a);
+    else if (a == "--stats-text") o.stats_text_file = value(a);
     else if (a == "--files") o.sets.push_back("host.file_root=" + nlohmann::json(value(a)).dump());
     else if (a == "-q" || a == "--quiet") o.quiet = true;
     else if (a == "--trace") o.trace_file = value(a);
     else if (a == "--trace-text") o.trace_text = true;
     else if (a == "--trace-window") o.trace_window = value(a);
     else if (a == "--trace-pes") o.trace_pes = value(a);
+    else if (a == "--explore") o.explore_file = value(a);
     else if (a == "--profile") o.profile_file = value(a);
     else if (a == "--profile-pes") o.profile_pes = value(a);
     else if (a == "--pes") o.pes = parse_pes(value(a));
@@ -110,6 +133,14 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
     } else {
       o.program = a;
       o.args.assign(w.begin() + static_cast<long>(k) + 1, w.end());
+      // Options after the program are the program's; one of emx's own there is most
+      // likely meant for emx, so say where it went.
+      for (const std::string& arg : o.args)
+        for (const char* name : kRunOptionNames)
+          if (arg == name)
+            o.warnings.push_back("warning: " + arg + " comes after the program " + quoted(a) +
+                                 " and is passed to it, not to emx; emx's options go before "
+                                 "the program");
       return o;
     }
   }

@@ -17,11 +17,13 @@ struct RunOptions {
   std::vector<std::string> sets;
   std::optional<unsigned> pes;
   std::string stats_file;
+  std::string stats_text_file;  // flat "name value # meaning (unit)" listing
   bool quiet = false;
   std::string trace_file;      // Chrome/Perfetto JSON
   bool trace_text = false;     // event log on stderr
   std::string trace_window;    // "FROM:TO" in clocks, or with a "us" suffix
   std::string trace_pes;       // "0,3,8-11"
+  std::string explore_file;    // the explorer page (HTML)
   std::string profile_file;    // instruction profile: "-" stderr, *.json JSON, else text
   std::string profile_pes;     // "0,3,8-11"; empty: every PE
   std::optional<uint64_t> max_cycles;  // --max-cycles: sim.max_cycles
@@ -29,6 +31,7 @@ struct RunOptions {
   std::string max_time_text;           // as given, for the report
   std::string program;
   std::vector<std::string> args;  // the program's own arguments
+  std::vector<std::string> warnings;  // for stderr: emx options among the program's arguments
 };
 
 // Parses the words after `emx run`. Throws UsageError.
@@ -44,7 +47,7 @@ double parse_duration(const std::string& option, const std::string& text);  // 1
 // program's exit code passes when it is 0..63 (MPI error codes, test verdicts); other
 // codes give kExitProgramOther (the summary and statistics hold the code itself).
 constexpr int kExitUsage = 64, kExitFault = 70, kExitDeadlock = 71, kExitTimeLimit = 72,
-              kExitHostTimeLimit = 73, kExitProgramOther = 63;
+              kExitHostTimeLimit = 73, kExitOutput = 74, kExitProgramOther = 63;
 constexpr int program_status(int code) {
   return code >= 0 && code <= 63 ? code : kExitProgramOther;
 }

@@ -55,7 +55,9 @@ void check_writable(const std::string& option, const std::string& path) {
   const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
   if (!fs::is_directory(dir, ec))
     throw UsageError(option + " " + path + ": there is no directory " + dir.string());
-  if (access(dir.c_str(), W_OK) != 0 || (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0))
+  // An existing file needs to be writable (/dev/full is, in a directory that is not); a
+  // new one, its directory.
+  if (fs::exists(path, ec) ? access(path.c_str(), W_OK) != 0 : access(dir.c_str(), W_OK) != 0)
     throw UsageError(option + " " + path + ": cannot write there");
 }
 

@@ -59,6 +59,8 @@ class Host {
   std::optional<Answer> receive(unsigned src, uint32_t addr, uint32_t data, uint64_t cycle,
                                 mem::LocalMemory& memory);
   const std::vector<std::string>& file_notes() const { return files_.notes(); }
+  // Closes the program's files (at the end of the run, before emx writes its outputs).
+  void close_files() { files_.close_all(); }
   // Print what is left in the console line buffers (at the end of the run).
   void flush();
 

@@ -2,21 +2,24 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
-#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
+#include "path_walk.h"
 #include "runtime/include/emx/host_protocol.h"
+#include "sim/config/fields.h"
 
 namespace emx::host {
 
 namespace {
 
-// The runtime's errno numbers (runtime/include/errno.h) for the host's.
+// The program's errno numbers (picolibc's, which are newlib's) for the host's.
 int32_t program_errno(int e) {
   switch (e) {
     case ENOENT: return 2;
@@ -28,76 +31,111 @@ int32_t program_errno(int e) {
     case EINVAL: return 22;
     case EMFILE: case ENFILE: return 24;
     case ENOSPC: return 28;
-    case ENAMETOOLONG: return 36;
+    case ENAMETOOLONG: return 91;
     default: return 5;  // EIO
   }
 }
 
-std::string real_path(const std::string& p) {
-  char buf[PATH_MAX];
-  return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
+// What a file that is neither regular nor a directory is, for the refusal.
+const char* kind_of(mode_t m) {
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
 }
 
-bool inside(const std::string& path, const std::string& root) {
-  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-                          path[root.size()] == '/');
-}
+bool servable(mode_t m) { return S_ISREG(m) || S_ISDIR(m); }
 
 }  // namespace
 
-HostFiles::HostFiles(const std::string& root) {
+HostFiles::HostFiles(const std::string& root) : root_(root) {
+  struct rlimit lim{};
+  const rlim_t have = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur : 1024;
+  max_open_ = have > kReservedDescriptors + 16 ? have - kReservedDescriptors : 16;
   if (root.empty()) return;
-  struct stat st;
-  if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw std::runtime_error(fmt::format("host.file_root / --files: '{}' is not a directory", root));
-  root_ = real_path(root);
+  root_fd_ = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd_ < 0)
+    throw std::runtime_error(fmt::format("host.file_root / --files: '{}' is not a directory ({})",
+                                         root, std::strerror(errno)));
 }
 
 HostFiles::~HostFiles() {
+  close_all();
+  if (root_fd_ >= 0) ::close(root_fd_);
+}
+
+void HostFiles::close_all() {
   for (const auto& [fd, host_fd] : fds_) ::close(host_fd);
+  fds_.clear();
 }
 
 int32_t HostFiles::refuse(unsigned pe, const std::string& op, const std::string& path,
-                          const char* why) {
-  notes_.push_back(fmt::format("PE {}: {}(\"{}\") refused: {}", pe, op, path, why));
+                          const std::string& why) {
+  notes_.push_back(fmt::format("PE {}: {}(\"{}\") refused: {}", pe, op, config::shorten(path), why));
   return -13;  // EACCES
 }
 
-std::string HostFiles::confine(unsigned pe, const std::string& op, const std::string& path,
-                               bool creating) {
-  if (root_.empty()) {
-    refuse(pe, op, path, "no files directory (emx run --files DIR)");
-    return {};
-  }
-  if (path.empty() || path[0] == '/') {
-    refuse(pe, op, path, "an absolute or empty path (paths are relative to the --files directory)");
-    return {};
-  }
+// The program's own path: relative, without "..". Links are the walk's business.
+std::string HostFiles::check(const std::string& path) const {
+  if (root_fd_ < 0) return "no files directory (emx run --files DIR)";
+  if (path.empty()) return "an empty path";
+  if (path[0] == '/')
+    return fmt::format("an absolute path (paths are relative to the --files directory '{}'{})",
+                       root_, root_ == "/" ? ": write '" + config::shorten(path.substr(1)) + "'" : "");
   for (std::size_t at = 0; at <= path.size();) {
     const std::size_t end = std::min(path.find('/', at), path.size());
-    if (path.compare(at, end - at, "..") == 0 && end - at == 2) {
-      refuse(pe, op, path, "'..' in the path");
-      return {};
-    }
+    if (path.compare(at, end - at, "..") == 0 && end - at == 2) return "'..' in the path";
     at = end + 1;
   }
-  const std::string full = root_ + "/" + path;
-  // What exists of the path (symbolic links followed) must be inside the root: the file
-  // itself, or else its deepest existing directory (a file to be made, or one that is not
-  // there: not even its absence outside is told). The last component is opened with
-  // O_NOFOLLOW, so a dangling link cannot make a file outside.
-  std::string existing = full, real;
-  while ((real = real_path(existing)).empty()) {
-    const std::size_t slash = existing.rfind('/');
-    if (slash == std::string::npos || slash == 0) break;
-    existing.resize(slash);
+  return {};
+}
+
+int32_t HostFiles::open(unsigned pe, const std::string& path, uint32_t b, uint32_t mode) {
+  if (const std::string why = check(path); !why.empty()) return refuse(pe, "open", path, why);
+  if (fds_.size() >= max_open_) return -24;  // EMFILE
+  const bool create = (b & EMX_O_CREAT) != 0, exclusive = create && (b & EMX_O_EXCL) != 0;
+  const Walked w = walk_beneath(root_fd_, path, !exclusive);
+  if (!w.refusal.empty()) return refuse(pe, "open", path, w.refusal);
+  if (w.error) return -program_errno(w.error);
+  struct stat st;
+  if (::fstatat(w.dir.get(), w.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISLNK(st.st_mode)) return -17;  // O_CREAT|O_EXCL on a link: EEXIST
+    if (!servable(st.st_mode))
+      return refuse(pe, "open", path, std::string(kind_of(st.st_mode)) +
+                                          ": only regular files and directories are served");
   }
-  (void)creating;
-  if (real.empty() || !inside(real, root_)) {
-    refuse(pe, op, path, "a symbolic link leading out of the --files directory");
-    return {};
+  // O_NONBLOCK: should a FIFO take the place of the file now, the open does not wait on it.
+  int flags = O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+  switch (b & EMX_O_ACCMODE) {
+    case EMX_O_WRONLY: flags |= O_WRONLY; break;
+    case EMX_O_RDWR: flags |= O_RDWR; break;
+    default: flags |= O_RDONLY; break;
   }
-  return full;
+  if (create) flags |= O_CREAT;
+  if (exclusive) flags |= O_EXCL;
+  if (b & EMX_O_TRUNC) flags |= O_TRUNC;
+  if (b & EMX_O_APPEND) flags |= O_APPEND;
+  UniqueFd h(::openat(w.dir.get(), w.name.c_str(), flags, static_cast<mode_t>(mode & 0777)));
+  if (h.get() < 0) return -program_errno(errno);
+  if (::fstat(h.get(), &st) != 0) return -program_errno(errno);
+  if (!servable(st.st_mode))
+    return refuse(pe, "open", path, std::string(kind_of(st.st_mode)) +
+                                        ": only regular files and directories are served");
+  ::fcntl(h.get(), F_SETFL, ::fcntl(h.get(), F_GETFL) & ~O_NONBLOCK);
+  const int32_t fd = next_fd_++;
+  fds_[fd] = h.release();
+  return fd;
+}
+
+int32_t HostFiles::remove(unsigned pe, const std::string& path) {
+  if (const std::string why = check(path); !why.empty()) return refuse(pe, "remove", path, why);
+  const Walked w = walk_beneath(root_fd_, path, false);  // a link is removed, not its file
+  if (!w.refusal.empty()) return refuse(pe, "remove", path, w.refusal);
+  if (w.error) return -program_errno(w.error);
+  if (w.name == ".") return -21;  // EISDIR: the --files directory or a link's directory
+  if (::unlinkat(w.dir.get(), w.name.c_str(), 0) != 0) return -program_errno(errno);
+  return 0;
 }
 
 HostFiles::Done HostFiles::serve(unsigned pe, uint32_t request, mem::LocalMemory& memory) {
@@ -108,7 +146,8 @@ HostFiles::Done HostFiles::serve(unsigned pe, uint32_t request, mem::LocalMemory
   Done d{0, sizeof(emx_host_file_request)};
   auto string_at = [&](uint32_t addr) {
     std::string s;
-    for (uint32_t p = addr; s.size() < PATH_MAX; ++p) {
+    // Up to PATH_MAX bytes; a longer path is ENAMETOOLONG (never cut short).
+    for (uint32_t p = addr; s.size() <= PATH_MAX; ++p) {
       if (!memory.valid(p, 1)) throw std::runtime_error("file path outside local memory");
       const char ch = static_cast<char>(memory.bytes()[p]);
       if (!ch) break;
@@ -126,23 +165,7 @@ HostFiles::Done HostFiles::serve(unsigned pe, uint32_t request, mem::LocalMemory
   switch (op) {
     case EMX_FILE_OPEN: {
       const std::string path = string_at(a);
-      const std::string full = confine(pe, "open", path, (b & EMX_O_CREAT) != 0);
-      if (full.empty()) return d.result = -13, d;
-      int flags = O_NOFOLLOW | O_CLOEXEC;
-      switch (b & EMX_O_ACCMODE) {
-        case EMX_O_WRONLY: flags |= O_WRONLY; break;
-        case EMX_O_RDWR: flags |= O_RDWR; break;
-        default: flags |= O_RDONLY; break;
-      }
-      if (b & EMX_O_CREAT) flags |= O_CREAT;
-      if (b & EMX_O_EXCL) flags |= O_EXCL;
-      if (b & EMX_O_TRUNC) flags |= O_TRUNC;
-      if (b & EMX_O_APPEND) flags |= O_APPEND;
-      const int h = ::open(full.c_str(), flags, static_cast<mode_t>(c & 0777));
-      if (h < 0) return d.result = -program_errno(errno), d;
-      const int32_t fd = next_fd_++;
-      fds_[fd] = h;
-      d.result = fd;
+      d.result = path.size() > PATH_MAX ? -36 : open(pe, path, b, c);
       return d;
     }
     case EMX_FILE_CLOSE: {
@@ -175,9 +198,7 @@ HostFiles::Done HostFiles::serve(unsigned pe, uint32_t request, mem::LocalMemory
     }
     case EMX_FILE_REMOVE: {
       const std::string path = string_at(a);
-      const std::string full = confine(pe, "remove", path, false);
-      if (full.empty()) return d.result = -13, d;
-      if (::unlink(full.c_str()) != 0) return d.result = -program_errno(errno), d;
+      d.result = path.size() > PATH_MAX ? -36 : remove(pe, path);
       return d;
     }
     default:

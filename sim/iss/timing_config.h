@@ -1,5 +1,5 @@
 // Clocks per instruction, by timing class (isa/timing_class.h). Defaults and sources:
-// [paper] = the EM-X / EM-4 papers (see ../shared/brief/machine.md); [assumed] = not
+// [paper] = the EM-X / EM-4 papers (docs/papers.md); [assumed] = not
 // published, a documented modelling assumption. Sequential execution, no overlap: an
 // instruction's cost is the clocks until the next one can start.
 #pragma once

@@ -4,14 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "sim/host/bounded_read.h"
 #include "sim/mem/local_memory.h"
 
 namespace emx::loader {
+
+std::size_t max_program_bytes(uint32_t memory_bytes) {
+  return std::max<std::size_t>(std::size_t{16} << 20, std::size_t{4} * memory_bytes);
+}
 namespace {
 
 constexpr uint16_t kEmRiscv = 243;
@@ -58,12 +61,9 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
   auto fail = [&](const std::string& what) -> ElfError {
     return ElfError(fmt::format("{}: {}", path, what));
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw fail("is a directory, not a program file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fail("cannot open the program file (" + std::string(std::strerror(errno)) + ")");
-  img.file_.assign(std::istreambuf_iterator<char>(in), {});
-  if (in.bad()) throw fail("cannot read the program file");
+  const host::BoundedRead file = host::read_bounded(path, max_program_bytes(memory_bytes), "program file");
+  if (!file.error.empty()) throw fail(file.error);
+  img.file_.assign(file.data.begin(), file.data.end());
   const auto& f = img.file_;
 
   auto read = [&](auto& out, std::size_t off, const char* what) {
@@ -100,6 +100,15 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
     if (s.filesz > s.memsz) throw fail(fmt::format("segment {} has filesz > memsz", k));
     if (s.offset > f.size() || f.size() - s.offset < s.filesz)
       throw fail(fmt::format("segment {} runs past the end of the file", k));
+    if (s.vaddr >= lo && s.vaddr <= memory_bytes && memory_bytes - s.vaddr < s.memsz) {
+      // Linked right, but too large for this machine's memory: say what it needs.
+      const uint64_t end = uint64_t(s.vaddr) + s.memsz, mib = 1u << 20;
+      throw fail(fmt::format(
+          "segment {} (code or static data) ends at 0x{:x}, beyond a PE's local memory of {} "
+          "bytes: the program needs at least {} bytes per PE, more for its stack and heap; "
+          "give the PEs more memory, e.g. --set pe.memory_bytes={}",
+          k, end, memory_bytes, end, (end + mib - 1) / mib * mib + mib));
+    }
     if (s.vaddr < lo || s.vaddr > memory_bytes || memory_bytes - s.vaddr < s.memsz)
       throw fail(fmt::format(
           "segment {} [0x{:x}, 0x{:x}) lies outside local memory [0x{:x}, 0x{:x}): link with "

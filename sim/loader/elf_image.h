@@ -11,6 +11,11 @@
 
 namespace emx::loader {
 
+// A program file is a regular file of at most this size: its code and data fit in local
+// memory, and symbols and debug sections take a few times that at most (/dev/zero or a
+// FIFO as the program is an error, not read on).
+std::size_t max_program_bytes(uint32_t memory_bytes);
+
 struct ElfError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+
+#include "sim/host/bounded_read.h"
 
 namespace emx::machine {
 namespace {
@@ -19,21 +19,19 @@ void merge(nlohmann::json& base, nlohmann::json&& over) {
   }
 }
 
-nlohmann::json read_chain(const std::filesystem::path& p, int depth) {
+// `via`: the file whose "extends" names p ("" for the config itself), for errors.
+nlohmann::json read_chain(const std::filesystem::path& p, int depth, const std::string& via) {
   if (depth > 8) throw config::ConfigError(p.string() + ": \"extends\" nests too deep (a cycle?)");
-  std::error_code ec;
-  if (std::filesystem::is_directory(p, ec))
-    throw config::ConfigError("config file " + p.string() + " is a directory");
-  std::ifstream in(p);
-  if (!in) throw config::ConfigError("cannot read config file " + p.string());
-  const std::string text(std::istreambuf_iterator<char>(in), {});
-  if (in.bad()) throw config::ConfigError("cannot read config file " + p.string());
-  nlohmann::json j = parse_config_text(text, p.string());
+  const host::BoundedRead file = host::read_bounded(p.string(), kMaxConfigBytes, "config file");
+  if (!file.error.empty())
+    throw config::ConfigError((via.empty() ? "" : via + ": \"extends\" ") + p.string() + ": " +
+                              file.error);
+  nlohmann::json j = parse_config_text(file.data, p.string());
   if (!j.is_object()) throw config::ConfigError(p.string() + ": must hold a JSON object");
   if (!j.contains("extends")) return j;
   if (!j["extends"].is_string())
     throw config::ConfigError(p.string() + ": \"extends\" must name a config file");
-  nlohmann::json base = read_chain(p.parent_path() / j["extends"].get<std::string>(), depth + 1);
+  nlohmann::json base = read_chain(p.parent_path() / j["extends"].get<std::string>(), depth + 1, p.string());
   j.erase("extends");
   merge(base, std::move(j));
   return base;
@@ -67,7 +65,7 @@ nlohmann::json parse_config_text(const std::string& text, const std::string& whe
 }
 
 
-nlohmann::json read_config_json(const std::string& path) { return read_chain(path, 0); }
+nlohmann::json read_config_json(const std::string& path) { return read_chain(path, 0, ""); }
 
 void apply_override(nlohmann::json& j, const std::string& a) {
   const auto eq = a.find('=');

@@ -13,6 +13,9 @@ namespace emx::machine {
 // Config documents nest at most this deep (the keys nest 3 levels): deeper input is an
 // error at parse time, so no later recursion over the document can overflow the stack.
 constexpr int kMaxConfigDepth = 64;
+// A config file (or "extends" base) is a regular file of at most this size (the committed
+// ones are a few KiB): /dev/urandom, a FIFO or a huge file is an error, not read on.
+constexpr std::size_t kMaxConfigBytes = 4u << 20;
 // Parses JSON text; errors (bad JSON, nesting, numbers out of range) name `where`.
 nlohmann::json parse_config_text(const std::string& text, const std::string& where);
 // The JSON of `path` with its "extends" chain merged in (the file's own keys win).

@@ -468,6 +468,9 @@ void Machine::set_tracer(std::unique_ptr<trace::Tracer> t) {
   sampler_.links.assign(fabric_->stats().links.size(), 0);
   sampler_.ejection.assign(fabric_->stats().ejection.size(), 0);
   driver_->after_advance = [this](uint64_t now) { sample_network(now); };
+  tracer_->network(fabric_->topology(), fabric_->link_clocks());
+  fabric_->set_hop_hook([t = tracer_.get()](const net::Packet& p, uint32_t output, uint64_t start,
+                                            uint64_t end) { t->packet_hop(p, output, start, end); });
 }
 
 // Network load per sampling period, from the links' busy clocks (trace counters).

@@ -84,6 +84,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
 
   stats::Registry& stats() { return stats_; }
   const host::Host& host() const { return host_; }
+  host::Host& host() { return host_; }
   uint64_t instructions() const;
   unsigned pe_count() const { return static_cast<unsigned>(pes_.size()); }
   const pe::Pe& pe(unsigned i) const { return *pes_[i]; }

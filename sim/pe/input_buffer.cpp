@@ -18,7 +18,7 @@ uint32_t InputBuffer::push(const ThreadToken& t, uint64_t arrival) {
                                " packets and is full");
     ++spilled_now_;
     ++spills_;
-    clocks = cfg_.spill_clocks;
+    clocks = spill_clocks_;
   }
   q_.push_back(t);
   if (spill) q_[q_.size() - 1].spilled = true;
@@ -37,7 +37,7 @@ uint32_t InputBuffer::pop(ThreadToken& out, uint64_t at, uint64_t settled) {
   if (!out.spilled) return 0;
   --spilled_now_;
   ++refills_;
-  return cfg_.refill_clocks;
+  return refill_clocks_;
 }
 
 }  // namespace emx::pe

@@ -13,8 +13,13 @@ namespace emx::pe {
 
 class InputBuffer {
  public:
-  InputBuffer(const InputBufferConfig& cfg, uint64_t spill_capacity_packets)
-      : cfg_(cfg), spill_capacity_(spill_capacity_packets) {}
+  // memory_penalty: the machine's extra clocks per memory reference (EM-4: 1); a packet
+  // is two words in the memory buffer, so a spill and a refill each pay it twice.
+  InputBuffer(const InputBufferConfig& cfg, uint64_t spill_capacity_packets,
+              uint32_t memory_penalty = 0)
+      : cfg_(cfg), spill_capacity_(spill_capacity_packets),
+        spill_clocks_(cfg.spill_clocks + 2 * memory_penalty),
+        refill_clocks_(cfg.refill_clocks + 2 * memory_penalty) {}
 
   // Adds a ready thread for a packet that arrived at clock `arrival`; returns the
   // memory-unit clocks its arrival costs (a spill). Throws std::runtime_error when the
@@ -55,6 +60,7 @@ class InputBuffer {
   uint64_t max_ = 0;
   const InputBufferConfig& cfg_;
   uint64_t spill_capacity_;
+  uint32_t spill_clocks_, refill_clocks_;  // the config's, with the memory penalty
   uint64_t spills_ = 0, refills_ = 0;
   void drop_unsettled() {
     unsettled_spilled_ -= unsettled_.front().spilled;

@@ -15,7 +15,7 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit),
       cfg_(cfg),
       machine_(machine),
-      input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8),
+      input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8, cfg.pe.timing.memory_penalty),
       hart_(memory_, cfg.pe.timing),
       dispatcher_(id, cfg.pe.threads, cfg.stack_top()),
       period_ps_(cfg.period_ps()),
@@ -100,6 +100,7 @@ void Pe::execute() {
   lazy_sends_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
                 hart_.profile().count.empty();
   if (started_) {
+    ++threads_;  // the loader's thread (main) is one of the PE's threads
     state_ = State::running;
     thread_started_at_ = hart_.cycles;
     trace_thread_begin(hart_.cycles, ThreadToken{});
@@ -235,6 +236,7 @@ void Pe::next_thread(iss::Hart& h) {
   clocks += dispatcher_.start(h, t);
   thread_started_at_ = h.cycles;
   if (tracer_) {
+    tracer_->buffer_pop(id_, h.cycles);
     trace_thread_begin(h.cycles, t);
     tracer_->input_buffer(id_, h.cycles, input_.size());
   }
@@ -272,7 +274,9 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     }
     if (e.thread) {
       e.thread->ready_at = done;
-      done += input_.push(*e.thread, cycle);  // a spill keeps the memory unit busy
+      const uint32_t spill = input_.push(*e.thread, cycle);
+      done += spill;  // a spill keeps the memory unit busy
+      if (tracer_) tracer_->buffer_push(id_, e.thread->ready_at, p, spill != 0);
       // Only an idle execution unit waits for this event; a busy one looks at the input
       // buffer when its thread ends (a timed notification costs a heap operation).
       if (state_ == State::idle) {
@@ -285,6 +289,7 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
     memory_unit_free_ = done;
     if (tracer_) {
       tracer_->packet_arrived(p, cycle, start, done, effect_text(p, e));
+      trace_cell(p, e, start);
       if (e.thread) tracer_->input_buffer(id_, e.thread->ready_at, input_.size());
     }
     if (e.reply) machine_.reply(*e.reply, done);
@@ -325,6 +330,20 @@ const char* Pe::effect_text(const net::Packet& p, const PacketEffect& e) const {
   return "memory written";
 }
 
+void Pe::trace_cell(const net::Packet& p, const PacketEffect& e, uint64_t at) const {
+  using isa::PacketType;
+  using trace::Cell;
+  Cell c;
+  switch (static_cast<PacketType>(p.type)) {
+    case PacketType::invoke2l:
+    case PacketType::invoke2r: c = e.thread ? Cell::operand_matched : Cell::operand_waits; break;
+    case PacketType::iwrite: c = e.reply ? Cell::is_woken : Cell::is_full; break;
+    case PacketType::iread: c = e.reply ? Cell::is_taken : Cell::is_deferred; break;
+    default: return;
+  }
+  tracer_->cell(id_, at, gaddr_local(p.addr), c, p);
+}
+
 std::string Pe::waiting_on() const {
   std::string s;
   switch (state_) {
@@ -340,34 +359,76 @@ std::string Pe::waiting_on() const {
   return s;
 }
 
+const std::vector<Pe::StatCounter>& Pe::stat_counters() {
+  static const std::vector<StatCounter> table = {
+      {"cycles", "clocks", "the PE's local clock at the end of the run",
+       [](const Pe& p) { return &p.hart_.cycles; }},
+      {"instructions", "instructions", "instructions executed",
+       [](const Pe& p) { return &p.hart_.instret; }},
+      {"threads", "threads",
+       "threads started: the loader's (main, one on every PE) and each one dispatched from "
+       "the input buffer",
+       [](const Pe& p) { return &p.threads_; }},
+      {"busy_cycles", "clocks", "clocks the execution unit ran threads (dispatch included)",
+       [](const Pe& p) { return &p.busy_cycles_; }},
+      {"idle_cycles", "clocks",
+       "clocks the execution unit waited with no thread ready (empty input buffer, or its "
+       "head still in the matching unit)",
+       [](const Pe& p) { return &p.idle_cycles_; }},
+      {"dispatch_cycles", "clocks",
+       "clocks spent starting threads from packets (input buffer pop and dispatch)",
+       [](const Pe& p) { return &p.dispatch_cycles_; }},
+      {"packets_sent", "packets", "packets sent by the execution unit's send instructions",
+       [](const Pe& p) { return &p.packets_sent_; }},
+      {"send_stall_cycles", "clocks", "clocks sends waited for room in a full output queue",
+       [](const Pe& p) { return &p.send_stall_cycles_; }},
+      {"packets_received", "packets", "packets that arrived at this PE (from PEs and the host)",
+       [](const Pe& p) { return &p.packets_received_; }},
+      {"memory_unit_cycles", "clocks",
+       "clocks the matching/memory unit was busy serving arrivals",
+       [](const Pe& p) { return &p.memory_unit_cycles_; }},
+      {"exu_stall_cycles", "clocks",
+       "clocks running threads lost to memory-unit accesses (pe.memory_unit.exu_stall_clocks)",
+       [](const Pe& p) { return &p.exu_stall_cycles_; }},
+      {"input_buffer.spills", "packets",
+       "packets spilled from the on-chip input buffer to the buffer in memory",
+       [](const Pe& p) { return p.input_.spills_counter(); }},
+      {"input_buffer.refills", "packets", "packets brought back from the buffer in memory",
+       [](const Pe& p) { return p.input_.refills_counter(); }},
+      {"input_buffer.max_occupancy", "packets", "most thread packets waiting in the input buffer at once",
+       [](const Pe& p) { return p.input_.max_counter(); }},
+      {"timers", "invocations", "timer invocations delivered (CSR emx.timer_arm)",
+       [](const Pe& p) { return &p.timers_fired_; }},
+      {"syncs", "count",
+       "synchronisations of the PE's local clock with SystemC time (a host-speed figure: "
+       "fewer is faster; depends on sim.quantum_cycles)",
+       [](const Pe& p) { return &p.syncs_; }},
+      {"memory_unit.syswr", "packets", "SYSWR (remote write) packets served",
+       [](const Pe& p) { return &p.packets_.counters().syswr; }},
+      {"memory_unit.sysrd", "packets", "SYSRD (remote read) packets served",
+       [](const Pe& p) { return &p.packets_.counters().sysrd; }},
+      {"memory_unit.block_reads", "requests", "block remote reads served",
+       [](const Pe& p) { return &p.packets_.counters().block_reads; }},
+      {"memory_unit.block_words", "words", "words sent back by block remote reads",
+       [](const Pe& p) { return &p.packets_.counters().block_words; }},
+      {"matching.matched", "packets", "2-input packets that found their partner and fired a thread",
+       [](const Pe& p) { return &p.packets_.counters().matched; }},
+      {"matching.stored", "packets", "2-input packets stored to wait for their partner",
+       [](const Pe& p) { return &p.packets_.counters().stored_operands; }},
+      {"istructure.writes", "packets", "I-structure writes served",
+       [](const Pe& p) { return &p.packets_.counters().iwrite; }},
+      {"istructure.reads", "packets", "I-structure reads served",
+       [](const Pe& p) { return &p.packets_.counters().iread; }},
+      {"istructure.deferred", "packets",
+       "I-structure reads of an empty element, deferred until it is written",
+       [](const Pe& p) { return &p.packets_.counters().deferred_reads; }},
+  };
+  return table;
+}
+
 void Pe::register_stats(stats::Registry& r) {
   const std::string p = "pe." + std::to_string(id_) + ".";
-  r.counter(p + "cycles", &hart_.cycles, "local clock at the end of the run");
-  r.counter(p + "instructions", &hart_.instret, "instructions executed");
-  r.counter(p + "threads", &threads_, "threads dispatched (after the first)");
-  r.counter(p + "busy_cycles", &busy_cycles_, "clocks the execution unit ran threads");
-  r.counter(p + "idle_cycles", &idle_cycles_, "clocks the execution unit waited for a thread");
-  r.counter(p + "dispatch_cycles", &dispatch_cycles_, "clocks spent starting threads");
-  r.counter(p + "packets_sent", &packets_sent_, "packets sent by the execution unit");
-  r.counter(p + "send_stall_cycles", &send_stall_cycles_, "clocks send waited for a full output queue");
-  r.counter(p + "packets_received", &packets_received_, "packets that arrived at this PE");
-  r.counter(p + "memory_unit_cycles", &memory_unit_cycles_, "clocks the matching/memory unit was busy");
-  r.counter(p + "exu_stall_cycles", &exu_stall_cycles_, "clocks threads lost to memory-unit accesses");
-  r.counter(p + "input_buffer.spills", input_.spills_counter(), "packets spilled to the memory buffer");
-  r.counter(p + "input_buffer.refills", input_.refills_counter(), "packets refilled from memory");
-  r.counter(p + "input_buffer.max_occupancy", input_.max_counter(), "most threads waiting at once");
-  r.counter(p + "timers", &timers_fired_, "timer invocations delivered (CSR emx.timer_arm)");
-  r.counter(p + "syncs", &syncs_, "synchronisations with SystemC time");
-  const auto& n = packets_.counters();
-  r.counter(p + "memory_unit.syswr", &n.syswr, "SYSWR packets served");
-  r.counter(p + "memory_unit.sysrd", &n.sysrd, "SYSRD packets served");
-  r.counter(p + "memory_unit.block_reads", &n.block_reads, "block remote reads served");
-  r.counter(p + "memory_unit.block_words", &n.block_words, "words sent by block remote reads");
-  r.counter(p + "matching.matched", &n.matched, "2-input packets that fired a thread");
-  r.counter(p + "matching.stored", &n.stored_operands, "2-input packets stored to wait");
-  r.counter(p + "istructure.writes", &n.iwrite, "I-structure writes");
-  r.counter(p + "istructure.reads", &n.iread, "I-structure reads");
-  r.counter(p + "istructure.deferred", &n.deferred_reads, "I-structure reads that had to wait");
+  for (const StatCounter& c : stat_counters()) r.counter(p + c.name, c.of(*this));
 }
 
 }  // namespace emx::pe

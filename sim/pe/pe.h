@@ -71,6 +71,15 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   }
 
   void register_stats(stats::Registry& r);
+  // What register_stats registers (as stats.pe.N.NAME), with unit and meaning: the one
+  // table behind the statistics and their documentation (emx stats --doc).
+  struct StatCounter {
+    const char* name;
+    const char* unit;
+    const char* meaning;
+    const uint64_t* (*of)(const Pe&);
+  };
+  static const std::vector<StatCounter>& stat_counters();
   // Record thread spans, arrivals and input-buffer occupancy (nullptr: off).
   void set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols);
   // Wait until SystemC time reaches the local clock, or an earlier clock (from the
@@ -87,6 +96,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   }
   void trace_thread_begin(uint64_t cycle, const ThreadToken& t);
   const char* effect_text(const net::Packet& p, const PacketEffect& e) const;
+  // The matching-slot or I-structure change that serving p made, for the tracer.
+  void trace_cell(const net::Packet& p, const PacketEffect& e, uint64_t at) const;
   // The replies of a block read whose request the memory unit starts at `start`.
   void send_block_read(const BlockRead& b, uint64_t start);
 

@@ -20,9 +20,11 @@ struct InputBufferConfig {
             "on-chip input buffer capacity in packets; more spill to memory by hardware [paper: "
             "small on-chip buffer backed by memory; size assumed]");
     v.field("spill_clocks", spill_clocks, 0u, 255u,
-            "memory-unit clocks to spill one packet to the memory buffer [assumed]");
+            "memory-unit clocks to spill one packet to the memory buffer, plus 2 x "
+            "pe.timing.memory_penalty (two words written; EM-4: 4) [assumed]");
     v.field("refill_clocks", refill_clocks, 0u, 255u,
-            "clocks added to a dispatch whose packet comes back from the memory buffer [assumed]");
+            "clocks added to a dispatch whose packet comes back from the memory buffer, plus 2 "
+            "x pe.timing.memory_penalty (two words read; EM-4: 4) [assumed]");
   }
 };
 

@@ -2,12 +2,12 @@
 
 namespace emx::stats {
 
-void Registry::counter(std::string path, const uint64_t* v, std::string doc) {
-  entries_.push_back({std::move(path), [v] { return nlohmann::json(*v); }, std::move(doc)});
+void Registry::counter(std::string path, const uint64_t* v) {
+  entries_.push_back({std::move(path), [v] { return nlohmann::json(*v); }});
 }
 
-void Registry::value(std::string path, std::function<nlohmann::json()> f, std::string doc) {
-  entries_.push_back({std::move(path), std::move(f), std::move(doc)});
+void Registry::value(std::string path, std::function<nlohmann::json()> f, std::string) {
+  entries_.push_back({std::move(path), std::move(f)});
 }
 
 nlohmann::json Registry::dump() const {
@@ -21,12 +21,6 @@ nlohmann::json Registry::dump() const {
     (*node)[e.path.substr(start)] = e.get();
   }
   return out;
-}
-
-std::vector<std::pair<std::string, std::string>> Registry::documentation() const {
-  std::vector<std::pair<std::string, std::string>> d;
-  for (const Entry& e : entries_) d.emplace_back(e.path, e.doc);
-  return d;
 }
 
 }  // namespace emx::stats

@@ -13,18 +13,18 @@ namespace emx::stats {
 
 class Registry {
  public:
-  void counter(std::string path, const uint64_t* value, std::string doc);
+  // Units and meanings are in the components' tables (Pe::stat_counters,
+  // net::fabric_stat_docs), which emx stats --doc reads without a machine.
+  void counter(std::string path, const uint64_t* value);
+  // A computed value; `doc` says where its fields are documented.
   void value(std::string path, std::function<nlohmann::json()> compute, std::string doc);
 
   nlohmann::json dump() const;
-  // "path: meaning" lines, for docs/statistics.md.
-  std::vector<std::pair<std::string, std::string>> documentation() const;
 
  private:
   struct Entry {
     std::string path;
     std::function<nlohmann::json()> get;
-    std::string doc;
   };
   std::vector<Entry> entries_;
 };

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 #include "isa/isa.h"
@@ -18,7 +20,7 @@ constexpr int kExec = 0, kMemory = 1;  // track (tid) of each PE process
 
 ChromeTrace::ChromeTrace(const std::string& path, unsigned pes, double clock_mhz, Filter filter)
     : f_(std::fopen(path.c_str(), "w")), pes_(pes), mhz_(clock_mhz), filter_(std::move(filter)),
-      threads_(pes) {
+      threads_(pes), path_(path) {
   if (!f_) throw std::runtime_error("cannot write the trace file " + path);
   std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f_);
   auto name = [&](int pid, int tid, const char* what, const std::string& n) {
@@ -111,7 +113,13 @@ void ChromeTrace::network_sample(uint64_t from, uint64_t to, double mean, double
 void ChromeTrace::finish(uint64_t end_cycle) {
   for (unsigned k = 0; k < pes_; ++k) thread_end(k, end_cycle);
   std::fputs("\n]}\n", f_);
-  std::fclose(f_);
+  // Every write went through f_: its error flag and the close say whether all arrived.
+  const bool written = std::fflush(f_) == 0 && !std::ferror(f_);
+  const int error = errno;
+  const bool closed = std::fclose(f_) == 0;
+  if (!written || !closed)
+    write_error_ = fmt::format("--trace {}: cannot write it: {}", path_,
+                               std::strerror(written ? errno : error));
   f_ = nullptr;
 }
 

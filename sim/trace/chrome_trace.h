@@ -27,6 +27,8 @@ class ChromeTrace : public Tracer {
   void network_sample(uint64_t from, uint64_t to, double mean, double max,
                       const std::vector<double>& ejection) override;
   void finish(uint64_t end_cycle) override;
+  // After finish: why the file is incomplete (a write or the close failed), or "".
+  const std::string& write_error() const { return write_error_; }
 
  private:
   struct Open {
@@ -44,6 +46,7 @@ class ChromeTrace : public Tracer {
   Filter filter_;
   bool first_ = true;
   std::vector<Open> threads_;
+  std::string path_, write_error_;
 };
 
 }  // namespace emx::trace

@@ -26,6 +26,18 @@ TEST(InputBuffer, SpillsBeyondOnChipAndKeepsOrder) {
   EXPECT_EQ(b.refills(), 3u);
 }
 
+// EM-4 pays one extra clock per memory reference; a packet is two words in memory.
+TEST(InputBuffer, SpillAndRefillPayTheMemoryPenaltyPerWord) {
+  InputBufferConfig cfg;
+  cfg.onchip_packets = 1;
+  InputBuffer b(cfg, 100, 1);
+  ThreadToken t;
+  EXPECT_EQ(b.push(t), 0u);
+  EXPECT_EQ(b.push(t), cfg.spill_clocks + 2);
+  EXPECT_EQ(b.pop(t), 0u);
+  EXPECT_EQ(b.pop(t), cfg.refill_clocks + 2);
+}
+
 TEST(InputBuffer, AFullSpillAreaIsAnError) {
   InputBufferConfig cfg;
   cfg.onchip_packets = 1;

@@ -64,17 +64,23 @@ def keys(emx):
     return [k for k, t in re.findall(r"^\| `([^`]+)` \| (\w+) ", doc, re.M) if t != "object"]
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def arguments(ap, default_cases):
+    """The options of every harness script (also fuzz_host_paths.py): the parsed
+    arguments and the number of cases."""
     ap.add_argument("--emx", required=True)
-    ap.add_argument("--fuzz", required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--cases", type=int, default=0)
     ap.add_argument("--findings", default="fuzz-findings")
     a = ap.parse_args()
     # scripts/test --fuzz-scale X and --sanitize scale every harness's cases.
-    cases = a.cases or int(300 * a.scale * float(os.environ.get("EMX_FUZZ_SCALE", "1")))
+    return a, a.cases or int(default_cases * a.scale * float(os.environ.get("EMX_FUZZ_SCALE", "1")))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fuzz", required=True)
+    a, cases = arguments(ap, 300)
     known = keys(a.emx)
     hello = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(a.fuzz))),
                          "programs", "hello.elf")

@@ -220,7 +220,7 @@ class Sweep(TmpDir):
         self.assertTrue(os.path.exists(os.path.join(self.tmp, "sweep-micro.remote_read.png")))
         again = cli("sweep", "micro.remote_read", "--quick", "--set", "clock_mhz=10,20",
                     "--pes", "4,8", "--out", self.tmp, "--cache", os.path.join(self.tmp, "c"))
-        self.assertIn("(8 cached, 0 failed)", again.stdout)   # a re-run (or resume) runs nothing
+        self.assertIn("8 runs, 0 simulated, 8 from the cache, 0 failed", again.stdout)  # a resume runs nothing
 
     def test_a_failing_point_is_reported_and_the_rest_goes_on(self):
         p = cli("sweep", "micro.match", "--quick", "--set", "sim.max_cycles=50,100000000",

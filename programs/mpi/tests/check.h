@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* One computation's checks: failures since the last report, and the computation's number
  * for its messages (-1: the rank's only one). */
@@ -62,6 +63,23 @@ static inline void report(const char *name) {
   const int all = failures_on(MPI_COMM_WORLD, &check_main);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) printf("%s: %s\n", name, all ? "FAILED" : "ok");
+}
+
+/* A program's tests by name: run_named_tests runs those named in argv (all when none
+ * is), each followed by its report line. */
+typedef struct {
+  const char *name;
+  void (*fn)(void);
+} named_test;
+
+static inline void run_named_tests(int argc, char **argv, const named_test *tests, unsigned n) {
+  for (unsigned k = 0; k < n; ++k) {
+    int wanted = argc < 2;
+    for (int a = 1; a < argc; ++a) wanted |= !strcmp(argv[a], tests[k].name);
+    if (!wanted) continue;
+    tests[k].fn();
+    report(tests[k].name);
+  }
 }
 
 /* A deterministic pseudo-random sequence per rank (xorshift), for varied timing. */

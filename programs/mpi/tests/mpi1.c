@@ -492,13 +492,15 @@ static void test_cancel_send(void) {
   /* The next message with that tag goes to the next receive. */
   MPI_Sendrecv(&rank, 1, MPI_INT, to, 90, &x, 1, MPI_INT, from, 90, MPI_COMM_WORLD, &st);
   check(x == from, "after the cancelled send: %d", x);
-  /* A standard send nobody asked for yet: withdrawn under sync; buffered copied it to the
-   * receiver and get read it at once, so there it completes and arrives. */
+  /* A standard send nobody asked for yet: withdrawn under sync; under buffered and get
+   * withdrawn if its data has moved into the receiver's buffer by the time of the cancel
+   * (conform's cancel_moved waits for that), else the cancel meets the data on its way and
+   * fails: either way it is cancelled exactly when it does not arrive (below). */
   MPI_Isend(&v, 1, MPI_INT, to, 91, MPI_COMM_WORLD, &q);
   MPI_Cancel(&q);
   MPI_Wait(&q, &st);
   MPI_Test_cancelled(&st, &flag);
-  check(flag == protocol_sync, "standard send cancelled: %d", flag);
+  check(flag || !protocol_sync, "standard send under sync not cancelled");
   int theirs;
   MPI_Sendrecv(&flag, 1, MPI_INT, to, 92, &theirs, 1, MPI_INT, from, 92, MPI_COMM_WORLD, &st);
   if (theirs) {
@@ -890,8 +892,13 @@ static void test_intercomm(void) {
   int x = 0, y;
   check(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, ic) == MPI_ERR_COMM, "collective on an intercommunicator");
   check(MPI_Barrier(ic) == MPI_ERR_COMM, "barrier on an intercommunicator");
-  MPI_Comm none;
-  check(MPI_Comm_split(ic, 0, 0, &none) == MPI_ERR_COMM, "split of an intercommunicator");
+  /* MPI-2's split of one (conform.c tests it fully): an intercommunicator again. */
+  MPI_Comm split;
+  int split_inter = 0;
+  check(MPI_Comm_split(ic, 0, 0, &split) == MPI_SUCCESS && split != MPI_COMM_NULL &&
+            MPI_Comm_test_inter(split, &split_inter) == MPI_SUCCESS && split_inter,
+        "split of an intercommunicator");
+  if (split != MPI_COMM_NULL) MPI_Comm_free(&split);
   MPI_Comm_set_errhandler(ic, MPI_ERRORS_ARE_FATAL);
   /* Merged: the evens first (high = parity), then the other way round; the same high on
    * both sides puts the group of the lower leader (the evens) first. */
@@ -1114,10 +1121,7 @@ static void test_edges(void) {
   MPI_Comm_free(&d);
 }
 
-static const struct {
-  const char *name;
-  void (*fn)(void);
-} tests[] = {
+static const named_test tests[] = {
     {"groups", test_groups},   {"split", test_split},     {"types", test_types},
     {"pack", test_pack},       {"bsend", test_bsend},     {"cancel", test_cancel},
     {"cancel_send", test_cancel_send},
@@ -1132,13 +1136,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  for (unsigned k = 0; k < sizeof tests / sizeof *tests; ++k) {
-    int wanted = argc < 2;
-    for (int a = 1; a < argc; ++a) wanted |= !strcmp(argv[a], tests[k].name);
-    if (!wanted) continue;
-    tests[k].fn();
-    report(tests[k].name);
-  }
+  run_named_tests(argc, argv, tests, sizeof tests / sizeof *tests);
   MPI_Finalize();
   return 0;
 }

@@ -1,5 +1,5 @@
-"""The LogGP prediction of a schedule's makespan (brief: software.md section 5), with the
-receive side as EM-X has it.
+"""The LogGP prediction of a schedule's makespan (the delay-insertion paper,
+docs/papers.md), with the receive side as EM-X has it.
 
 Parameters in clocks (G per byte):
   o, G   a send occupies its PE for I(k) = o + (k-1)G; consecutive sends start at least
@@ -9,7 +9,7 @@ Parameters in clocks (G per byte):
          memory without it; it runs the protocol's completion thread and wakes Waitall).
 A message i to destination q is in at d_i = max(t_i + I(k) + L, d_(i-1) + gap): a busy
 destination takes one message at a time (arrival order). gap = I(k) in the paper's model
-("brief": with h earlier arrivals the destination is busy for |S_q| I(k)); "port" (ours):
+("paper": with h earlier arrivals the destination is busy for |S_q| I(k)); "port" (ours):
 (k-1)G, the time the message's bytes hold the destination's link; "blocking" (ours): the
 same, and a sender whose destination's link is taken waits for it (on EM-X the sender's
 processor writes the data into the network: a full output queue stalls it, so contention
@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 
 from .schedules import Schedule
 
-RECEIVE_GAPS = ("brief", "port", "blocking")
+RECEIVE_GAPS = ("paper", "port", "blocking")
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def handle_receives(by_dest: dict, runs, gap: float, o_r: float) -> float:
     return end
 
 
-def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str = "brief") -> float:
+def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str = "paper") -> float:
     """The predicted makespan in clocks."""
     if receive_gap not in RECEIVE_GAPS:
         raise ValueError(f"receive_gap must be one of {RECEIVE_GAPS}, not {receive_gap!r}")
@@ -144,7 +144,7 @@ def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str
         for data_end, p, q in sends:
             by_dest.setdefault(q, []).append(data_end + m.L)
         return max(end, handle_receives(by_dest, runs, 0.0, m.o_r))
-    gap = m.I(k) if receive_gap == "brief" else max(k - 1, 0) * m.G
+    gap = m.I(k) if receive_gap == "paper" else max(k - 1, 0) * m.G
     end = 0.0
     for t, p, q in send_times(schedule, k, m, delta):
         by_dest.setdefault(q, []).append(t + m.I(k) + m.L)

@@ -1,5 +1,5 @@
 """Communication patterns as simple directed graphs G = (P, A): an arc (p, q) is one
-message from PE p to PE q (brief: software.md section 5)."""
+message from PE p to PE q (the delay-insertion paper, docs/papers.md)."""
 from __future__ import annotations
 
 import random

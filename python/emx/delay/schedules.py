@@ -1,6 +1,6 @@
 """Schedules of a pattern: per PE the order of its sends, with delay slots (None).
 Ring (Thakur et al.) and the proposed greedy (Algorithms 1 and 2 of the delay-insertion
-paper; brief: software.md section 5)."""
+paper; docs/papers.md)."""
 from __future__ import annotations
 
 import random

@@ -13,7 +13,7 @@ VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "s
 SIZES = [4 << k for k in range(19)] + [1600000]   # 4 B .. 1 MiB, and 1.6 MB
 QUICK_SIZES = [4, 64, 512, 4096, 65536, 1600000]
 RAW_EXTRA = list(range(16, 513, 16))              # the raw routine's 64-byte steps
-SOURCE = "MPI paper (experiments.md)"
+SOURCE = "MPI paper, Table 1 and Fig. 10 (docs/papers.md)"
 
 
 def variant_args(matching, protocol, options=""):
@@ -374,3 +374,72 @@ EXPERIMENTS += [
                backsub_threads_runs, backsub_threads_figures, plot=backsub_threads_plot,
                view=backsub_threads_view, params={"n": 2000, "block": 25}, doc=DOC),
 ]
+
+
+# ---- The paper's statements about Table 1 and Fig. 10 (docs/papers.md), as checks
+
+def _lat(t, m, p, mode="naive", size=4, col="oneway_us"):
+    from emx.experiment import value
+    return value(t, col, matching=m, protocol=p, mode=mode, bytes=size)
+
+
+def _rate(t, m, p, size):
+    from emx.experiment import value
+    return value(t, "mbps", matching=m, protocol=p, bytes=size)
+
+
+def _mpi_checks():
+    from emx.experiment import Check
+    t1, f10 = "MPI paper, Table 1", "MPI paper, Fig. 10"
+    pairs = [(m, p) for p in ("sync", "get") for m in ("both", "receiver")]
+    latency = [
+        Check("Naive ping-pong: sync and get pay for a sender-side match that always fails, "
+              "so receiver-only matching is faster for them.", t1,
+              lambda t: {f"{m} {p}, naive 4 B (µs)": _lat(t, m, p) for m, p in pairs},
+              lambda f: all(f[f"receiver {p}, naive 4 B (µs)"] < f[f"both {p}, naive 4 B (µs)"]
+                            for p in ("sync", "get")),
+              "receiver-only < both sides, for sync and for get"),
+        Check("Naive ping-pong: buffered is faster with matching on both sides (the first "
+              "receive's sender-side match always succeeds).", t1,
+              lambda t: {f"{m} buffered, naive 4 B (µs)": _lat(t, m, "buffered")
+                         for m in ("both", "receiver")},
+              lambda f: f["both buffered, naive 4 B (µs)"] < f["receiver buffered, naive 4 B (µs)"],
+              "both sides < receiver-only"),
+        Check("Naive ping-pong: get is zero-copy, so get and sync have low latency.", t1,
+              lambda t: {f"{m} {p}, naive 4 B (µs)": _lat(t, m, p)
+                         for m in ("both", "receiver") for p in ("buffered", "get", "sync")},
+              lambda f: all(f[f"{m} {p}, naive 4 B (µs)"] < f[f"{m} buffered, naive 4 B (µs)"]
+                            for m in ("both", "receiver") for p in ("get", "sync")),
+              "get and sync < buffered, with either matching"),
+        Check("Sync and get differ only in implementation.", t1,
+              lambda t: {f"{m} {mode}: sync / get": _lat(t, m, "sync", mode) / _lat(t, m, "get", mode)
+                         for m in ("both", "receiver") for mode in ("naive", "advance")},
+              lambda f: all(abs(v - 1) <= 0.15 for v in f.values()),
+              "sync / get within 15 % in every cell"),
+        Check("Both-sides pre-issue costs more per receive than receiver-only: each MPI_Irecv "
+              "sends a receive request by remote thread creation.", t1,
+              lambda t: {f"{m}, pre-issue per receive (µs)":
+                         _lat(t, m, "get", "advance", 4, "preissue_us") for m in ("both", "receiver")},
+              lambda f: f["both, pre-issue per receive (µs)"] > f["receiver, pre-issue per receive (µs)"],
+              "both sides > receiver-only"),
+    ]
+    big = SIZES[-1]
+    throughput = [
+        Check("Receiver-only sync and get reach a throughput only slightly below both-sides "
+              "matching (the remote read is fast, the receiver only waits).", f10,
+              lambda t: {f"receiver / both {p}, {big} B": _rate(t, "receiver", p, big)
+                         / _rate(t, "both", p, big) for p in ("sync", "get")},
+              lambda f: all(0.8 <= v < 1.0 for v in f.values()),
+              "0.8 <= receiver-only / both sides < 1 at the largest size"),
+        Check("Buffered always allocates and copies, so its throughput does not grow with the "
+              "message size.", f10,
+              lambda t: {f"both buffered, {big} B / 65536 B": _rate(t, "both", "buffered", big)
+                         / _rate(t, "both", "buffered", 65536)},
+              lambda f: all(v <= 1.1 for v in f.values()),
+              "the rate at the largest size within 10 % of the rate at 64 KiB"),
+    ]
+    return {"mpi.latency": latency, "mpi.throughput": throughput}
+
+
+for _e in EXPERIMENTS:
+    _e.checks = list(_e.checks) + _mpi_checks().get(_e.name, [])

@@ -111,6 +111,15 @@ static inline void *emx_frame(void) {
   __asm__ volatile("mv %0, tp" : "=r"(f));
   return f;
 }
+/* Points tp at the PE's C-library block (picolibc's thread-local errno, rand's seed,
+ * strtok's position: one per PE, runtime/link/emx.ld). main, the functions emx_spawn
+ * starts and every computation they resume have it; a thread started by a packet has
+ * tp = its frame (0 for a special handler), so it calls this, after its last
+ * emx_frame(), before library calls that set errno or keep such state (docs/runtime.md,
+ * "The C library and threads"). */
+static inline void emx_libc_tls(void) {
+  __asm__ volatile("addi tp, gp, -2048" ::: "memory"); /* emx.ld: gp = the block + 2 KiB */
+}
 static inline emx_gaddr_t emx_continuation(const volatile void *frame, unsigned slot) {
   return emx_gaddr(EMX_CSR_READ(0xCC0), (const volatile char *)frame + 4 * slot);
 }
