@@ -65,7 +65,8 @@ ENTRY_FORMAT = 1
 MAX_ENTRY_BYTES = 64 << 20
 RESULT_FIELDS = {"status": int, "outcome": str, "stdout": str, "stderr": str,
                  "simulated_time_ns": (int, float), "cycles": int, "instructions": int,
-                 "host_seconds": (int, float), "records": list, "config": dict,
+                 "host_seconds": (int, float), "host_cpu_seconds": (int, float),
+                 "records": list, "config": dict,
                  "stats": dict, "command": list}
 
 
