@@ -8,7 +8,7 @@
 static int fail_arg(const radix_args *a, const char *what, const char *value) {
   if (a->me == 0)
     fprintf(stderr, "radix: %s '%s' (usage: N RADIX SEED [keys=random|equal] [batch=B] "
-            "[global=steps|fused])\n",
+            "[global=steps|fused|scalar])\n",
             what, value);
   return 0;
 }
@@ -39,9 +39,13 @@ int radix_parse(int argc, char **argv, int parallel, radix_args *a) {
     else if (strcmp(argv[i], "keys=equal") == 0) a->equal_keys = 1;
     else if (strncmp(argv[i], "batch=", 6) == 0) {
       if (!parse_u32(argv[i] + 6, &a->batch)) return fail_arg(a, "bad batch", argv[i]);
-    } else if (strcmp(argv[i], "global=steps") == 0) a->fused_global = 0;
-    else if (strcmp(argv[i], "global=fused") == 0) a->fused_global = 1;
-    else return fail_arg(a, "unknown argument", argv[i]);
+    } else if (strncmp(argv[i], "global=", 7) == 0) {
+      const char *g = argv[i] + 7;
+      if (strcmp(g, "steps") != 0 && strcmp(g, "fused") != 0 && strcmp(g, "scalar") != 0)
+        return fail_arg(a, "unknown argument", argv[i]);
+      a->fused_global = strcmp(g, "fused") == 0;
+      a->scalar_global = strcmp(g, "scalar") == 0;
+    } else return fail_arg(a, "unknown argument", argv[i]);
   }
   a->scratch = malloc(a->radix * 8);
   if (!a->scratch) return fail_arg(a, "no memory for the digit arrays of radix", argv[2]);
@@ -106,10 +110,16 @@ void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *sta
    * The paper's steps: (2) the global sum of the counts over all PEs, then (3) their
    * prefix over the lower-numbered PEs, two collectives of log P steps each (the EM-C
    * runtime's global sum and prefix sum). global=fused computes both in one butterfly
-   * (our improvement, half the steps). */
+   * (our improvement, half the steps); global=scalar calls the scalar global sum and
+   * prefix once per digit value, as a program with only scalar collectives would. */
   int32_t *total = a->scratch;
   memcpy(total, cnt, a->radix * 4);
-  if (a->fused_global) {
+  if (a->scalar_global) {
+    for (uint32_t d = 0; d < a->radix; ++d) {
+      total[d] = emx_sum_i32((int32_t)cnt[d]);
+      start[d] = (uint32_t)emx_scan_i32((int32_t)cnt[d], 0);
+    }
+  } else if (a->fused_global) {
     emx_sum_scan_vec_i32(total, (int32_t *)start, a->radix);
   } else {
     emx_allreduce_vec_i32(total, a->radix, EMX_OP_SUM);
@@ -198,6 +208,7 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     emx_result_int("passes", a->passes);
     emx_result_int("batch", a->batch);
     emx_result_int("fused_global", a->fused_global);
+    emx_result_int("scalar_global", a->scalar_global);
     emx_result_int("clocks", (long long)clocks);
     emx_result("time_us", total_us);
     emx_result("keys_per_s", a->n / (total_us * 1e-6));

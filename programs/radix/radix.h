@@ -19,6 +19,7 @@ typedef struct {
   int equal_keys;      /* keys=equal: every key the same (a test of the boundaries) */
   uint32_t batch;      /* remote writes between explicit suspensions (0: none) */
   int fused_global;    /* global=fused: the digit counts' sum and prefix in one butterfly */
+  int scalar_global;   /* global=scalar: a scalar global sum and prefix per digit value */
   unsigned me, pes;
   uint32_t q, rem;     /* N = q P + rem: PE p holds q keys, one more if p < rem */
   uint32_t n_local;    /* n_p of this PE */
@@ -29,7 +30,7 @@ typedef struct {
   uint32_t sum, sum_sq; /* checksums of this PE's generated keys (radix_generate) */
 } radix_args;
 
-/* Parses "N RADIX SEED [keys=random|equal] [batch=B] [global=steps|fused]"; on a bad
+/* Parses "N RADIX SEED [keys=random|equal] [batch=B] [global=steps|fused|scalar]"; on a bad
  * argument prints why on
  * PE 0 and returns 0. batch defaults to 0 on machines with direct remote access (a
  * SYSWR stream never overflows the input buffer) and to RADIX_DEFAULT_BATCH on EM-X'

@@ -10,6 +10,7 @@ import os
 import shutil
 import stat
 import threading
+import typing
 
 from . import inputs, sim
 from .experiment import Run
@@ -63,11 +64,10 @@ def key(run: Run) -> str:
 # device, a file over MAX_ENTRY_BYTES -- is a bad entry: a miss, run again and reported.
 ENTRY_FORMAT = 1
 MAX_ENTRY_BYTES = 64 << 20
-RESULT_FIELDS = {"status": int, "outcome": str, "stdout": str, "stderr": str,
-                 "simulated_time_ns": (int, float), "cycles": int, "instructions": int,
-                 "host_seconds": (int, float), "host_cpu_seconds": (int, float),
-                 "records": list, "config": dict,
-                 "stats": dict, "command": list}
+# The fields an entry's result must have: Result's own, with their types (a float field
+# may hold an int), so that a field added to Result needs nothing here.
+RESULT_FIELDS = {name: ((int, float) if kind is float else kind)
+                 for name, kind in typing.get_type_hints(Result).items()}
 
 
 class Cache:

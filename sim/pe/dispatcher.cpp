@@ -80,7 +80,7 @@ uint32_t Dispatcher::start(iss::Hart& h, const ThreadToken& t) const {
   h.x[4] = frame;  // tp
   h.x[2] = h.thread_stack ? h.thread_stack : stack_top_;
   h.x[1] = entries_.thread_end;
-  return cfg_.dispatch_clocks;
+  return dispatch_clocks_;
 }
 
 }  // namespace emx::pe

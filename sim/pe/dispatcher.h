@@ -27,8 +27,11 @@ struct ThreadEntries {
 
 class Dispatcher {
  public:
-  Dispatcher(unsigned pe, const ThreadConfig& cfg, uint32_t stack_top)
-      : pe_(pe), cfg_(cfg), stack_top_(stack_top) {}
+  // memory_penalty: the machine's extra clocks per memory reference (EM-4: 1); a dispatch
+  // reads two words (the frame's template pointer and the entry), each a memory reference.
+  Dispatcher(unsigned pe, const ThreadConfig& cfg, uint32_t stack_top, uint32_t memory_penalty = 0)
+      : pe_(pe), cfg_(cfg), stack_top_(stack_top),
+        dispatch_clocks_(cfg.dispatch_clocks + 2 * memory_penalty) {}
   void set_entries(const ThreadEntries& e) { entries_ = e; }
 
   // Sets up `h` to run the thread; returns the dispatch clocks. Throws PacketError when the
@@ -62,6 +65,7 @@ class Dispatcher {
   const ThreadConfig& cfg_;
   ThreadEntries entries_;
   uint32_t stack_top_;
+  uint32_t dispatch_clocks_;  // the config's, with the memory penalty
 };
 
 }  // namespace emx::pe

@@ -15,8 +15,11 @@ std::string describe_packet(const net::Packet& p) {
 }
 
 PacketUnit::PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
-                       const MemoryUnitConfig& cfg)
-    : pe_(pe), pe_count_(pe_count), mem_(memory), cfg_(cfg), block_latches_(pe, pe_count) {}
+                       const MemoryUnitConfig& cfg, uint32_t memory_penalty)
+    : pe_(pe), pe_count_(pe_count), mem_(memory), cfg_(cfg),
+      match_clocks_(cfg.match_clocks + 2 * memory_penalty),
+      istructure_clocks_(cfg.istructure_clocks + 2 * memory_penalty),
+      block_latches_(pe, pe_count) {}
 
 uint32_t PacketUnit::local_word(const net::Packet& p, const char* what) const {
   const uint32_t a = gaddr_local(p.addr);
@@ -124,7 +127,7 @@ void PacketUnit::block_read(PacketEffect& e, const net::Packet& p) {
 }
 
 void PacketUnit::match(PacketEffect& e, const net::Packet& p, bool left) {
-  e.clocks = cfg_.match_clocks;
+  e.clocks = match_clocks_;
   const uint32_t a = local_word(p, "matching slot");
   const uint8_t mine = left ? tag::kLeftWaiting : tag::kRightWaiting;
   const uint8_t other = left ? tag::kRightWaiting : tag::kLeftWaiting;
@@ -149,7 +152,7 @@ void PacketUnit::match(PacketEffect& e, const net::Packet& p, bool left) {
 }
 
 void PacketUnit::istructure_write(PacketEffect& e, const net::Packet& p) {
-  e.clocks = cfg_.istructure_clocks;
+  e.clocks = istructure_clocks_;
   ++n_.iwrite;
   const uint32_t a = local_word(p, "I-structure");
   const uint8_t t = mem_.tag(a);
@@ -166,7 +169,7 @@ void PacketUnit::istructure_write(PacketEffect& e, const net::Packet& p) {
 }
 
 void PacketUnit::istructure_read(PacketEffect& e, const net::Packet& p) {
-  e.clocks = cfg_.istructure_clocks;
+  e.clocks = istructure_clocks_;
   ++n_.iread;
   const uint32_t a = local_word(p, "I-structure");
   const uint8_t t = mem_.tag(a);

@@ -31,8 +31,10 @@ struct PacketEffect {
 
 class PacketUnit {
  public:
+  // memory_penalty: the machine's extra clocks per memory reference (EM-4: 1); a match or
+  // an I-structure access is a read-modify-write of one word, two memory references.
   PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
-             const MemoryUnitConfig& cfg);
+             const MemoryUnitConfig& cfg, uint32_t memory_penalty = 0);
 
   PacketEffect accept(const net::Packet& p);
 
@@ -59,6 +61,7 @@ class PacketUnit {
   unsigned pe_, pe_count_;
   mem::LocalMemory& mem_;
   const MemoryUnitConfig& cfg_;
+  uint32_t match_clocks_, istructure_clocks_;  // the config's, with the memory penalty
   uint64_t operands_waiting_ = 0, readers_waiting_ = 0;
   BlockReadLatches block_latches_;
   Counters n_;

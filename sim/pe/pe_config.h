@@ -37,7 +37,9 @@ struct ThreadConfig {
   void visit(V& v) {
     v.field("dispatch_clocks", dispatch_clocks, 0u, 255u,
             "clocks from taking a ready packet to the thread's first instruction, reading the "
-            "frame's template word and the entry address included [assumed]");
+            "frame's template word and the entry address included, plus 2 x "
+            "pe.timing.memory_penalty: the two reads are memory references, and EM-4 pays "
+            "its extra clock on each, as on every load and store [assumed]");
     v.field("frame_words", frame_words, 8u, 4096u,
             "words per frame (operand segment), a power of two; frames are aligned to their "
             "size so a continuation names frame and slot [ours]");
@@ -64,9 +66,12 @@ struct MemoryUnitConfig {
     v.field("sysrd_clocks", sysrd_clocks, 1u, 255u,
             "memory-unit clocks per SYSRD until the reply leaves [assumed]");
     v.field("match_clocks", match_clocks, 1u, 255u,
-            "matching-unit clocks per 2-input packet (slot read-modify-write) [assumed]");
+            "matching-unit clocks per 2-input packet (slot read-modify-write), plus 2 x "
+            "pe.timing.memory_penalty (a read and a write: EM-4 pays its extra clock on "
+            "each) [assumed]");
     v.field("istructure_clocks", istructure_clocks, 1u, 255u,
-            "memory-unit clocks per I-structure read or write [assumed]");
+            "memory-unit clocks per I-structure read or write (a read-modify-write of the "
+            "element), plus 2 x pe.timing.memory_penalty as for a match [assumed]");
     v.field("exu_stall_clocks", exu_stall_clocks, 0u, 255u,
             "clocks a running thread loses per memory-unit access (memory-port conflict); 0: "
             "the accesses overlap with execution, as the papers say [assumed]");

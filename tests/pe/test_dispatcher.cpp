@@ -40,6 +40,20 @@ TEST_F(DispatcherTest, InvocationStartsAtTheTemplateEntryOfItsSlot) {
   EXPECT_EQ(hart.x[1], 0x10f0u);  // ra = __emx_thread_end
 }
 
+// EM-4: the template pointer and the entry are two memory reads, each paying the
+// machine's extra clock per memory reference.
+TEST_F(DispatcherTest, DispatchPaysTheMemoryPenaltyOnItsTwoReads) {
+  Dispatcher em4(2, cfg, 0xf000, 1);
+  em4.set_entries(ThreadEntries{0x10f0, 0x1080, 0});
+  ThreadToken t;
+  t.cont = make_gaddr(2, kFrame + 12);
+  EXPECT_EQ(em4.start(hart, t), cfg.dispatch_clocks + 2);
+  EXPECT_EQ(hart.pc, 0x1040u);
+  t.kind = ThreadToken::Kind::twrite;
+  EXPECT_EQ(em4.start(hart, t), cfg.dispatch_clocks + 2);
+  EXPECT_EQ(hart.pc, 0x1080u);
+}
+
 TEST_F(DispatcherTest, SlotZeroAndBadTemplatesAreErrors) {
   ThreadToken t;
   t.cont = make_gaddr(2, kFrame);

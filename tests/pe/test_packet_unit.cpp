@@ -81,6 +81,17 @@ TEST_F(PacketUnitTest, TwoInputMatchingInEitherOrder) {
   }
 }
 
+// EM-4: a match and an I-structure access each read and write a word of memory, and
+// every memory reference pays the machine's extra clock.
+TEST_F(PacketUnitTest, MatchAndIStructurePayTheMemoryPenaltyPerReference) {
+  PacketUnit em4(kPe, 8, memory, cfg, 1);
+  EXPECT_EQ(unit.accept(packet(PacketType::invoke2l, 0x2100, 1)).clocks, cfg.match_clocks);
+  EXPECT_EQ(em4.accept(packet(PacketType::invoke2r, 0x2100, 2)).clocks, cfg.match_clocks + 2);
+  EXPECT_EQ(em4.accept(packet(PacketType::iwrite, 0x2400, 7)).clocks, cfg.istructure_clocks + 2);
+  EXPECT_EQ(unit.accept(packet(PacketType::iread, 0x2400, make_gaddr(1, 0x3000))).clocks,
+            cfg.istructure_clocks);
+}
+
 TEST_F(PacketUnitTest, TwoOperandsOfTheSameSideAreAnError) {
   unit.accept(packet(PacketType::invoke2l, 0x2100, 1));
   EXPECT_THROW(

@@ -125,6 +125,21 @@ class EdgeCases(Runs):
                 self.assertEqual(res["batch"], 1)
                 self.assertEqual(res["passes"], 3)
 
+    def test_global_step_strategies(self):
+        # The paper's two steps (default), both in one butterfly (fused), or the scalar
+        # global sum and prefix per digit value (scalar): the same sort; the scalar one
+        # pays log P steps per digit value, the fused one half the steps of the default.
+        us = {}
+        for program in PARALLEL:
+            for g in ("steps", "fused", "scalar"):
+                with self.subTest(program=program, g=g):
+                    res, _ = self.sort(program, 1003, 64, f"global={g}", pes=5)
+                    self.assertEqual(res["fused_global"], int(g == "fused"))
+                    self.assertEqual(res["scalar_global"], int(g == "scalar"))
+                    us[program, g] = res["global_us"]
+            self.assertLess(us[program, "fused"], us[program, "steps"])
+            self.assertLess(us[program, "steps"], us[program, "scalar"])
+
     def test_suspension_bounds_the_input_buffer(self):
         # EM-X': without suspension every remote write to a PE waits as a thread until
         # that PE's whole send loop has ended; suspending every 64 keys lets them run.
@@ -220,6 +235,7 @@ class Errors(unittest.TestCase):
         self.fails(["radix_fine", "1000", "256"], "missing arguments")
         self.fails(["radix_fine", "x", "256", "1"], "bad key count 'x'")
         self.fails(["radix_coarse", "1000", "256", "1", "batch=-1"], "bad batch 'batch=-1'")
+        self.fails(["radix_fine", "1000", "256", "1", "global=tree"], "unknown argument 'global=tree'")
         self.fails(["radix_coarse", "1000", "256", "1", "keys=sorted"],
                    "unknown argument 'keys=sorted'")
 

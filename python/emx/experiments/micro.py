@@ -49,7 +49,7 @@ def read_figures(params, r):
 
 def write_runs(opt):
     for m in _machines(opt):
-        # EM-4's receiver runs a handler thread per word (11 clocks) behind a 5-clock
+        # EM-4's receiver runs a handler thread per word (13 clocks) behind a 5-clock
         # sender: a stream of 16384 words outgrows its 8192-packet spill area, which
         # EM-4 programs avoided by suspending (docs/experiments/radix.md); 8192 fit.
         words = 1024 if opt.quick else 8192 if m == "em4" else 16384
