@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cfenv>
 #include <chrono>
 
 #include "isa/isa.h"
@@ -147,11 +148,34 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   }
   pe::MachinePort& port = *this;
   pe::PeObserver& observer = *this;
+  // The code's whole pages, alike on every PE (stores into code fault), are held once
+  // on the host: at 1024 PEs a program's code copied into each memory was most of the
+  // footprint of a small run.
+  const uint32_t page = 4096;
+  const uint32_t code_from = (program.code_base() + page - 1) / page * page;
+  const uint32_t code_to = (program.code_base() + program.code_bytes()) / page * page;
+  std::unique_ptr<mem::SharedPages> code_pages;
   for (unsigned k = 0; k < cfg_.pes; ++k) {
-    auto p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer,
-                                      alarms_);
+    std::unique_ptr<pe::Pe> p;
+    try {
+      p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer,
+                                   alarms_);
+    } catch (const mem::HostMemoryError& e) {
+      throw std::runtime_error(fmt::format(
+          "the host cannot reserve the local memory of {} PEs x {} KiB (pe.memory_bytes, plus "
+          "a quarter of it for tag bits; pages are committed only when touched): at PE {}, {}. "
+          "Use fewer PEs (--pes) or a smaller pe.memory_bytes, or raise the host's "
+          "address-space limit (ulimit -v)",
+          cfg_.pes, cfg_.pe.memory_bytes / 1024, k, e.what()));
+    }
     // Every PE gets the code (packets may start threads anywhere); `runs` PEs run main.
     const auto s = host::Host::load(program, args, p->memory(), cfg_.stack_top());
+    if (code_to > code_from && cfg_.pes > 1) {
+      if (!code_pages)
+        code_pages = std::make_unique<mem::SharedPages>(p->memory().bytes() + code_from,
+                                                        code_to - code_from);
+      p->memory().map_shared(code_from, code_to - code_from, *code_pages);
+    }
     // One decoding of the code for all PEs: the same bytes, timing and features.
     p->load(program.code_base(), program.code_bytes(), entries,
             pes_.empty() ? nullptr : pes_.front()->hart().decoded_code());
@@ -203,18 +227,22 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   pe::Pe& pe = *pes_[src];
   // Lazy stall accounting (OutputPorts::push_floating): the execution unit goes on and
   // takes its stall clocks later, unless the send is certainly accepted now.
+  // Room now is room at the send's clock only if no memory-unit reply can still enter
+  // the port before it (replies go first): with the PE ahead of the network, an arrival
+  // not processed yet may bring some (a block read, many).
+  const bool room = ports_->surely_room(src) && no_unseen_reply(src, cycle);
   if (ports_->deferred(src) ||
-      (pe.lazy_sends() && !ports_->surely_room(src) && !accept_without_sync(src, cycle))) {
+      (pe.lazy_sends() && !room && !accept_without_sync(src, cycle))) {
     p.seq = next_seq_++;
     // Earlier work of the ports has its wake-up already: only a new check needs one.
     driver_->wake_at(ports_->push_floating(p, cycle));
     return;
   }
-  while (!ports_->surely_room(src)) {
+  for (bool sure = room; !sure; sure = ports_->surely_room(src) && no_unseen_reply(src, cycle)) {
     if (accept_without_sync(src, cycle)) break;
     pe.sync_to(cycle - 1);
     catch_up();
-    if (ports_->empty(src) && fabric_->can_inject(src, cycle)) break;
+    if (ports_->nothing_due_by(src, cycle) && fabric_->can_inject(src, cycle)) break;
     const uint64_t free = fabric_->earliest_slot_free(src, cycle);
     cycle = std::max(cycle + 1, free == UINT64_MAX ? cycle + 1 : free);
   }
@@ -237,10 +265,10 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
 // The wait in SystemC time that this saves changes no simulated figure (syncs count
 // host work).
 bool Machine::accept_without_sync(unsigned src, uint64_t& cycle) const {
-  if (!ports_->empty(src)) return false;
   const uint64_t frees = fabric_->injection_room_from(src);
   if (frees == UINT64_MAX) return false;
   const uint64_t x = std::max(cycle, frees);
+  if (!ports_->nothing_due_by(src, x)) return false;
   if (x > fabric_->now() + fabric_->link_clocks()) return false;
   uint64_t at = 0;
   if (const net::Packet* a = fabric_->arriving(src, at); a && at < x) {
@@ -248,6 +276,17 @@ bool Machine::accept_without_sync(unsigned src, uint64_t& cycle) const {
   }
   cycle = x;
   return true;
+}
+
+// Whether no memory-unit reply of `src` can enter its output port at a clock <= `cycle`
+// that the port does not hold yet: replies follow arrivals at src, and the network has
+// processed those before now(); an arrival not under way yet ends at now() + link_clocks
+// or later (Fabric::arriving), so only the one under way can, if it may reply.
+bool Machine::no_unseen_reply(unsigned src, uint64_t cycle) const {
+  if (cycle >= fabric_->now() + fabric_->link_clocks()) return false;
+  uint64_t at = 0;
+  const net::Packet* a = fabric_->arriving(src, at);
+  return !a || at > cycle || !pe::may_reply(*a);
 }
 
 void Machine::reply(const net::Packet& p, uint64_t cycle) {
@@ -263,6 +302,9 @@ void Machine::deliver(const net::Packet& p, uint64_t cycle) {
     return;
   }
   if (tracer_) tracer_->packet_arrived(p, cycle, cycle, cycle, "host I/O");
+  // The host's timing computes in floating point: round to nearest, not as the PE whose
+  // thread last ran does (the ISS puts its own mode back when it resumes).
+  std::fesetround(FE_TONEAREST);
   try {
     if (const auto a = host_.receive(p.src, p.addr, p.data, cycle, pes_[p.src]->memory())) {
       // The host's answer: an I-structure write into the PE, from the host's endpoint.
@@ -356,33 +398,47 @@ Outcome Machine::run(double max_host_seconds) {
   const auto starvation = sc_core::SC_EXIT_ON_STARVATION;  // a deadlock ends the run then
   const uint64_t period = cfg_.period_ps();
   const uint64_t end = cycle_limit_ ? cycle_limit_ : UINT64_MAX / period;
+  const uint64_t end_ps = end * period;
   bool host_limit = false;
-  if (max_host_seconds <= 0) {
-    if (cycle_limit_) sc_core::sc_start(sc_time::from_value(end * period), starvation);
-    else sc_core::sc_start();
-  } else {
-    // In slices of simulated time, looking at the host's clock between them (the slices
-    // change nothing simulated: every process just waits on).
-    constexpr uint64_t kSlice = 1u << 18;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (;;) {
-      const uint64_t now = sc_core::sc_time_stamp().value() / period;
-      const uint64_t to = std::min(end, now + kSlice);
-      sc_core::sc_start(sc_time::from_value(to * period - sc_core::sc_time_stamp().value()),
-                        starvation);
-      if (stopping_ || sc_core::sc_time_stamp().value() / period >= end ||
-          !sc_core::sc_pending_activity())
-        break;
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >=
-          max_host_seconds) {
-        host_limit = true;
-        break;
-      }
+  // In slices of simulated time, looking at the host's clock between them when there is
+  // a host time limit (the slices change nothing simulated: every process just waits
+  // on). With SC_EXIT_ON_STARVATION, sc_start returns at the last activity before the
+  // slice's end, not at its end: the loop ends when nothing is pending at all (a
+  // deadlock, or every PE at the cycle limit) or when the next activity lies past the
+  // cycle limit (a PE that waits for a clock beyond it), and a slice always reaches the
+  // next activity, so that no sc_start is called that cannot advance (SystemC's W571).
+  const uint64_t slice_ps = (max_host_seconds > 0 ? uint64_t{1} << 18 : end) * period;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (bool first = true;; first = false) {
+    const uint64_t now_ps = sc_core::sc_time_stamp().value();
+    uint64_t next_ps = now_ps;  // before the first sc_start nothing is pending yet
+    if (!first) {
+      if (stopping_ || !sc_core::sc_pending_activity()) break;
+      next_ps += sc_core::sc_time_to_pending_activity().value();
+      if (next_ps > end_ps || next_ps < now_ps) break;
+    }
+    const uint64_t to_ps = std::max(next_ps, end_ps - now_ps > slice_ps ? now_ps + slice_ps : end_ps);
+    sc_core::sc_start(sc_time::from_value(to_ps - now_ps), starvation);
+    if (max_host_seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >=
+            max_host_seconds) {
+      host_limit = !stopping_;
+      break;
     }
   }
   host_.flush();
+  // A PE's thread may have stopped inside the ISS with its own rounding mode on the host
+  // FPU: the statistics (means, utilisations) are computed rounding to nearest.
+  std::fesetround(FE_TONEAREST);
+  std::feclearexcept(FE_ALL_EXCEPT);
   const uint64_t now = sc_core::sc_time_stamp().value() / period;
-  o.cycles = stopping_ ? end_cycle_ : now;
+  // Cut by the cycle limit: a PE ran to it, or something waits for a clock past it.
+  bool at_limit = !host_limit && cycle_limit_ &&
+                  (now >= cycle_limit_ || sc_core::sc_pending_activity());
+  for (unsigned k = 0; k < cfg_.pes && cycle_limit_ && !at_limit && !host_limit; ++k)
+    at_limit = pes_[k]->at_cycle_limit();
+  o.cycles = stopping_ ? end_cycle_ : at_limit ? cycle_limit_ : now;
+  stats_end_cycle_ = o.cycles;
   if (tracer_) tracer_->finish(o.cycles);
   if (failure_) {
     o.kind = failure_is_fault_ ? Outcome::Kind::fault : Outcome::Kind::error;
@@ -395,9 +451,9 @@ Outcome Machine::run(double max_host_seconds) {
       }
   } else if (host_limit) {
     o.kind = Outcome::Kind::host_time_limit;
-  } else if (cycle_limit_ && now >= cycle_limit_) {
+  } else if (at_limit) {
     o.kind = Outcome::Kind::time_limit;
-    o.report = fmt::format("emx: time limit: sim.max_cycles = {} reached before the program "
+    o.report = fmt::format("emx: cycle limit: sim.max_cycles = {} reached before the program "
                            "exited\n", cfg_.sim.max_cycles);
   } else {
     o.kind = Outcome::Kind::deadlock;
@@ -445,7 +501,9 @@ void Machine::sample_network(uint64_t now) {
 void Machine::register_stats() {
   for (auto& p : pes_) p->register_stats(stats_);
   const net::Fabric* f = fabric_.get();
-  stats_.value("network", [f] { return net::to_json(f->stats(), f->topology(), f->now()); },
+  // Utilisations over the run's clocks (its end, not how far the network ran ahead).
+  const uint64_t* end = &stats_end_cycle_;
+  stats_.value("network", [f, end] { return net::to_json(f->stats(), f->topology(), *end ? *end : f->now()); },
                "network statistics (network/README.md)");
 }
 

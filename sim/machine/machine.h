@@ -105,6 +105,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   std::string sender_text(const net::Packet& p) const;
 
   bool accept_without_sync(unsigned src, uint64_t& cycle) const;
+  bool no_unseen_reply(unsigned src, uint64_t cycle) const;
   void deliver(const net::Packet& p, uint64_t cycle);
   void enqueue(net::Packet& p, uint64_t cycle, bool reply);
   void sample_network(uint64_t now);
@@ -134,6 +135,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   bool stopping_ = false;
   uint64_t end_cycle_ = 0;
   uint64_t cycle_limit_ = 0;
+  uint64_t stats_end_cycle_ = 0;  // the run's end, for the statistics (0: not run yet)
   std::unique_ptr<trace::Tracer> tracer_;
   struct Sampler {
     uint64_t next = 0, period = 1000;

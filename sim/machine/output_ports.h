@@ -31,6 +31,11 @@ class OutputPorts {
     return fabric_.injection_queue_length(ep) + port_[ep].q.size() < capacity_;
   }
   bool empty(unsigned ep) const { return port_[ep].q.size() == 0; }
+  // Nothing of `ep` is due by clock x (a memory-unit reply the port holds for a later
+  // clock is not in the output queue yet: a send at x goes before it).
+  bool nothing_due_by(unsigned ep, uint64_t x) const {
+    return port_[ep].q.size() == 0 || port_[ep].q.front().t > x;
+  }
 
   // A packet leaves `p.src` at clock t (not earlier than SystemC time), sent by the
   // execution unit or, `reply`, by the memory unit. At one clock the memory unit's
@@ -155,7 +160,7 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       const unsigned ep = e.target;
       const uint64_t x = candidate_[ep];
       candidate_[ep] = UINT64_MAX;
-      if (!(port_[ep].q.size() == 0 && fabric_.can_inject(ep, x))) {
+      if (!(nothing_due_by(ep, x) && fabric_.can_inject(ep, x))) {
         const uint64_t free = fabric_.injection_room_from(ep);
         check_at(ep, free == UINT64_MAX ? x + 1 : std::max(x + 1, free));
         return;

@@ -5,14 +5,37 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 namespace emx::mem {
+
+// The host refused to reserve the address space of a local memory (mmap failed: an
+// address-space limit such as ulimit -v, or no overcommit). The message says why.
+struct HostMemoryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // The first bytes of every local memory are a guard: any access there faults, which
 // catches null-pointer dereferences in programs.
 constexpr uint32_t kGuardBytes = 0x1000;
 constexpr uint32_t kMaxBytes = 1u << 24;  // 22-bit word address = 16 MiB
 constexpr uint8_t kTagMask = 0x3f;
+
+// Host pages with a given content, for LocalMemory::map_shared (a memfd).
+class SharedPages {
+ public:
+  SharedPages(const uint8_t* content, uint32_t len);  // valid() false if the host refused
+  ~SharedPages();
+  SharedPages(const SharedPages&) = delete;
+  SharedPages& operator=(const SharedPages&) = delete;
+  bool valid() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
+  uint32_t size() const { return len_; }
+
+ private:
+  int fd_ = -1;
+  uint32_t len_ = 0;
+};
 
 class LocalMemory {
  public:
@@ -44,6 +67,12 @@ class LocalMemory {
 
   // Host pages actually backing this memory (for the memory-footprint statistics).
   std::size_t resident_bytes() const;
+
+  // Pages [offset, offset + len) (page-aligned) become a private, copy-on-write mapping of
+  // `pages` (SharedPages): what the PEs of a machine hold alike (the program's code) is
+  // then held once on the host, and a write still changes this memory alone. False if
+  // the host refused (the pages then stay as they are).
+  bool map_shared(uint32_t offset, uint32_t len, const class SharedPages& pages);
 
  private:
   uint32_t size_;

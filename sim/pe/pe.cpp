@@ -35,6 +35,7 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
 }
 
 void Pe::arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) {
+  ++interactions_;
   const Timer t{h.cycles + clocks, cont};
   auto at = std::upper_bound(timers_.begin(), timers_.end(), t.at,
                              [](uint64_t c, const Timer& x) { return c < x.at; });
@@ -108,10 +109,26 @@ void Pe::execute() {
     if (state_ == State::stopped) return;
   }
   const uint64_t q = cfg_.sim.quantum_cycles;
+  // The adaptive quantum: q x 2^k, k growing while the PE computes alone (its state then
+  // stays in the host's caches for longer: at 1024 PEs a quantum of 1000 clocks finds it
+  // cold every time), back to q at its first interaction.
+  const uint64_t q_max = std::max(q, cfg_.sim.quantum_max_cycles);
+  uint64_t span = q;
+  const uint64_t limit = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
   for (;;) {
-    // Quantum boundaries are multiples of q, so runs do not depend on start offsets.
-    switch (hart_.run((hart_.cycles / q + 1) * q)) {
+    // Quantum boundaries are multiples of the quantum, so runs do not depend on start
+    // offsets; the last one is the cycle limit, whatever the quantum.
+    const uint64_t interactions = interactions_;
+    const iss::Hart::Stop stop = hart_.run(std::min((hart_.cycles / span + 1) * span, limit));
+    span = interactions_ != interactions ? q : std::min(span * 2, q_max);
+    switch (stop) {
       case iss::Hart::Stop::limit:
+        if (hart_.cycles >= limit) {
+          // The run ends here (Machine::run reports the cycle limit): no wake-up after it,
+          // and none at it, which would run this loop again without advancing.
+          at_cycle_limit_ = true;
+          wait(never_);
+        }
         sync();
         break;
       case iss::Hart::Stop::stopped:
@@ -127,6 +144,7 @@ void Pe::execute() {
 }
 
 void Pe::end_thread(iss::Hart& h) {
+  ++interactions_;
   try {
     next_thread(h);
   } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
@@ -140,6 +158,7 @@ void Pe::settle(iss::Hart& h) {
   // The clock with floating sends is provisional, a lower bound of the exact one: reach it
   // first, and by then the network has usually taken those sends, so that settling them
   // needs no wait of its own.
+  ++interactions_;
   sync();
   settle_sends(h);
   sync();
@@ -232,6 +251,7 @@ void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) 
   // provisional clock lagging further and further): take their stalls now and then.
   if (machine_.floating_sends(id_) >= kMaxFloatingSends) settle_sends(h);
   ++packets_sent_;
+  ++interactions_;
   const uint64_t before = h.cycles;
   machine_.send(id_, type, addr, data, h.pc, h.cycles);
   send_stall_cycles_ += h.cycles - before;

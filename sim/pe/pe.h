@@ -52,6 +52,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
 
   enum class State : uint8_t { idle, running, stopped };
   State state() const { return state_; }
+  // The execution unit ran its thread to sim.max_cycles and stopped there.
+  bool at_cycle_limit() const { return at_cycle_limit_; }
   std::string waiting_on() const;  // for deadlock reports
 
   // Lazy stall accounting (Machine::send): whether this PE's sends may float (not when
@@ -103,7 +105,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override;
   void end_thread(iss::Hart& h) override;
   void settle(iss::Hart& h) override;
-  void clock_read(iss::Hart& h) override { settle_sends(h); }
+  void clock_read(iss::Hart& h) override {
+    ++interactions_;
+    settle_sends(h);
+  }
   // The timer (docs/pe.md): CSR emx.timer_arm. Each armed timer is a pending 1-input
   // invocation; fire_timers (an SC_METHOD) delivers the due ones as arrivals.
   void arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) override;
@@ -135,6 +140,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
   bool started_ = false;
   uint64_t thread_started_at_ = 0;
+  uint64_t interactions_ = 0;  // environment calls (the adaptive quantum: Pe::execute)
   // statistics (packets_received_, memory_unit_cycles_ above)
   uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, threads_ = 0, syncs_ = 0;
   uint64_t busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0, exu_stall_cycles_ = 0;
@@ -142,6 +148,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   PeObserver& observer_;
   sc_core::sc_event token_ready_;
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  sc_core::sc_event never_;          // waited for at the cycle limit, never notified
+  bool at_cycle_limit_ = false;
   struct Timer {
     uint64_t at;    // the clock of delivery
     uint32_t cont;  // the continuation it invokes

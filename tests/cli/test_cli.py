@@ -183,7 +183,7 @@ class Outcomes(unittest.TestCase):
     def test_time_limit(self):
         r = emx("run", "--pes", "1", "--set", "sim.max_cycles=5000", elf("spin"))
         self.assertEqual(r.returncode, 72)
-        self.assertIn("time limit: sim.max_cycles = 5000", r.stderr)
+        self.assertIn("cycle limit: sim.max_cycles = 5000", r.stderr)
 
     def test_nothing_left_to_run_is_a_deadlock(self):
         r = emx("run", "--pes", "2", elf("stop"))

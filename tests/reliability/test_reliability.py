@@ -277,7 +277,7 @@ class Limits(Case):
     def test_max_cycles_option(self):
         r = emx("run", "--pes", "1", "--max-cycles", "5000", cli_elf("spin"))
         self.assertEqual(r.returncode, TIME_LIMIT, r.stderr)
-        self.assertIn("time limit: sim.max_cycles = 5000 reached before the program exited",
+        self.assertIn("cycle limit: sim.max_cycles = 5000 reached before the program exited",
                       r.stderr)
         self.assertRegex(r.stderr, r"limits +5000 cycles \(sim.max_cycles\)")
         self.assertIn("(5000 cycles)", r.stderr)

@@ -232,7 +232,7 @@ class Sweep(TmpDir):
                 "--out", self.tmp)
         self.assertEqual(p.returncode, 1)
         self.assertIn("!! failed:", p.stdout)
-        self.assertIn("time limit", p.stdout)
+        self.assertIn("cycle limit", p.stdout)
         with open(os.path.join(self.tmp, "sweep-micro.match.json")) as f:
             doc = json.load(f)
         self.assertEqual({r["sim.max_cycles"] for r in doc["rows"]}, {100000000})

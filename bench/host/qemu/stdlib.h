@@ -1,0 +1,2 @@
+#pragma once
+int atoi(const char *s);
