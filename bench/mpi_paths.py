@@ -52,7 +52,7 @@ PATHS = [
      ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "mpi_irecv_post", "recv_start"]),
     ("send request, sender (MPI_Isend miss ... creation)", "naive",
      ["MPI_Isend", "start_send", "send_started", "send_start", "send_request",
-      "send_request_only"] + CREATION +
+      "send_start_ok"] + CREATION +
      ["mpi_h_credit"]),
     ("send request, on the receiver (matching)", "naive",
      SEGMENT + ["sreq_thread", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",

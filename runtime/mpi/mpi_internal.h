@@ -523,6 +523,7 @@ void transfer_init(void);
 
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
+int send_start_ok(mpi_request *s); /* send_start, then MPI_SUCCESS (for tail calls) */
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
 /* A buffered send whose receiver had no memory for it goes as sync (the receiver reads
@@ -615,7 +616,6 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
 /* put_to_posted for any size (its own function: it calls). */
 int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes);
 void recv_start(mpi_request *r); /* MPI_Irecv and MPI_Start of a receive */
-int send_request_only(mpi_request *s); /* MPI_Isend, matching on the receiver only */
 /* The send request of s leaves (it has a credit): sender_match.c. */
 void send_request_issue(mpi_request *s, uint32_t data, unsigned bits);
 /* Whether a receive in the posted list may take a message from pe (receiver_match.c). */
@@ -649,6 +649,20 @@ static inline int sendq_credit_now(mpi_request *s) {
   --b->credits;
   s->fix[0] = 0; /* not queued */
   return 1;
+}
+/* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c): the usual
+ * case, get or sync with a credit at hand, goes straight to the creation by a tail call,
+ * saving no register; anything else through send_start (a tail call too). Inline, so that the creation's
+ * words come from MPI_Isend's registers, not re-read from the request. */
+static inline int send_request_only(mpi_request *s) {
+  if (__builtin_expect(s->proto != PROTO_BUFFERED && !mpi_opt.staged_records &&
+                           sendq_credit_now(s),
+                       1)) {
+    COUNT(C_SEND_REQUESTS);
+    return proto_create4(s->pe, REQ_SREQ, s->proto, req_gaddr(s), (uint32_t)(uintptr_t)s->buf,
+                         s->capacity, s->tag | (uint32_t)s->ctx << 16);
+  }
+  return send_start_ok(s);
 }
 /* Queues s (its send request's data word and bits) until it heads its receiver's queue
  * with a credit; tmp: buffered, its temporary buffer is asked for once it has one. */

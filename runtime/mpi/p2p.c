@@ -194,8 +194,9 @@ static int __attribute__((noinline)) send_started(mpi_request *s) {
 /* MPI_Isend and MPI_Send: the fast path, or the checks that report as `fn`. It calls
  * nothing but in tail calls, so that it saves no registers: a request cell at hand, the
  * short one-sided send inline (put_to_posted), everything else after *request is set. */
-static inline int start_send(const char *fn, const void *buf, int count, MPI_Datatype type,
-                             int dest, int tag, MPI_Comm comm, MPI_Request *request) {
+static inline __attribute__((always_inline)) int
+start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
+           MPI_Comm comm, MPI_Request *request) {
   mpi_comm *c;
   uint32_t bytes;
   if (__builtin_expect(!args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) ||

@@ -125,17 +125,7 @@ static inline __attribute__((always_inline)) void send_request(mpi_request *s) {
   else sendq_add(s, data, s->proto, 0); /* behind others to this receiver, or for a credit */
 }
 
-/* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c): the usual
- * case, get or sync with a credit at hand, goes straight to the creation by a tail call,
- * saving no register; anything else through send_start. */
-int send_request_only(mpi_request *s) {
-  if (__builtin_expect(s->proto != PROTO_BUFFERED && !mpi_opt.staged_records &&
-                           sendq_credit_now(s),
-                       1)) {
-    COUNT(C_SEND_REQUESTS);
-    return proto_create4(s->pe, REQ_SREQ, s->proto, req_gaddr(s), (uint32_t)(uintptr_t)s->buf,
-                         s->capacity, tagctx(s));
-  }
+int send_start_ok(mpi_request *s) {
   send_start(s);
   return MPI_SUCCESS;
 }
