@@ -94,40 +94,63 @@ options:
 
 namespace {
 std::string quoted(const std::string& text);
-// The options parse_run_options knows (kRunHelp), for the warning above.
-constexpr const char* kRunOptionNames[] = {
-    "--config", "--set", "--stats", "--stats-text", "--files", "-q", "--quiet", "--trace", "--explore",
-    "--trace-text", "--trace-window", "--trace-pes", "--profile", "--profile-pes", "--pes",
-    "--max-cycles", "--max-time"};
+
+// The run options (kRunHelp describes them), one row each: the parser and the warning
+// about an option after the program both read this table.
+using Setter = void (*)(RunOptions& o, const std::string& name, const std::string& value);
+struct RunOption {
+  const char* name;
+  bool takes_value;
+  Setter set;
+};
+const RunOption kRunOptions[] = {
+    {"--config", true, [](RunOptions& o, const std::string&, const std::string& v) { o.config = v; }},
+    {"--set", true, [](RunOptions& o, const std::string&, const std::string& v) { o.sets.push_back(v); }},
+    {"--stats", true, [](RunOptions& o, const std::string&, const std::string& v) { o.stats_file = v; }},
+    {"--stats-text", true,
+     [](RunOptions& o, const std::string&, const std::string& v) { o.stats_text_file = v; }},
+    {"--files", true,
+     [](RunOptions& o, const std::string&, const std::string& v) {
+       o.sets.push_back("host.file_root=" + nlohmann::json(v).dump());
+     }},
+    {"-q", false, [](RunOptions& o, const std::string&, const std::string&) { o.quiet = true; }},
+    {"--quiet", false, [](RunOptions& o, const std::string&, const std::string&) { o.quiet = true; }},
+    {"--trace", true, [](RunOptions& o, const std::string&, const std::string& v) { o.trace_file = v; }},
+    {"--trace-text", false,
+     [](RunOptions& o, const std::string&, const std::string&) { o.trace_text = true; }},
+    {"--trace-window", true,
+     [](RunOptions& o, const std::string&, const std::string& v) { o.trace_window = v; }},
+    {"--trace-pes", true, [](RunOptions& o, const std::string&, const std::string& v) { o.trace_pes = v; }},
+    {"--explore", true,
+     [](RunOptions& o, const std::string&, const std::string& v) { o.explore_file = v; }},
+    {"--profile", true,
+     [](RunOptions& o, const std::string&, const std::string& v) { o.profile_file = v; }},
+    {"--profile-pes", true,
+     [](RunOptions& o, const std::string&, const std::string& v) { o.profile_pes = v; }},
+    {"--pes", true, [](RunOptions& o, const std::string&, const std::string& v) { o.pes = parse_pes(v); }},
+    {"--max-cycles", true,
+     [](RunOptions& o, const std::string& n, const std::string& v) { o.max_cycles = parse_count(n, v); }},
+    {"--max-time", true,
+     [](RunOptions& o, const std::string& n, const std::string& v) {
+       o.max_time_text = v;
+       o.max_host_seconds = parse_duration(n, v);
+     }},
+};
+const RunOption* find_run_option(const std::string& name) {
+  for (const RunOption& r : kRunOptions)
+    if (name == r.name) return &r;
+  return nullptr;
+}
 }  // namespace
 
 RunOptions parse_run_options(const std::vector<std::string>& w) {
   RunOptions o;
-  std::size_t k = 0;
-  auto value = [&](const std::string& opt) -> std::string {
-    if (k + 1 >= w.size()) throw UsageError(opt + " needs a value (see emx run --help)");
-    return w[++k];
-  };
-  for (; k < w.size(); ++k) {
+  for (std::size_t k = 0; k < w.size(); ++k) {
     const std::string& a = w[k];
-    if (a == "--config") o.config = value(a);
-    else if (a == "--set") o.sets.push_back(value(a));
-    else if (a == "--stats") o.stats_file = value(a);
-    else if (a == "--stats-text") o.stats_text_file = value(a);
-    else if (a == "--files") o.sets.push_back("host.file_root=" + nlohmann::json(value(a)).dump());
-    else if (a == "-q" || a == "--quiet") o.quiet = true;
-    else if (a == "--trace") o.trace_file = value(a);
-    else if (a == "--trace-text") o.trace_text = true;
-    else if (a == "--trace-window") o.trace_window = value(a);
-    else if (a == "--trace-pes") o.trace_pes = value(a);
-    else if (a == "--explore") o.explore_file = value(a);
-    else if (a == "--profile") o.profile_file = value(a);
-    else if (a == "--profile-pes") o.profile_pes = value(a);
-    else if (a == "--pes") o.pes = parse_pes(value(a));
-    else if (a == "--max-cycles") o.max_cycles = parse_count(a, value(a));
-    else if (a == "--max-time") {
-      o.max_time_text = value(a);
-      o.max_host_seconds = parse_duration(a, o.max_time_text);
+    if (const RunOption* r = find_run_option(a)) {
+      if (r->takes_value && k + 1 >= w.size())
+        throw UsageError(a + " needs a value (see emx run --help)");
+      r->set(o, a, r->takes_value ? w[++k] : std::string());
     } else if (a.size() > 1 && a[0] == '-') {
       throw UsageError("unknown option " + a + " (see emx run --help)");
     } else {
@@ -136,11 +159,10 @@ RunOptions parse_run_options(const std::vector<std::string>& w) {
       // Options after the program are the program's; one of emx's own there is most
       // likely meant for emx, so say where it went.
       for (const std::string& arg : o.args)
-        for (const char* name : kRunOptionNames)
-          if (arg == name)
-            o.warnings.push_back("warning: " + arg + " comes after the program " + quoted(a) +
-                                 " and is passed to it, not to emx; emx's options go before "
-                                 "the program");
+        if (find_run_option(arg))
+          o.warnings.push_back("warning: " + arg + " comes after the program " + quoted(a) +
+                               " and is passed to it, not to emx; emx's options go before "
+                               "the program");
       return o;
     }
   }
