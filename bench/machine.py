@@ -39,10 +39,12 @@ def main():
     ap.add_argument("--no-memory", action="store_true", help="skip the 1024-PE hello")
     a = ap.parse_args()
     sim.ensure_built()
-    print(f"{a.pes} PEs computing and streaming; medians of {a.runs} runs")
-    print(f"{'rounds x words':>15} {'instructions':>13} {'packet-hops':>12} {'cycles':>9} "
-          f"{'CPU s':>7} {'wall s':>7} {'M instr/s':>10} {'M hops/s':>9}")
-    for mix in filter(None, a.mixes.split(",")):
+    mixes = [m for m in a.mixes.split(",") if m]
+    if mixes:
+        print(f"{a.pes} PEs computing and streaming; medians of {a.runs} runs")
+        print(f"{'rounds x words':>15} {'instructions':>13} {'packet-hops':>12} {'cycles':>9} "
+              f"{'CPU s':>7} {'wall s':>7} {'M instr/s':>10} {'M hops/s':>9}")
+    for mix in mixes:
         rounds, words = mix.split("x")
         mips, hops, host, wall = [], [], [], []
         for _ in range(a.runs):
