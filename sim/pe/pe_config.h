@@ -73,8 +73,14 @@ struct MemoryUnitConfig {
             "memory-unit clocks per I-structure read or write (a read-modify-write of the "
             "element), plus 2 x pe.timing.memory_penalty as for a match [assumed]");
     v.field("exu_stall_clocks", exu_stall_clocks, 0u, 255u,
-            "clocks a running thread loses per memory-unit access (memory-port conflict); 0: "
-            "the accesses overlap with execution, as the papers say [assumed]");
+            "clocks a running thread loses per memory-unit access and per word an input-"
+            "buffer spill writes (memory-port conflict); 0: the accesses overlap with "
+            "execution, as the EM-X papers say of the EMC-Y (EM-X); EM-4: 1, the EMC-R pays an "
+            "extra clock on every load and store because a reference holds its one memory "
+            "port, which also carries the instruction fetch and the packets' memory traffic; "
+            "so a word the input buffer or the memory unit moves takes that port, a clock, "
+            "from a running thread (the EMC-Y changed the input buffer's memory priority to "
+            "receive faster) [assumed: the port sharing is inferred from the extra clock]");
     v.field("block_read_clocks", block_read_clocks, 1u, 255u,
             "memory-unit clocks per block-read request packet (rdb latches the addresses, "
             "rdbn or rdbf starts the reads) [assumed]");

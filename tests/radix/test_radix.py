@@ -162,6 +162,26 @@ class EdgeCases(Runs):
         self.sort("radix_fine", 40000, 256, pes=4, config="em4")
 
 
+    def test_em4_spills_take_the_running_threads_memory_port(self):
+        # EM-4 (memory_unit.exu_stall_clocks = 1): a packet spilled to the memory buffer
+        # writes two words through the one memory port, a clock each from the thread
+        # running on the receiver (nearly every key's write thread spills while the
+        # receiver runs its own send loop). Off, the spills cost the thread nothing.
+        runs = {}
+        for stall in (0, 1):
+            res, stats = self.sort("radix_fine", 20000, 256, pes=4, config="em4",
+                                   sets=[f"pe.memory_unit.exu_stall_clocks={stall}"])
+            runs[stall] = res, stats["stats"]["pe"].values()
+        for pe in runs[0][1]:
+            self.assertEqual(pe["exu_stall_cycles"], 0)
+        for pe in runs[1][1]:
+            spills = pe["input_buffer"]["spills"]
+            self.assertGreater(spills, 20000)
+            self.assertGreaterEqual(pe["exu_stall_cycles"], 1.9 * spills)
+            self.assertLessEqual(pe["exu_stall_cycles"], 2 * spills + pe["packets_received"])
+        self.assertGreater(runs[1][0]["transfer_us"], runs[0][0]["transfer_us"])
+
+
 class WritesInFlight(Runs):
     """The sync at the end of a pass covers every remote write still in flight, the
     fine-grain sort's SYSWRs to its own PE included: on one PE the barrier sends nothing,
