@@ -263,22 +263,18 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   try {
     PacketEffect e = packets_.accept(p);
     uint64_t done = start + e.clocks;
-    uint32_t spill = 0;
-    if (e.thread) {
-      e.thread->ready_at = done;
-      spill = input_.push(*e.thread, cycle);
-    }
     // A running thread loses clocks to memory-port conflicts with the memory unit (a
-    // block read: one per word read) and with the input buffer's spills (the packet's
-    // two words written to the memory buffer).
-    if ((e.clocks || spill) && cfg_.pe.memory_unit.exu_stall_clocks &&
-        state_ == State::running && start < hart_.cycles) {
-      const uint64_t accesses = (e.clocks ? (e.block ? e.block->words : 1) : 0) + (spill ? 2 : 0);
-      const uint64_t stall = uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * accesses;
+    // block read: one per word read).
+    if (e.clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
+        start < hart_.cycles) {
+      const uint64_t stall =
+          uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * (e.block ? e.block->words : 1);
       hart_.cycles += stall;
       exu_stall_cycles_ += stall;
     }
     if (e.thread) {
+      e.thread->ready_at = done;
+      const uint32_t spill = input_.push(*e.thread, cycle);
       done += spill;  // a spill keeps the memory unit busy
       if (tracer_) tracer_->buffer_push(id_, e.thread->ready_at, p, spill != 0);
       // Only an idle execution unit waits for this event; a busy one looks at the input

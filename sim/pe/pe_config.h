@@ -13,6 +13,7 @@ struct InputBufferConfig {
   uint32_t onchip_packets = 8;  // [assumed] small on-chip FIFO
   uint32_t spill_clocks = 2;    // [assumed] write 2 words to memory
   uint32_t refill_clocks = 2;   // [assumed] read them back
+  uint32_t spill_exu_clocks = 0;  // [assumed] EM-4: the spill's words took the EXU's port
 
   template <class V>
   void visit(V& v) {
@@ -25,6 +26,17 @@ struct InputBufferConfig {
     v.field("refill_clocks", refill_clocks, 0u, 255u,
             "clocks added to a dispatch whose packet comes back from the memory buffer, plus 2 "
             "x pe.timing.memory_penalty (two words read; EM-4: 4) [assumed]");
+    v.field("spill_exu_clocks", spill_exu_clocks, 0u, 255u,
+            "clocks the execution unit loses to a spill, added to the refill when the "
+            "spilled packet is taken: the two words written through a memory port the "
+            "execution unit needs at the same time. 0 (EM-X): the EMC-Y's input buffer "
+            "writes overlap with the running thread, as the EM-X papers say; EM-4: 2, a "
+            "clock per word: the EMC-R's extra clock on every load and store says a memory "
+            "reference holds the port the next instruction needs, and the spill's words "
+            "take that port while a thread runs (packets spill only when 8 wait, i.e. "
+            "while a thread runs); the EMC-Y changed the input buffer's memory priority to "
+            "receive faster. Charged with the refill so that the clock does not depend on "
+            "where the host's quantum cut the thread [assumed]");
   }
 };
 
@@ -73,14 +85,8 @@ struct MemoryUnitConfig {
             "memory-unit clocks per I-structure read or write (a read-modify-write of the "
             "element), plus 2 x pe.timing.memory_penalty as for a match [assumed]");
     v.field("exu_stall_clocks", exu_stall_clocks, 0u, 255u,
-            "clocks a running thread loses per memory-unit access and per word an input-"
-            "buffer spill writes (memory-port conflict); 0: the accesses overlap with "
-            "execution, as the EM-X papers say of the EMC-Y (EM-X); EM-4: 1, the EMC-R pays an "
-            "extra clock on every load and store because a reference holds its one memory "
-            "port, which also carries the instruction fetch and the packets' memory traffic; "
-            "so a word the input buffer or the memory unit moves takes that port, a clock, "
-            "from a running thread (the EMC-Y changed the input buffer's memory priority to "
-            "receive faster) [assumed: the port sharing is inferred from the extra clock]");
+            "clocks a running thread loses per memory-unit access (memory-port conflict); 0: "
+            "the accesses overlap with execution, as the papers say [assumed]");
     v.field("block_read_clocks", block_read_clocks, 1u, 255u,
             "memory-unit clocks per block-read request packet (rdb latches the addresses, "
             "rdbn or rdbf starts the reads) [assumed]");
