@@ -8,7 +8,7 @@
 static int fail_arg(const radix_args *a, const char *what, const char *value) {
   if (a->me == 0)
     fprintf(stderr, "radix: %s '%s' (usage: N RADIX SEED [keys=random|equal] [batch=B] "
-            "[global=steps|fused|scalar])\n",
+            "[global=steps|fused|scalar|chain|read])\n",
             what, value);
   return 0;
 }
@@ -40,11 +40,12 @@ int radix_parse(int argc, char **argv, int parallel, radix_args *a) {
     else if (strncmp(argv[i], "batch=", 6) == 0) {
       if (!parse_u32(argv[i] + 6, &a->batch)) return fail_arg(a, "bad batch", argv[i]);
     } else if (strncmp(argv[i], "global=", 7) == 0) {
+      static const char *const names[] = {"steps", "fused", "scalar", "chain", "read"};
       const char *g = argv[i] + 7;
-      if (strcmp(g, "steps") != 0 && strcmp(g, "fused") != 0 && strcmp(g, "scalar") != 0)
-        return fail_arg(a, "unknown argument", argv[i]);
-      a->fused_global = strcmp(g, "fused") == 0;
-      a->scalar_global = strcmp(g, "scalar") == 0;
+      a->global_step = -1;
+      for (int m = 0; m < (int)(sizeof names / sizeof *names); ++m)
+        if (strcmp(g, names[m]) == 0) a->global_step = m;
+      if (a->global_step < 0) return fail_arg(a, "unknown argument", argv[i]);
     } else return fail_arg(a, "unknown argument", argv[i]);
   }
   a->scratch = malloc(a->radix * 8);
@@ -105,27 +106,66 @@ __attribute__((noinline)) void radix_count(const uint32_t *src, uint32_t n, uint
   for (uint32_t i = 0; i < n; i++) cnt[(src[i] >> shift) & mask]++;
 }
 
+/* The chain's message: the prefix over PEs 0..p-1, block-written by PE p - 1 into PE p's
+ * `start` (the same address on every PE), then this flag (an I-structure element). */
+static volatile uint32_t chain_arrived;
+
+/* (3) along the PEs: PE p waits for the prefix over the lower-numbered PEs from PE p - 1,
+ * adds its own counts and passes the result on to PE p + 1. */
+static void chain_prefix(const radix_args *a, const uint32_t *cnt, uint32_t *start) {
+  if (a->me == 0) memset(start, 0, a->radix * 4);
+  else (void)emx_iread(emx_gaddr_mine(&chain_arrived));
+  if (a->me + 1 == a->pes) return;
+  uint32_t *next = (uint32_t *)a->scratch + a->radix;
+  for (uint32_t d = 0; d < a->radix; ++d) next[d] = start[d] + cnt[d];
+  emx_put(emx_gaddr(a->me + 1, start), next, a->radix);
+  emx_iwrite_flag(emx_gaddr(a->me + 1, &chain_arrived), 1);
+}
+
+/* (2) and (3) by remote reads: every other PE's counts (the same address on every PE),
+ * summed into the total and, for the lower-numbered PEs, into the prefix. */
+static void read_counts(const radix_args *a, const uint32_t *cnt, int32_t *total,
+                        uint32_t *start) {
+  uint32_t *theirs = (uint32_t *)a->scratch + a->radix;
+  memset(start, 0, a->radix * 4);
+  for (unsigned q = 0; q < a->pes; ++q) {
+    if (q == a->me) continue;
+    emx_get(theirs, emx_gaddr(q, cnt), a->radix);
+    for (uint32_t d = 0; d < a->radix; ++d) total[d] += (int32_t)theirs[d];
+    if (q < a->me)
+      for (uint32_t d = 0; d < a->radix; ++d) start[d] += theirs[d];
+  }
+}
+
 void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *start) {
   /* start first receives the exclusive prefix over lower PEs, then the digit offsets.
    * The paper's steps: (2) the global sum of the counts over all PEs, then (3) their
-   * prefix over the lower-numbered PEs, two collectives of log P steps each (the EM-C
-   * runtime's global sum and prefix sum). global=fused computes both in one butterfly
-   * (our improvement, half the steps); global=scalar calls the scalar global sum and
-   * prefix once per digit value, as a program with only scalar collectives would. */
+   * prefix over the lower-numbered PEs (radix.h: RADIX_GLOBAL_*). */
   int32_t *total = a->scratch;
   memcpy(total, cnt, a->radix * 4);
-  if (a->scalar_global) {
-    for (uint32_t d = 0; d < a->radix; ++d) {
-      total[d] = emx_sum_i32((int32_t)cnt[d]);
-      start[d] = (uint32_t)emx_scan_i32((int32_t)cnt[d], 0);
+  switch (a->global_step) {
+    case RADIX_GLOBAL_SCALAR:
+      for (uint32_t d = 0; d < a->radix; ++d) {
+        total[d] = emx_sum_i32((int32_t)cnt[d]);
+        start[d] = (uint32_t)emx_scan_i32((int32_t)cnt[d], 0);
+      }
+      break;
+    case RADIX_GLOBAL_FUSED:
+      emx_sum_scan_vec_i32(total, (int32_t *)start, a->radix);
+      break;
+    case RADIX_GLOBAL_READ:
+      read_counts(a, cnt, total, start);
+      break;
+    case RADIX_GLOBAL_CHAIN:
+      emx_allreduce_vec_i32(total, a->radix, EMX_OP_SUM);
+      chain_prefix(a, cnt, start);
+      break;
+    default: {
+      emx_allreduce_vec_i32(total, a->radix, EMX_OP_SUM);
+      int32_t *mine = a->scratch + a->radix;
+      memcpy(mine, cnt, a->radix * 4);
+      emx_sum_scan_vec_i32(mine, (int32_t *)start, a->radix);
     }
-  } else if (a->fused_global) {
-    emx_sum_scan_vec_i32(total, (int32_t *)start, a->radix);
-  } else {
-    emx_allreduce_vec_i32(total, a->radix, EMX_OP_SUM);
-    int32_t *mine = a->scratch + a->radix;
-    memcpy(mine, cnt, a->radix * 4);
-    emx_sum_scan_vec_i32(mine, (int32_t *)start, a->radix);
   }
   uint32_t base = 0;
   for (uint32_t d = 0; d < a->radix; ++d) {
@@ -207,8 +247,10 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     emx_result_int("pes", a->pes);
     emx_result_int("passes", a->passes);
     emx_result_int("batch", a->batch);
-    emx_result_int("fused_global", a->fused_global);
-    emx_result_int("scalar_global", a->scalar_global);
+    emx_result_int("fused_global", a->global_step == RADIX_GLOBAL_FUSED);
+    emx_result_int("scalar_global", a->global_step == RADIX_GLOBAL_SCALAR);
+    emx_result_int("chain_global", a->global_step == RADIX_GLOBAL_CHAIN);
+    emx_result_int("read_global", a->global_step == RADIX_GLOBAL_READ);
     emx_result_int("clocks", (long long)clocks);
     emx_result("time_us", total_us);
     emx_result("keys_per_s", a->n / (total_us * 1e-6));

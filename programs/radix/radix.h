@@ -10,6 +10,15 @@
 #include <stdio.h>
 #include <stdint.h>
 
+/* The global step (global=...): the paper's (2) sum and (3) prefix over lower-numbered
+ * PEs as two vector butterflies (steps); both in one butterfly (fused); the scalar global
+ * sum and prefix once per digit value (scalar); the sum by a butterfly and the prefix
+ * passed along the PEs, PE p - 1 to PE p (chain); every PE reads every other PE's counts
+ * by remote reads and sums them, all for the sum, the lower-numbered PEs' for the prefix
+ * (read). */
+enum { RADIX_GLOBAL_STEPS, RADIX_GLOBAL_FUSED, RADIX_GLOBAL_SCALAR, RADIX_GLOBAL_CHAIN,
+       RADIX_GLOBAL_READ };
+
 typedef struct {
   uint32_t n;          /* total keys N */
   uint32_t radix;      /* r, a power of two, 2..4096 */
@@ -18,8 +27,7 @@ typedef struct {
   uint32_t seed;
   int equal_keys;      /* keys=equal: every key the same (a test of the boundaries) */
   uint32_t batch;      /* remote writes between explicit suspensions (0: none) */
-  int fused_global;    /* global=fused: the digit counts' sum and prefix in one butterfly */
-  int scalar_global;   /* global=scalar: a scalar global sum and prefix per digit value */
+  int global_step;     /* how the digit counts are summed and prefixed: RADIX_GLOBAL_* */
   unsigned me, pes;
   uint32_t q, rem;     /* N = q P + rem: PE p holds q keys, one more if p < rem */
   uint32_t n_local;    /* n_p of this PE */
@@ -30,7 +38,7 @@ typedef struct {
   uint32_t sum, sum_sq; /* checksums of this PE's generated keys (radix_generate) */
 } radix_args;
 
-/* Parses "N RADIX SEED [keys=random|equal] [batch=B] [global=steps|fused|scalar]"; on a bad
+/* Parses "N RADIX SEED [keys=random|equal] [batch=B] [global=steps|fused|scalar|chain|read]"; on a bad
  * argument prints why on
  * PE 0 and returns 0. batch defaults to 0 on machines with direct remote access (a
  * SYSWR stream never overflows the input buffer) and to RADIX_DEFAULT_BATCH on EM-X'

@@ -13,8 +13,12 @@ int radix_parallel(int argc, char **argv, const radix_strategy *s) {
   a->arrays = from;
   a->capacity = a->q + (a->rem != 0);
   uint32_t *to = from + a->capacity;
-  /* Global pointers name the same array on every PE. */
-  if (a->pes > 1 && emx_max_i32((int32_t)(uintptr_t)to) != emx_min_i32((int32_t)(uintptr_t)to)) {
+  /* Global pointers name the same array on every PE (the keys; global=chain writes the
+   * next PE's starts, global=read reads the others' counts). */
+  if (a->pes > 1 && (emx_max_i32((int32_t)(uintptr_t)to) != emx_min_i32((int32_t)(uintptr_t)to) ||
+                     emx_max_i32((int32_t)(uintptr_t)start) !=
+                         emx_min_i32((int32_t)(uintptr_t)start) ||
+                     emx_max_i32((int32_t)(uintptr_t)cnt) != emx_min_i32((int32_t)(uintptr_t)cnt))) {
     if (a->me == 0) printf("radix: the arrays are at different addresses on the PEs\n");
     return 3;
   }

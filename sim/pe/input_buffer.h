@@ -14,12 +14,14 @@ namespace emx::pe {
 class InputBuffer {
  public:
   // memory_penalty: the machine's extra clocks per memory reference (EM-4: 1); a packet
-  // is two words in the memory buffer, so a spill and a refill each pay it twice.
+  // is two words in the memory buffer, so a spill and a refill each pay it twice. The
+  // refill also charges the execution unit what the spill took from it
+  // (cfg.spill_exu_clocks).
   InputBuffer(const InputBufferConfig& cfg, uint64_t spill_capacity_packets,
               uint32_t memory_penalty = 0)
       : cfg_(cfg), spill_capacity_(spill_capacity_packets),
         spill_clocks_(cfg.spill_clocks + 2 * memory_penalty),
-        refill_clocks_(cfg.refill_clocks + 2 * memory_penalty) {}
+        refill_clocks_(cfg.refill_clocks + 2 * memory_penalty + cfg.spill_exu_clocks) {}
 
   // Adds a ready thread for a packet that arrived at clock `arrival`; returns the
   // memory-unit clocks its arrival costs (a spill). Throws std::runtime_error when the

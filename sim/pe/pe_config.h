@@ -13,6 +13,7 @@ struct InputBufferConfig {
   uint32_t onchip_packets = 8;  // [assumed] small on-chip FIFO
   uint32_t spill_clocks = 2;    // [assumed] write 2 words to memory
   uint32_t refill_clocks = 2;   // [assumed] read them back
+  uint32_t spill_exu_clocks = 0;  // [assumed] EM-4: the spill's words took the EXU's port
 
   template <class V>
   void visit(V& v) {
@@ -25,6 +26,17 @@ struct InputBufferConfig {
     v.field("refill_clocks", refill_clocks, 0u, 255u,
             "clocks added to a dispatch whose packet comes back from the memory buffer, plus 2 "
             "x pe.timing.memory_penalty (two words read; EM-4: 4) [assumed]");
+    v.field("spill_exu_clocks", spill_exu_clocks, 0u, 255u,
+            "clocks the execution unit loses to a spill, added to the refill when the "
+            "spilled packet is taken: the two words written through a memory port the "
+            "execution unit needs at the same time. 0 (EM-X): the EMC-Y's input buffer "
+            "writes overlap with the running thread, as the EM-X papers say; EM-4: 2, a "
+            "clock per word: the EMC-R's extra clock on every load and store says a memory "
+            "reference holds the port the next instruction needs, and the spill's words "
+            "take that port while a thread runs (packets spill only when 8 wait, i.e. "
+            "while a thread runs); the EMC-Y changed the input buffer's memory priority to "
+            "receive faster. Charged with the refill so that the clock does not depend on "
+            "where the host's quantum cut the thread [assumed]");
   }
 };
 

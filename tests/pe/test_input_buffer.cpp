@@ -38,6 +38,21 @@ TEST(InputBuffer, SpillAndRefillPayTheMemoryPenaltyPerWord) {
   EXPECT_EQ(b.pop(t), cfg.refill_clocks + 2);
 }
 
+// EM-4: the spill's two words took the execution unit's memory port; the clocks are
+// charged to the execution unit when the spilled packet comes back (a packet that did
+// not spill costs nothing).
+TEST(InputBuffer, TheSpillsPortClocksAreChargedWithTheRefill) {
+  InputBufferConfig cfg;
+  cfg.onchip_packets = 1;
+  cfg.spill_exu_clocks = 2;
+  InputBuffer b(cfg, 100, 1);
+  ThreadToken t;
+  EXPECT_EQ(b.push(t), 0u);
+  EXPECT_EQ(b.push(t), cfg.spill_clocks + 2);  // the memory unit's clocks are unchanged
+  EXPECT_EQ(b.pop(t), 0u);
+  EXPECT_EQ(b.pop(t), cfg.refill_clocks + 2 + 2);
+}
+
 TEST(InputBuffer, AFullSpillAreaIsAnError) {
   InputBufferConfig cfg;
   cfg.onchip_packets = 1;

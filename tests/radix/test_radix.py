@@ -126,19 +126,23 @@ class EdgeCases(Runs):
                 self.assertEqual(res["passes"], 3)
 
     def test_global_step_strategies(self):
-        # The paper's two steps (default), both in one butterfly (fused), or the scalar
-        # global sum and prefix per digit value (scalar): the same sort; the scalar one
-        # pays log P steps per digit value, the fused one half the steps of the default.
+        # The paper's two steps (default), both in one butterfly (fused), the scalar
+        # global sum and prefix per digit value (scalar), the prefix passed along the PEs
+        # (chain) or every PE reading the others' counts (read): the same sort; the
+        # scalar one pays log P steps per digit value, the fused one half the steps of
+        # the default, the reads a round trip per count of every other PE. (The chain's
+        # P - 1 hops cost less than the two butterflies at 5 PEs, more at 64.)
         us = {}
         for program in PARALLEL:
-            for g in ("steps", "fused", "scalar"):
+            for g in ("steps", "fused", "scalar", "chain", "read"):
                 with self.subTest(program=program, g=g):
                     res, _ = self.sort(program, 1003, 64, f"global={g}", pes=5)
-                    self.assertEqual(res["fused_global"], int(g == "fused"))
-                    self.assertEqual(res["scalar_global"], int(g == "scalar"))
+                    for flag in ("fused", "scalar", "chain", "read"):
+                        self.assertEqual(res[f"{flag}_global"], int(g == flag))
                     us[program, g] = res["global_us"]
             self.assertLess(us[program, "fused"], us[program, "steps"])
             self.assertLess(us[program, "steps"], us[program, "scalar"])
+            self.assertLess(us[program, "steps"], us[program, "read"])
 
     def test_suspension_bounds_the_input_buffer(self):
         # EM-X': without suspension every remote write to a PE waits as a thread until
@@ -160,6 +164,24 @@ class EdgeCases(Runs):
         self.assertIn("input buffer overflow: the memory spill area (pe.reserved_bytes) "
                       "holds 8192 packets and is full", r.stderr)
         self.sort("radix_fine", 40000, 256, pes=4, config="em4")
+
+
+    def test_em4_spills_take_the_execution_units_memory_port(self):
+        # EM-4 (pe.input_buffer.spill_exu_clocks = 2): every spilled packet costs the
+        # execution unit two clocks more when it comes back; nearly every key's write
+        # thread spills (the receiver runs its own send loop), so the transfer slows.
+        runs = {}
+        for clocks in (0, 2):
+            res, stats = self.sort("radix_fine", 20000, 256, pes=4, config="em4",
+                                   sets=[f"pe.input_buffer.spill_exu_clocks={clocks}"])
+            runs[clocks] = res, list(stats["stats"]["pe"].values())
+        for pe in runs[2][1]:
+            self.assertGreater(pe["input_buffer"]["refills"], 20000)
+        self.assertGreater(runs[2][0]["transfer_us"], runs[0][0]["transfer_us"])
+        extra = sum(p["dispatch_cycles"] for p in runs[2][1]) - \
+            sum(p["dispatch_cycles"] for p in runs[0][1])
+        refills = sum(p["input_buffer"]["refills"] for p in runs[2][1])
+        self.assertAlmostEqual(extra / refills, 2, delta=0.1)
 
 
 class WritesInFlight(Runs):
