@@ -153,6 +153,76 @@ class RunnerAndCache(TmpDir):
         self.assertTrue(local.table.equals(remote.table))
 
 
+class _Recording:
+    """An executor that simulates nothing: it records the runs in the order it is given
+    them and answers each with a clean result whose host CPU time is `cpu[args[0]]`."""
+
+    def __init__(self, cpu=None):
+        self.started, self.cpu, self.name = [], cpu or {}, "recording"
+
+    def map(self, tagged_runs):
+        for tag, run in tagged_runs:
+            self.started.append(run)
+            yield tag, sim.Result(status=0, outcome="exited", stdout="", stderr="",
+                                  host_cpu_seconds=self.cpu.get(run.args[0], 0.0),
+                                  records=[{"name": "case", "value": run.args[0]}])
+
+
+def _cases_experiment(name, cases):
+    """An experiment of runs that differ only in their first argument (no simulation)."""
+    return Experiment(name, "test", "test",
+                      lambda opt: (Point({"case": c}, Run("micro_match", (c,), pes=2))
+                                   for c in cases),
+                      lambda params, r: {"arg": r.results["case"]})
+
+
+class Scheduling(TmpDir):
+    def test_a_run_shared_by_experiments_is_simulated_once(self):
+        ex = _Recording()
+        runner = Runner(ex, Cache(self.tmp, read=False), False)
+        a, b = run_experiments([_cases_experiment("test.a", ["x", "y"]),
+                                _cases_experiment("test.b", ["y", "z"])], runner)
+        self.assertEqual(sorted(r.args[0] for r in ex.started), ["x", "y", "z"])
+        self.assertEqual(list(a.table["arg"]), ["x", "y"])
+        self.assertEqual(list(b.table["arg"]), ["y", "z"])
+        self.assertIn("4 runs (3 distinct: 1 are shared", runner.summary(0))
+
+    def test_runs_start_longest_first_after_those_never_timed(self):
+        exp = [_cases_experiment("test.a", ["a", "b", "c", "d", "e"])]
+        first = _Recording({"a": 1.0, "b": 30.0, "c": 0.5, "d": 7.0})
+        run_experiments(exp, Runner(first, Cache(self.tmp, read=False), False))
+        self.assertEqual([r.args[0] for r in first.started], list("abcde"))   # declared
+        again = _Recording(first.cpu)           # --force reads no result, but the costs
+        run_experiments(exp, Runner(again, Cache(self.tmp, read=False), False))
+        self.assertEqual([r.args[0] for r in again.started], list("bdace"))
+        # A run never timed (new) starts first; the rest longest first.
+        new = _Recording(first.cpu)
+        run_experiments([_cases_experiment("test.a", ["a", "b", "c", "d", "e", "f"])],
+                        Runner(new, Cache(self.tmp, read=False), False))
+        self.assertEqual([r.args[0] for r in new.started], list("fbdace"))
+
+    def test_a_damaged_costs_file_costs_only_the_order(self):
+        exp = [_cases_experiment("test.a", ["a", "b", "c"])]
+        for content in (b"{not json", b'["a list"]', b'{"x": "text", "y": -1}'):
+            with open(os.path.join(self.tmp, "costs.json"), "wb") as f:
+                f.write(content)
+            ex = _Recording({"a": 1.0, "b": 2.0, "c": 3.0})
+            o = run_experiments(exp, Runner(ex, Cache(self.tmp, read=False), False))[0]
+            self.assertEqual([r.args[0] for r in ex.started], ["a", "b", "c"])
+            self.assertEqual(list(o.table["arg"]), ["a", "b", "c"])
+            with open(os.path.join(self.tmp, "costs.json")) as f:
+                self.assertEqual(sorted(json.load(f).values()), [1.0, 2.0, 3.0])
+
+    def test_the_costs_are_the_simulations_cpu_seconds(self):
+        exp = registry.select(["micro.match"])
+        cache = Cache(self.tmp)
+        o = run_experiments(exp, Runner(LocalExecutor(2), cache, False), quick=True)[0]
+        from emx.cache import run_id
+        want = {run_id(p.run): r.host_cpu_seconds for p, r in zip(o.points, o.results)}
+        self.assertEqual(cache.costs(), want)
+        self.assertTrue(all(v > 0 for v in want.values()))
+
+
 class Reproduce(TmpDir):
     def test_quick_reproduction_writes_tables_figures_and_report(self):
         p = cli("reproduce", "micro.match", "mpi.latency", "--quick", "--out", self.tmp)
