@@ -70,9 +70,10 @@ RESULT_FIELDS = {name: ((int, float) if kind is float else kind)
                  for name, kind in typing.get_type_hints(Result).items()}
 
 
-# How long each run took the last time (host CPU seconds, by the run's command line,
-# whatever binary ran it): only the order in which runs start (longest first) uses it,
-# so a missing or damaged file costs that order, never a result.
+# How long each run took when last simulated (host CPU seconds, by the run's command
+# line, whatever binary ran it; noted for runs taken from the cache too): only the order
+# in which runs start (longest first) uses it, so a missing or damaged file costs that
+# order, never a result.
 COSTS_FILE = "costs.json"
 
 

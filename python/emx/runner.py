@@ -41,9 +41,14 @@ def plan(exp: Experiment, quick: bool = False, params: Mapping[str, Any] | None 
     return points
 
 
+def _cost(result) -> float:
+    """A run's host CPU seconds (its wall seconds from an entry older than the CPU clock)."""
+    return result.host_cpu_seconds or result.host_seconds
+
+
 def longest_first(runs: list, costs: dict) -> list:
     """The runs in the order to start them so that N workers finish together: those whose
-    cost (host CPU seconds of an earlier run, by cache.run_id) is known, longest first,
+    cost (host CPU seconds when last simulated, by cache.run_id) is known, longest first,
     after those never run before (their cost unknown, they start early, in declared order).
     Started in declared order, a reproduction could end on one worker with its longest
     sort (radix.scalability's 64-PE sorts are declared last of their experiment)."""
@@ -89,15 +94,14 @@ class Runner:
         for label, p in labelled_points:
             label_of.setdefault(p.run, label)
         bar = self._bar(len(todo))
-        costs = {}
+        costs = {cache_mod.run_id(r): _cost(done[r]) for r in cached}
         try:
             for run, result in self.executor.map((r, r) for r in todo):
                 done[run] = result
                 if self.cache is not None and keys.get(run):
                     self.cache.put(keys[run], result)
                 if result.status >= 0:
-                    costs[cache_mod.run_id(run)] = result.host_cpu_seconds or \
-                        result.host_seconds
+                    costs[cache_mod.run_id(run)] = _cost(result)
                 if bar is not None:
                     bar.set_postfix_str(label_of[run], refresh=False)
                     bar.update(1)

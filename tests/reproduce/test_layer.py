@@ -221,6 +221,12 @@ class Scheduling(TmpDir):
         want = {run_id(p.run): r.host_cpu_seconds for p, r in zip(o.points, o.results)}
         self.assertEqual(cache.costs(), want)
         self.assertTrue(all(v > 0 for v in want.values()))
+        # Taken from the cache, a run's cost is its entry's: a cache filled before there
+        # was a costs file gives the order to the next --force.
+        os.unlink(os.path.join(self.tmp, "costs.json"))
+        again = run_experiments(exp, Runner(LocalExecutor(2), cache, False), quick=True)[0]
+        self.assertEqual(again.cached, [True, True])
+        self.assertEqual(cache.costs(), want)
 
 
 class Reproduce(TmpDir):
