@@ -95,6 +95,27 @@ class Declarations(unittest.TestCase):
                     self.assertTrue(os.path.exists(sim.program_path(p.run.program)),
                                     f"{e.name}: {p.run.program}")
 
+    def test_runs_of_one_measurement_are_declared_once(self):
+        """The experiments that reuse another's measurements declare the very same runs
+        (program, arguments, config), so that a reproduction simulates them once: the
+        radix model fits radix.parallel's and radix.scalability's sorts, the delay model
+        predicts delay.patterns' schedules, the delta sweep and the breakdown include a
+        point of the patterns and of the parallel sorts."""
+        from emx.runner import plan
+        every = registry.all_experiments()
+
+        def runs(name, quick):
+            return {p.run for p in plan(every[name], quick)}
+        for quick in (False, True):
+            sorts = runs("radix.parallel", quick) | runs("radix.scalability", quick)
+            self.assertLessEqual(runs("radix.model", quick), sorts)
+            self.assertEqual(len(runs("radix.breakdown", quick) & sorts), 2)  # EM-X, EM-4
+            cases = {p.run for p in plan(every["delay.model"], quick)
+                     if p.params["kind"] == "case"}
+            self.assertTrue(cases)
+            self.assertLessEqual(cases, runs("delay.patterns", quick))
+            self.assertTrue(runs("delay.delta", quick) & runs("delay.patterns", quick))
+
 
 def _match_experiment(published=()):
     def runs(opt):
