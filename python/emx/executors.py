@@ -1,7 +1,7 @@
 """Where runs execute: a local pool of simulator processes, or a Dask cluster.
 
-Both take (tag, Run) pairs and yield (tag, Result) as runs finish, in any order. An
-experiment never sees which one ran it.
+Both take (tag, Run) pairs, start them in the order given, and yield (tag, Result) as
+runs finish, in any order. An experiment never sees which one ran it.
 """
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def execute_plain(program, args, config, overrides, pes, options, timeout, emx, 
 
 
 class LocalExecutor:
-    """N simulator processes at once (threads only wait for them)."""
+    """N simulator processes at once (threads only wait for them), started in the order
+    given."""
 
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)
@@ -122,10 +123,12 @@ class DaskExecutor:
         from distributed import wait as dask_wait
         emx, build = sim.binary(), sim.build_dir()
         futures = {}
-        for tag, run in tagged_runs:
+        tagged_runs = list(tagged_runs)
+        for i, (tag, run) in enumerate(tagged_runs):
+            # The given order is the order to start them in (the runner's longest first).
             f = self.client.submit(self._run, run.program, run.args, run.config,
                                    run.overrides, run.pes, run.options, run.timeout, emx,
-                                   build, pure=False)
+                                   build, pure=False, priority=len(tagged_runs) - i)
             futures[f] = (tag, run)
         pending, alone_since = set(futures), None
         try:

@@ -175,7 +175,8 @@ def plain_axes(ax, decades: float = 1.5) -> None:
 
 
 def default_plot(t, fig, keys, y=None):
-    """The first figure against the first numeric parameter, a line per other key."""
+    """The first figure against the first numeric parameter, a line per other key; with
+    no numeric parameter, a bar per point."""
     keys = [k for k in keys if k in t.columns]
     figures = [c for c in t.columns if c not in keys and
                str(t[c].dtype) in ("float64", "int64")]
@@ -185,6 +186,9 @@ def default_plot(t, fig, keys, y=None):
     numeric = [k for k in keys if str(t[k].dtype) in ("float64", "int64") and t[k].nunique() > 1]
     ax = fig.subplots()
     if not numeric:
+        # A bar per point: its first row (a point with several rows, such as a list of
+        # steps, would otherwise give hundreds of bars whose labels no one can read).
+        t = t.drop_duplicates(keys) if keys else t
         labels = [", ".join(f"{k}={r[k]}" for k in keys) for _, r in t.iterrows()]
         ax.bar(range(len(t)), t[y])
         ax.set_xticks(range(len(t)), labels, rotation=45, ha="right", fontsize=7)

@@ -41,6 +41,23 @@ def plan(exp: Experiment, quick: bool = False, params: Mapping[str, Any] | None 
     return points
 
 
+def _cost(result) -> float:
+    """A run's host CPU seconds (its wall seconds from an entry older than the CPU clock)."""
+    return result.host_cpu_seconds or result.host_seconds
+
+
+def longest_first(runs: list, costs: dict) -> list:
+    """The runs in the order to start them so that N workers finish together: those whose
+    cost (host CPU seconds when last simulated, by cache.run_id) is known, longest first,
+    after those never run before (their cost unknown, they start early, in declared order).
+    Started in declared order, a reproduction could end on one worker with its longest
+    sort (radix.scalability's 64-PE sorts are declared last of their experiment)."""
+    def rank(run):
+        c = costs.get(cache_mod.run_id(run))
+        return (0, 0.0) if c is None else (1, -c)
+    return sorted(runs, key=rank)      # stable: ties keep the declared order
+
+
 class Runner:
     def __init__(self, executor, cache: cache_mod.Cache | None, progress: bool = True):
         self.executor, self.cache, self.progress = executor, cache, progress
@@ -64,7 +81,8 @@ class Runner:
             if hit is not None:
                 done[run] = hit
                 cached.add(run)
-        todo = [r for r in unique if r not in done]
+        todo = longest_first([r for r in unique if r not in done],
+                             self.cache.costs() if self.cache is not None else {})
         bad = self.cache.bad[len(bad_before):] if self.cache is not None else []
         for path, why in bad[:3]:
             print(f"cache: bad entry {path} ({why}): running it again", file=sys.stderr)
@@ -76,17 +94,22 @@ class Runner:
         for label, p in labelled_points:
             label_of.setdefault(p.run, label)
         bar = self._bar(len(todo))
+        costs = {cache_mod.run_id(r): _cost(done[r]) for r in cached}
         try:
             for run, result in self.executor.map((r, r) for r in todo):
                 done[run] = result
                 if self.cache is not None and keys.get(run):
                     self.cache.put(keys[run], result)
+                if result.status >= 0:
+                    costs[cache_mod.run_id(run)] = _cost(result)
                 if bar is not None:
                     bar.set_postfix_str(label_of[run], refresh=False)
                     bar.update(1)
         finally:
             if bar is not None:
                 bar.close()
+            if self.cache is not None:
+                self.cache.note_costs(costs)
         return [done[r] for r in runs], [r in cached for r in runs]
 
     def summary(self, failed: int) -> str:

@@ -95,6 +95,27 @@ class Declarations(unittest.TestCase):
                     self.assertTrue(os.path.exists(sim.program_path(p.run.program)),
                                     f"{e.name}: {p.run.program}")
 
+    def test_runs_of_one_measurement_are_declared_once(self):
+        """The experiments that reuse another's measurements declare the very same runs
+        (program, arguments, config), so that a reproduction simulates them once: the
+        radix model fits radix.parallel's and radix.scalability's sorts, the delay model
+        predicts delay.patterns' schedules, the delta sweep and the breakdown include a
+        point of the patterns and of the parallel sorts."""
+        from emx.runner import plan
+        every = registry.all_experiments()
+
+        def runs(name, quick):
+            return {p.run for p in plan(every[name], quick)}
+        for quick in (False, True):
+            sorts = runs("radix.parallel", quick) | runs("radix.scalability", quick)
+            self.assertLessEqual(runs("radix.model", quick), sorts)
+            self.assertEqual(len(runs("radix.breakdown", quick) & sorts), 2)  # EM-X, EM-4
+            cases = {p.run for p in plan(every["delay.model"], quick)
+                     if p.params["kind"] == "case"}
+            self.assertTrue(cases)
+            self.assertLessEqual(cases, runs("delay.patterns", quick))
+            self.assertTrue(runs("delay.delta", quick) & runs("delay.patterns", quick))
+
 
 def _match_experiment(published=()):
     def runs(opt):
@@ -151,6 +172,82 @@ class RunnerAndCache(TmpDir):
         finally:
             dask.close()
         self.assertTrue(local.table.equals(remote.table))
+
+
+class _Recording:
+    """An executor that simulates nothing: it records the runs in the order it is given
+    them and answers each with a clean result whose host CPU time is `cpu[args[0]]`."""
+
+    def __init__(self, cpu=None):
+        self.started, self.cpu, self.name = [], cpu or {}, "recording"
+
+    def map(self, tagged_runs):
+        for tag, run in tagged_runs:
+            self.started.append(run)
+            yield tag, sim.Result(status=0, outcome="exited", stdout="", stderr="",
+                                  host_cpu_seconds=self.cpu.get(run.args[0], 0.0),
+                                  records=[{"name": "case", "value": run.args[0]}])
+
+
+def _cases_experiment(name, cases):
+    """An experiment of runs that differ only in their first argument (no simulation)."""
+    return Experiment(name, "test", "test",
+                      lambda opt: (Point({"case": c}, Run("micro_match", (c,), pes=2))
+                                   for c in cases),
+                      lambda params, r: {"arg": r.results["case"]})
+
+
+class Scheduling(TmpDir):
+    def test_a_run_shared_by_experiments_is_simulated_once(self):
+        ex = _Recording()
+        runner = Runner(ex, Cache(self.tmp, read=False), False)
+        a, b = run_experiments([_cases_experiment("test.a", ["x", "y"]),
+                                _cases_experiment("test.b", ["y", "z"])], runner)
+        self.assertEqual(sorted(r.args[0] for r in ex.started), ["x", "y", "z"])
+        self.assertEqual(list(a.table["arg"]), ["x", "y"])
+        self.assertEqual(list(b.table["arg"]), ["y", "z"])
+        self.assertIn("4 runs (3 distinct: 1 are shared", runner.summary(0))
+
+    def test_runs_start_longest_first_after_those_never_timed(self):
+        exp = [_cases_experiment("test.a", ["a", "b", "c", "d", "e"])]
+        first = _Recording({"a": 1.0, "b": 30.0, "c": 0.5, "d": 7.0})
+        run_experiments(exp, Runner(first, Cache(self.tmp, read=False), False))
+        self.assertEqual([r.args[0] for r in first.started], list("abcde"))   # declared
+        again = _Recording(first.cpu)           # --force reads no result, but the costs
+        run_experiments(exp, Runner(again, Cache(self.tmp, read=False), False))
+        self.assertEqual([r.args[0] for r in again.started], list("bdace"))
+        # A run never timed (new) starts first; the rest longest first.
+        new = _Recording(first.cpu)
+        run_experiments([_cases_experiment("test.a", ["a", "b", "c", "d", "e", "f"])],
+                        Runner(new, Cache(self.tmp, read=False), False))
+        self.assertEqual([r.args[0] for r in new.started], list("fbdace"))
+
+    def test_a_damaged_costs_file_costs_only_the_order(self):
+        exp = [_cases_experiment("test.a", ["a", "b", "c"])]
+        for content in (b"{not json", b'["a list"]', b'{"x": "text", "y": -1}'):
+            with open(os.path.join(self.tmp, "costs.json"), "wb") as f:
+                f.write(content)
+            ex = _Recording({"a": 1.0, "b": 2.0, "c": 3.0})
+            o = run_experiments(exp, Runner(ex, Cache(self.tmp, read=False), False))[0]
+            self.assertEqual([r.args[0] for r in ex.started], ["a", "b", "c"])
+            self.assertEqual(list(o.table["arg"]), ["a", "b", "c"])
+            with open(os.path.join(self.tmp, "costs.json")) as f:
+                self.assertEqual(sorted(json.load(f).values()), [1.0, 2.0, 3.0])
+
+    def test_the_costs_are_the_simulations_cpu_seconds(self):
+        exp = registry.select(["micro.match"])
+        cache = Cache(self.tmp)
+        o = run_experiments(exp, Runner(LocalExecutor(2), cache, False), quick=True)[0]
+        from emx.cache import run_id
+        want = {run_id(p.run): r.host_cpu_seconds for p, r in zip(o.points, o.results)}
+        self.assertEqual(cache.costs(), want)
+        self.assertTrue(all(v > 0 for v in want.values()))
+        # Taken from the cache, a run's cost is its entry's: a cache filled before there
+        # was a costs file gives the order to the next --force.
+        os.unlink(os.path.join(self.tmp, "costs.json"))
+        again = run_experiments(exp, Runner(LocalExecutor(2), cache, False), quick=True)[0]
+        self.assertEqual(again.cached, [True, True])
+        self.assertEqual(cache.costs(), want)
 
 
 class Reproduce(TmpDir):

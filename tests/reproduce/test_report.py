@@ -121,6 +121,22 @@ class Page(unittest.TestCase):
         self.assertEqual(report.plain_number(2500000), "2.5 M")
         self.assertEqual(report.plain_number(0.5), "0.5")
 
+    def test_the_default_plot_has_a_bar_per_point(self):
+        """Points with several rows each (a list of steps) give one bar each, the first
+        row's figure, labelled by the point's parameters."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        t = pd.DataFrame({"variant": ["a"] * 3 + ["b"] * 2, "mode": ["x"] * 3 + ["y"] * 2,
+                          "cycles": [100, 100, 100, 40, 40], "step": [1, 2, 3, 1, 2]})
+        fig = plt.figure()
+        report.default_plot(t, fig, ["variant", "mode"])
+        ax = fig.axes[0]
+        self.assertEqual([b.get_height() for b in ax.patches], [100, 40])
+        self.assertEqual([x.get_text() for x in ax.get_xticklabels()],
+                         ["variant=a, mode=x", "variant=b, mode=y"])
+        plt.close(fig)
+
 
 if __name__ == "__main__":
     unittest.main()

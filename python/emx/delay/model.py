@@ -48,7 +48,7 @@ class LogGP:
 
 def send_times(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[tuple[float, int, int]]:
     """(start, p, q) of every send: a PE's entries one after another."""
-    out = []
+    out, slot = [], m.slot(k)
     for p, entries in enumerate(schedule.lists):
         t = 0.0
         for q in entries:
@@ -56,13 +56,13 @@ def send_times(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[tuple
                 t += delta
             else:
                 out.append((t, p, q))
-                t += m.slot(k)
+                t += slot
     return out
 
 
 def busy_runs(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[list[tuple[float, float]]]:
     """Per PE, the spans of its runs of consecutive sends (one thread each)."""
-    runs = []
+    runs, slot = [], m.slot(k)
     for entries in schedule.lists:
         spans, t, start = [], 0.0, None
         for q in entries:
@@ -73,7 +73,7 @@ def busy_runs(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[list[t
                 t += delta
             else:
                 start = t if start is None else start
-                t += m.slot(k)
+                t += slot
         if start is not None:
             spans.append((start, t))
         runs.append(spans)
@@ -92,6 +92,7 @@ def blocking_sends(schedule: Schedule, k: int, m: LogGP, delta: float):
     heap = [(0.0, p) for p in range(n) if schedule.lists[p]]
     heapq.heapify(heap)
     out, end = [], 0.0
+    slot, transfer = m.slot(k), max(k - 1, 0) * m.G
     while heap:
         t, p = heapq.heappop(heap)
         q = schedule.lists[p][pos[p]]
@@ -103,9 +104,9 @@ def blocking_sends(schedule: Schedule, k: int, m: LogGP, delta: float):
             clock[p] = t + delta
         else:
             run_start[p] = t if run_start[p] is None else run_start[p]
-            data_end = max(t + m.o, link_free.get(q, float("-inf"))) + max(k - 1, 0) * m.G
+            data_end = max(t + m.o, link_free.get(q, float("-inf"))) + transfer
             link_free[q] = data_end
-            clock[p] = max(data_end, t + m.slot(k))
+            clock[p] = max(data_end, t + slot)
             out.append((data_end, p, q))
         if pos[p] < len(schedule.lists[p]):
             heapq.heappush(heap, (clock[p], p))
@@ -144,9 +145,10 @@ def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str
         for data_end, p, q in sends:
             by_dest.setdefault(q, []).append(data_end + m.L)
         return max(end, handle_receives(by_dest, runs, 0.0, m.o_r))
-    gap = m.I(k) if receive_gap == "paper" else max(k - 1, 0) * m.G
+    send = m.I(k)
+    gap = send if receive_gap == "paper" else max(k - 1, 0) * m.G
     end = 0.0
     for t, p, q in send_times(schedule, k, m, delta):
-        by_dest.setdefault(q, []).append(t + m.I(k) + m.L)
-        end = max(end, t + m.I(k))
+        by_dest.setdefault(q, []).append(t + send + m.L)
+        end = max(end, t + send)
     return max(end, handle_receives(by_dest, busy_runs(schedule, k, m, delta), gap, m.o_r))
