@@ -505,36 +505,64 @@ static void __attribute__((noinline)) sreq_general(unsigned pe, unsigned bits,
   sreq_core(pe, bits, w);
 }
 
+/* The usual case's read, with no thread on either side (EM-X's block read, docs/pe.md):
+ * the words go straight into the receive buffer, and the read's completion is the
+ * receive's own `done` I-structure, as a one-sided send's is: its write wakes a blocked
+ * MPI_Wait. The read's completion writes the count of words read, which `done` takes as
+ * DONE_SET only when it is 1 (a larger value carries a size, DONE_SIZED), so a longer
+ * message goes as two reads, its last word by itself: that one's completion comes after
+ * every word (one source, one destination: FIFO). The sender's completion follows the
+ * read requests to its PE, whose memory unit serves them in arrival order, so the send
+ * buffer has been read when the send completes. */
+static inline __attribute__((always_inline)) void read_into_request(mpi_request *r, unsigned pe,
+                                                                    uint32_t data,
+                                                                    uint32_t words) {
+  const emx_gaddr_t dst = emx_gaddr_mine(r->buf), src = emx_gaddr(pe, (void *)(uintptr_t)data);
+  if (__builtin_expect(words > 1, 0)) {
+    emx_read_block(dst, src, words - 1, 0);
+    emx_read_block(dst + words - 1, src + words - 1, 1, req_gaddr(r));
+  } else {
+    emx_read_block(dst, src, 1, req_gaddr(r));
+  }
+  mpi_counters[C_FETCHED_WORDS] += words;
+}
+
 /* Invoked in a frame (creation.c). The usual send request with matching on the receiver
- * only (get or sync, a receive from that source posted, buffers word aligned, a record at
- * hand): matched, its credit sent back, and the block read of the data started last as a
- * tail call, so that the thread saves no register and ends once the read is issued (its
- * completion thread may start as soon as the data is in). Anything else: sreq_core. */
+ * only (get or sync, a receive from that source posted, buffers word aligned, another PE
+ * on EM-X, at most a block): matched, its status set, the data read straight into the
+ * receive buffer with the receive's completion (read_into_request), the send's completion
+ * and its credit sent back; nothing is kept here and no thread follows. Anything else:
+ * sreq_core. */
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   const uint32_t last = w[3];
   const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
   mpi_request *r;
   if (__builtin_expect(mpi_matching == MATCH_BOTH || (bits & SREQ_PROTO) == PROTO_BUFFERED ||
-                           !record_pool.free || mpi_senders[pe].minted != 0 ||
+                           !mpi_block_reads || pe == mpi_me || mpi_senders[pe].minted != 0 ||
                            !(r = posted_match(pe, tag, ctx)),
                        0)) {
     sreq_general(pe, bits, w);
     return;
   }
-  const uint32_t data = w[1], dst = (uint32_t)(uintptr_t)r->buf;
-  const uint32_t bytes = min32(w[2], r->capacity);
-  if (__builtin_expect(!dst || (r->flags & (RF_WILD | RF_HELD)) || ((data | dst | bytes) & 3),
+  const uint32_t sreq = w[0], data = w[1], sent = w[2], dst = (uint32_t)(uintptr_t)r->buf;
+  const uint32_t bytes = min32(sent, r->capacity);
+  if (__builtin_expect(!dst || (r->flags & (RF_WILD | RF_HELD)) || ((data | dst | bytes) & 3) ||
+                           bytes > 4 * FETCH_BLOCK_WORDS,
                        0)) {
     sreq_general(pe, bits, w);
     return;
   }
-  send_record *e = record_new(pe, tag, ctx, bits, w);
-  posted_take(r);
-  e->r = r;
-  e->state = SR_FETCHING;
-  e->direct = 1;
+  posted_take(r); /* (a test of r waits for its read: RF_READING, cleared by its restart) */
+  r->srctag = pe | (uint32_t)tag << 16;
+  r->bytes = sent;
+  if (bytes) {
+    r->flags |= RF_READING;
+    read_into_request(r, pe, data, bytes / 4);
+  } else {
+    req_complete(r);
+  }
+  emx_iwrite(sreq + REQ_W_DONE, DONE_SET);
   emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
-  fetch_start(&e->f, r->buf, emx_gaddr(pe, (void *)(uintptr_t)data), bytes / 4, fetched, e);
 }
 void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
