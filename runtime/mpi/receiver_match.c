@@ -475,6 +475,8 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
     /* No receive request of ours will meet this send request at the sender: it must
      * forget it before any later receive request of ours arrives there. */
     proto_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(w[0]), 0);
+  } else if (proto == PROTO_BUFFERED) {
+    emx_iwrite(w[0] + REQ_W_DONE, DONE_SET); /* matching on the receiver only (issue) */
   }
   send_record *e = record_new(pe, tag, ctx, bits, w);
   mpi_request *r = posted_match(pe, tag, ctx);
