@@ -28,6 +28,7 @@ kq_table mpi_isq_recv;    /* receive requests this PE issued, not yet resolved *
 static dl_list posted;     /* unmatched receives, in posting order */
 dl_list mpi_unexpected;     /* unmatched send requests, in arrival order */
 unsigned mpi_wild_pending;  /* unmatched MPI_ANY_SOURCE receives */
+static unsigned sreq_fast;  /* matching on the receiver only: sreq_arrived's usual case */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
 /* A matched message read through a chunk buffer (below): CHUNK_BYTES, or the smaller one
  * reserved at MPI_Init (it costs every PE its bytes for good: on EM-4 the heap is small),
@@ -43,6 +44,7 @@ void matching_init(void) {
   dl_init(&posted);
   dl_init(&mpi_unexpected);
   dl_init(&reserved_waiting);
+  sreq_fast = mpi_matching != MATCH_BOTH;
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
   if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }
@@ -529,42 +531,79 @@ static inline __attribute__((always_inline)) void read_into_request(mpi_request 
   mpi_counters[C_FETCHED_WORDS] += words;
 }
 
+/* sreq_arrived's buffered case (its own function, so that the get and sync case saves no
+ * register): posted receive r takes the message, copied out of the temporary buffer this
+ * PE gave (or out of the request itself: SREQ_INLINE), the buffer back to its free list;
+ * the send completes (issue in sender_match.c). */
+static void __attribute__((noinline)) sreq_buffered(mpi_request *r, unsigned pe, unsigned bits,
+                                                    const uint32_t *w) {
+  const uint32_t data = w[1], sent = w[2], n = min32(sent, r->capacity);
+  emx_iwrite(w[0] + REQ_W_DONE, DONE_SET);
+  dl_remove(&r->prq); /* posted_take of a receive neither wildcard nor held */
+  r->flags &= (uint16_t)~RF_IN_PRQ;
+  r->srctag = pe | (w[3] & 0xffff) << 16;
+  r->bytes = sent;
+  emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
+  if (bits & SREQ_INLINE) {
+    __builtin_memcpy(r->buf, &data, n);
+  } else if (sent) {
+    --mpi_inbound; /* the buffer it asked for is filled (tmp_alloc_arrived) */
+    if (((data | (uint32_t)(uintptr_t)r->buf | n) & 3) == 0 && n <= 4 * SHORT_WORDS) {
+      const uint32_t *from = (const uint32_t *)(uintptr_t)data;
+      uint32_t *to = r->buf;
+      for (uint32_t k = 0; k < n / 4; ++k) to[k] = from[k];
+    } else {
+      memcpy(r->buf, (const void *)(uintptr_t)data, n);
+    }
+    mpi_tmp_free_buffered((void *)(uintptr_t)(data & ~3u), sent + 8);
+  }
+  req_complete(r);
+}
+
 /* Invoked in a frame (creation.c). The usual send request with matching on the receiver
- * only (get or sync, a receive from that source posted, buffers word aligned, another PE
- * on EM-X, at most a block): matched, its status set, the data read straight into the
- * receive buffer with the receive's completion (read_into_request), the send's completion
- * and its credit sent back; nothing is kept here and no thread follows. Anything else:
+ * only (a receive from that source posted, not a wildcard one, no minted credit out):
+ * matched and finished in this thread, its credit sent back, nothing kept here. Get and
+ * sync (buffers word aligned, another PE on EM-X, at most a block): the block read of the
+ * data leaves first, straight into the receive buffer with the receive's completion
+ * (read_into_request), then the send's completion; no thread follows. Buffered: the send
+ * completes (issue in sender_match.c), the data is copied out. Anything else:
  * sreq_core. */
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
-  const uint32_t last = w[3];
+  if (__builtin_expect(!sreq_fast, 0)) { /* (before the words are read: both sides) */
+    sreq_general(pe, bits, w);
+    return;
+  }
+  const uint32_t sreq = w[0], data = w[1], sent = w[2], last = w[3];
   const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
   mpi_request *r;
-  if (__builtin_expect(mpi_matching == MATCH_BOTH || (bits & SREQ_PROTO) == PROTO_BUFFERED ||
-                           !mpi_block_reads || pe == mpi_me || mpi_senders[pe].minted != 0 ||
-                           !(r = posted_match(pe, tag, ctx)),
+  if (__builtin_expect(pe == mpi_me || mpi_senders[pe].minted != 0 ||
+                           (bits & SREQ_FALLBACK) || !(r = posted_match(pe, tag, ctx)) ||
+                           (r->flags & (RF_WILD | RF_HELD)),
                        0)) {
     sreq_general(pe, bits, w);
     return;
   }
-  const uint32_t sreq = w[0], data = w[1], sent = w[2], dst = (uint32_t)(uintptr_t)r->buf;
-  const uint32_t bytes = min32(sent, r->capacity);
-  if (__builtin_expect(!dst || (r->flags & (RF_WILD | RF_HELD)) || ((data | dst | bytes) & 3) ||
-                           bytes > 4 * FETCH_BLOCK_WORDS,
-                       0)) {
-    sreq_general(pe, bits, w);
-    return;
-  }
-  posted_take(r); /* (a test of r waits for its read: RF_READING, cleared by its restart) */
-  r->srctag = pe | (uint32_t)tag << 16;
-  r->bytes = sent;
-  if (bytes) {
-    r->flags |= RF_READING;
-    read_into_request(r, pe, data, bytes / 4);
+  if ((bits & SREQ_PROTO) == PROTO_BUFFERED) {
+    sreq_buffered(r, pe, bits, w);
   } else {
-    req_complete(r);
+    const uint32_t dst = (uint32_t)(uintptr_t)r->buf, bytes = min32(sent, r->capacity);
+    if (__builtin_expect(!mpi_block_reads || !dst || ((data | dst | bytes) & 3) ||
+                             bytes > 4 * FETCH_BLOCK_WORDS,
+                         0)) {
+      sreq_general(pe, bits, w);
+      return;
+    }
+    if (bytes) read_into_request(r, pe, data, bytes / 4);
+    emx_iwrite(sreq + REQ_W_DONE, DONE_SET); /* (behind the read at the sender) */
+    emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
+    dl_remove(&r->prq); /* posted_take of a receive neither wildcard nor held */
+    r->srctag = pe | (uint32_t)tag << 16;
+    r->bytes = sent;
+    /* A test of r waits for the read (RF_READING, cleared at its restart). */
+    const uint16_t flags = r->flags & (uint16_t)~RF_IN_PRQ;
+    r->flags = bytes ? flags | RF_READING : flags;
+    if (!bytes) req_complete(r);
   }
-  emx_iwrite(sreq + REQ_W_DONE, DONE_SET);
-  emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
 }
 void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
