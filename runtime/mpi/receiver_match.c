@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "irecv_layout.h"
+#include "sreq_layout.h"
 
 /* A send request that arrived here: unexpected (in `mpi_unexpected`), or being delivered. */
 typedef struct {
@@ -25,10 +27,11 @@ typedef struct {
 enum { SR_WAITING, SR_FETCHING, SR_FETCHED };
 
 kq_table mpi_isq_recv;    /* receive requests this PE issued, not yet resolved */
-static dl_list posted;     /* unmatched receives, in posting order */
+dl_list mpi_posted;         /* unmatched receives, in posting order (sreq.S reads it) */
 dl_list mpi_unexpected;     /* unmatched send requests, in arrival order */
 unsigned mpi_wild_pending;  /* unmatched MPI_ANY_SOURCE receives */
 static unsigned sreq_fast;  /* matching on the receiver only: sreq_arrived's usual case */
+unsigned mpi_sreq_reads;    /* ... and the block read of EM-X (sreq.S) */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
 /* A matched message read through a chunk buffer (below): CHUNK_BYTES, or the smaller one
  * reserved at MPI_Init (it costs every PE its bytes for good: on EM-4 the heap is small),
@@ -40,11 +43,36 @@ static dl_list reserved_waiting;
 
 #define RECV_OF_PRQ(l) DL_ENTRY(l, mpi_request, prq)
 
+/* sreq.S's offsets and constants (sreq_layout.h, irecv_layout.h), checked here. */
+_Static_assert(S_REQ_FLAGS == __builtin_offsetof(mpi_request, flags), "S_REQ_FLAGS");
+_Static_assert(S_REQ_PRQ == __builtin_offsetof(mpi_request, prq), "S_REQ_PRQ");
+_Static_assert(__builtin_offsetof(dl_link, prev) == 0 && __builtin_offsetof(dl_link, next) == 4,
+               "dl_link");
+_Static_assert(L_DL_NEXT == __builtin_offsetof(dl_list, head.next), "L_DL_NEXT");
+_Static_assert(L_REQ_PE + 2 == __builtin_offsetof(mpi_request, tag), "pe, tag: one word");
+_Static_assert(S_RF_IN_PRQ == RF_IN_PRQ && S_RF_WILD_HELD == (RF_WILD | RF_HELD) &&
+                   S_RF_READING == RF_READING,
+               "request flags");
+_Static_assert(S_SREQ_PROTO == SREQ_PROTO && S_SREQ_FALLBACK == SREQ_FALLBACK &&
+                   PROTO_BUFFERED == 0,
+               "send request bits");
+_Static_assert(sizeof(sender_credits) == 1 << S_SENDER_SHIFT &&
+                   S_SENDER_MINTED == __builtin_offsetof(sender_credits, minted),
+               "sender_credits");
+_Static_assert(S_BLOCK_BYTES == 4 * FETCH_BLOCK_WORDS, "S_BLOCK_BYTES");
+_Static_assert(S_COUNT_FETCHED == 4 * (unsigned)C_FETCHED_WORDS, "S_COUNT_FETCHED");
+_Static_assert((uint32_t)S_TAG_ANY_HI << 12 == (uint32_t)TAG_ANY16 << 16, "S_TAG_ANY_HI");
+_Static_assert(REQ_W_DONE == 0 && L_REQ_DONE == 0 && DONE_SET == 1 &&
+                   EMX_GADDR_PE_SHIFT == 22 && EMX_PKT_special == 3 && EMX_PKT_iwrite == 6 &&
+                   EMX_PKT_blockread == 11 && EMX_PKT_blockreadn == 12,
+               "sreq.S's packets");
+
 void matching_init(void) {
-  dl_init(&posted);
+  dl_init(&mpi_posted);
   dl_init(&mpi_unexpected);
   dl_init(&reserved_waiting);
   sreq_fast = mpi_matching != MATCH_BOTH;
+  mpi_sreq_reads = sreq_fast && mpi_block_reads;
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
   if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }
@@ -220,7 +248,7 @@ static inline int tag_matches(uint16_t want, uint16_t tag) {
 
 /* The oldest posted receive a message from pe with tag and ctx matches. */
 static inline mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx) {
-  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
+  for (dl_link *l = mpi_posted.head.next; l != &mpi_posted.head; l = l->next) {
     mpi_request *r = RECV_OF_PRQ(l);
     if (r->ctx == ctx && ((r->flags & RF_WILD) || r->pe == pe) && tag_matches(r->tag, tag))
       return r;
@@ -349,8 +377,8 @@ int mpi_irecv_request(mpi_request *r) {
  * a receive skipped for lack of one leaves every later one from its source held too; its
  * sender is asked for more. Returns whether a receive from `only` still waits. */
 static int release_held(int only) {
-  dl_link *l = posted.head.next;
-  for (dl_link *next; l != &posted.head; l = next) {
+  dl_link *l = mpi_posted.head.next;
+  for (dl_link *next; l != &mpi_posted.head; l = next) {
     next = l->next; /* issuing takes r out of the list */
     mpi_request *r = RECV_OF_PRQ(l);
     if (r->flags & RF_WILD) break;
@@ -365,7 +393,7 @@ static int release_held(int only) {
     issue_recv_request(r);
   }
   if (only < 0) return 0;
-  for (; l != &posted.head; l = l->next) { /* behind the wildcard */
+  for (; l != &mpi_posted.head; l = l->next) { /* behind the wildcard */
     const mpi_request *r = RECV_OF_PRQ(l);
     if ((r->flags & RF_HELD) && r->pe == (unsigned)only) return 1;
   }
@@ -418,7 +446,7 @@ void recv_start(mpi_request *r) {
     issue_recv_request(r); /* the common case: straight to the sender */
     return;
   }
-  dl_append(&posted, &r->prq);
+  dl_append(&mpi_posted, &r->prq);
   r->flags |= RF_IN_PRQ;
   if (wild) {
     r->flags |= RF_WILD;
@@ -440,7 +468,7 @@ void recv_start(mpi_request *r) {
 
 /* Whether a receive in the posted list may take a message from pe (credits.c). */
 int posted_wants(unsigned pe) {
-  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
+  for (dl_link *l = mpi_posted.head.next; l != &mpi_posted.head; l = l->next) {
     const mpi_request *r = RECV_OF_PRQ(l);
     if ((r->flags & RF_WILD) || r->pe == pe) return 1;
   }
@@ -568,7 +596,8 @@ static void __attribute__((noinline)) sreq_buffered(mpi_request *r, unsigned pe,
  * (read_into_request), then the send's completion; no thread follows. Buffered: the send
  * completes (issue in sender_match.c), the data is copied out. Anything else:
  * sreq_core. */
-void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
+void sreq_arrived_c(unsigned pe, unsigned bits, const uint32_t *w);
+void sreq_arrived_c(unsigned pe, unsigned bits, const uint32_t *w) {
   if (__builtin_expect(!sreq_fast, 0)) { /* (before the words are read: both sides) */
     sreq_general(pe, bits, w);
     return;

@@ -1,0 +1,130 @@
+/* The receiver's usual send request by hand, as the original had its hot paths in
+ * assembly: sreq_arrived (the send-request thread's core, creation.c) with matching on
+ * the receiver only, get or sync, on EM-X, the oldest posted receive taking it (from
+ * that source, its tag or MPI_ANY_TAG, not a wildcard or held one), no minted credit out,
+ * 1 .. 4 * FETCH_BLOCK_WORDS bytes, buffers and size word aligned. What the C path's
+ * usual case does (receiver_match.c, read_into_request): the block read of the data
+ * leaves first, straight into the receive buffer with the receive's `done` as its
+ * completion, then the send's completion and its credit; then the receive leaves the
+ * posted list with its status. No register to save, no thread follows. Anything else
+ * goes to sreq_arrived_c before anything is changed. Offsets: sreq_layout.h and
+ * irecv_layout.h, checked in receiver_match.c.
+ *
+ * a0 the sender's PE, a1 the bits, a2 the request's words (send request, data address,
+ * bytes, tag | ctx << 16): left intact up to the last branch to .Lc. */
+#include "irecv_layout.h"
+#include "sreq_layout.h"
+
+#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
+#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
+#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+#define R(off) ((off) - S_REQ_PRQ)	/* a request's field from its prq link */
+
+	.text
+	.globl	sreq_arrived
+	.type	sreq_arrived, @function
+	.p2align 2
+sreq_arrived:
+	LW_G(t0, mpi_sreq_reads)		/* matching on the receiver only, block reads */
+	beqz	t0, .Lc
+	andi	t0, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) */
+	beqz	t0, .Lc
+	andi	t0, a1, S_SREQ_FALLBACK
+	bnez	t0, .Lc
+	LW_G(a3, mpi_me)			/* a3: this PE */
+	beq	a0, a3, .Lc
+	LW_G(t0, mpi_senders)			/* no minted credit out (credit_release) */
+	slli	t1, a0, S_SENDER_SHIFT
+	add	t0, t0, t1
+	lw	t0, S_SENDER_MINTED(t0)
+	bnez	t0, .Lc
+	LA(t0, mpi_posted)			/* a4: the oldest posted receive's link */
+	lw	a4, L_DL_NEXT(t0)
+	beq	a4, t0, .Lc
+	lw	a5, 12(a2)			/* a5: tag | ctx << 16 */
+	lhu	t1, R(L_REQ_CTX)(a4)
+	srli	t0, a5, 16
+	bne	t0, t1, .Lc
+	lw	t1, R(L_REQ_PE)(a4)		/* its pe | tag << 16 */
+	slli	t0, a5, 16
+	or	t0, t0, a0
+	beq	t1, t0, 1f
+	lui	t0, S_TAG_ANY_HI		/* or MPI_ANY_TAG */
+	or	t0, t0, a0
+	bne	t1, t0, .Lc
+1:	lhu	t2, R(S_REQ_FLAGS)(a4)		/* t2: its flags */
+	andi	t0, t2, S_RF_WILD_HELD
+	bnez	t0, .Lc
+	lw	t3, R(L_REQ_BUF)(a4)		/* t3: the receive buffer */
+	beqz	t3, .Lc
+	lw	t4, R(L_REQ_CAPACITY)(a4)
+	lw	t5, 8(a2)			/* t5: the bytes sent */
+	mv	t6, t5				/* t6: the bytes read, min(sent, capacity) */
+	bgeu	t4, t5, 2f
+	mv	t6, t4
+2:	lw	t1, 4(a2)			/* t1: the sender's buffer */
+	or	t0, t1, t3
+	or	t0, t0, t6
+	andi	t0, t0, 3
+	bnez	t0, .Lc
+	addi	t0, t6, -1			/* 1 .. S_BLOCK_BYTES */
+	li	t4, S_BLOCK_BYTES
+	bgeu	t0, t4, .Lc
+	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
+	 * done (offset 0), a6 this PE << 22, a7 the sender's PE << 22. */
+	slli	a6, a3, 22
+	srli	t3, t3, 2
+	or	t3, t3, a6
+	slli	a7, a0, 22
+	srli	t1, t1, 2
+	or	t1, t1, a7
+	addi	t4, a4, -S_REQ_PRQ
+	srli	t4, t4, 2
+	or	t4, t4, a6
+	srli	t6, t6, 2			/* t6: words */
+	addi	t0, t6, -1
+	bnez	t0, .Lmulti
+	SEND(11, t1, t3)			/* rdb: source, destination */
+	ori	t0, a7, 1
+	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
+.Lread:
+	lw	t0, 0(a2)			/* the send's completion (behind the read there) */
+	li	t1, 1
+	SEND(6, t0, t1)				/* iwr DONE_SET */
+	LW_G(t0, mpi_idx_credit)		/* its credit back: emx_invoke(pe, idx, me, 1) */
+	slli	t0, t0, 16
+	or	t0, t0, a7
+	or	t0, t0, a3
+	SEND(3, t0, t1)
+	lw	t0, 0(a4)			/* out of the posted list (dl_remove) */
+	lw	t3, 4(a4)
+	sw	t3, 4(t0)
+	sw	t0, 0(t3)
+	sw	a4, 0(a4)
+	sw	a4, 4(a4)
+	slli	t0, a5, 16			/* the status */
+	or	t0, t0, a0
+	sw	t0, R(L_REQ_SRCTAG)(a4)
+	sw	t5, R(L_REQ_BYTES)(a4)
+	andi	t2, t2, ~S_RF_IN_PRQ		/* a test of it waits for the read */
+	ori	t2, t2, S_RF_READING
+	sh	t2, R(S_REQ_FLAGS)(a4)
+	LA(t0, mpi_counters)
+	lw	t3, S_COUNT_FETCHED(t0)
+	add	t3, t3, t6
+	sw	t3, S_COUNT_FETCHED(t0)
+	ret
+.Lmulti:	/* words - 1 without a completion, then the last word with it (the
+		 * completion writes the count, which done takes as DONE_SET only if 1) */
+	SEND(11, t1, t3)
+	or	a1, a7, t0
+	SEND(12, a1, zero)
+	add	t1, t1, t0
+	add	t3, t3, t0
+	SEND(11, t1, t3)
+	ori	t0, a7, 1
+	SEND(12, t0, t4)
+	j	.Lread
+.Lc:
+	tail	sreq_arrived_c
+	.size	sreq_arrived, .-sreq_arrived
