@@ -559,33 +559,49 @@ static inline __attribute__((always_inline)) void read_into_request(mpi_request 
   mpi_counters[C_FETCHED_WORDS] += words;
 }
 
+/* The copy of sreq_buffered off its usual path (its own function, so that the usual one
+ * saves no register): n bytes from the temporary buffer at data (sent + 8 bytes from
+ * data & ~3), then the receive completes and the buffer goes back. */
+static void __attribute__((noinline)) buffered_copy(mpi_request *r, uint32_t data, uint32_t n,
+                                                    uint32_t sent) {
+  memcpy(r->buf, (const void *)(uintptr_t)data, n);
+  req_complete(r);
+  mpi_tmp_free_buffered((void *)(uintptr_t)(data & ~3u), sent + 8);
+}
+
 /* sreq_arrived's buffered case (its own function, so that the get and sync case saves no
  * register): posted receive r takes the message, copied out of the temporary buffer this
  * PE gave (or out of the request itself: SREQ_INLINE), the buffer back to its free list;
- * the send completes (issue in sender_match.c). */
+ * the send completes (issue in sender_match.c). Calls only in tail position. */
 static void __attribute__((noinline)) sreq_buffered(mpi_request *r, unsigned pe, unsigned bits,
                                                     const uint32_t *w) {
   const uint32_t data = w[1], sent = w[2], n = min32(sent, r->capacity);
   emx_iwrite(w[0] + REQ_W_DONE, DONE_SET);
+  emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
   dl_remove(&r->prq); /* posted_take of a receive neither wildcard nor held */
   r->flags &= (uint16_t)~RF_IN_PRQ;
   r->srctag = pe | (w[3] & 0xffff) << 16;
   r->bytes = sent;
-  emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
   if (bits & SREQ_INLINE) {
-    __builtin_memcpy(r->buf, &data, n);
-  } else if (sent) {
-    --mpi_inbound; /* the buffer it asked for is filled (tmp_alloc_arrived) */
-    if (((data | (uint32_t)(uintptr_t)r->buf | n) & 3) == 0 && n <= 4 * SHORT_WORDS) {
-      const uint32_t *from = (const uint32_t *)(uintptr_t)data;
-      uint32_t *to = r->buf;
-      for (uint32_t k = 0; k < n / 4; ++k) to[k] = from[k];
-    } else {
-      memcpy(r->buf, (const void *)(uintptr_t)data, n);
-    }
-    mpi_tmp_free_buffered((void *)(uintptr_t)(data & ~3u), sent + 8);
+    char *to = r->buf;
+    for (uint32_t k = 0; k < n; ++k) to[k] = (char)(data >> 8 * k);
+    req_complete(r);
+    return;
   }
+  if (!sent) {
+    req_complete(r);
+    return;
+  }
+  --mpi_inbound; /* the buffer it asked for is filled (tmp_alloc_arrived) */
+  if (__builtin_expect(((data | (uint32_t)(uintptr_t)r->buf | n) & 3) || n > 4 * SHORT_WORDS, 0)) {
+    buffered_copy(r, data, n, sent);
+    return;
+  }
+  const uint32_t *from = (const uint32_t *)(uintptr_t)data;
+  uint32_t *to = r->buf;
+  for (uint32_t k = 0; k < n / 4; ++k) to[k] = from[k];
   req_complete(r);
+  mpi_tmp_free_buffered((void *)(uintptr_t)(data & ~3u), sent + 8);
 }
 
 /* Invoked in a frame (creation.c). The usual send request with matching on the receiver
