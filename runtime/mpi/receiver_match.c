@@ -31,7 +31,7 @@ dl_list mpi_posted;         /* unmatched receives, in posting order (sreq.S read
 dl_list mpi_unexpected;     /* unmatched send requests, in arrival order */
 unsigned mpi_wild_pending;  /* unmatched MPI_ANY_SOURCE receives */
 static unsigned sreq_fast;  /* matching on the receiver only: sreq_arrived's usual case */
-unsigned mpi_sreq_reads;    /* ... and the block read of EM-X (sreq.S) */
+unsigned mpi_sreq_hand;     /* ... on EM-X with its block read: sreq.S's usual cases */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
 /* A matched message read through a chunk buffer (below): CHUNK_BYTES, or the smaller one
  * reserved at MPI_Init (it costs every PE its bytes for good: on EM-4 the heap is small),
@@ -51,8 +51,12 @@ _Static_assert(__builtin_offsetof(dl_link, prev) == 0 && __builtin_offsetof(dl_l
 _Static_assert(L_DL_NEXT == __builtin_offsetof(dl_list, head.next), "L_DL_NEXT");
 _Static_assert(L_REQ_PE + 2 == __builtin_offsetof(mpi_request, tag), "pe, tag: one word");
 _Static_assert(S_RF_IN_PRQ == RF_IN_PRQ && S_RF_WILD_HELD == (RF_WILD | RF_HELD) &&
-                   S_RF_READING == RF_READING,
+                   S_RF_READING == RF_READING && S_RF_COMPLETE == RF_COMPLETE &&
+                   S_RF_ARMED_READER == (RF_ARMED | RF_READER),
                "request flags");
+_Static_assert(S_SREQ_INLINE == SREQ_INLINE && S_SHORT_BYTES == 4 * SHORT_WORDS &&
+                   S_TMP_SMALL_BYTES == TMP_SMALL_BYTES,
+               "buffered");
 _Static_assert(S_SREQ_PROTO == SREQ_PROTO && S_SREQ_FALLBACK == SREQ_FALLBACK &&
                    PROTO_BUFFERED == 0,
                "send request bits");
@@ -72,7 +76,7 @@ void matching_init(void) {
   dl_init(&mpi_unexpected);
   dl_init(&reserved_waiting);
   sreq_fast = mpi_matching != MATCH_BOTH;
-  mpi_sreq_reads = sreq_fast && mpi_block_reads;
+  mpi_sreq_hand = sreq_fast && mpi_block_reads;
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
   if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }

@@ -1,14 +1,19 @@
 /* The receiver's usual send request by hand, as the original had its hot paths in
  * assembly: sreq_arrived (the send-request thread's core, creation.c) with matching on
- * the receiver only, get or sync, on EM-X, the oldest posted receive taking it (from
- * that source, its tag or MPI_ANY_TAG, not a wildcard or held one), no minted credit out,
- * 1 .. 4 * FETCH_BLOCK_WORDS bytes, buffers and size word aligned. What the C path's
- * usual case does (receiver_match.c, read_into_request): the block read of the data
- * leaves first, straight into the receive buffer with the receive's `done` as its
- * completion, then the send's completion and its credit; then the receive leaves the
- * posted list with its status. No register to save, no thread follows. Anything else
- * goes to sreq_arrived_c before anything is changed. Offsets: sreq_layout.h and
- * irecv_layout.h, checked in receiver_match.c.
+ * the receiver only on EM-X (its block read; else all in C), the oldest posted receive
+ * taking it (from that source, its tag or
+ * MPI_ANY_TAG, not a wildcard or held one), no minted credit out, buffers and size word
+ * aligned. What the C path's usual cases do (receiver_match.c: sreq_arrived_c):
+ * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block
+ *   read of the data leaves first, straight into the receive buffer with the receive's
+ *   `done` as its completion, then the send's completion and its credit; then the
+ *   receive leaves the posted list with its status. No thread follows.
+ * - buffered, 1 .. 4 * SHORT_WORDS bytes in a temporary buffer of this PE
+ *   (sreq_buffered): the send's completion and its credit, the receive out of the posted
+ *   list with its status, the words copied out, the receive complete (req_complete), the
+ *   buffer back to its free list.
+ * No register to save. Anything else goes to sreq_arrived_c before anything is changed.
+ * Offsets: sreq_layout.h and irecv_layout.h, checked in receiver_match.c.
  *
  * a0 the sender's PE, a1 the bits, a2 the request's words (send request, data address,
  * bytes, tag | ctx << 16): left intact up to the last branch to .Lc. */
@@ -20,16 +25,40 @@
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
 #define R(off) ((off) - S_REQ_PRQ)	/* a request's field from its prq link */
 
+/* The send's completion (behind the read at the sender, if any), its credit back
+ * (emx_invoke(pe, idx, me, 1)), the receive out of the posted list (dl_remove), its
+ * status; t2 = its flags without RF_IN_PRQ. Uses t0, t3, a7; keeps t1, t5, t6. */
+.macro SENT
+	lw	t0, 0(a2)
+	li	t3, 1
+	SEND(6, t0, t3)				/* iwr DONE_SET */
+	LW_G(t0, mpi_idx_credit)
+	slli	t0, t0, 16
+	slli	a7, a0, 22
+	or	t0, t0, a7
+	or	t0, t0, a3
+	SEND(3, t0, t3)
+	lw	t0, 0(a4)
+	lw	t3, 4(a4)
+	sw	t3, 4(t0)
+	sw	t0, 0(t3)
+	sw	a4, 0(a4)
+	sw	a4, 4(a4)
+	slli	t0, a5, 16
+	or	t0, t0, a0
+	sw	t0, R(L_REQ_SRCTAG)(a4)
+	sw	t5, R(L_REQ_BYTES)(a4)
+	andi	t2, t2, ~S_RF_IN_PRQ
+.endm
+
 	.text
 	.globl	sreq_arrived
 	.type	sreq_arrived, @function
 	.p2align 2
 sreq_arrived:
-	LW_G(t0, mpi_sreq_reads)		/* matching on the receiver only, block reads */
+	LW_G(t0, mpi_sreq_hand)			/* receiver only, EM-X's block read */
 	beqz	t0, .Lc
-	andi	t0, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) */
-	beqz	t0, .Lc
-	andi	t0, a1, S_SREQ_FALLBACK
+	andi	t0, a1, S_SREQ_FALLBACK | S_SREQ_INLINE
 	bnez	t0, .Lc
 	LW_G(a3, mpi_me)			/* a3: this PE */
 	beq	a0, a3, .Lc
@@ -59,15 +88,17 @@ sreq_arrived:
 	beqz	t3, .Lc
 	lw	t4, R(L_REQ_CAPACITY)(a4)
 	lw	t5, 8(a2)			/* t5: the bytes sent */
-	mv	t6, t5				/* t6: the bytes read, min(sent, capacity) */
+	mv	t6, t5				/* t6: the bytes taken, min(sent, capacity) */
 	bgeu	t4, t5, 2f
 	mv	t6, t4
-2:	lw	t1, 4(a2)			/* t1: the sender's buffer */
+2:	lw	t1, 4(a2)			/* t1: the data (the sender's or the temporary buffer) */
 	or	t0, t1, t3
 	or	t0, t0, t6
 	andi	t0, t0, 3
 	bnez	t0, .Lc
-	addi	t0, t6, -1			/* 1 .. S_BLOCK_BYTES */
+	addi	t0, t6, -1			/* 1 .. bytes */
+	andi	t4, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) */
+	beqz	t4, .Lbuffered
 	li	t4, S_BLOCK_BYTES
 	bgeu	t0, t4, .Lc
 	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
@@ -88,26 +119,8 @@ sreq_arrived:
 	ori	t0, a7, 1
 	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
 .Lread:
-	lw	t0, 0(a2)			/* the send's completion (behind the read there) */
-	li	t1, 1
-	SEND(6, t0, t1)				/* iwr DONE_SET */
-	LW_G(t0, mpi_idx_credit)		/* its credit back: emx_invoke(pe, idx, me, 1) */
-	slli	t0, t0, 16
-	or	t0, t0, a7
-	or	t0, t0, a3
-	SEND(3, t0, t1)
-	lw	t0, 0(a4)			/* out of the posted list (dl_remove) */
-	lw	t3, 4(a4)
-	sw	t3, 4(t0)
-	sw	t0, 0(t3)
-	sw	a4, 0(a4)
-	sw	a4, 4(a4)
-	slli	t0, a5, 16			/* the status */
-	or	t0, t0, a0
-	sw	t0, R(L_REQ_SRCTAG)(a4)
-	sw	t5, R(L_REQ_BYTES)(a4)
-	andi	t2, t2, ~S_RF_IN_PRQ		/* a test of it waits for the read */
-	ori	t2, t2, S_RF_READING
+	SENT					/* the send's completion, credit, posted list, status */
+	ori	t2, t2, S_RF_READING		/* a test of it waits for the read */
 	sh	t2, R(S_REQ_FLAGS)(a4)
 	LA(t0, mpi_counters)
 	lw	t3, S_COUNT_FETCHED(t0)
@@ -125,6 +138,46 @@ sreq_arrived:
 	ori	t0, a7, 1
 	SEND(12, t0, t4)
 	j	.Lread
+
+.Lbuffered:	/* t0 = bytes - 1, t1 the data in this PE's temporary buffer, t3 the receive
+		 * buffer */
+	li	t4, S_SHORT_BYTES
+	bgeu	t0, t4, .Lc
+	SENT
+	LW_G(t0, mpi_inbound)			/* the buffer it asked for is filled */
+	addi	t0, t0, -1
+	lui	t4, %hi(mpi_inbound)
+	sw	t0, %lo(mpi_inbound)(t4)
+	lw	t3, R(L_REQ_BUF)(a4)
+	add	t6, t6, t1			/* the words out */
+	mv	t0, t1
+3:	lw	t4, 0(t0)
+	sw	t4, 0(t3)
+	addi	t0, t0, 4
+	addi	t3, t3, 4
+	bltu	t0, t6, 3b
+	andi	t0, t2, S_RF_ARMED_READER	/* complete (req_complete) */
+	bnez	t0, 4f
+	ori	t2, t2, S_RF_COMPLETE
+	sh	t2, R(S_REQ_FLAGS)(a4)
+	j	5f
+4:	sh	t2, R(S_REQ_FLAGS)(a4)
+	addi	t0, a4, -S_REQ_PRQ		/* an I-structure write of its done: the reader */
+	srli	t0, t0, 2
+	slli	t3, a3, 22
+	or	t0, t0, t3
+	li	t3, 1
+	SEND(6, t0, t3)
+5:	andi	a0, t1, -4			/* the buffer back (mpi_tmp_free_buffered) */
+	addi	a1, t5, 8
+	li	t0, S_TMP_SMALL_BYTES
+	bltu	t0, a1, 6f
+	LW_G(t0, mpi_tmp_small_free)
+	sw	t0, 0(a0)
+	lui	t0, %hi(mpi_tmp_small_free)
+	sw	a0, %lo(mpi_tmp_small_free)(t0)
+	ret
+6:	tail	mpi_tmp_free_buffered
 .Lc:
 	tail	sreq_arrived_c
 	.size	sreq_arrived, .-sreq_arrived

@@ -8,6 +8,11 @@
 #define S_RF_IN_PRQ 0x40
 #define S_RF_WILD_HELD 0x180   /* RF_WILD | RF_HELD */
 #define S_RF_READING 0x200
+#define S_RF_COMPLETE 0x8
+#define S_RF_ARMED_READER 0x30 /* RF_ARMED | RF_READER: req_complete writes `done` */
+#define S_SREQ_INLINE 4
+#define S_SHORT_BYTES 32       /* 4 * SHORT_WORDS: copied word by word */
+#define S_TMP_SMALL_BYTES 24   /* TMP_SMALL_BYTES: a buffer of the free list */
 #define S_SREQ_PROTO 3         /* the send request's bits: protocol (PROTO_BUFFERED = 0) */
 #define S_SREQ_FALLBACK 8
 #define S_SENDER_SHIFT 3       /* sender_credits: 8 bytes, minted at 4 */
