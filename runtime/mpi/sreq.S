@@ -12,6 +12,8 @@
  *   (sreq_buffered): the send's completion and its credit, the receive out of the posted
  *   list with its status, the words copied out, the receive complete (req_complete), the
  *   buffer back to its free list.
+ * - an empty message, any protocol: the send's completion and its credit, the receive
+ *   out of the posted list with its status, complete.
  * No register to save. Anything else goes to sreq_arrived_c before anything is changed.
  * Offsets: sreq_layout.h and irecv_layout.h, checked in receiver_match.c.
  *
@@ -51,6 +53,24 @@
 	andi	t2, t2, ~S_RF_IN_PRQ
 .endm
 
+/* The receive completes (req_complete): a flag, or an I-structure write of its done
+ * when a reader waits there; t2 = its flags. Uses t0, t3. */
+.macro COMPLETE
+	andi	t0, t2, S_RF_ARMED_READER
+	bnez	t0, 4f
+	ori	t2, t2, S_RF_COMPLETE
+	sh	t2, R(S_REQ_FLAGS)(a4)
+	j	5f
+4:	sh	t2, R(S_REQ_FLAGS)(a4)
+	addi	t0, a4, -S_REQ_PRQ
+	srli	t0, t0, 2
+	slli	t3, a3, 22
+	or	t0, t0, t3
+	li	t3, 1
+	SEND(6, t0, t3)
+5:
+.endm
+
 	.text
 	.globl	sreq_arrived
 	.type	sreq_arrived, @function
@@ -84,10 +104,11 @@ sreq_arrived:
 1:	lhu	t2, R(S_REQ_FLAGS)(a4)		/* t2: its flags */
 	andi	t0, t2, S_RF_WILD_HELD
 	bnez	t0, .Lc
+	lw	t5, 8(a2)			/* t5: the bytes sent */
+	beqz	t5, .Lzero
 	lw	t3, R(L_REQ_BUF)(a4)		/* t3: the receive buffer */
 	beqz	t3, .Lc
 	lw	t4, R(L_REQ_CAPACITY)(a4)
-	lw	t5, 8(a2)			/* t5: the bytes sent */
 	mv	t6, t5				/* t6: the bytes taken, min(sent, capacity) */
 	bgeu	t4, t5, 2f
 	mv	t6, t4
@@ -156,19 +177,8 @@ sreq_arrived:
 	addi	t0, t0, 4
 	addi	t3, t3, 4
 	bltu	t0, t6, 3b
-	andi	t0, t2, S_RF_ARMED_READER	/* complete (req_complete) */
-	bnez	t0, 4f
-	ori	t2, t2, S_RF_COMPLETE
-	sh	t2, R(S_REQ_FLAGS)(a4)
-	j	5f
-4:	sh	t2, R(S_REQ_FLAGS)(a4)
-	addi	t0, a4, -S_REQ_PRQ		/* an I-structure write of its done: the reader */
-	srli	t0, t0, 2
-	slli	t3, a3, 22
-	or	t0, t0, t3
-	li	t3, 1
-	SEND(6, t0, t3)
-5:	andi	a0, t1, -4			/* the buffer back (mpi_tmp_free_buffered) */
+	COMPLETE
+	andi	a0, t1, -4			/* the buffer back (mpi_tmp_free_buffered) */
 	addi	a1, t5, 8
 	li	t0, S_TMP_SMALL_BYTES
 	bltu	t0, a1, 6f
@@ -178,6 +188,10 @@ sreq_arrived:
 	sw	a0, %lo(mpi_tmp_small_free)(t0)
 	ret
 6:	tail	mpi_tmp_free_buffered
+.Lzero:	/* an empty message, any protocol: it completes here and now */
+	SENT
+	COMPLETE
+	ret
 .Lc:
 	tail	sreq_arrived_c
 	.size	sreq_arrived, .-sreq_arrived
