@@ -421,6 +421,10 @@ void records_init(void);
  * reads them all before it takes a frame. */
 enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
+/* The send request's thread (sreq.S): its usual case by hand, else sreq_arrived. */
+void mpi_sreq_thread(uint32_t v, uint32_t unused, uint32_t cont);
+/* A creation's frame holds the request's words from this word on (creation.c). */
+enum { REQ_ARGS_WORD = 4 };
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */

@@ -66,7 +66,7 @@ _Static_assert(sizeof(sender_credits) == 1 << S_SENDER_SHIFT &&
 _Static_assert(S_BLOCK_BYTES == 4 * FETCH_BLOCK_WORDS, "S_BLOCK_BYTES");
 _Static_assert(S_COUNT_FETCHED == 4 * (unsigned)C_FETCHED_WORDS, "S_COUNT_FETCHED");
 _Static_assert((uint32_t)S_TAG_ANY_HI << 12 == (uint32_t)TAG_ANY16 << 16, "S_TAG_ANY_HI");
-_Static_assert(REQ_W_DONE == 0 && L_REQ_DONE == 0 && DONE_SET == 1 &&
+_Static_assert(REQ_W_DONE == 0 && L_REQ_DONE == 0 && DONE_SET == 1 && REQ_ARGS_WORD == 4 &&
                    EMX_GADDR_PE_SHIFT == 22 && EMX_PKT_special == 3 && EMX_PKT_iwrite == 6 &&
                    EMX_PKT_blockread == 11 && EMX_PKT_blockreadn == 12,
                "sreq.S's packets");
@@ -616,8 +616,7 @@ static void __attribute__((noinline)) sreq_buffered(mpi_request *r, unsigned pe,
  * (read_into_request), then the send's completion; no thread follows. Buffered: the send
  * completes (issue in sender_match.c), the data is copied out. Anything else:
  * sreq_core. */
-void sreq_arrived_c(unsigned pe, unsigned bits, const uint32_t *w);
-void sreq_arrived_c(unsigned pe, unsigned bits, const uint32_t *w) {
+void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
   if (__builtin_expect(!sreq_fast, 0)) { /* (before the words are read: both sides) */
     sreq_general(pe, bits, w);
     return;

@@ -1,7 +1,7 @@
 /* The receiver's usual send request by hand, as the original had its hot paths in
- * assembly: sreq_arrived (the send-request thread's core, creation.c) with matching on
- * the receiver only on EM-X (its block read; else all in C), the oldest posted receive
- * taking it (from that source, its tag or
+ * assembly: the thread a send request's creation invokes (creation.c's template, slot 1 +
+ * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else all in
+ * C), the oldest posted receive taking it (from that source, its tag or
  * MPI_ANY_TAG, not a wildcard or held one), no minted credit out, buffers and size word
  * aligned. What the C path's usual cases do (receiver_match.c: sreq_arrived_c):
  * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block
@@ -14,11 +14,14 @@
  *   buffer back to its free list.
  * - an empty message, any protocol: the send's completion and its credit, the receive
  *   out of the posted list with its status, complete.
- * No register to save. Anything else goes to sreq_arrived_c before anything is changed.
- * Offsets: sreq_layout.h and irecv_layout.h, checked in receiver_match.c.
+ * The frame goes back (and the inbound count down, as creation.c's other threads do) once
+ * the read is out. No register to save. Anything else goes to sreq_arrived (C) before
+ * anything is changed. Offsets: sreq_layout.h and irecv_layout.h, checked in
+ * receiver_match.c.
  *
- * a0 the sender's PE, a1 the bits, a2 the request's words (send request, data address,
- * bytes, tag | ctx << 16): left intact up to the last branch to .Lc. */
+ * Entry: a0 the sender's PE | bits << 10, tp the frame (the request's words from word 4:
+ * send request, data address, bytes, tag | ctx << 16). Then a0 the PE, a1 the bits, a2
+ * the words: left intact up to the last branch to .Lc. */
 #include "irecv_layout.h"
 #include "sreq_layout.h"
 
@@ -27,16 +30,29 @@
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
 #define R(off) ((off) - S_REQ_PRQ)	/* a request's field from its prq link */
 
+/* The frame back to its free list (emx_frame_free) and the creation's inbound count
+ * down (creation.c's threads). Uses t0, t3. */
+.macro FRAME_BACK
+	LW_G(t0, __emx_frame_pool)
+	sw	t0, 0(tp)
+	lui	t0, %hi(__emx_frame_pool)
+	sw	tp, %lo(__emx_frame_pool)(t0)
+	LW_G(t0, mpi_inbound)
+	addi	t0, t0, -1
+	lui	t3, %hi(mpi_inbound)
+	sw	t0, %lo(mpi_inbound)(t3)
+.endm
+
 /* The send's completion (behind the read at the sender, if any), its credit back
  * (emx_invoke(pe, idx, me, 1)), the receive out of the posted list (dl_remove), its
- * status; t2 = its flags without RF_IN_PRQ. Uses t0, t3, a7; keeps t1, t5, t6. */
+ * status, the frame back; a7 = the sender's PE << 22, a5 the status (srctag), t2 = its
+ * flags without RF_IN_PRQ after. Uses t0, t3; keeps t1, t5, t6. */
 .macro SENT
 	lw	t0, 0(a2)
 	li	t3, 1
 	SEND(6, t0, t3)				/* iwr DONE_SET */
 	LW_G(t0, mpi_idx_credit)
 	slli	t0, t0, 16
-	slli	a7, a0, 22
 	or	t0, t0, a7
 	or	t0, t0, a3
 	SEND(3, t0, t3)
@@ -46,11 +62,10 @@
 	sw	t0, 0(t3)
 	sw	a4, 0(a4)
 	sw	a4, 4(a4)
-	slli	t0, a5, 16
-	or	t0, t0, a0
-	sw	t0, R(L_REQ_SRCTAG)(a4)
+	sw	a5, R(L_REQ_SRCTAG)(a4)
 	sw	t5, R(L_REQ_BYTES)(a4)
 	andi	t2, t2, ~S_RF_IN_PRQ
+	FRAME_BACK
 .endm
 
 /* The receive completes (req_complete): a flag, or an I-structure write of its done
@@ -72,10 +87,13 @@
 .endm
 
 	.text
-	.globl	sreq_arrived
-	.type	sreq_arrived, @function
+	.globl	mpi_sreq_thread
+	.type	mpi_sreq_thread, @function
 	.p2align 2
-sreq_arrived:
+mpi_sreq_thread:
+	addi	a2, tp, 16			/* the words (creation.c: ARGS) */
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
 	LW_G(t0, mpi_sreq_hand)			/* receiver only, EM-X's block read */
 	beqz	t0, .Lc
 	andi	t0, a1, S_SREQ_FALLBACK | S_SREQ_INLINE
@@ -90,28 +108,23 @@ sreq_arrived:
 	LA(t0, mpi_posted)			/* a4: the oldest posted receive's link */
 	lw	a4, L_DL_NEXT(t0)
 	beq	a4, t0, .Lc
-	lw	a5, 12(a2)			/* a5: tag | ctx << 16 */
+	lw	a5, 12(a2)			/* a5: tag | ctx << 16 (then pe | tag << 16) */
 	lhu	t1, R(L_REQ_CTX)(a4)
 	srli	t0, a5, 16
 	bne	t0, t1, .Lc
 	lw	t1, R(L_REQ_PE)(a4)		/* its pe | tag << 16 */
-	slli	t0, a5, 16
-	or	t0, t0, a0
-	beq	t1, t0, 1f
-	lui	t0, S_TAG_ANY_HI		/* or MPI_ANY_TAG */
-	or	t0, t0, a0
-	bne	t1, t0, .Lc
+	slli	a5, a5, 16			/* a5: pe | tag << 16 as sent, its status */
+	or	a5, a5, a0
+	bne	t1, a5, .Ltag_any
 1:	lhu	t2, R(S_REQ_FLAGS)(a4)		/* t2: its flags */
 	andi	t0, t2, S_RF_WILD_HELD
 	bnez	t0, .Lc
 	lw	t5, 8(a2)			/* t5: the bytes sent */
-	beqz	t5, .Lzero
 	lw	t3, R(L_REQ_BUF)(a4)		/* t3: the receive buffer */
-	beqz	t3, .Lc
+	beqz	t3, .Lrange
 	lw	t4, R(L_REQ_CAPACITY)(a4)
 	mv	t6, t5				/* t6: the bytes taken, min(sent, capacity) */
-	bgeu	t4, t5, 2f
-	mv	t6, t4
+	bltu	t4, t5, .Ltruncated
 2:	lw	t1, 4(a2)			/* t1: the data (the sender's or the temporary buffer) */
 	or	t0, t1, t3
 	or	t0, t0, t6
@@ -121,7 +134,7 @@ sreq_arrived:
 	andi	t4, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) */
 	beqz	t4, .Lbuffered
 	li	t4, S_BLOCK_BYTES
-	bgeu	t0, t4, .Lc
+	bgeu	t0, t4, .Lrange
 	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
 	 * done (offset 0), a6 this PE << 22, a7 the sender's PE << 22. */
 	slli	a6, a3, 22
@@ -163,7 +176,8 @@ sreq_arrived:
 .Lbuffered:	/* t0 = bytes - 1, t1 the data in this PE's temporary buffer, t3 the receive
 		 * buffer */
 	li	t4, S_SHORT_BYTES
-	bgeu	t0, t4, .Lc
+	bgeu	t0, t4, .Lrange
+	slli	a7, a0, 22
 	SENT
 	LW_G(t0, mpi_inbound)			/* the buffer it asked for is filled */
 	addi	t0, t0, -1
@@ -188,10 +202,22 @@ sreq_arrived:
 	sw	a0, %lo(mpi_tmp_small_free)(t0)
 	ret
 6:	tail	mpi_tmp_free_buffered
+.Ltag_any:	/* the receive's tag MPI_ANY_TAG? */
+	lui	t0, S_TAG_ANY_HI
+	or	t0, t0, a0
+	beq	t1, t0, 1b
+	j	.Lc
+.Ltruncated:	/* a message longer than the receive buffer */
+	mv	t6, t4
+	j	2b
+.Lrange:	/* none taken (no buffer, or beyond the sizes here): an empty message? */
+	bnez	t5, .Lc
 .Lzero:	/* an empty message, any protocol: it completes here and now */
+	slli	a7, a0, 22
 	SENT
 	COMPLETE
 	ret
 .Lc:
-	tail	sreq_arrived_c
-	.size	sreq_arrived, .-sreq_arrived
+	FRAME_BACK
+	tail	sreq_arrived
+	.size	mpi_sreq_thread, .-mpi_sreq_thread
