@@ -3,7 +3,7 @@
  * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else all in
  * C), the oldest posted receive taking it (from that source, its tag or
  * MPI_ANY_TAG, not a wildcard or held one), no minted credit out, buffers and size word
- * aligned. What the C path's usual cases do (receiver_match.c: sreq_arrived_c):
+ * aligned. What the C path's usual cases do (receiver_match.c: sreq_arrived):
  * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block
  *   read of the data leaves first, straight into the receive buffer with the receive's
  *   `done` as its completion, then the send's completion and its credit; then the
