@@ -57,8 +57,7 @@ _Static_assert(S_RF_IN_PRQ == RF_IN_PRQ && S_RF_WILD_HELD == (RF_WILD | RF_HELD)
 _Static_assert(S_SREQ_INLINE == SREQ_INLINE && S_SHORT_BYTES == 4 * SHORT_WORDS &&
                    S_TMP_SMALL_BYTES == TMP_SMALL_BYTES,
                "buffered");
-_Static_assert(S_SREQ_PROTO == SREQ_PROTO && S_SREQ_FALLBACK == SREQ_FALLBACK &&
-                   PROTO_BUFFERED == 0,
+_Static_assert(S_SREQ_PROTO == SREQ_PROTO && PROTO_BUFFERED == 0,
                "send request bits");
 _Static_assert(sizeof(sender_credits) == 1 << S_SENDER_SHIFT &&
                    S_SENDER_MINTED == __builtin_offsetof(sender_credits, minted),

@@ -1,19 +1,19 @@
 /* The receiver's usual send request by hand, as the original had its hot paths in
  * assembly: the thread a send request's creation invokes (creation.c's template, slot 1 +
  * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else all in
- * C), the oldest posted receive taking it (from that source, its tag or
- * MPI_ANY_TAG, not a wildcard or held one), no minted credit out, buffers and size word
- * aligned. What the C path's usual cases do (receiver_match.c: sreq_arrived):
- * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block
- *   read of the data leaves first, straight into the receive buffer with the receive's
- *   `done` as its completion, then the send's completion and its credit; then the
- *   receive leaves the posted list with its status. No thread follows.
- * - buffered, 1 .. 4 * SHORT_WORDS bytes in a temporary buffer of this PE
- *   (sreq_buffered): the send's completion and its credit, the receive out of the posted
- *   list with its status, the words copied out, the receive complete (req_complete), the
- *   buffer back to its free list.
- * - an empty message, any protocol: the send's completion and its credit, the receive
- *   out of the posted list with its status, complete.
+ * C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
+ * a wildcard or held one), buffers and size word aligned. What the C path's usual cases
+ * do (receiver_match.c: sreq_arrived):
+ * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block read of
+ *   the data leaves first, straight into the receive buffer with the receive's `done` as
+ *   its completion, then the send's completion; then the receive leaves the posted list
+ *   with its status, and the credit goes back (credit_release). No thread follows.
+ * - buffered, 1 .. 4 * SHORT_WORDS bytes in a temporary buffer of this PE, no minted
+ *   credit out (sreq_buffered): the send's completion and its credit, the receive out of
+ *   the posted list with its status, the words copied out, the receive complete
+ *   (req_complete), the buffer back to its free list.
+ * - an empty message, any protocol, no minted credit out: the send's completion and its
+ *   credit, the receive out of the posted list with its status, complete.
  * The frame goes back (and the inbound count down, as creation.c's other threads do) once
  * the read is out. No register to save. Anything else goes to sreq_arrived (C) before
  * anything is changed. Offsets: sreq_layout.h and irecv_layout.h, checked in
@@ -30,6 +30,26 @@
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
 #define R(off) ((off) - S_REQ_PRQ)	/* a request's field from its prq link */
 
+/* t0 = the credits minted for the sender and not retired (credit_release: with none
+ * out the credit goes back by CREDIT, else credit_retire decides). Uses t3. */
+.macro MINTED
+	LW_G(t0, mpi_senders)
+	slli	t3, a0, S_SENDER_SHIFT
+	add	t0, t0, t3
+	lw	t0, S_SENDER_MINTED(t0)
+.endm
+
+/* The send request's credit back: emx_invoke(pe, mpi_idx_credit, mpi_me, 1); a7 = the
+ * sender's PE << 22. Uses t0, t3. */
+.macro CREDIT
+	LW_G(t0, mpi_idx_credit)
+	slli	t0, t0, 16
+	or	t0, t0, a7
+	or	t0, t0, a3
+	li	t3, 1
+	SEND(3, t0, t3)
+.endm
+
 /* The frame back to its free list (emx_frame_free) and the creation's inbound count
  * down (creation.c's threads). Uses t0, t3. */
 .macro FRAME_BACK
@@ -43,19 +63,13 @@
 	sw	t0, %lo(mpi_inbound)(t3)
 .endm
 
-/* The send's completion (behind the read at the sender, if any), its credit back
- * (emx_invoke(pe, idx, me, 1)), the receive out of the posted list (dl_remove), its
- * status, the frame back; a7 = the sender's PE << 22, a5 the status (srctag), t2 = its
+/* The send's completion (behind the read at the sender, if any), the receive out of the
+ * posted list (dl_remove), its status, the frame back; a5 the status (srctag), t2 = its
  * flags without RF_IN_PRQ after. Uses t0, t3; keeps t1, t5, t6. */
 .macro SENT
 	lw	t0, 0(a2)
 	li	t3, 1
 	SEND(6, t0, t3)				/* iwr DONE_SET */
-	LW_G(t0, mpi_idx_credit)
-	slli	t0, t0, 16
-	or	t0, t0, a7
-	or	t0, t0, a3
-	SEND(3, t0, t3)
 	lw	t0, 0(a4)
 	lw	t3, 4(a4)
 	sw	t3, 4(t0)
@@ -96,15 +110,8 @@ mpi_sreq_thread:
 	andi	a0, a0, 0x3ff
 	LW_G(t0, mpi_sreq_hand)			/* receiver only, EM-X's block read */
 	beqz	t0, .Lc
-	andi	t0, a1, S_SREQ_FALLBACK | S_SREQ_INLINE
-	bnez	t0, .Lc
 	LW_G(a3, mpi_me)			/* a3: this PE */
 	beq	a0, a3, .Lc
-	LW_G(t0, mpi_senders)			/* no minted credit out (credit_release) */
-	slli	t1, a0, S_SENDER_SHIFT
-	add	t0, t0, t1
-	lw	t0, S_SENDER_MINTED(t0)
-	bnez	t0, .Lc
 	LA(t0, mpi_posted)			/* a4: the oldest posted receive's link */
 	lw	a4, L_DL_NEXT(t0)
 	beq	a4, t0, .Lc
@@ -153,14 +160,19 @@ mpi_sreq_thread:
 	ori	t0, a7, 1
 	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
 .Lread:
-	SENT					/* the send's completion, credit, posted list, status */
+	SENT					/* the send's completion, posted list, status */
 	ori	t2, t2, S_RF_READING		/* a test of it waits for the read */
 	sh	t2, R(S_REQ_FLAGS)(a4)
 	LA(t0, mpi_counters)
 	lw	t3, S_COUNT_FETCHED(t0)
 	add	t3, t3, t6
 	sw	t3, S_COUNT_FETCHED(t0)
+	MINTED					/* the credit (looked at once the read is out) */
+	bnez	t0, .Lretire
+	CREDIT
 	ret
+.Lretire:
+	tail	credit_retire			/* a0: the sender's PE */
 .Lmulti:	/* words - 1 without a completion, then the last word with it (the
 		 * completion writes the count, which done takes as DONE_SET only if 1) */
 	SEND(11, t1, t3)
@@ -177,8 +189,13 @@ mpi_sreq_thread:
 		 * buffer */
 	li	t4, S_SHORT_BYTES
 	bgeu	t0, t4, .Lrange
+	andi	t0, a1, S_SREQ_INLINE		/* (the data in the request: C) */
+	bnez	t0, .Lc
+	MINTED
+	bnez	t0, .Lc
 	slli	a7, a0, 22
 	SENT
+	CREDIT
 	LW_G(t0, mpi_inbound)			/* the buffer it asked for is filled */
 	addi	t0, t0, -1
 	lui	t4, %hi(mpi_inbound)
@@ -213,8 +230,11 @@ mpi_sreq_thread:
 .Lrange:	/* none taken (no buffer, or beyond the sizes here): an empty message? */
 	bnez	t5, .Lc
 .Lzero:	/* an empty message, any protocol: it completes here and now */
+	MINTED
+	bnez	t0, .Lc
 	slli	a7, a0, 22
 	SENT
+	CREDIT
 	COMPLETE
 	ret
 .Lc:

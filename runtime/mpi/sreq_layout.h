@@ -14,7 +14,6 @@
 #define S_SHORT_BYTES 32       /* 4 * SHORT_WORDS: copied word by word */
 #define S_TMP_SMALL_BYTES 24   /* TMP_SMALL_BYTES: a buffer of the free list */
 #define S_SREQ_PROTO 3         /* the send request's bits: protocol (PROTO_BUFFERED = 0) */
-#define S_SREQ_FALLBACK 8
 #define S_SENDER_SHIFT 3       /* sender_credits: 8 bytes, minted at 4 */
 #define S_SENDER_MINTED 4
 #define S_BLOCK_BYTES 8192     /* 4 * FETCH_BLOCK_WORDS */
