@@ -55,7 +55,7 @@ PATHS = [
       "send_start_ok"] + CREATION +
      ["mpi_h_credit"]),
     ("send request, on the receiver (matching)", "naive",
-     SEGMENT + ["sreq_thread", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",
+     SEGMENT + ["mpi_sreq_thread", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",
                 "record_new", "posted_match", "deliver"]),
     ("fetch (block read) and completion", "naive",
      ["fetch_from_sender", "fetch_start", "fetch_general", "fetch_grant", "block_issue",

@@ -45,18 +45,12 @@ uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) 
 static mpi_pool op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
 static unsigned idx_segment, idx_segment_reply;
 static emx_thread_fn *request_tmpl;
-enum { ARGS = 4 }; /* the request's words start at frame word 4 (slots 1..3 name the kinds) */
+enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
-/* The invoked threads, one per kind (slot 1 + kind): a0 = requester PE | bits << 10.
+/* The invoked threads, one per kind (slot 1 + kind): a0 = requester PE | bits << 10 (a
+ * send request's: mpi_sreq_thread, by hand in sreq.S, as this but with its usual case).
  * The frame goes back first and the core is a tail call, so the thread saves no
  * register: the cores read the words before they take any frame (mpi_internal.h). */
-static void sreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
-  (void)unused, (void)cont;
-  uint32_t *f = emx_frame();
-  emx_frame_free(f);
-  --mpi_inbound;
-  sreq_arrived(v & 0x3ff, v >> 10, f + ARGS);
-}
 static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
   uint32_t *f = emx_frame();
@@ -342,7 +336,7 @@ void creation_init(void) {
   outboxes = calloc(emx_pe_count(), sizeof *outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
-  request_tmpl[1 + REQ_SREQ] = sreq_thread;
+  request_tmpl[1 + REQ_SREQ] = mpi_sreq_thread;
   request_tmpl[1 + REQ_RREQ] = rreq_thread;
   request_tmpl[1 + REQ_TMP] = tmp_thread;
 }

@@ -211,6 +211,8 @@ enum req_flag {
   RF_IN_PRQ = 1u << 6,     /* a posted receive not yet matched */
   RF_WILD = 1u << 7,       /* posted with MPI_ANY_SOURCE */
   RF_HELD = 1u << 8,       /* receive request held back: behind a wildcard, or no credit */
+  RF_READING = 1u << 9,    /* its data is being read into it, with no thread here (its
+                              completion writes `done`: receiver_match.c) */
   RF_NULL_PEER = 1u << 10, /* MPI_PROC_NULL: completes at once */
   RF_PACKED = 1u << 11,    /* a non-contiguous datatype: data through r->pack (pack.c) */
   RF_CANCELLED = 1u << 12, /* MPI_Cancel succeeded (cancel.c); not a plain request then */
@@ -246,6 +248,8 @@ extern uint32_t mpi_req_span;
  * arrived, as far as the user can tell. */
 extern unsigned mpi_inbound;
 int mpi_progress_inbound(unsigned *steps); /* steps: 0 at the first call */
+/* The same for a test of r, which also waits while r's data is read (RF_READING). */
+int mpi_progress_toward(const struct mpi_request *r, unsigned *steps);
 
 /* A computation blocked until one of several armed requests completes (wait.c). */
 typedef struct waiter {
@@ -417,6 +421,10 @@ void records_init(void);
  * reads them all before it takes a frame. */
 enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
+/* The send request's thread (sreq.S): its usual case by hand, else sreq_arrived. */
+void mpi_sreq_thread(uint32_t v, uint32_t unused, uint32_t cont);
+/* A creation's frame holds the request's words from this word on (creation.c). */
+enum { REQ_ARGS_WORD = 4 };
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
@@ -518,6 +526,10 @@ typedef struct fetch {
 void fetch_start(fetch *f, uint32_t *dst, emx_gaddr_t src, uint32_t words, fetch_done_fn done,
                  void *arg);
 void transfer_init(void);
+/* Fetches by EM-X's block read (not per word: EM-X', EM-4, -mpi-option=fetch-per-word),
+ * at most FETCH_BLOCK_WORDS a block. */
+extern unsigned mpi_block_reads;
+enum { FETCH_BLOCK_WORDS = 2048 };
 
 /* ---- Matching (sender_match.c, receiver_match.c) ------------------------------------ */
 

@@ -62,13 +62,13 @@ void *mpi_tmp_alloc(uint32_t bytes) {
  * message's size + 8): from a free list, as the original took its objects (a few
  * instructions instead of a probe of the heap and two allocations); a buffer given back
  * stays in the list. The list grows by mpi_tmp_alloc, with its reserve. */
-static void *tmp_small_free;
+void *mpi_tmp_small_free; /* (sreq.S gives buffers back to it too) */
 
 void *mpi_tmp_alloc_buffered(uint32_t bytes) {
   if (bytes > TMP_SMALL_BYTES) return mpi_tmp_alloc(bytes);
-  void *b = tmp_small_free;
+  void *b = mpi_tmp_small_free;
   if (__builtin_expect(!b, 0)) return mpi_tmp_alloc(TMP_SMALL_BYTES);
-  tmp_small_free = *(void **)b;
+  mpi_tmp_small_free = *(void **)b;
   return b;
 }
 
@@ -77,6 +77,6 @@ void mpi_tmp_free_buffered(void *b, uint32_t bytes) {
     free(b);
     return;
   }
-  *(void **)b = tmp_small_free;
-  tmp_small_free = b;
+  *(void **)b = mpi_tmp_small_free;
+  mpi_tmp_small_free = b;
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "irecv_layout.h"
+#include "sreq_layout.h"
 
 /* A send request that arrived here: unexpected (in `mpi_unexpected`), or being delivered. */
 typedef struct {
@@ -25,9 +27,11 @@ typedef struct {
 enum { SR_WAITING, SR_FETCHING, SR_FETCHED };
 
 kq_table mpi_isq_recv;    /* receive requests this PE issued, not yet resolved */
-static dl_list posted;     /* unmatched receives, in posting order */
+dl_list mpi_posted;         /* unmatched receives, in posting order (sreq.S reads it) */
 dl_list mpi_unexpected;     /* unmatched send requests, in arrival order */
 unsigned mpi_wild_pending;  /* unmatched MPI_ANY_SOURCE receives */
+static unsigned sreq_fast;  /* matching on the receiver only: sreq_arrived's usual case */
+unsigned mpi_sreq_hand;     /* ... on EM-X with its block read: sreq.S's usual cases */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
 /* A matched message read through a chunk buffer (below): CHUNK_BYTES, or the smaller one
  * reserved at MPI_Init (it costs every PE its bytes for good: on EM-4 the heap is small),
@@ -39,10 +43,39 @@ static dl_list reserved_waiting;
 
 #define RECV_OF_PRQ(l) DL_ENTRY(l, mpi_request, prq)
 
+/* sreq.S's offsets and constants (sreq_layout.h, irecv_layout.h), checked here. */
+_Static_assert(S_REQ_FLAGS == __builtin_offsetof(mpi_request, flags), "S_REQ_FLAGS");
+_Static_assert(S_REQ_PRQ == __builtin_offsetof(mpi_request, prq), "S_REQ_PRQ");
+_Static_assert(__builtin_offsetof(dl_link, prev) == 0 && __builtin_offsetof(dl_link, next) == 4,
+               "dl_link");
+_Static_assert(L_DL_NEXT == __builtin_offsetof(dl_list, head.next), "L_DL_NEXT");
+_Static_assert(L_REQ_PE + 2 == __builtin_offsetof(mpi_request, tag), "pe, tag: one word");
+_Static_assert(S_RF_IN_PRQ == RF_IN_PRQ && S_RF_WILD_HELD == (RF_WILD | RF_HELD) &&
+                   S_RF_READING == RF_READING && S_RF_COMPLETE == RF_COMPLETE &&
+                   S_RF_ARMED_READER == (RF_ARMED | RF_READER),
+               "request flags");
+_Static_assert(S_SREQ_INLINE == SREQ_INLINE && S_SHORT_BYTES == 4 * SHORT_WORDS &&
+                   S_TMP_SMALL_BYTES == TMP_SMALL_BYTES,
+               "buffered");
+_Static_assert(S_SREQ_PROTO == SREQ_PROTO && PROTO_BUFFERED == 0,
+               "send request bits");
+_Static_assert(sizeof(sender_credits) == 1 << S_SENDER_SHIFT &&
+                   S_SENDER_MINTED == __builtin_offsetof(sender_credits, minted),
+               "sender_credits");
+_Static_assert(S_BLOCK_BYTES == 4 * FETCH_BLOCK_WORDS, "S_BLOCK_BYTES");
+_Static_assert(S_COUNT_FETCHED == 4 * (unsigned)C_FETCHED_WORDS, "S_COUNT_FETCHED");
+_Static_assert((uint32_t)S_TAG_ANY_HI << 12 == (uint32_t)TAG_ANY16 << 16, "S_TAG_ANY_HI");
+_Static_assert(REQ_W_DONE == 0 && L_REQ_DONE == 0 && DONE_SET == 1 && REQ_ARGS_WORD == 4 &&
+                   EMX_GADDR_PE_SHIFT == 22 && EMX_PKT_special == 3 && EMX_PKT_iwrite == 6 &&
+                   EMX_PKT_blockread == 11 && EMX_PKT_blockreadn == 12,
+               "sreq.S's packets");
+
 void matching_init(void) {
-  dl_init(&posted);
+  dl_init(&mpi_posted);
   dl_init(&mpi_unexpected);
   dl_init(&reserved_waiting);
+  sreq_fast = mpi_matching != MATCH_BOTH;
+  mpi_sreq_hand = sreq_fast && mpi_block_reads;
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
   if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }
@@ -218,7 +251,7 @@ static inline int tag_matches(uint16_t want, uint16_t tag) {
 
 /* The oldest posted receive a message from pe with tag and ctx matches. */
 static inline mpi_request *posted_match(unsigned pe, uint16_t tag, uint16_t ctx) {
-  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
+  for (dl_link *l = mpi_posted.head.next; l != &mpi_posted.head; l = l->next) {
     mpi_request *r = RECV_OF_PRQ(l);
     if (r->ctx == ctx && ((r->flags & RF_WILD) || r->pe == pe) && tag_matches(r->tag, tag))
       return r;
@@ -347,8 +380,8 @@ int mpi_irecv_request(mpi_request *r) {
  * a receive skipped for lack of one leaves every later one from its source held too; its
  * sender is asked for more. Returns whether a receive from `only` still waits. */
 static int release_held(int only) {
-  dl_link *l = posted.head.next;
-  for (dl_link *next; l != &posted.head; l = next) {
+  dl_link *l = mpi_posted.head.next;
+  for (dl_link *next; l != &mpi_posted.head; l = next) {
     next = l->next; /* issuing takes r out of the list */
     mpi_request *r = RECV_OF_PRQ(l);
     if (r->flags & RF_WILD) break;
@@ -363,7 +396,7 @@ static int release_held(int only) {
     issue_recv_request(r);
   }
   if (only < 0) return 0;
-  for (; l != &posted.head; l = l->next) { /* behind the wildcard */
+  for (; l != &mpi_posted.head; l = l->next) { /* behind the wildcard */
     const mpi_request *r = RECV_OF_PRQ(l);
     if ((r->flags & RF_HELD) && r->pe == (unsigned)only) return 1;
   }
@@ -416,7 +449,7 @@ void recv_start(mpi_request *r) {
     issue_recv_request(r); /* the common case: straight to the sender */
     return;
   }
-  dl_append(&posted, &r->prq);
+  dl_append(&mpi_posted, &r->prq);
   r->flags |= RF_IN_PRQ;
   if (wild) {
     r->flags |= RF_WILD;
@@ -438,7 +471,7 @@ void recv_start(mpi_request *r) {
 
 /* Whether a receive in the posted list may take a message from pe (credits.c). */
 int posted_wants(unsigned pe) {
-  for (dl_link *l = posted.head.next; l != &posted.head; l = l->next) {
+  for (dl_link *l = mpi_posted.head.next; l != &mpi_posted.head; l = l->next) {
     const mpi_request *r = RECV_OF_PRQ(l);
     if ((r->flags & RF_WILD) || r->pe == pe) return 1;
   }
@@ -475,6 +508,8 @@ static inline __attribute__((always_inline)) void sreq_core(unsigned pe, unsigne
     /* No receive request of ours will meet this send request at the sender: it must
      * forget it before any later receive request of ours arrives there. */
     proto_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(w[0]), 0);
+  } else if (proto == PROTO_BUFFERED) {
+    emx_iwrite(w[0] + REQ_W_DONE, DONE_SET); /* matching on the receiver only (issue) */
   }
   send_record *e = record_new(pe, tag, ctx, bits, w);
   mpi_request *r = posted_match(pe, tag, ctx);
@@ -505,36 +540,117 @@ static void __attribute__((noinline)) sreq_general(unsigned pe, unsigned bits,
   sreq_core(pe, bits, w);
 }
 
+/* The usual case's read, with no thread on either side (EM-X's block read, docs/pe.md):
+ * the words go straight into the receive buffer, and the read's completion is the
+ * receive's own `done` I-structure, as a one-sided send's is: its write wakes a blocked
+ * MPI_Wait. The read's completion writes the count of words read, which `done` takes as
+ * DONE_SET only when it is 1 (a larger value carries a size, DONE_SIZED), so a longer
+ * message goes as two reads, its last word by itself: that one's completion comes after
+ * every word (one source, one destination: FIFO). The sender's completion follows the
+ * read requests to its PE, whose memory unit serves them in arrival order, so the send
+ * buffer has been read when the send completes. */
+static inline __attribute__((always_inline)) void read_into_request(mpi_request *r, unsigned pe,
+                                                                    uint32_t data,
+                                                                    uint32_t words) {
+  const emx_gaddr_t dst = emx_gaddr_mine(r->buf), src = emx_gaddr(pe, (void *)(uintptr_t)data);
+  if (__builtin_expect(words > 1, 0)) {
+    emx_read_block(dst, src, words - 1, 0);
+    emx_read_block(dst + words - 1, src + words - 1, 1, req_gaddr(r));
+  } else {
+    emx_read_block(dst, src, 1, req_gaddr(r));
+  }
+  mpi_counters[C_FETCHED_WORDS] += words;
+}
+
+/* The copy of sreq_buffered off its usual path (its own function, so that the usual one
+ * saves no register): n bytes from the temporary buffer at data (sent + 8 bytes from
+ * data & ~3), then the receive completes and the buffer goes back. */
+static void __attribute__((noinline)) buffered_copy(mpi_request *r, uint32_t data, uint32_t n,
+                                                    uint32_t sent) {
+  memcpy(r->buf, (const void *)(uintptr_t)data, n);
+  req_complete(r);
+  mpi_tmp_free_buffered((void *)(uintptr_t)(data & ~3u), sent + 8);
+}
+
+/* sreq_arrived's buffered case (its own function, so that the get and sync case saves no
+ * register): posted receive r takes the message, copied out of the temporary buffer this
+ * PE gave (or out of the request itself: SREQ_INLINE), the buffer back to its free list;
+ * the send completes (issue in sender_match.c). Calls only in tail position. */
+static void __attribute__((noinline)) sreq_buffered(mpi_request *r, unsigned pe, unsigned bits,
+                                                    const uint32_t *w) {
+  const uint32_t data = w[1], sent = w[2], n = min32(sent, r->capacity);
+  emx_iwrite(w[0] + REQ_W_DONE, DONE_SET);
+  emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
+  dl_remove(&r->prq); /* posted_take of a receive neither wildcard nor held */
+  r->flags &= (uint16_t)~RF_IN_PRQ;
+  r->srctag = pe | (w[3] & 0xffff) << 16;
+  r->bytes = sent;
+  if (bits & SREQ_INLINE) {
+    char *to = r->buf;
+    for (uint32_t k = 0; k < n; ++k) to[k] = (char)(data >> 8 * k);
+    req_complete(r);
+    return;
+  }
+  if (!sent) {
+    req_complete(r);
+    return;
+  }
+  --mpi_inbound; /* the buffer it asked for is filled (tmp_alloc_arrived) */
+  if (__builtin_expect(((data | (uint32_t)(uintptr_t)r->buf | n) & 3) || n > 4 * SHORT_WORDS, 0)) {
+    buffered_copy(r, data, n, sent);
+    return;
+  }
+  const uint32_t *from = (const uint32_t *)(uintptr_t)data;
+  uint32_t *to = r->buf;
+  for (uint32_t k = 0; k < n / 4; ++k) to[k] = from[k];
+  req_complete(r);
+  mpi_tmp_free_buffered((void *)(uintptr_t)(data & ~3u), sent + 8);
+}
+
 /* Invoked in a frame (creation.c). The usual send request with matching on the receiver
- * only (get or sync, a receive from that source posted, buffers word aligned, a record at
- * hand): matched, its credit sent back, and the block read of the data started last as a
- * tail call, so that the thread saves no register and ends once the read is issued (its
- * completion thread may start as soon as the data is in). Anything else: sreq_core. */
+ * only (a receive from that source posted, not a wildcard one, no minted credit out):
+ * matched and finished in this thread, its credit sent back, nothing kept here. Get and
+ * sync (buffers word aligned, another PE on EM-X, at most a block): the block read of the
+ * data leaves first, straight into the receive buffer with the receive's completion
+ * (read_into_request), then the send's completion; no thread follows. Buffered: the send
+ * completes (issue in sender_match.c), the data is copied out. Anything else:
+ * sreq_core. */
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w) {
-  const uint32_t last = w[3];
+  if (__builtin_expect(!sreq_fast, 0)) { /* (before the words are read: both sides) */
+    sreq_general(pe, bits, w);
+    return;
+  }
+  const uint32_t sreq = w[0], data = w[1], sent = w[2], last = w[3];
   const uint16_t tag = (uint16_t)last, ctx = (uint16_t)(last >> 16);
   mpi_request *r;
-  if (__builtin_expect(mpi_matching == MATCH_BOTH || (bits & SREQ_PROTO) == PROTO_BUFFERED ||
-                           !record_pool.free || mpi_senders[pe].minted != 0 ||
-                           !(r = posted_match(pe, tag, ctx)),
+  if (__builtin_expect(pe == mpi_me || mpi_senders[pe].minted != 0 ||
+                           (bits & SREQ_FALLBACK) || !(r = posted_match(pe, tag, ctx)) ||
+                           (r->flags & (RF_WILD | RF_HELD)),
                        0)) {
     sreq_general(pe, bits, w);
     return;
   }
-  const uint32_t data = w[1], dst = (uint32_t)(uintptr_t)r->buf;
-  const uint32_t bytes = min32(w[2], r->capacity);
-  if (__builtin_expect(!dst || (r->flags & (RF_WILD | RF_HELD)) || ((data | dst | bytes) & 3),
-                       0)) {
-    sreq_general(pe, bits, w);
-    return;
+  if ((bits & SREQ_PROTO) == PROTO_BUFFERED) {
+    sreq_buffered(r, pe, bits, w);
+  } else {
+    const uint32_t dst = (uint32_t)(uintptr_t)r->buf, bytes = min32(sent, r->capacity);
+    if (__builtin_expect(!mpi_block_reads || !dst || ((data | dst | bytes) & 3) ||
+                             bytes > 4 * FETCH_BLOCK_WORDS,
+                         0)) {
+      sreq_general(pe, bits, w);
+      return;
+    }
+    if (bytes) read_into_request(r, pe, data, bytes / 4);
+    emx_iwrite(sreq + REQ_W_DONE, DONE_SET); /* (behind the read at the sender) */
+    emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
+    dl_remove(&r->prq); /* posted_take of a receive neither wildcard nor held */
+    r->srctag = pe | (uint32_t)tag << 16;
+    r->bytes = sent;
+    /* A test of r waits for the read (RF_READING, cleared at its restart). */
+    const uint16_t flags = r->flags & (uint16_t)~RF_IN_PRQ;
+    r->flags = bytes ? flags | RF_READING : flags;
+    if (!bytes) req_complete(r);
   }
-  send_record *e = record_new(pe, tag, ctx, bits, w);
-  posted_take(r);
-  e->r = r;
-  e->state = SR_FETCHING;
-  e->direct = 1;
-  emx_invoke(pe, mpi_idx_credit, mpi_me, 1); /* credit_release, minted is 0 */
-  fetch_start(&e->f, r->buf, emx_gaddr(pe, (void *)(uintptr_t)data), bytes / 4, fetched, e);
 }
 void mpi_h_sreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;

@@ -7,7 +7,7 @@
 mpi_pool mpi_request_pool = {.cell_bytes = sizeof(mpi_request)};
 
 void req_reset(mpi_request *r) {
-  r->flags &= (uint16_t) ~(RF_COMPLETE | RF_WILD | RF_HELD | RF_NULL_PEER);
+  r->flags &= (uint16_t) ~(RF_COMPLETE | RF_WILD | RF_HELD | RF_NULL_PEER | RF_READING);
   r->flags |= RF_ACTIVE;
   r->srctag = 0;
   r->bytes = 0;
@@ -76,11 +76,15 @@ unsigned mpi_inbound;
 /* One step of a probe's or test's wait for what is on its way to this PE: 0 when
  * nothing is (or after a bound: a peer in a long computation does not answer its part
  * of a creation until its thread ends). */
-int mpi_progress_inbound(unsigned *steps) {
+static int progress_while(int more, unsigned *steps) {
   enum { MAX_STEPS = 4096 }; /* yields of at least 32 clocks: ~130 k clocks */
-  if (!mpi_inbound || ++*steps > MAX_STEPS) return 0;
+  if (!more || ++*steps > MAX_STEPS) return 0;
   mpi_progress();
   return 1;
+}
+int mpi_progress_inbound(unsigned *steps) { return progress_while(mpi_inbound != 0, steps); }
+int mpi_progress_toward(const mpi_request *r, unsigned *steps) {
+  return progress_while(mpi_inbound || (r->flags & RF_READING), steps);
 }
 
 static void maybe_reclaim(mpi_request *r) {

@@ -88,7 +88,11 @@ static inline __attribute__((always_inline)) void issue(mpi_request *s, uint32_t
   COUNT(C_SEND_REQUESTS);
   if (__builtin_expect(s->proto == PROTO_BUFFERED, 0)) {
     sreq_issue(s, bits, data);
-    req_complete(s); /* the data has left the user's buffer */
+    /* The data has left the user's buffer. With matching on the receiver only the
+     * receiver completes the send when the request is in (sreq_core), as when the
+     * issuing computation itself waited for the creation: woken now, it would hold up
+     * the creation's answer here. */
+    if (mpi_matching == MATCH_BOTH) req_complete(s);
     return;
   }
   sreq_issue(s, bits, data);

@@ -173,7 +173,8 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
  * the completions are threads here, but a fetch's frame is heap memory and a flood of
  * unexpected get messages would start hundreds at once (memory the library chose to
  * use, beyond the reserve): block fetches take their frame under FRAMES_MAX too. */
-enum { B_FETCH = 1, B_E0 = 3, BLOCK = 2048 };
+enum { B_FETCH = 1, B_E0 = 3, BLOCK = FETCH_BLOCK_WORDS };
+unsigned mpi_block_reads;
 static emx_thread_fn *block_tmpl;
 
 static inline __attribute__((always_inline)) void block_issue(fetch *x, uint32_t *f,
@@ -206,9 +207,7 @@ static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
   x->done(x->arg);
 }
 
-static int fetch_by_blocks(void) {
-  return (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
-}
+static int fetch_by_blocks(void) { return mpi_block_reads; }
 
 /* ---- Frames in flight over all fetches, of both kinds, are bounded ----
  * Every per-word reply and every block's completion is a thread packet in this PE's
@@ -328,4 +327,5 @@ void transfer_init(void) {
   if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
   block_tmpl[1] = block_tmpl[2] = block_arrived;
   spare_frame = emx_frame_alloc(block_tmpl);
+  mpi_block_reads = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
 }

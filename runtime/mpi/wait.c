@@ -280,8 +280,8 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
      * computation ends its thread: let them run, so that a loop of MPI_Test makes
      * progress. */
     mpi_progress();
-    /* ... and wait for what is on its way here (mpi_inbound: a creation, a fetch) */
-    for (unsigned steps = 0; !req_is_complete(r) && mpi_progress_inbound(&steps);) {
+    /* ... and wait for what is on its way here (mpi_inbound: a creation, a fetch; r's read) */
+    for (unsigned steps = 0; !req_is_complete(r) && mpi_progress_toward(r, &steps);) {
     }
     if (!req_is_complete(r)) {
       *flag = 0;

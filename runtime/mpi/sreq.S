@@ -1,0 +1,243 @@
+/* The receiver's usual send request by hand, as the original had its hot paths in
+ * assembly: the thread a send request's creation invokes (creation.c's template, slot 1 +
+ * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else all in
+ * C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
+ * a wildcard or held one), buffers and size word aligned. What the C path's usual cases
+ * do (receiver_match.c: sreq_arrived):
+ * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block read of
+ *   the data leaves first, straight into the receive buffer with the receive's `done` as
+ *   its completion, then the send's completion; then the receive leaves the posted list
+ *   with its status, and the credit goes back (credit_release). No thread follows.
+ * - buffered, 1 .. 4 * SHORT_WORDS bytes in a temporary buffer of this PE, no minted
+ *   credit out (sreq_buffered): the send's completion and its credit, the receive out of
+ *   the posted list with its status, the words copied out, the receive complete
+ *   (req_complete), the buffer back to its free list.
+ * - an empty message, any protocol, no minted credit out: the send's completion and its
+ *   credit, the receive out of the posted list with its status, complete.
+ * The frame goes back (and the inbound count down, as creation.c's other threads do) once
+ * the read is out. No register to save. Anything else goes to sreq_arrived (C) before
+ * anything is changed. Offsets: sreq_layout.h and irecv_layout.h, checked in
+ * receiver_match.c.
+ *
+ * Entry: a0 the sender's PE | bits << 10, tp the frame (the request's words from word 4:
+ * send request, data address, bytes, tag | ctx << 16). Then a0 the PE, a1 the bits, a2
+ * the words: left intact up to the last branch to .Lc. */
+#include "irecv_layout.h"
+#include "sreq_layout.h"
+
+#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
+#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
+#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+#define R(off) ((off) - S_REQ_PRQ)	/* a request's field from its prq link */
+
+/* t0 = the credits minted for the sender and not retired (credit_release: with none
+ * out the credit goes back by CREDIT, else credit_retire decides). Uses t3. */
+.macro MINTED
+	LW_G(t0, mpi_senders)
+	slli	t3, a0, S_SENDER_SHIFT
+	add	t0, t0, t3
+	lw	t0, S_SENDER_MINTED(t0)
+.endm
+
+/* The send request's credit back: emx_invoke(pe, mpi_idx_credit, mpi_me, 1); a7 = the
+ * sender's PE << 22. Uses t0, t3. */
+.macro CREDIT
+	LW_G(t0, mpi_idx_credit)
+	slli	t0, t0, 16
+	or	t0, t0, a7
+	or	t0, t0, a3
+	li	t3, 1
+	SEND(3, t0, t3)
+.endm
+
+/* The frame back to its free list (emx_frame_free) and the creation's inbound count
+ * down (creation.c's threads). Uses t0, t3. */
+.macro FRAME_BACK
+	LW_G(t0, __emx_frame_pool)
+	sw	t0, 0(tp)
+	lui	t0, %hi(__emx_frame_pool)
+	sw	tp, %lo(__emx_frame_pool)(t0)
+	LW_G(t0, mpi_inbound)
+	addi	t0, t0, -1
+	lui	t3, %hi(mpi_inbound)
+	sw	t0, %lo(mpi_inbound)(t3)
+.endm
+
+/* The send's completion (behind the read at the sender, if any), the receive out of the
+ * posted list (dl_remove), its status, the frame back; a5 the status (srctag), t2 = its
+ * flags without RF_IN_PRQ after. Uses t0, t3; keeps t1, t5, t6. */
+.macro SENT
+	lw	t0, 0(a2)
+	li	t3, 1
+	SEND(6, t0, t3)				/* iwr DONE_SET */
+	lw	t0, 0(a4)
+	lw	t3, 4(a4)
+	sw	t3, 4(t0)
+	sw	t0, 0(t3)
+	sw	a4, 0(a4)
+	sw	a4, 4(a4)
+	sw	a5, R(L_REQ_SRCTAG)(a4)
+	sw	t5, R(L_REQ_BYTES)(a4)
+	andi	t2, t2, ~S_RF_IN_PRQ
+	FRAME_BACK
+.endm
+
+/* The receive completes (req_complete): a flag, or an I-structure write of its done
+ * when a reader waits there; t2 = its flags. Uses t0, t3. */
+.macro COMPLETE
+	andi	t0, t2, S_RF_ARMED_READER
+	bnez	t0, 4f
+	ori	t2, t2, S_RF_COMPLETE
+	sh	t2, R(S_REQ_FLAGS)(a4)
+	j	5f
+4:	sh	t2, R(S_REQ_FLAGS)(a4)
+	addi	t0, a4, -S_REQ_PRQ
+	srli	t0, t0, 2
+	slli	t3, a3, 22
+	or	t0, t0, t3
+	li	t3, 1
+	SEND(6, t0, t3)
+5:
+.endm
+
+	.text
+	.globl	mpi_sreq_thread
+	.type	mpi_sreq_thread, @function
+	.p2align 2
+mpi_sreq_thread:
+	addi	a2, tp, 16			/* the words (creation.c: ARGS) */
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	LW_G(t0, mpi_sreq_hand)			/* receiver only, EM-X's block read */
+	beqz	t0, .Lc
+	LW_G(a3, mpi_me)			/* a3: this PE */
+	beq	a0, a3, .Lc
+	LA(t0, mpi_posted)			/* a4: the oldest posted receive's link */
+	lw	a4, L_DL_NEXT(t0)
+	beq	a4, t0, .Lc
+	lw	a5, 12(a2)			/* a5: tag | ctx << 16 (then pe | tag << 16) */
+	lhu	t1, R(L_REQ_CTX)(a4)
+	srli	t0, a5, 16
+	bne	t0, t1, .Lc
+	lw	t1, R(L_REQ_PE)(a4)		/* its pe | tag << 16 */
+	slli	a5, a5, 16			/* a5: pe | tag << 16 as sent, its status */
+	or	a5, a5, a0
+	bne	t1, a5, .Ltag_any
+1:	lhu	t2, R(S_REQ_FLAGS)(a4)		/* t2: its flags */
+	andi	t0, t2, S_RF_WILD_HELD
+	bnez	t0, .Lc
+	lw	t5, 8(a2)			/* t5: the bytes sent */
+	lw	t3, R(L_REQ_BUF)(a4)		/* t3: the receive buffer */
+	beqz	t3, .Lrange
+	lw	t4, R(L_REQ_CAPACITY)(a4)
+	mv	t6, t5				/* t6: the bytes taken, min(sent, capacity) */
+	bltu	t4, t5, .Ltruncated
+2:	lw	t1, 4(a2)			/* t1: the data (the sender's or the temporary buffer) */
+	or	t0, t1, t3
+	or	t0, t0, t6
+	andi	t0, t0, 3
+	bnez	t0, .Lc
+	addi	t0, t6, -1			/* 1 .. bytes */
+	andi	t4, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) */
+	beqz	t4, .Lbuffered
+	li	t4, S_BLOCK_BYTES
+	bgeu	t0, t4, .Lrange
+	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
+	 * done (offset 0), a6 this PE << 22, a7 the sender's PE << 22. */
+	slli	a6, a3, 22
+	srli	t3, t3, 2
+	or	t3, t3, a6
+	slli	a7, a0, 22
+	srli	t1, t1, 2
+	or	t1, t1, a7
+	addi	t4, a4, -S_REQ_PRQ
+	srli	t4, t4, 2
+	or	t4, t4, a6
+	srli	t6, t6, 2			/* t6: words */
+	addi	t0, t6, -1
+	bnez	t0, .Lmulti
+	SEND(11, t1, t3)			/* rdb: source, destination */
+	ori	t0, a7, 1
+	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
+.Lread:
+	SENT					/* the send's completion, posted list, status */
+	ori	t2, t2, S_RF_READING		/* a test of it waits for the read */
+	sh	t2, R(S_REQ_FLAGS)(a4)
+	LA(t0, mpi_counters)
+	lw	t3, S_COUNT_FETCHED(t0)
+	add	t3, t3, t6
+	sw	t3, S_COUNT_FETCHED(t0)
+	MINTED					/* the credit (looked at once the read is out) */
+	bnez	t0, .Lretire
+	CREDIT
+	ret
+.Lretire:
+	tail	credit_retire			/* a0: the sender's PE */
+.Lmulti:	/* words - 1 without a completion, then the last word with it (the
+		 * completion writes the count, which done takes as DONE_SET only if 1) */
+	SEND(11, t1, t3)
+	or	a1, a7, t0
+	SEND(12, a1, zero)
+	add	t1, t1, t0
+	add	t3, t3, t0
+	SEND(11, t1, t3)
+	ori	t0, a7, 1
+	SEND(12, t0, t4)
+	j	.Lread
+
+.Lbuffered:	/* t0 = bytes - 1, t1 the data in this PE's temporary buffer, t3 the receive
+		 * buffer */
+	li	t4, S_SHORT_BYTES
+	bgeu	t0, t4, .Lrange
+	andi	t0, a1, S_SREQ_INLINE		/* (the data in the request: C) */
+	bnez	t0, .Lc
+	MINTED
+	bnez	t0, .Lc
+	slli	a7, a0, 22
+	SENT
+	CREDIT
+	LW_G(t0, mpi_inbound)			/* the buffer it asked for is filled */
+	addi	t0, t0, -1
+	lui	t4, %hi(mpi_inbound)
+	sw	t0, %lo(mpi_inbound)(t4)
+	lw	t3, R(L_REQ_BUF)(a4)
+	add	t6, t6, t1			/* the words out */
+	mv	t0, t1
+3:	lw	t4, 0(t0)
+	sw	t4, 0(t3)
+	addi	t0, t0, 4
+	addi	t3, t3, 4
+	bltu	t0, t6, 3b
+	COMPLETE
+	andi	a0, t1, -4			/* the buffer back (mpi_tmp_free_buffered) */
+	addi	a1, t5, 8
+	li	t0, S_TMP_SMALL_BYTES
+	bltu	t0, a1, 6f
+	LW_G(t0, mpi_tmp_small_free)
+	sw	t0, 0(a0)
+	lui	t0, %hi(mpi_tmp_small_free)
+	sw	a0, %lo(mpi_tmp_small_free)(t0)
+	ret
+6:	tail	mpi_tmp_free_buffered
+.Ltag_any:	/* the receive's tag MPI_ANY_TAG? */
+	lui	t0, S_TAG_ANY_HI
+	or	t0, t0, a0
+	beq	t1, t0, 1b
+	j	.Lc
+.Ltruncated:	/* a message longer than the receive buffer */
+	mv	t6, t4
+	j	2b
+.Lrange:	/* none taken (no buffer, or beyond the sizes here): an empty message? */
+	bnez	t5, .Lc
+.Lzero:	/* an empty message, any protocol: it completes here and now */
+	MINTED
+	bnez	t0, .Lc
+	slli	a7, a0, 22
+	SENT
+	CREDIT
+	COMPLETE
+	ret
+.Lc:
+	FRAME_BACK
+	tail	sreq_arrived
+	.size	mpi_sreq_thread, .-mpi_sreq_thread
