@@ -3,6 +3,7 @@
 
     bench/mpi_ring.py [--pes 80] [--iter 1000] [--bytes 8] [--runs 3]
                       [--mode sendrecv|preposted|both] [--variants default|all]
+                      [--against OTHER_EMX]
 
 Runs build/programs/bench_mpi_ring.elf: every rank exchanges ITER rounds of BYTES-byte
 messages with both ring neighbours, either by MPI_Sendrecv (requests of the two sides
@@ -15,6 +16,10 @@ message, or for all six variants. 1000 rounds by default, so that MPI_Init, the 
 exchange.
 Rates are per host CPU second (the process's CPU time); the wall seconds of the median
 run are beside. A benchmark, not a test: the rate depends on the host.
+--against OTHER_EMX: before/after. Each run is made with this build's emx and then with
+OTHER_EMX (for example a copy of main's build/sim/emx), alternately, so that both meet
+the same load; prints both rates, the ratio of their medians, and checks that the
+simulated figures are the same.
 """
 import argparse
 import os
@@ -29,15 +34,30 @@ VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "s
 
 
 def measure(a, mode, variant):
+    """Median rate and wall time per binary: this build's ("this"), and a.against's."""
     flags = ([] if variant is None else ["-mpi-option=all"] if variant == "all" else
              [f"-mpi-matching={variant[0]}", f"-mpi-protocol={variant[1]}"])
-    rates, walls = [], []
+    binaries = {"this": sim.binary()}
+    if a.against:
+        binaries["against"] = os.path.abspath(a.against)
+    rates = {b: [] for b in binaries}
+    walls = {b: [] for b in binaries}
+    figures = {}
     for _ in range(a.runs):
-        s = sim.run("bench_mpi_ring", (a.iter, a.bytes, MODES[mode], *flags), pes=a.pes).check()
-        msgs = s.results["messages"]
-        rates.append(msgs / s.host_cpu_seconds)
-        walls.append(s.host_seconds)
-    return msgs, s, statistics.median(rates), statistics.median(walls)
+        for b, path in binaries.items():
+            os.environ["EMX"] = path
+            s = sim.run(sim.program_path("bench_mpi_ring"), (a.iter, a.bytes, MODES[mode], *flags),
+                        pes=a.pes).check()
+            msgs = s.results["messages"]
+            rates[b].append(msgs / s.host_cpu_seconds)
+            walls[b].append(s.host_seconds)
+            figures[b] = (s.cycles, s.instructions, s.network)
+    os.environ["EMX"] = binaries["this"]
+    if a.against and figures["this"] != figures["against"]:
+        print(f"  simulated figures differ: {figures['this'][:2]} here, "
+              f"{figures['against'][:2]} with {a.against}")
+    med = {b: (statistics.median(rates[b]), statistics.median(walls[b])) for b in binaries}
+    return msgs, s, med
 
 
 def main():
@@ -47,26 +67,37 @@ def main():
     ap.add_argument("--bytes", type=int, default=8)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mode", choices=["sendrecv", "preposted", "both"], default="both")
+    ap.add_argument("--against", metavar="OTHER_EMX",
+                    help="another emx binary, run alternately with this build's")
     ap.add_argument("--variants", choices=["default", "all"], default="default",
                     help="default: the default library, and beside it -mpi-option=all "
                          "(staged requests) with the host time per message of the two; "
                          "all: the six variants")
     a = ap.parse_args()
     sim.ensure_built()
+    os.environ["EMX"] = sim.binary()  # this build's, also when --against switches
     modes = ["sendrecv", "preposted"] if a.mode == "both" else [a.mode]
     variants = [None, "all"] if a.variants == "default" else VARIANTS
     per_msg = {}
     print(f"{a.pes} ranks, {a.iter} rounds of 2 messages of {a.bytes} bytes per rank; "
           f"median of {a.runs} runs")
-    print(f"{'variant':<20} {'mode':<10} {'k msg/s':>8} {'wall s':>7} {'instr/msg':>10} "
-          f"{'packets/msg':>12} {'sim us/round':>13}")
+    against = (f" {'k msg/s':>8} {'wall s':>7} {'ratio':>6}" if a.against else "")
+    print(f"{'variant':<20} {'mode':<10} {'k msg/s':>8} {'wall s':>7}{against} "
+          f"{'instr/msg':>10} {'packets/msg':>12} {'sim us/round':>13}")
+    if a.against:
+        print(f"{'':<31}(this build)    (--against)")
     for v in variants:
         for mode in modes:
-            msgs, s, rate, wall = measure(a, mode, v)
+            msgs, s, med = measure(a, mode, v)
+            rate, wall = med["this"]
             per_msg[(v, mode)] = 1 / rate
             name = ("default (both/get)" if v is None else "-mpi-option=all" if v == "all"
                     else f"{v[0]}/{v[1]}")
-            print(f"{name:<20} {mode:<10} {rate / 1e3:>8.0f} {wall:>7.2f} "
+            other = ""
+            if a.against:
+                o_rate, o_wall = med["against"]
+                other = f" {o_rate / 1e3:>8.0f} {o_wall:>7.2f} {rate / o_rate:>6.2f}"
+            print(f"{name:<20} {mode:<10} {rate / 1e3:>8.0f} {wall:>7.2f}{other} "
                   f"{s.instructions / msgs:>10.0f} "
                   f"{s.network['delivered'] / msgs:>12.1f} "
                   f"{s.simulated_time_ns / 1e3 / a.iter:>13.1f}")

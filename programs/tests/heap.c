@@ -41,6 +41,17 @@ int main(void) {
   int zero = 1;
   for (int k = 0; k < 1000; ++k) zero &= zeros[k] == 0;
   printf("calloc zeroed: %d\n", zero);
+  /* calloc clears only what the heap handed out before (local memory starts zeroed):
+   * a block over used and never-used heap, its used part dirtied first. */
+  int *wide = calloc(16000, sizeof(int));
+  zero = 1;
+  for (int k = 0; k < 16000; ++k) zero &= wide[k] == 0;
+  memset(wide, 0x5a, 16000 * sizeof(int));
+  free(wide);
+  wide = calloc(20000, sizeof(int));
+  for (int k = 0; k < 20000; ++k) zero &= wide[k] == 0;
+  free(wide);
+  printf("calloc over used and fresh heap zeroed: %d\n", zero);
 
   char *text = malloc(6);
   strcpy(text, "hello");

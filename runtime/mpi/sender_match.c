@@ -257,6 +257,10 @@ static void mpi_t_rreq(uint32_t left, uint32_t right, uint32_t cont) {
 void rreq_pairs_init(void) {
   static const emx_thread_fn tmpl[32] = {[0 ... 31] = mpi_t_rreq};
   const unsigned fb = sizeof(emx_static_frame_t), n = emx_pe_count();
+  /* Only for -mpi-option=rreq-pairs: the default library sends no pairs, and the block
+   * (128 bytes per PE of the machine: 128 KiB on each of 1024 PEs) would cost simulated
+   * and host memory for nothing. */
+  if (!mpi_opt.rreq_pairs) return;
   /* The default frame size only, and at most 1/32 of local memory for the block (1024
    * PEs of EM-X: 128 KiB of 4 MiB). */
   if (emx_frame_words() * 4 != fb || n * fb > emx_mem_bytes() / 32) return;

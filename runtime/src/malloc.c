@@ -35,6 +35,11 @@ enum { ALIGN = 8, HEADER = sizeof(block), MIN_BLOCK = HEADER + ALIGN };
 
 static block *free_list; /* in address order */
 static char *heap_top;
+/* The highest heap_top so far: above it the heap has never been handed out, and local
+ * memory starts zeroed, so calloc need not clear it (0: nothing handed out yet). On
+ * the simulator a page that is never written costs no host memory: the tables MPI_Init
+ * callocs per PE of the machine then cost it nothing until used. */
+static char *heap_high;
 static size_t in_use, peak;
 
 /* The lowest stack pointer seen on the main stack (the one above the heap). */
@@ -55,6 +60,7 @@ static block *grow(size_t need) {
   }
   block *b = (block *)heap_top;
   heap_top += need;
+  if (heap_top > heap_high) heap_high = heap_top;
   b->size = need;
   return b;
 }
@@ -121,8 +127,14 @@ void *calloc(size_t count, size_t size) {
     EMX_PE_ERRNO = ENOMEM;
     return NULL;
   }
-  void *p = malloc(count * size);
-  return p ? memset(p, 0, count * size) : NULL;
+  const size_t n = count * size;
+  char *const fresh = heap_high; /* before malloc moves it */
+  char *p = malloc(n);
+  if (!p) return NULL;
+  /* A block from the free list lies below `fresh`; one the heap grew for may start
+   * below it (the heap shrank since) and reach above. Only the part below was used. */
+  if (!fresh || p >= fresh) return p;
+  return memset(p, 0, (size_t)(fresh - p) < n ? (size_t)(fresh - p) : n);
 }
 
 void *realloc(void *p, size_t size) {

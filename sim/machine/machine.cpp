@@ -297,6 +297,7 @@ void Machine::reply(const net::Packet& p, uint64_t cycle) {
 }
 
 void Machine::deliver(const net::Packet& p, uint64_t cycle) {
+  last_delivery_ = cycle;  // in time order
   if (p.dst < cfg_.pes) {
     pes_[p.dst]->arrive(p, cycle);
     return;
@@ -427,6 +428,7 @@ Outcome Machine::run(double max_host_seconds) {
     }
   }
   host_.flush();
+  for (auto& p : pes_) p->finish_run();
   // A PE's thread may have stopped inside the ISS with its own rounding mode on the host
   // FPU: the statistics (means, utilisations) are computed rounding to nearest.
   std::fesetround(FE_TONEAREST);
@@ -437,7 +439,14 @@ Outcome Machine::run(double max_host_seconds) {
                   (now >= cycle_limit_ || sc_core::sc_pending_activity());
   for (unsigned k = 0; k < cfg_.pes && cycle_limit_ && !at_limit && !host_limit; ++k)
     at_limit = pes_[k]->at_cycle_limit();
-  o.cycles = stopping_ ? end_cycle_ : at_limit ? cycle_limit_ : now;
+  // Nothing left to run (a deadlock): the machine went quiet at the last clock anything
+  // happened, the network's last delivery and an idle PE's clock included (it idles without reaching it in SystemC time:
+  // Pe::next_thread).
+  uint64_t quiet = std::max(now, last_delivery_);
+  if (!stopping_ && !at_limit && !host_limit)
+    for (const auto& p : pes_)
+      if (p->state() == pe::Pe::State::idle) quiet = std::max(quiet, p->hart().cycles);
+  o.cycles = stopping_ ? end_cycle_ : at_limit ? cycle_limit_ : host_limit ? now : quiet;
   stats_end_cycle_ = o.cycles;
   if (tracer_) tracer_->finish(o.cycles);
   if (failure_) {
@@ -457,7 +466,7 @@ Outcome Machine::run(double max_host_seconds) {
                            "exited\n", cfg_.sim.max_cycles);
   } else {
     o.kind = Outcome::Kind::deadlock;
-    o.report = deadlock_report(now);
+    o.report = deadlock_report(quiet);
   }
   return o;
 }

@@ -134,6 +134,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   bool first_failure(unsigned pe, uint64_t cycle);  // whether pe's failure then is the one
   bool stopping_ = false;
   uint64_t end_cycle_ = 0;
+  uint64_t last_delivery_ = 0;  // the clock of the network's last delivery
   uint64_t cycle_limit_ = 0;
   uint64_t stats_end_cycle_ = 0;  // the run's end, for the statistics (0: not run yet)
   std::unique_ptr<trace::Tracer> tracer_;

@@ -174,6 +174,38 @@ void Pe::settle_sends(iss::Hart& h) {
   h.cycles += machine_.take_send_stall(id_);
 }
 
+// The sends of a thread that ended at provisional clock `end` are settled after the
+// execution unit waited past it (next_thread): its thread really ended at end + the
+// stall clocks, which were busy clocks, not idle ones; the next thread starts at that
+// clock or at the one it waited for, whichever is later, and sees every packet that
+// arrived by then.
+void Pe::settle_late(iss::Hart& h, uint64_t end) {
+  late_end_ = kNoLateEnd;
+  while (machine_.floating_sends(id_)) {
+    settling_ = true;
+    wait(sends_settled_);
+    settling_ = false;
+  }
+  const uint64_t stall = machine_.take_send_stall(id_);
+  busy_cycles_ += stall;
+  idle_cycles_ -= std::min(stall, h.cycles - end);
+  if (end + stall > h.cycles) {
+    h.cycles = end + stall;
+    sync();
+  }
+  machine_.catch_up();
+}
+
+void Pe::finish_run() {
+  // Idle with its last thread's sends settled late, which the network has accepted
+  // since: the thread's end clock is exact now, as if it had waited for them.
+  if (late_end_ == kNoLateEnd || machine_.floating_sends(id_)) return;
+  const uint64_t stall = machine_.take_send_stall(id_);
+  busy_cycles_ += stall;
+  hart_.cycles = std::max(hart_.cycles, late_end_ + stall);
+  late_end_ = kNoLateEnd;
+}
+
 void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
   tracer_ = t;
   symbols_ = symbols;
@@ -197,26 +229,45 @@ void Pe::trace_thread_begin(uint64_t cycle, const ThreadToken& t) {
 
 void Pe::next_thread(iss::Hart& h) {
   if (!input_.empty()) prefetch(dispatcher_.entry_word(memory_, input_.front()));  // the next
-  settle_sends(h);  // the thread ends at its real clock
+  // The next thread is the one the hardware takes once every packet that arrived by our
+  // local clock is in the input buffer. A head that is ready by our clock is taken at
+  // once: packets still on their way arrive after SystemC time, later than the head, and
+  // queue behind it (the input buffer counts their occupancy at their own arrival
+  // clocks). With no head at all, the execution unit idles until one is ready, at its
+  // clock or later: it waits for the event an arrival notifies at that clock (arrive),
+  // not for SystemC time to reach its clock first, a second wait (a SystemC thread
+  // switch) that would see nothing the event misses. And while sends float, the thread's
+  // end clock is provisional, a lower bound of the exact one: with no head ready by it,
+  // the execution unit waits anyway (for the head's clock, or for a packet) and settles
+  // the sends after that wait, when the network has usually accepted them — one wait
+  // instead of two (settle_late). None of this when an arrival could stall a running
+  // thread (memory_unit.exu_stall_clocks: the stall's place would move) or a tracer
+  // samples the buffer, nor at the cycle limit (the run's end must find the execution
+  // unit waiting for its clock, as a cut run does): then it settles, and reaches its
+  // clock in SystemC time before it looks.
+  const bool shortcuts = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
+                         (!cfg_.sim.max_cycles || h.cycles < cfg_.sim.max_cycles);
+  const uint64_t end = h.cycles;  // provisional while sends float
+  bool unsettled = shortcuts && machine_.floating_sends(id_) &&
+                   !(!input_.empty() && input_.front().ready_at <= end);
+  if (!unsettled) settle_sends(h);  // the thread ends at its real clock
+  late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
     if (tracer_) tracer_->thread_end(id_, h.cycles);
   }
-  // The next thread is the one the hardware takes once every packet that arrived by our
-  // local clock is in the input buffer: reach SystemC time and let the network catch up.
-  // Unless the head is ready by our clock already: packets still on their way arrive
-  // after SystemC time, later than the head, and queue behind it (the input buffer counts
-  // their occupancy at their own arrival clocks). Not when an arrival could stall a
-  // running thread (memory_unit.exu_stall_clocks: the stall's place would move) or a
-  // tracer samples the buffer.
-  const bool head_ready = !input_.empty() && input_.front().ready_at <= h.cycles &&
-                          !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_;
-  if (!head_ready) sync();
+  const bool head_ready = shortcuts && !input_.empty() && input_.front().ready_at <= h.cycles;
+  if (!head_ready && !(shortcuts && input_.empty())) sync();
   machine_.catch_up();
   for (;;) {
     if (!input_.empty()) {
       const uint64_t ready = input_.front().ready_at;
-      if (ready <= h.cycles) break;
+      if (ready <= h.cycles) {
+        if (!unsettled) break;
+        unsettled = false;
+        settle_late(h, end);
+        continue;
+      }
       idle_cycles_ += ready - h.cycles;  // the matching unit is still at work on it
       h.cycles = ready;
       sync();
@@ -224,6 +275,7 @@ void Pe::next_thread(iss::Hart& h) {
       continue;
     }
     state_ = State::idle;
+    idle_from_ = h.cycles;
     const uint64_t since = h.cycles;
     wait(token_ready_);
     h.cycles = std::max(h.cycles, now_cycles());
@@ -281,7 +333,7 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
       // buffer when its thread ends (a timed notification costs a heap operation).
       if (state_ == State::idle) {
         const uint64_t now = sc_core::sc_time_stamp().value();
-        const uint64_t at = e.thread->ready_at * period_ps_;
+        const uint64_t at = std::max(e.thread->ready_at, idle_from_) * period_ps_;
         token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
       }
     }

@@ -86,6 +86,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // execution unit's process).
   void sync();
   void sync_to(uint64_t cycle);
+  // The run is over (Machine::run): an idle execution unit whose last thread's sends
+  // were still to settle (next_thread) takes their stall clocks, if they are known.
+  void finish_run();
 
  private:
   void execute();  // SC_THREAD: the execution unit
@@ -115,6 +118,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void fire_timers();
   // Wait until no send floats, then take the stall clocks into the local clock.
   void settle_sends(iss::Hart& h);
+  void settle_late(iss::Hart& h, uint64_t end);
+  static constexpr uint64_t kNoLateEnd = UINT64_MAX;
+  uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
   static constexpr size_t kMaxFloatingSends = 256;
 
   // What an arriving packet touches, together and from the start of a cache line, in four
@@ -140,6 +146,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
   bool started_ = false;
   uint64_t thread_started_at_ = 0;
+  uint64_t idle_from_ = 0;  // the clock an idle execution unit idles from (next_thread)
   uint64_t interactions_ = 0;  // environment calls (the adaptive quantum: Pe::execute)
   // statistics (packets_received_, memory_unit_cycles_ above)
   uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, threads_ = 0, syncs_ = 0;

@@ -223,6 +223,29 @@ class TemporalDecoupling(unittest.TestCase):
             self.assertGreater(pe_sum(lazy, "send_stall_cycles"), 0, args)  # stalls did happen
             self.assertLess(pe_sum(lazy, "syncs"), pe_sum(waiting, "syncs"), args)
 
+    def test_idle_and_late_settled_thread_ends_match_the_waiting_ones(self):
+        # Untraced, an execution unit with an empty input buffer idles without reaching its
+        # clock first, and a thread that ends with sends floating and no head ready settles
+        # them after that wait (Pe::next_thread, settle_late); traced, it waits for its
+        # clock, and for each stalled send. Every figure of every PE is the same.
+        import tempfile
+        for args in (("--pes", "16", "bench_mpi_ring", "20", "8", "0"),
+                     ("--pes", "16", "bench_mpi_ring", "20", "8", "1"),
+                     ("--pes", "4", "machine_checks", "backpressure"),
+                     ("bench_stream", "2", "1024")):  # stalls settled late, idle after them
+            with tempfile.TemporaryDirectory() as d:
+                r1, fast = run_stats(*args)
+                r2, exact = run_stats("--trace", os.path.join(d, "t.json"), "--trace-pes", "0",
+                                      "--trace-window", "0:1", *args)
+            self.assertEqual((r1.returncode, r2.returncode), (0, 0), r1.stderr + r2.stderr)
+            self.assertEqual(fast["cycles"], exact["cycles"], args)
+            self.assertEqual(results(fast), results(exact), args)
+            for pe, counters in exact["stats"]["pe"].items():
+                counters = {k: v for k, v in counters.items() if k != "syncs"}
+                mine = {k: v for k, v in fast["stats"]["pe"][pe].items() if k != "syncs"}
+                self.assertEqual(mine, counters, (args, pe))
+            self.assertLess(pe_sum(fast, "syncs"), pe_sum(exact, "syncs"), args)
+
     def test_failure_reports_do_not_depend_on_the_quantum(self):
         # A fault or machine error is reported at the clock of its event (not of a PE
         # running ahead), and the first of several is chosen by those clocks: the report,
