@@ -51,8 +51,9 @@
 
 #define JUMP_REL()                                                                 \
   do {                                                                             \
-    if (__builtin_expect(d.near_target(), 1))                                      \
-      ndp = dp + IMM / 4;                                                          \
+    if (__builtin_expect(d.near_target(), 1)) /* IMM / 4 entries of 16 bytes */   \
+      ndp = reinterpret_cast<const Decoded*>(reinterpret_cast<const char*>(dp) +   \
+                                             static_cast<std::ptrdiff_t>(IMM) * 4); \
     else                                                                           \
       JUMP(PC + IMM);                                                              \
   } while (0)
@@ -128,9 +129,9 @@
   })
 #define TAG_WRITE(a, v) mem_.set_tag(checked_word((a), true), static_cast<uint8_t>(v))
 
-#define F1 fp_value(f[d.rs1])
-#define F2 fp_value(f[d.rs2])
-#define F3 fp_value(f[d.rs3_rm & 31u])
+#define F1 fp_read(f[d.rs1])
+#define F2 fp_read(f[d.rs2])
+#define F3 fp_read(f[d.rs3_rm & 31u])
 #define FB1 f[d.rs1]
 #define FB2 f[d.rs2]
 #define FB3 f[d.rs3_rm & 31u]
