@@ -95,7 +95,7 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
     return Stop::limit;
   }
   uint64_t cycles = this->cycles;
-  uint64_t instret = this->instret;
+  uint64_t& instret = this->instret;  // in memory: the register is worth more elsewhere
   uint64_t limit = cycle_limit;
   // The instruction is an entry of the decoded code; its address is computed when asked.
   const Decoded* const code = code_ ? code_->data() : nullptr;
