@@ -15,12 +15,31 @@
 namespace emx::iss {
 using isa::PacketType;
 
+namespace {
+// A load or store is checked with one compare: its offset from the guard, rotated right by
+// log2 of its size, exceeds the last valid index (Hart::last_index_) exactly when it is
+// outside the memory or misaligned; the cold path then tells which.
+template <class T>
+constexpr unsigned kSizeShift = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : 2;
+template <class T>
+__attribute__((always_inline)) inline uint32_t rotated_offset(uint32_t a) {
+  const uint32_t off = a - mem::kGuardBytes;
+  if constexpr (kSizeShift<T> == 0) return off;
+  else return (off >> kSizeShift<T>) | (off << (32 - kSizeShift<T>));
+}
+[[noreturn]] __attribute__((noinline, cold)) void access_fault(uint32_t a, uint32_t size,
+                                                              uint32_t span, bool store) {
+  if (a - mem::kGuardBytes > span - size)
+    throw Trap{store ? FaultKind::store_outside_memory : FaultKind::load_outside_memory, a, {}};
+  throw Trap{store ? FaultKind::misaligned_store : FaultKind::misaligned_load, a, {}};
+}
+}  // namespace
+
 // Forced inline: out of line, the call costs more than the access (seen in profiles).
 template <class T>
 __attribute__((always_inline)) inline T Hart::load(uint32_t a) const {
-  if (__builtin_expect(a - mem::kGuardBytes > mem_span_ - sizeof(T), 0))
-    throw Trap{FaultKind::load_outside_memory, a, {}};
-  if (__builtin_expect(a & (sizeof(T) - 1), 0)) throw Trap{FaultKind::misaligned_load, a, {}};
+  if (__builtin_expect(rotated_offset<T>(a) > last_index_[kSizeShift<T>], 0))
+    access_fault(a, sizeof(T), mem_span_, false);
   T v;
   std::memcpy(&v, bytes_ + a, sizeof(T));
   return v;
@@ -28,9 +47,8 @@ __attribute__((always_inline)) inline T Hart::load(uint32_t a) const {
 
 template <class T>
 __attribute__((always_inline)) inline void Hart::store(uint32_t a, T v) {
-  if (__builtin_expect(a - mem::kGuardBytes > mem_span_ - sizeof(T), 0))
-    throw Trap{FaultKind::store_outside_memory, a, {}};
-  if (__builtin_expect(a & (sizeof(T) - 1), 0)) throw Trap{FaultKind::misaligned_store, a, {}};
+  if (__builtin_expect(rotated_offset<T>(a) > last_index_[kSizeShift<T>], 0))
+    access_fault(a, sizeof(T), mem_span_, true);
   if (__builtin_expect(a - code_base_ < code_bytes_, 0))
     throw Trap{FaultKind::store_to_code, a, {}};
   // The runtime tags the words below each stack it makes (kTagGuard).

@@ -148,6 +148,8 @@ class Hart {
   uint8_t* bytes_;
   const uint8_t* tags_;  // the memory's tag bits, a byte per word
   uint32_t mem_span_;  // size - guard: valid offsets from the guard are [0, mem_span_)
+  // By log2 of an access's size: the last valid offset from the guard, shifted right by it.
+  std::array<uint32_t, 3> last_index_{};
   std::array<uint32_t, isa::kTimingClassCount> costs_{};
   uint32_t taken_extra_ = 0;  // branch_taken - branch
   HartEnv* env_ = nullptr;
