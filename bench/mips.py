@@ -27,7 +27,8 @@ def one_run(binary, reps, parts):
     if binary:
         os.environ["EMX"] = binary
     try:
-        return sim.run("bench_compute", (reps, parts), pes=1).check()
+        # The ELF by path: another binary resolves a bare name in its own build.
+        return sim.run(sim.program_path("bench_compute"), (reps, parts), pes=1).check()
     finally:
         if binary:
             if saved is None:
