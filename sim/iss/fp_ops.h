@@ -266,8 +266,9 @@ __attribute__((noinline, cold)) float rounded_slow(uint32_t rm, uint32_t frm, Op
 
 }  // namespace detail
 
-// op(args...) rounded per the RISC-V mode rm (already resolved: 0..4). `equals(args...,
-// m)` tells whether the exact result is the double m, for RMM (see ties_away).
+// op(args...) rounded per the instruction's mode rm (resolved, and faulting if invalid,
+// only off the usual path). `equals(args..., m)` tells whether the exact result is the
+// double m, for RMM (see ties_away).
 template <class Op, class Equals, class... Args>
 EMX_FP_INLINE float fp_rounded(Rounding rm, uint32_t frm, Op op, Equals equals, Args... args) {
   // The common case: dyn, or a static mode equal to frm; the host is in that mode.
@@ -331,3 +332,5 @@ EMX_FP_INLINE float fp_from_int(Int v, Rounding rm, uint32_t frm) {
 }
 
 }  // namespace emx::iss
+
+#undef EMX_FP_INLINE
