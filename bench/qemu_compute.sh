@@ -6,10 +6,14 @@
 # prints CPU seconds (user + system, wall beside) and instructions per CPU second.
 # QEMU does not count instructions: emx's count of the same binary's loop is used for
 # both (the programs differ only in start-up and printf, a few thousand instructions).
-#   bench/qemu_compute.sh [REPS]      (default 200)
+#   bench/qemu_compute.sh [REPS [PARTS]]   (default 200 3; PARTS 1: the integer half,
+#                                          2: the float half, 3: both; see compute.c)
+# EMX=path/to/emx runs another build of emx (e.g. an older one, side by side).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 reps=${1:-200}
+parts=${2:-3}
+emx=${EMX:-$top/build/sim/emx}
 "$top/scripts/setup" --quiet
 command -v qemu-riscv32 >/dev/null || { echo "qemu-riscv32 missing: apt-get install qemu-user" >&2; exit 2; }
 out=$(mktemp -d)
@@ -22,16 +26,16 @@ cpu() {  # CPU and wall seconds of a command, from /usr/bin/time's format
   /usr/bin/time -f "%U %S %e" -o "$out/t" "$@" > "$out/stdout"
   awk '{printf "%.3f %.3f", $1 + $2, $3}' "$out/t"
 }
-set -- $(cpu qemu-riscv32 "$out/compute" "$reps")
+set -- $(cpu qemu-riscv32 "$out/compute" "$reps" "$parts")
 qemu_cpu=$1 qemu_wall=$2
 qemu_sum=$(cat "$out/stdout")
-"$top/build/sim/emx" run -q --pes 1 --stats "$out/s.json" "$top/build/programs/bench_compute.elf" "$reps" > "$out/stdout"
-python3 - "$out/s.json" "$qemu_cpu" "$qemu_wall" "$qemu_sum" "$(cat "$out/stdout")" <<'PY'
+"$emx" run -q --pes 1 --stats "$out/s.json" "$top/build/programs/bench_compute.elf" "$reps" "$parts" > "$out/stdout"
+python3 - "$out/s.json" "$qemu_cpu" "$qemu_wall" "$qemu_sum" "$(cat "$out/stdout")" "$parts" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 qc, qw = float(sys.argv[2]), float(sys.argv[3])
 n = s["instructions"]
-print(f"compute.c, {n} instructions (emx's count)")
+print(f"compute.c, parts {sys.argv[6]}, {n} instructions (emx's count)")
 print(f"{'':8} {'CPU s':>7} {'wall s':>7} {'M instr/CPU s':>14}")
 print(f"{'emx':8} {s['host_cpu_seconds']:7.3f} {s['host_seconds']:7.3f} {n / s['host_cpu_seconds'] / 1e6:14.0f}")
 print(f"{'qemu':8} {qc:7.3f} {qw:7.3f} {n / qc / 1e6:14.0f}")

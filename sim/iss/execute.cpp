@@ -3,9 +3,11 @@
 #include <cfenv>
 #include <climits>
 #include <cstring>
+#include <type_traits>
 
 #include "fp_env.h"
 #include "fp_ops.h"
+#include "fused.h"
 #include "hart.h"
 #include "isa/csr_numbers.h"
 #include "semantics.h"
@@ -13,12 +15,31 @@
 namespace emx::iss {
 using isa::PacketType;
 
+namespace {
+// A load or store is checked with one compare: its offset from the guard, rotated right by
+// log2 of its size, exceeds the last valid index (Hart::last_index_) exactly when it is
+// outside the memory or misaligned; the cold path then tells which.
+template <class T>
+constexpr unsigned kSizeShift = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : 2;
+template <class T>
+__attribute__((always_inline)) inline uint32_t rotated_offset(uint32_t a) {
+  const uint32_t off = a - mem::kGuardBytes;
+  if constexpr (kSizeShift<T> == 0) return off;
+  else return (off >> kSizeShift<T>) | (off << (32 - kSizeShift<T>));
+}
+[[noreturn]] __attribute__((noinline, cold)) void access_fault(uint32_t a, uint32_t size,
+                                                              uint32_t span, bool store) {
+  if (a - mem::kGuardBytes > span - size)
+    throw Trap{store ? FaultKind::store_outside_memory : FaultKind::load_outside_memory, a, {}};
+  throw Trap{store ? FaultKind::misaligned_store : FaultKind::misaligned_load, a, {}};
+}
+}  // namespace
+
 // Forced inline: out of line, the call costs more than the access (seen in profiles).
 template <class T>
 __attribute__((always_inline)) inline T Hart::load(uint32_t a) const {
-  if (__builtin_expect(a - mem::kGuardBytes > mem_span_ - sizeof(T), 0))
-    throw Trap{FaultKind::load_outside_memory, a, {}};
-  if (__builtin_expect(a & (sizeof(T) - 1), 0)) throw Trap{FaultKind::misaligned_load, a, {}};
+  if (__builtin_expect(rotated_offset<T>(a) > last_index_[kSizeShift<T>], 0))
+    access_fault(a, sizeof(T), mem_span_, false);
   T v;
   std::memcpy(&v, bytes_ + a, sizeof(T));
   return v;
@@ -26,9 +47,8 @@ __attribute__((always_inline)) inline T Hart::load(uint32_t a) const {
 
 template <class T>
 __attribute__((always_inline)) inline void Hart::store(uint32_t a, T v) {
-  if (__builtin_expect(a - mem::kGuardBytes > mem_span_ - sizeof(T), 0))
-    throw Trap{FaultKind::store_outside_memory, a, {}};
-  if (__builtin_expect(a & (sizeof(T) - 1), 0)) throw Trap{FaultKind::misaligned_store, a, {}};
+  if (__builtin_expect(rotated_offset<T>(a) > last_index_[kSizeShift<T>], 0))
+    access_fault(a, sizeof(T), mem_span_, true);
   if (__builtin_expect(a - code_base_ < code_bytes_, 0))
     throw Trap{FaultKind::store_to_code, a, {}};
   // The runtime tags the words below each stack it makes (kTagGuard).
@@ -69,6 +89,7 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
   // next) and at a segment's end (the clock check, and the next segment charged). The
   // decoded entry holds its copy's offset from op_illegal (one table per instantiation:
   // the profiling loop looks it up by op), the entry past the code's end the fetch fault's.
+  // The pairs of fused_pairs.def have the same two copies, after the single rows'.
 #define EMX_OFFSET(label) \
   static_cast<int32_t>(static_cast<char*>(&&label) - static_cast<char*>(&&op_illegal))
 #define EMX_AT(offset) static_cast<void*>(static_cast<char*>(&&op_illegal) + (offset))
@@ -80,19 +101,24 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
 #define INSN(id, ...) EMX_OFFSET(op_##id##_end),
 #include "isa/insns.def"
 #undef INSN
-      0, EMX_OFFSET(op_fetch_fault)};
-  static_assert(sizeof kOffsets / sizeof kOffsets[0] == 2 * (isa::kOpCount + 1),
-                "two copies of each handler, and the fetch fault");
+      0, EMX_OFFSET(op_fetch_fault),
+#define FUSE(a, b) EMX_OFFSET(fuse_##a##_##b), EMX_OFFSET(fuse_##a##_##b##_end),
+#include "fused_pairs.def"
+#undef FUSE
+  };
+  static_assert(sizeof kOffsets / sizeof kOffsets[0] == 2 * (isa::kOpCount + 1 + kFusedCount),
+                "two copies of each handler and pair, and the fetch fault");
   if (offsets_out) {
     *offsets_out = kOffsets;
     return Stop::limit;
   }
   uint64_t cycles = this->cycles;
-  uint64_t instret = this->instret;
+  uint64_t& instret = this->instret;  // in memory: the register is worth more elsewhere
   uint64_t limit = cycle_limit;
   // The instruction is an entry of the decoded code; its address is computed when asked.
   const Decoded* const code = code_ ? code_->data() : nullptr;
-  const Decoded* const code_end = code + code_bytes_ / 4;
+  const std::size_t words = code_bytes_ / 4;
+  const Decoded* const code_end = code + words;
   const uint32_t base = code_base_, span = code_bytes_;
   uint32_t stray_pc = base + span;  // the address of a fetch outside the code
 #define PC_OF(p) (base + static_cast<uint32_t>((p) - code) * 4u)
@@ -111,13 +137,27 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
     fault_ = Fault{FaultKind::fetch_outside_code, this->pc, this->pc, {}};
     return Stop::fault;
   }
-  const Decoded* ndp = nullptr;
-  GOTO_PC(this->pc);
-  const Decoded* dp = ndp;
+  const Decoded* dp = nullptr;
+  {
+    const Decoded* ndp = nullptr;
+    GOTO_PC(this->pc);
+    dp = ndp;
+  }
   const WordCheck checked_word{mem_span_};
   Stop result = Stop::limit;
   fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
   [[maybe_unused]] uint64_t after_cost = 0;
+  // The semantics of one row of the table, run on the entry dp: returns the next entry.
+  auto execute = [&](auto op) __attribute__((always_inline)) {
+    [[maybe_unused]] const Decoded& d = *dp;
+    const Decoded* ndp = dp + 1;
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
+  if constexpr (decltype(op)::value == isa::Op::id) { __VA_ARGS__; } else
+#include "isa/insns.def"
+#undef INSN
+    {}
+    return ndp;
+  };
   try {
     // The profiling loop charges and counts every instruction at its fetch.
 #define EMX_PROFILED_NEXT()                                                             \
@@ -156,20 +196,24 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
     EMX_ENTER_SEGMENT();
     // Extra clocks (taken branch, send stall) go to the profile; after an end they are the
     // next thread's.
-#define EMX_SEMANTICS(id, ...)                                                           \
+#define EMX_SEMANTICS(id)                                                                \
   {                                                                                      \
-    [[maybe_unused]] const Decoded& d = *dp;                                             \
-    ndp = dp + 1;                                                                        \
-    __VA_ARGS__;                                                                         \
+    const Decoded* const next_ = execute(std::integral_constant<isa::Op, isa::Op::id>{}); \
     if constexpr (kProfile)                                                              \
       if (isa::Op::id != isa::Op::end) profile_.cycles[dp - code] += cycles - after_cost; \
-  }                                                                                      \
-  dp = ndp;
-#define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
-  op_##id : EMX_SEMANTICS(id, __VA_ARGS__) EMX_CONTINUE();  \
-  op_##id##_end : EMX_SEMANTICS(id, __VA_ARGS__) EMX_ENTER_SEGMENT();
+    dp = next_;                                                                          \
+  }
+#define INSN(id, ...)                                  \
+  op_##id : EMX_SEMANTICS(id) EMX_CONTINUE();          \
+  op_##id##_end : EMX_SEMANTICS(id) EMX_ENTER_SEGMENT();
 #include "isa/insns.def"
 #undef INSN
+    // A pair (fused_pairs.def): the first's semantics, then the second's on its own entry.
+#define FUSE(a, b)                                                        \
+  fuse_##a##_##b : EMX_SEMANTICS(a) EMX_SEMANTICS(b) EMX_CONTINUE();      \
+  fuse_##a##_##b##_end : EMX_SEMANTICS(a) EMX_SEMANTICS(b) EMX_ENTER_SEGMENT();
+#include "fused_pairs.def"
+#undef FUSE
 #undef EMX_SEMANTICS
 #undef EMX_CONTINUE
 #undef EMX_ENTER_SEGMENT

@@ -21,6 +21,10 @@
 
 namespace emx::iss {
 
+// The hot helpers are forced inline: the run loop is one large function, where GCC's
+// inlining limits would otherwise leave them as calls.
+#define EMX_FP_INLINE __attribute__((always_inline)) inline
+
 inline float fp_value(uint32_t bits) {
   float v;
   std::memcpy(&v, &bits, 4);
@@ -32,8 +36,22 @@ inline uint32_t fp_bits(float v) {
   return b;
 }
 constexpr uint32_t kCanonicalNaN = 0x7fc00000u;
-// RISC-V returns the canonical NaN from every operation that produces a NaN.
-inline uint32_t fp_bits_canonical(float v) { return v != v ? kCanonicalNaN : fp_bits(v); }
+// The FP register file is read and written through the host's integer registers: the
+// host forwards an integer store to a later integer load of the same word at once, while a
+// float store to a float load costs about 9 clocks more on the dependency chain of an
+// accumulating loop (an x86-64 AMD host, measured). The empty asm keeps the value in an
+// integer register, where the compiler would otherwise load or store it as a float.
+EMX_FP_INLINE float fp_read(uint32_t bits) {
+  asm("" : "+r"(bits));
+  return fp_value(bits);
+}
+// RISC-V returns the canonical NaN from every operation that produces a NaN. A branch, not
+// a select: a NaN is rare, and a select would wait for the NaN test on the chain.
+EMX_FP_INLINE void fp_write_canonical(uint32_t& dst, float v) {
+  uint32_t bits = fp_bits(v);
+  asm("" : "+r"(bits));
+  dst = __builtin_expect(v != v, 0) ? kCanonicalNaN : bits;
+}
 
 // The rounding mode an instruction uses: its own, or frm when it says dyn (7).
 inline uint32_t resolve_rm(uint32_t insn_rm, uint32_t frm) {
@@ -41,6 +59,16 @@ inline uint32_t resolve_rm(uint32_t insn_rm, uint32_t frm) {
   if (rm > fp::kRmm) throw Trap{FaultKind::illegal_instruction, 0, "invalid rounding mode"};
   return rm;
 }
+// An instruction's rounding-mode field with frm, resolved only when needed: usually the
+// host already rounds as the instruction asks (dyn, or frm's own mode, and not RMM).
+struct Rounding {
+  uint32_t insn_rm, frm;
+  // One branch (bitwise, not short-circuit): the handler keeps its operands in registers.
+  EMX_FP_INLINE bool on_host() const {
+    return ((insn_rm == fp::kDyn) | (insn_rm == frm)) & (frm < fp::kRmm);
+  }
+  operator uint32_t() const { return resolve_rm(insn_rm, frm); }  // faults if invalid
+};
 
 // ---- Classification on raw bits (never touches the host FPU, so never raises a flag) ----
 
@@ -238,60 +266,71 @@ __attribute__((noinline, cold)) float rounded_slow(uint32_t rm, uint32_t frm, Op
 
 }  // namespace detail
 
-// op(args...) rounded per the RISC-V mode rm (already resolved: 0..4). `equals(args...,
-// m)` tells whether the exact result is the double m, for RMM (see ties_away).
+// op(args...) rounded per the instruction's mode rm (resolved, and faulting if invalid,
+// only off the usual path). `equals(args..., m)` tells whether the exact result is the
+// double m, for RMM (see ties_away).
 template <class Op, class Equals, class... Args>
-inline float fp_rounded(uint32_t rm, uint32_t frm, Op op, Equals equals, Args... args) {
+EMX_FP_INLINE float fp_rounded(Rounding rm, uint32_t frm, Op op, Equals equals, Args... args) {
   // The common case: dyn, or a static mode equal to frm; the host is in that mode.
-  if (__builtin_expect(rm == frm && rm != fp::kRmm, 1)) return op(args...);
-  return detail::rounded_slow(rm, frm, op, equals, args...);
+  if (__builtin_expect(rm.on_host(), 1)) return op(args...);
+  return detail::rounded_slow(rm, frm, op, equals, args...);  // resolves rm: may fault
 }
 
-inline float fp_add(float a, float b, uint32_t rm, uint32_t frm) {
+EMX_FP_INLINE float fp_add(float a, float b, Rounding rm, uint32_t frm) {
   return fp_rounded(
       rm, frm, [](float x, float y) { return x + y; },
       [](float x, float y, double m) { return detail::fma_equals(x, 1, y, m); }, a, b);
 }
-inline float fp_sub(float a, float b, uint32_t rm, uint32_t frm) {
+EMX_FP_INLINE float fp_sub(float a, float b, Rounding rm, uint32_t frm) {
   return fp_rounded(
       rm, frm, [](float x, float y) { return x - y; },
       [](float x, float y, double m) { return detail::fma_equals(x, 1, -double(y), m); }, a, b);
 }
-inline float fp_mul(float a, float b, uint32_t rm, uint32_t frm) {
+EMX_FP_INLINE float fp_mul(float a, float b, Rounding rm, uint32_t frm) {
   return fp_rounded(
       rm, frm, [](float x, float y) { return x * y; },
       [](float x, float y, double m) { return double(x) * double(y) == m; }, a, b);
 }
 // m has 25 significant bits and y 24, so m * y is exact in double.
-inline float fp_div(float a, float b, uint32_t rm, uint32_t frm) {
+EMX_FP_INLINE float fp_div(float a, float b, Rounding rm, uint32_t frm) {
   return fp_rounded(
       rm, frm, [](float x, float y) { return x / y; },
       [](float x, float y, double m) { return m * double(y) == double(x); }, a, b);
 }
 // A square root is never a tie: a midpoint has 25 significant bits ending in 1, its
 // square 49 or more, a float 24 (and square roots of floats are never subnormal).
-inline float fp_sqrt(float a, uint32_t rm, uint32_t frm) {
+EMX_FP_INLINE float fp_sqrt(float a, Rounding rm, uint32_t frm) {
   return fp_rounded(
       rm, frm, [](float x) { return std::sqrt(x); }, [](float, double) { return false; }, a);
 }
 // One rounding of a*b + c; the fused forms negate operands (exact) before it:
 // fmsub = a*b - c, fnmsub = -(a*b) + c, fnmadd = -(a*b) - c. RISC-V requires NV for
-// inf * 0 even when c is a quiet NaN, where the x86 FMA returns the NaN silently.
-inline float fp_fma(float a, float b, float c, uint32_t rm, uint32_t frm, uint32_t& flags) {
-  if (__builtin_expect(fp_is_nan(fp_bits(c)), 0) && fp_is_inf_times_zero(fp_bits(a), fp_bits(b)))
-    flags |= fp::NV;
-  return fp_rounded(
+// inf * 0 even when c is a quiet NaN, where the x86 FMA returns the NaN silently (the
+// result is a NaN then: checked only when it is one).
+namespace detail {
+// Out of line: the operands stay in the host's float registers on the usual path.
+__attribute__((noinline, cold)) inline void fma_nan_flags(float a, float b, float c,
+                                                          uint32_t& flags) {
+  if (fp_is_nan(fp_bits(c)) && fp_is_inf_times_zero(fp_bits(a), fp_bits(b))) flags |= fp::NV;
+}
+}  // namespace detail
+EMX_FP_INLINE float fp_fma(float a, float b, float c, Rounding rm, uint32_t frm, uint32_t& flags) {
+  const float r = fp_rounded(
       rm, frm, [](float x, float y, float z) { return std::fma(x, y, z); },
       [](float x, float y, float z, double m) { return detail::fma_equals(x, y, z, m); }, a,
       b, c);
+  if (__builtin_expect(r != r, 0)) detail::fma_nan_flags(a, b, c, flags);
+  return r;
 }
 // fcvt.s.w (Int = int32_t), fcvt.s.wu (Int = uint32_t): the host conversion rounds once
 // and raises NX when inexact; any 32-bit integer is exact in double.
 template <class Int>
-inline float fp_from_int(Int v, uint32_t rm, uint32_t frm) {
+EMX_FP_INLINE float fp_from_int(Int v, Rounding rm, uint32_t frm) {
   return fp_rounded(
       rm, frm, [](Int i) { return static_cast<float>(i); },
       [](Int i, double m) { return static_cast<double>(i) == m; }, v);
 }
 
 }  // namespace emx::iss
+
+#undef EMX_FP_INLINE

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "fused.h"
 #include "isa/csr_numbers.h"
 
 namespace emx::iss {
@@ -45,6 +46,7 @@ Hart::Hart(mem::LocalMemory& memory, const TimingConfig& timing)
       bytes_(memory.bytes()),
       tags_(memory.tag_bytes()),
       mem_span_(memory.size() - mem::kGuardBytes),
+      last_index_{mem_span_ - 1, (mem_span_ - 2) >> 1, (mem_span_ - 4) >> 2},
       costs_(timing.class_costs()),
       taken_extra_(timing.branch_taken >= timing.branch ? timing.branch_taken - timing.branch : 0) {
 }
@@ -100,10 +102,19 @@ void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const Decoded
     code_ = std::move(shared);
     return;
   }
-  const int32_t* offsets = nullptr;  // [2][kOpCount + 1]: inside a segment, at its end
+  // [2][kOpCount + 1]: inside a segment, at its end; then [kFusedCount][2], the pairs'
+  const int32_t* offsets = nullptr;
   run_loop<false>(0, &offsets);
   auto code = std::make_shared<DecodedCode>(words + 1);
-  for (uint32_t k = 0; k < words; ++k) (*code)[k] = decode(mem_.read32(base + 4 * k));
+  for (uint32_t k = 0; k < words; ++k) {
+    Decoded& d = (*code)[k] = decode(mem_.read32(base + 4 * k));
+    const isa::Format format =
+        d.op == isa::Op::illegal ? isa::Format::NONE : isa::insn_info(d.op).format;
+    if (format == isa::Format::B || format == isa::Format::J) {
+      const uint32_t target = base + 4 * k + static_cast<uint32_t>(d.imm);
+      d.rs3_rm = !(target & 3) && target - base < code_bytes_ ? Decoded::kNearTarget : 0;
+    }
+  }
   Decoded& past_end = (*code)[words];
   past_end.seg_cost = 0;  // a fetch fault takes no clock
   past_end.handler = offsets[isa::kOpCount];
@@ -117,6 +128,18 @@ void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const Decoded
       d.seg_count = static_cast<uint8_t>(next.seg_count + 1);
     }
     d.handler = offsets[(joins ? 0 : isa::kOpCount + 1) + static_cast<unsigned>(d.op)];
+  }
+  // Superinstructions: a pair inside a segment runs as one handler, from its first entry.
+  const int32_t* pair_offsets = offsets + 2 * (isa::kOpCount + 1);
+  for (uint32_t k = 0; superinstructions && k + 1 < words; ++k) {
+    Decoded& d = (*code)[k];
+    const Decoded& next = (*code)[k + 1];
+    if (d.seg_count < 2) continue;  // the pair would cross a segment's end
+    for (std::size_t p = 0; p < kFusedCount; ++p)
+      if (kFusedPairs[p].first == d.op && kFusedPairs[p].second == next.op) {
+        d.handler = pair_offsets[2 * p + (next.seg_count > 1 ? 0 : 1)];
+        break;
+      }
   }
   code_ = std::move(code);
 }

@@ -62,7 +62,12 @@ struct Decoded {
   isa::Op op = isa::Op::illegal;
   uint8_t rd = 0;  // 32 (a sink) when the destination is integer register x0
   uint8_t rs1 = 0, rs2 = 0;
-  uint8_t rs3_rm = 0;  // rs3 | rm << 5 (only fused FP operations have rs3)
+  // rs3 | rm << 5 (only fused FP operations have rs3). For a pc-relative jump or branch
+  // (formats B and J, which have neither), kNearTarget when its target is an aligned
+  // address in the code: it jumps to its entry with no check.
+  uint8_t rs3_rm = 0;
+  static constexpr uint8_t kNearTarget = 1;
+  bool near_target() const { return rs3_rm == kNearTarget; }
   // The instruction's own clocks (its timing class, memory penalty included).
   uint32_t cost() const { return seg_cost - (seg_count > 1 ? this[1].seg_cost : 0u); }
 };
@@ -115,6 +120,9 @@ class Hart {
   // EMC-Y machine registers.
   uint32_t handler_table = 0;  // emx.handlers: local address of the special-handler table
   uint32_t features = ~0u;     // emx.features (isa/csr_numbers.h); set before set_code
+  // Set before set_code: the pairs of fused_pairs.def run as one handler each. Off, every
+  // instruction dispatches alone (the same results: the fuzzer compares the two).
+  bool superinstructions = true;
   uint32_t frame_words = 32;   // emx.frame_words
   uint32_t timer_cont = 0;    // emx.timer_cont: where the next armed timer invokes
   uint32_t thread_stack = 0;   // emx.thread_stack: sp of new threads (0: the default)
@@ -140,6 +148,8 @@ class Hart {
   uint8_t* bytes_;
   const uint8_t* tags_;  // the memory's tag bits, a byte per word
   uint32_t mem_span_;  // size - guard: valid offsets from the guard are [0, mem_span_)
+  // By log2 of an access's size: the last valid offset from the guard, shifted right by it.
+  std::array<uint32_t, 3> last_index_{};
   std::array<uint32_t, isa::kTimingClassCount> costs_{};
   uint32_t taken_extra_ = 0;  // branch_taken - branch
   HartEnv* env_ = nullptr;

@@ -8,6 +8,8 @@
 //   RS1_INDEX     the rs1 field itself (CSR uimm)    WR(v)    x[rd] = v (x0 discarded)
 //   JUMP(t)       continue at t (faults if t is misaligned)
 //   TAKEN(t)      JUMP(t) and charge branch_taken instead of branch
+//   JUMP_REL() TAKEN_REL()  the same to PC + IMM: straight to its decoded entry when it
+//                 is in the code (the target is fixed: no address to compute)
 //   LOAD(T, a)    load a T from local byte address a; STORE(T, a, v) store it
 //   FAULT(kind)   stop with an architectural fault (FaultKind::kind)
 //   CSR_OP(op, operand, write)     Zicsr read-modify-write of CSR number IMM
@@ -44,6 +46,20 @@
 #define TAKEN(t)             \
   do {                       \
     JUMP(t);                 \
+    cycles += taken_extra_;  \
+  } while (0)
+
+#define JUMP_REL()                                                                 \
+  do {                                                                             \
+    if (__builtin_expect(d.near_target(), 1)) /* IMM / 4 entries of 16 bytes */   \
+      ndp = reinterpret_cast<const Decoded*>(reinterpret_cast<const char*>(dp) +   \
+                                             static_cast<std::ptrdiff_t>(IMM) * 4); \
+    else                                                                           \
+      JUMP(PC + IMM);                                                              \
+  } while (0)
+#define TAKEN_REL()          \
+  do {                       \
+    JUMP_REL();              \
     cycles += taken_extra_;  \
   } while (0)
 
@@ -113,14 +129,14 @@
   })
 #define TAG_WRITE(a, v) mem_.set_tag(checked_word((a), true), static_cast<uint8_t>(v))
 
-#define F1 fp_value(f[d.rs1])
-#define F2 fp_value(f[d.rs2])
-#define F3 fp_value(f[d.rs3_rm & 31u])
+#define F1 fp_read(f[d.rs1])
+#define F2 fp_read(f[d.rs2])
+#define F3 fp_read(f[d.rs3_rm & 31u])
 #define FB1 f[d.rs1]
 #define FB2 f[d.rs2]
 #define FB3 f[d.rs3_rm & 31u]
-#define WF(v) (f[d.rd] = fp_bits_canonical(v))
+#define WF(v) fp_write_canonical(f[d.rd], v)
 #define WFB(b) (f[d.rd] = static_cast<uint32_t>(b))
-#define RM resolve_rm(static_cast<uint8_t>(d.rs3_rm >> 5), frm)
+#define RM (Rounding{static_cast<uint32_t>(d.rs3_rm >> 5), frm})
 #define FFLAGS fflags
 #define HOST_FLAGS() (fflags |= fp::take_flags())

@@ -1,13 +1,16 @@
 // The decoder and the ISS on random code (one hart, a stand-in for the PE): every run ends
 // at its cycle budget, a stop or a fault with the pc inside the code or at a jump's
 // target; and the same case gives the same state when run in one go, in slices of a few
-// clocks (as quanta cut it), and (when it stops or faults) with the instruction profile on.
+// clocks (as quanta cut it), with every instruction dispatched alone (no superinstructions:
+// the code has many of their pairs), and (when it stops or faults) with the instruction
+// profile on.
 #include <array>
 #include <cstring>
 #include <memory>
 
 #include "fuzz.h"
 #include "isa/isa.h"
+#include "sim/iss/fused.h"
 #include "sim/iss/hart.h"
 
 namespace emx::fuzz {
@@ -59,7 +62,7 @@ struct State {
 
 // Runs `code` from a fresh machine state; slice: the clocks per run() call (0: one call).
 State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64_t slice,
-          bool profile) {
+          bool profile, bool superinstructions = true) {
   mem::LocalMemory memory(kMemory);
   for (std::size_t k = 0; k < code.size(); ++k)
     memory.write32(kCodeBase + 4 * static_cast<uint32_t>(k), code[k]);
@@ -71,6 +74,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   env.pes = pes;
   h.set_env(&env);
   h.set_machine_info(0, pes, 16000);
+  h.superinstructions = superinstructions;
   h.set_code(kCodeBase, static_cast<uint32_t>(code.size() * 4));
   if (profile) h.enable_profile();
   const uint32_t data = (kCodeBase + static_cast<uint32_t>(code.size()) * 4 + 0xfff) & ~0xfffu;
@@ -99,6 +103,36 @@ std::string words_text(const std::vector<uint32_t>& code) {
 
 }  // namespace
 
+namespace {
+// A random instance of row i.
+uint32_t random_word(Rng& rng, const isa::InsnInfo& i) {
+  uint32_t w = (static_cast<uint32_t>(rng()) & ~i.mask) | i.match;
+  const uint32_t rs1 = 0x1fu << 15;
+  if (!(i.mask & rs1)) w = (w & ~rs1) | some_register(rng) << 15;
+  // Loads and stores at word-aligned offsets more often (else most runs end at once in
+  // a misaligned access).
+  const uint32_t opcode = w & 0x7f;
+  if ((opcode == 0x03 || opcode == 0x07) && pick(rng, 4)) w &= ~(0x3u << 20);
+  if ((opcode == 0x23 || opcode == 0x27) && pick(rng, 4)) w &= ~(0x3u << 7);
+  static const uint32_t kCsrs[] = {0x001, 0x002, 0x003, 0xc00, 0xc01, 0xc02, 0xc80, 0xc81,
+                                   0xc82, 0xcc0, 0xcc1, 0xcc2, 0xcc3, 0xcc4, 0xcc5, 0x800,
+                                   0x801};
+  if (i.format == isa::Format::CSR && pick(rng, 8))  // mostly CSRs that exist
+    w = (w & 0xfffffu) | kCsrs[pick(rng, std::size(kCsrs))] << 20;
+  if (i.has_rm && pick(rng, 4))  // a valid rounding mode more often than not
+    w = (w & ~(0x7u << 12)) | static_cast<uint32_t>(pick(rng, 5)) << 12;
+  // Short jumps and branches stay in the code more often.
+  const uint32_t off = static_cast<uint32_t>(4 * (static_cast<int>(pick(rng, 33)) - 16));
+  if (i.format == isa::Format::B && pick(rng, 2))
+    w = (w & 0x01fff07fu) | ((off >> 11) & 1) << 7 | ((off >> 1) & 0xf) << 8 |
+        ((off >> 5) & 0x3f) << 25 | ((off >> 12) & 1) << 31;
+  if (i.format == isa::Format::J && pick(rng, 2))
+    w = (w & 0xfffu) | ((off >> 12) & 0xff) << 12 | ((off >> 11) & 1) << 20 |
+        ((off >> 1) & 0x3ff) << 21 | ((off >> 20) & 1) << 31;
+  return w;
+}
+}  // namespace
+
 std::vector<uint32_t> random_code(Rng& rng, std::size_t words) {
   const isa::InsnInfo* table = isa::insn_table();
   const std::size_t n = isa::insn_count();
@@ -108,33 +142,24 @@ std::vector<uint32_t> random_code(Rng& rng, std::size_t words) {
       w = static_cast<uint32_t>(rng());
       continue;
     }
-    const isa::InsnInfo& i = table[pick(rng, n)];
-    w = (static_cast<uint32_t>(rng()) & ~i.mask) | i.match;
-    const uint32_t rs1 = 0x1fu << 15;
-    if (!(i.mask & rs1)) w = (w & ~rs1) | some_register(rng) << 15;
-    // Loads and stores at word-aligned offsets more often (else most runs end at once in
-    // a misaligned access).
-    const uint32_t opcode = w & 0x7f;
-    if ((opcode == 0x03 || opcode == 0x07) && pick(rng, 4)) w &= ~(0x3u << 20);
-    if ((opcode == 0x23 || opcode == 0x27) && pick(rng, 4)) w &= ~(0x3u << 7);
-    static const uint32_t kCsrs[] = {0x001, 0x002, 0x003, 0xc00, 0xc01, 0xc02, 0xc80, 0xc81,
-                                     0xc82, 0xcc0, 0xcc1, 0xcc2, 0xcc3, 0xcc4, 0xcc5, 0x800,
-                                     0x801};
-    if (i.format == isa::Format::CSR && pick(rng, 8))  // mostly CSRs that exist
-      w = (w & 0xfffffu) | kCsrs[pick(rng, std::size(kCsrs))] << 20;
-    if (i.has_rm && pick(rng, 4))  // a valid rounding mode more often than not
-      w = (w & ~(0x7u << 12)) | static_cast<uint32_t>(pick(rng, 5)) << 12;
-    // Short jumps and branches stay in the code more often.
-    const uint32_t off = static_cast<uint32_t>(4 * (static_cast<int>(pick(rng, 33)) - 16));
-    if (i.format == isa::Format::B && pick(rng, 2))
-      w = (w & 0x01fff07fu) | ((off >> 11) & 1) << 7 | ((off >> 1) & 0xf) << 8 |
-          ((off >> 5) & 0x3f) << 25 | ((off >> 12) & 1) << 31;
-    if (i.format == isa::Format::J && pick(rng, 2))
-      w = (w & 0xfffu) | ((off >> 12) & 0xff) << 12 | ((off >> 11) & 1) << 20 |
-          ((off >> 1) & 0x3ff) << 21 | ((off >> 20) & 1) << 31;
+    w = random_word(rng, table[pick(rng, n)]);
   }
   return code;
 }
+
+namespace {
+// Random instances of the superinstructions' pairs (sim/iss/fused_pairs.def) at about a
+// quarter of the places, so that the pairs' handlers run often.
+void plant_pairs(Rng& rng, std::vector<uint32_t>& code) {
+  for (std::size_t k = 0; k + 1 < code.size(); ++k) {
+    if (pick(rng, 4)) continue;
+    const iss::FusedPair& p = iss::kFusedPairs[pick(rng, iss::kFusedCount)];
+    code[k] = random_word(rng, isa::insn_info(p.first));
+    code[k + 1] = random_word(rng, isa::insn_info(p.second));
+    ++k;
+  }
+}
+}  // namespace
 
 Report fuzz_iss(const Options& o) {
   Report r;
@@ -142,16 +167,21 @@ Report fuzz_iss(const Options& o) {
   for (uint64_t k = 0; k < cases; ++k) {
     const uint64_t seed = o.seed + k;
     Rng rng(seed);
-    const auto code = random_code(rng, 8 + pick(rng, 500));
+    auto code = random_code(rng, 8 + pick(rng, 500));
+    plant_pairs(rng, code);
     const unsigned pes = pick(rng, 2) ? 1 : 4;
     ++r.cases;
     const State whole = run(code, seed, pes, 0, false);
+    // Each instruction dispatched alone: the superinstructions change nothing.
+    const State single = run(code, seed, pes, 0, false, false);
     const State sliced = run(code, seed, pes, 1 + pick(rng, 50), false);
     const State profiled = run(code, seed, pes, 0, true);
     const bool fault = whole.stop == static_cast<int>(iss::Hart::Stop::fault);
     fault ? ++r.rejected : ++r.accepted;
     std::string what;
-    if (!(whole == sliced)) what = "a run in slices ends in another state than a run in one go";
+    if (!(whole == single))
+      what = "the superinstructions end in another state than single dispatch";
+    else if (!(whole == sliced)) what = "a run in slices ends in another state than a run in one go";
     // The profiling loop checks the clock at every instruction, not per segment: it may
     // stop at the budget elsewhere, but a stop or a fault must be the same.
     else if (whole.stop != static_cast<int>(iss::Hart::Stop::limit) && !(whole == profiled))
