@@ -417,6 +417,7 @@ void records_init(void);
  * reads them all before it takes a frame. */
 enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
+void sreq_both(unsigned pe, unsigned bits, const uint32_t *w); /* matching on both sides */
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
@@ -524,6 +525,7 @@ void transfer_init(void);
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
 int send_start_ok(mpi_request *s); /* send_start, then MPI_SUCCESS (for tail calls) */
+int send_miss(mpi_request *s);     /* MPI_Isend's short miss, both sides */
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
 /* A buffered send whose receiver had no memory for it goes as sync (the receiver reads

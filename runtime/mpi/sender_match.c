@@ -6,7 +6,53 @@
  * match-and-remove and miss-and-insert is atomic, as one SCB was on EM-X. */
 #include <stdlib.h>
 
+#include "irecv_layout.h"
 #include "mpi_internal.h"
+#include "rreq_layout.h"
+
+/* The layout rreq.S relies on. */
+#define AT(type, field, off) _Static_assert(__builtin_offsetof(type, field) == (off), #field)
+AT(mpi_request, fix, L_REQ_FIX);
+AT(mpi_request, flags, L_REQ_FLAGS);
+AT(mpi_request, refs, L_REQ_REFS);
+AT(mpi_request, isq_count, L_REQ_ISQ_COUNT);
+AT(mpi_request, proto, L_REQ_PROTO);
+AT(mpi_request, buf, L_REQ_BUF);
+AT(mpi_request, capacity, L_REQ_CAPACITY);
+AT(mpi_request, handle, L_REQ_HANDLE);
+AT(mpi_request, isq_own, L_REQ_ISQ_OWN);
+AT(mpi_request, isq_own.req, L_REQ_ISQ_REQ);
+AT(isq_entry, req, L_ISQ_REQ);
+AT(kq_key, chain, L_KEY_CHAIN);
+AT(kq_key, pt, L_KEY_PT);
+AT(kq_key, ctx, L_KEY_CTX);
+AT(kq_key, head, L_KEY_HEAD);
+AT(kq_key, tail, L_KEY_TAIL);
+AT(kq_table, seq, L_KQ_SEQ);
+AT(kq_table, any_keys, L_KQ_ANY_KEYS);
+AT(kq_table, idle, L_KQ_IDLE);
+AT(recv_record, rreq, L_RR_RREQ);
+AT(recv_record, buf, L_RR_BUF);
+AT(recv_record, capacity, L_RR_CAPACITY);
+AT(recv_record, link, 0);
+AT(send_queue, q.head.next, L_DL_NEXT);
+AT(send_queue, credits, L_SENDQ_CREDITS);
+AT(mpi_options, done_sized, L_OPT_DONE_SIZED);
+#undef AT
+_Static_assert(sizeof(send_queue) == 1u << L_SENDQ_SHIFT && sizeof(((send_queue *)0)->credits) == 2 &&
+               sizeof(((mpi_request *)0)->flags) == 2 && sizeof(((mpi_request *)0)->refs) == 2 &&
+               sizeof(((mpi_request *)0)->isq_count) == 2 && sizeof(((mpi_request *)0)->proto) == 1,
+               "rreq.S: field sizes");
+_Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
+               L_KQ_IDLE_MAX == KQ_IDLE_MAX && L_W_BYTES == REQ_W_BYTES && L_DONE_SET == DONE_SET &&
+               L_DONE_SIZED == DONE_SIZED && L_RF_ACTIVE == RF_ACTIVE &&
+               L_RF_USER_FREED == RF_USER_FREED && L_RF_COMPLETE == RF_COMPLETE &&
+               L_RF_ACTIVE_COMPLETE == (RF_ACTIVE | RF_COMPLETE) &&
+               L_RF_ARMED_READER == (RF_ARMED | RF_READER) && L_REQ_GEN_MASK == REQ_GEN_MASK &&
+               L_COUNT_ONE_SIDED == 4 * C_ONE_SIDED && L_COUNT_CONCURRENT == 4 * C_CONCURRENT &&
+               PROTO_BUFFERED == 0 && EMX_PKT_syswr == 4 && EMX_PKT_iwrite == 6 &&
+               EMX_GADDR_PE_SHIFT == 22,
+               "rreq.S: constants");
 
 kq_table mpi_assoc;    /* receive requests filed here, by (receiver, tag, context) */
 kq_table mpi_isq_send; /* send requests this PE issued, not yet resolved */
@@ -155,11 +201,76 @@ void send_start(mpi_request *s) {
   send_request(s);
 }
 
+/* MPI_Isend's miss with matching on both sides (start_send, p2p.c: a short message that
+ * put_to_posted did not send). The usual case -- no receive request filed under its key
+ * here, its key known to the request-issued queue, no MPI_ANY_TAG key, get or sync, a
+ * credit at hand -- files the send in the request-issued queue and creates its send
+ * request by a tail call (the miss-and-insert in this thread, as send_start does),
+ * calling nothing before, so that it saves no register: the original's miss was one
+ * short block of assembly. Anything else: send_start. */
+int send_miss(mpi_request *s) {
+  const uint32_t pt = kq_pt(s->pe, s->tag), ctx = s->ctx;
+  const unsigned h = kq_hash(pt, ctx);
+  kq_key *a = mpi_assoc.bucket[h], *k = mpi_isq_send.bucket[h];
+  while (a && (a->pt != pt || a->ctx != ctx)) a = a->chain;
+  while (k && (k->pt != pt || k->ctx != ctx)) k = k->chain;
+  send_queue *b = &mpi_send_queues[s->pe];
+  if (__builtin_expect((s->flags & RF_NULL_PEER) || s->proto == PROTO_BUFFERED ||
+                           mpi_assoc.any_keys || mpi_isq_send.any_keys || (a && a->head) ||
+                           !k || b->q.head.next != &b->q.head || !b->credits ||
+                           mpi_opt.staged_records,
+                       0))
+    return send_start_ok(s);
+  isq_entry *e = &s->isq_own; /* isq_add of a new request: its own entry */
+  e->req = s;
+  e->key = k;
+  kq_append(&mpi_isq_send, k, &e->link);
+  s->isq_newest = e;
+  s->isq_count = 1;
+  s->refs = 1;
+  --b->credits; /* sendq_credit_now */
+  s->fix[0] = 0;
+  COUNT(C_SEND_REQUESTS);
+  return proto_create4(s->pe, REQ_SREQ, s->proto, req_gaddr(s), (uint32_t)(uintptr_t)s->buf,
+                       s->capacity, pt >> 16 | ctx << 16);
+}
+
+/* ---- A send request arrives, matching on both sides ----------------------------------- */
+
+/* Invoked in a frame (creation.c) with matching on both sides. The naive ping-pong's
+ * every message: our receive request for it is issued, so with get or sync this send
+ * request is dropped (the sender writes the data into the receive; rreq_crossed there):
+ * the head entry of the request-issued queue goes, the receive request's credit is back.
+ * Without a call when the entry is the request's own and its key will not sweep. Anything
+ * else: sreq_arrived (receiver_match.c). */
+void sreq_both(unsigned pe, unsigned bits, const uint32_t *w) {
+  const uint32_t last = w[3], pt = kq_pt(pe, last & 0xffff), ctx = last >> 16;
+  kq_key *k = kq_find(&mpi_isq_recv, pt, ctx);
+  isq_entry *e = k ? (isq_entry *)k->head : 0;
+  mpi_request *r;
+  if (__builtin_expect(!e || (bits & SREQ_FALLBACK) || mpi_isq_recv.any_keys ||
+                           (last & 0xffff) == TAG_ANY16 || e != &(r = e->req)->isq_own ||
+                           r->isq_count != 1 ||
+                           (!e->link.next && mpi_isq_recv.idle >= KQ_IDLE_MAX) ||
+                           mpi_held_pending != 0 || mpi_rreq_credits[pe] + 1 >= mpi_rreq_return_at,
+                       0)) {
+    sreq_arrived(pe, bits, w);
+    return;
+  }
+  k->head = e->link.next; /* isq_take */
+  mpi_isq_recv.idle += k->head == 0;
+  r->isq_count = 0;
+  e->req = 0;
+  ++mpi_rreq_credits[pe]; /* rreq_credit_back, nothing to return yet */
+  if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_reclaim(r); /* req_unref */
+}
+
 /* ---- A receive request arrives ---------------------------------------------------------- */
 
-/* A receive request arrived (rreq on PE pe, its buffer, capacity, tag and context). */
-static void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
-                                                   uint32_t cap, uint32_t tag, uint32_t ctx) {
+/* A receive request arrived (rreq on PE pe, its buffer, capacity, tag and context; also
+ * from rreq.S). */
+void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
+                                            uint32_t cap, uint32_t tag, uint32_t ctx) {
   const uint32_t pt = kq_pt(pe, tag);
   kq_key *key;
   kq_link *issued = kq_match_fast(&mpi_isq_send, pt, ctx, &key);
@@ -189,6 +300,43 @@ static void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq
   kq_push_inline(&mpi_assoc, pt, ctx, &rr->link);
 }
 
+/* A receive request met our send request s, issued for it (the naive ping-pong's every
+ * message, both sides): the usual case of rreq_arrived's rule for get and sync, without
+ * a call -- s's only entry heads its key and stays the last call's business: a short,
+ * aligned message to another PE on EM-X, by remote writes from here; s completes, its
+ * send request's credit is back (the receiver drops it). Else rreq_arrived decides. Its
+ * own function, tail-called: inline, it made the filing thread save eight registers. */
+void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
+                                            uint32_t cap, uint32_t tag, uint32_t ctx);
+static void __attribute__((noinline)) rreq_crossed(kq_key *issued, unsigned pe, emx_gaddr_t rreq,
+                                                   uint32_t buf, uint32_t cap, uint32_t tag,
+                                                   uint32_t ctx) {
+  isq_entry *e = (isq_entry *)issued->head;
+  mpi_request *s = e->req;
+  const uint32_t n = s->capacity, src = (uint32_t)(uintptr_t)s->buf;
+  send_queue *b = &mpi_send_queues[pe];
+  if (__builtin_expect(tag == TAG_ANY16 || mpi_isq_send.any_keys || e != &s->isq_own ||
+                           s->isq_count != 1 || (s->fix[0] & SQ_QUEUED) ||
+                           !mpi_direct || n > cap ||
+                           n > 4 * SHORT_WORDS || ((buf | src | n) & 3) || pe == mpi_me ||
+                           b->q.head.next != &b->q.head ||
+                           (!e->link.next && mpi_isq_send.idle >= KQ_IDLE_MAX),
+                       0)) {
+    rreq_arrived(pe, rreq, buf, cap, tag, ctx);
+    return;
+  }
+  issued->head = e->link.next; /* isq_take, a key known not to sweep */
+  mpi_isq_send.idle += issued->head == 0;
+  s->isq_count = 0;
+  e->req = 0;
+  COUNT(C_CONCURRENT);
+  (void)put_short(pe, buf, cap, rreq, s->buf, n, 0, 0); /* one_sided */
+  req_complete(s);
+  COUNT(C_ONE_SIDED);
+  ++b->credits; /* credit_reclaim: nothing waits for it */
+  if (--s->refs == 0 && (s->flags & RF_USER_FREED)) req_reclaim(s); /* req_unref */
+}
+
 /* Files a receive request that arrived. The usual case, under a key that exists, with a
  * record at hand and no send request of ours to meet, without a call: a thread that
  * calls saves and restores every register it uses. */
@@ -198,6 +346,10 @@ static inline __attribute__((always_inline)) void rreq_file(unsigned pe, emx_gad
   const uint32_t pt = kq_pt(pe, tag);
   recv_record *rr = mpi_recv_record_pool.free;
   kq_key *issued = kq_find(&mpi_isq_send, pt, ctx), *key = kq_find(&mpi_assoc, pt, ctx);
+  if (issued && issued->head && ((isq_entry *)issued->head)->req->proto != PROTO_BUFFERED) {
+    rreq_crossed(issued, pe, rreq, buf, cap, tag, ctx);
+    return;
+  }
   if (__builtin_expect(!rr || tag == TAG_ANY16 || mpi_isq_send.any_keys || !key ||
                            (issued && issued->head),
                        0)) {
@@ -221,8 +373,10 @@ static inline __attribute__((always_inline)) void rreq_core(unsigned pe, unsigne
     rreq_file(pe, w[0], w[1], w[2], w[3] & 0xffff, w[3] >> 16);
 }
 
-/* Invoked in a frame (creation.c), or as a staged record (-mpi-option=staged-records). */
-void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w) { rreq_core(pe, bits, w); }
+/* Invoked in a frame (creation.c): rreq.S's rreq_arrived_words does the usual cases by
+ * hand and everything else here. */
+void rreq_words_general(unsigned pe, unsigned bits, const uint32_t *w);
+void rreq_words_general(unsigned pe, unsigned bits, const uint32_t *w) { rreq_core(pe, bits, w); }
 void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const unsigned pe = record_src(arg16), bits = record_bits(arg16);

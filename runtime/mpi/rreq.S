@@ -1,0 +1,208 @@
+/* A receive request arriving by creation (rreq_thread, creation.c), matching on both
+ * sides, by hand, as the original had its queue operations in assembly: the two usual
+ * cases, with no register to save.
+ *  - Crossed (the naive ping-pong's every message): our send request for it is issued
+ *    and heads its key in the request-issued queue, get or sync, a short aligned message
+ *    to another PE on EM-X, nothing queued for credits: the entry goes, the data, the
+ *    size and the completion go by remote writes into the receive (the consistency rule:
+ *    the receiver drops our send request), the send completes, its credit is back.
+ *  - Filed (a receive posted in advance): no send of ours is issued under its key, the
+ *    key is known to the associative memory, a record at hand: the record is appended.
+ * Anything else: rreq_words_general (sender_match.c), which does the same in C, or,
+ * once our issued send request is found, rreq_arrived.
+ * Offsets: irecv_layout.h and rreq_layout.h, checked in sender_match.c.
+ *
+ * a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
+ * capacity, tag | context << 16): left intact for the general way. */
+#include "irecv_layout.h"
+#include "rreq_layout.h"
+
+#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
+#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
+#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+
+	.text
+	.globl	rreq_arrived_words
+	.type	rreq_arrived_words, @function
+	.p2align 2
+rreq_arrived_words:
+	bnez	a1, .Lgeneral			/* the three-word form: C */
+	lw	t0, 12(a2)			/* tag | context << 16 */
+	lw	a3, 0(a2)			/* a3: the receive request (global) */
+	lw	a4, 4(a2)			/* a4: its buffer */
+	lw	a5, 8(a2)			/* a5: its capacity */
+	slli	t1, t0, 16			/* t1: pe | tag << 16, the key's pt */
+	srli	t2, t0, 16			/* t2: the context */
+	li	t3, 0xffff0000			/* MPI_ANY_TAG */
+	bgeu	t1, t3, .Lgeneral
+	or	t1, t1, a0
+	/* kq_hash: (pt + ctx * 0x10001) * 2654435761 >> 26, the bucket's offset */
+	slli	t3, t2, 16
+	add	t3, t3, t2
+	add	t3, t3, t1
+	li	t4, 0x9e3779b1
+	mul	t3, t3, t4
+	srli	t3, t3, 26
+	slli	t3, t3, 2
+	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends */
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Lgeneral
+	add	t5, t4, t3
+	lw	t5, 0(t5)			/* t5: the key (pt, ctx) there, if any */
+1:	beqz	t5, .Lfile
+	lw	t6, L_KEY_PT(t5)
+	bne	t6, t1, 2f
+	lw	t6, L_KEY_CTX(t5)
+	beq	t6, t2, 3f
+2:	lw	t5, L_KEY_CHAIN(t5)
+	j	1b
+3:	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry */
+	beqz	t6, .Lfile
+	/* Crossed: rreq_crossed's usual case. a6: our send request. */
+	lw	a6, L_ISQ_REQ(t6)
+	lbu	a7, L_REQ_PROTO(a6)
+	beqz	a7, .Lcrossed_c			/* buffered: its own rule */
+	addi	a7, a6, L_REQ_ISQ_OWN		/* its own entry, its only one */
+	bne	a7, t6, .Lgeneral
+	lhu	a7, L_REQ_ISQ_COUNT(a6)
+	addi	a7, a7, -1
+	bnez	a7, .Lgeneral
+	lw	a7, L_REQ_FIX(a6)		/* not waiting in a credit queue */
+	andi	a7, a7, L_SQ_QUEUED
+	bnez	a7, .Lgeneral
+	LW_G(a7, mpi_direct)			/* remote writes by the memory unit */
+	beqz	a7, .Lgeneral
+	lw	t1, L_REQ_CAPACITY(a6)		/* t1: the message's bytes */
+	bltu	a5, t1, .Lgeneral
+	li	a7, L_SHORT_BYTES
+	bltu	a7, t1, .Lgeneral
+	lw	a7, L_REQ_BUF(a6)		/* a7: the data */
+	or	t2, a4, a7
+	or	t2, t2, t1
+	andi	t2, t2, 3
+	bnez	t2, .Lgeneral
+	LW_G(t2, mpi_me)
+	beq	t2, a0, .Lgeneral
+	LW_G(t0, mpi_send_queues)		/* t0: our send queue to the requester */
+	slli	t2, a0, L_SENDQ_SHIFT
+	add	t0, t0, t2
+	lw	t2, L_DL_NEXT(t0)
+	bne	t2, t0, .Lgeneral		/* sends wait for credits: C */
+	lw	t2, 0(t6)			/* the entry's next */
+	bnez	t2, 4f
+	lw	t3, L_KQ_IDLE(t4)		/* the key goes idle, without a sweep */
+	li	a5, L_KQ_IDLE_MAX
+	bgeu	t3, a5, .Lgeneral
+	addi	t3, t3, 1
+	sw	t3, L_KQ_IDLE(t4)
+4:	sw	t2, L_KEY_HEAD(t5)		/* isq_take */
+	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	LA(t3, mpi_counters)
+	lw	t2, L_COUNT_CONCURRENT(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_CONCURRENT(t3)
+	lw	t2, L_COUNT_ONE_SIDED(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_ONE_SIDED(t3)
+	/* put_short: the words, then the size and the completion (or the size in it) */
+	slli	t2, a0, 22
+	srli	a4, a4, 2
+	or	t2, t2, a4			/* t2: the buffer's global word address */
+	srli	t3, t1, 2
+	beqz	t3, 6f
+5:	lw	t4, 0(a7)
+	SEND(4, t2, t4)				/* syswr */
+	addi	t2, t2, 1
+	addi	a7, a7, 4
+	addi	t3, t3, -1
+	bnez	t3, 5b
+6:	lui	t4, %hi(mpi_opt + L_OPT_DONE_SIZED)
+	lbu	t4, %lo(mpi_opt + L_OPT_DONE_SIZED)(t4)
+	bnez	t4, 7f
+	addi	t2, a3, L_W_BYTES
+	SEND(4, t2, t1)				/* syswr: the size */
+	li	t4, L_DONE_SET
+	SEND(6, a3, t4)				/* iwr: complete */
+	j	8f
+7:	addi	t4, t1, L_DONE_SIZED
+	SEND(6, a3, t4)				/* iwr: complete, with the size */
+8:	/* req_complete: an I-structure write if a wait reads `done`, else the flag */
+	lhu	t4, L_REQ_FLAGS(a6)
+	andi	t2, t4, L_RF_ARMED_READER
+	beqz	t2, 9f
+	LW_G(t2, mpi_me)
+	slli	t2, t2, 22
+	srli	t3, a6, 2
+	or	t2, t2, t3
+	li	t3, 1
+	SEND(6, t2, t3)				/* iwr */
+	j	10f
+9:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a6)
+10:	lhu	t2, L_SENDQ_CREDITS(t0)		/* credit_reclaim: nothing waits for it */
+	addi	t2, t2, 1
+	sh	t2, L_SENDQ_CREDITS(t0)
+	lhu	t2, L_REQ_REFS(a6)		/* req_unref */
+	addi	t2, t2, -1
+	sh	t2, L_REQ_REFS(a6)
+	bnez	t2, 11f
+	lhu	t4, L_REQ_FLAGS(a6)
+	andi	t2, t4, L_RF_USER_FREED
+	beqz	t2, 11f
+	andi	t2, t4, L_RF_ACTIVE_COMPLETE	/* active and not complete: it stays */
+	li	t3, L_RF_ACTIVE
+	beq	t2, t3, 11f
+	lw	t2, L_REQ_HANDLE(a6)		/* req_reclaim: the handle dies, the cell goes back */
+	andi	t2, t2, L_REQ_GEN_MASK
+	sw	t2, L_REQ_HANDLE(a6)
+	LA(t3, mpi_request_pool)
+	lw	t2, 0(t3)
+	sw	t2, 0(a6)
+	sw	a6, 0(t3)
+11:	ret
+.Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
+	LA(t4, mpi_assoc)
+	add	t5, t4, t3
+	lw	t5, 0(t5)
+1:	beqz	t5, .Lgeneral			/* a new key: C */
+	lw	t6, L_KEY_PT(t5)
+	bne	t6, t1, 2f
+	lw	t6, L_KEY_CTX(t5)
+	beq	t6, t2, 3f
+2:	lw	t5, L_KEY_CHAIN(t5)
+	j	1b
+3:	LA(t6, mpi_recv_record_pool)
+	lw	a6, 0(t6)			/* a6: a record */
+	beqz	a6, .Lgeneral
+	lw	a7, 0(a6)
+	sw	a7, 0(t6)
+	sw	a3, L_RR_RREQ(a6)
+	sw	a4, L_RR_BUF(a6)
+	sw	a5, L_RR_CAPACITY(a6)
+	sw	zero, 0(a6)			/* kq_append: link.next, seq */
+	lw	a7, L_KQ_SEQ(t4)
+	sw	a7, 4(a6)
+	addi	a7, a7, 1
+	sw	a7, L_KQ_SEQ(t4)
+	lw	a7, L_KEY_HEAD(t5)
+	beqz	a7, 4f
+	lw	a7, L_KEY_TAIL(t5)
+	sw	a6, 0(a7)
+	j	5f
+4:	sw	a6, L_KEY_HEAD(t5)		/* an idle key takes an item again */
+	lw	a7, L_KQ_IDLE(t4)
+	addi	a7, a7, -1
+	sw	a7, L_KQ_IDLE(t4)
+5:	sw	a6, L_KEY_TAIL(t5)
+	ret
+.Lcrossed_c:	/* rreq_arrived(pe, rreq, buf, capacity, tag, ctx) decides (sender_match.c) */
+	mv	a1, a3
+	mv	a2, a4
+	mv	a3, a5
+	srli	a4, t1, 16
+	mv	a5, t2
+	tail	rreq_arrived
+.Lgeneral:
+	tail	rreq_words_general
+	.size	rreq_arrived_words, . - rreq_arrived_words

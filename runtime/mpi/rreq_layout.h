@@ -1,0 +1,31 @@
+/* Byte offsets and constants that rreq.S uses beyond irecv_layout.h's: a receive
+ * request's arrival by hand. sender_match.c checks every one against the C declarations
+ * at compile time. */
+#ifndef EMX_MPI_RREQ_LAYOUT_H
+#define EMX_MPI_RREQ_LAYOUT_H
+
+#define L_REQ_FIX 12            /* mpi_request.fix[0] */
+#define L_REQ_FLAGS 26
+#define L_REQ_ISQ_COUNT 30
+#define L_ISQ_REQ 8             /* isq_entry.req */
+#define L_RR_RREQ 8             /* recv_record */
+#define L_RR_BUF 12
+#define L_RR_CAPACITY 16
+#define L_SENDQ_SHIFT 4         /* send_queue: 16 bytes */
+#define L_SENDQ_CREDITS 12
+#define L_SQ_QUEUED 256
+#define L_SHORT_BYTES 32        /* 4 * SHORT_WORDS */
+#define L_KQ_IDLE_MAX 64
+#define L_OPT_DONE_SIZED 4      /* mpi_options.done_sized */
+#define L_W_BYTES 2             /* REQ_W_BYTES */
+#define L_DONE_SET 1
+#define L_DONE_SIZED 2
+#define L_RF_ACTIVE 1
+#define L_RF_USER_FREED 4
+#define L_RF_COMPLETE 8
+#define L_RF_ACTIVE_COMPLETE 9
+#define L_RF_ARMED_READER 48
+#define L_COUNT_ONE_SIDED 0     /* mpi_counters[C_ONE_SIDED] */
+#define L_COUNT_CONCURRENT 16   /* mpi_counters[C_CONCURRENT] */
+
+#endif
