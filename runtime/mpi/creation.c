@@ -55,8 +55,16 @@ static void sreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   uint32_t *f = emx_frame();
   emx_frame_free(f);
   --mpi_inbound;
-  if (mpi_matching == MATCH_BOTH && ((v >> 10) & SREQ_PROTO) != PROTO_BUFFERED)
-    sreq_both(v & 0x3ff, v >> 10, f + ARGS);
+  sreq_arrived(v & 0x3ff, v >> 10, f + ARGS);
+}
+/* The same with matching on both sides (creation_init chooses): get and sync go to
+ * sreq_both (arrivals.S). */
+static void sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont) {
+  (void)unused, (void)cont;
+  uint32_t *f = emx_frame();
+  emx_frame_free(f);
+  --mpi_inbound;
+  if (((v >> 10) & SREQ_PROTO) != PROTO_BUFFERED) sreq_both(v & 0x3ff, v >> 10, f + ARGS);
   else sreq_arrived(v & 0x3ff, v >> 10, f + ARGS);
 }
 static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
@@ -344,7 +352,7 @@ void creation_init(void) {
   outboxes = calloc(emx_pe_count(), sizeof *outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
-  request_tmpl[1 + REQ_SREQ] = sreq_thread;
+  request_tmpl[1 + REQ_SREQ] = mpi_matching == MATCH_BOTH ? sreq_thread_both : sreq_thread;
   request_tmpl[1 + REQ_RREQ] = rreq_thread;
   request_tmpl[1 + REQ_TMP] = tmp_thread;
 }

@@ -8,9 +8,9 @@
 
 #include "irecv_layout.h"
 #include "mpi_internal.h"
-#include "rreq_layout.h"
+#include "arrivals_layout.h"
 
-/* The layout rreq.S relies on. */
+/* The layout arrivals.S relies on. */
 #define AT(type, field, off) _Static_assert(__builtin_offsetof(type, field) == (off), #field)
 AT(mpi_request, fix, L_REQ_FIX);
 AT(mpi_request, flags, L_REQ_FLAGS);
@@ -42,7 +42,7 @@ AT(mpi_options, done_sized, L_OPT_DONE_SIZED);
 _Static_assert(sizeof(send_queue) == 1u << L_SENDQ_SHIFT && sizeof(((send_queue *)0)->credits) == 2 &&
                sizeof(((mpi_request *)0)->flags) == 2 && sizeof(((mpi_request *)0)->refs) == 2 &&
                sizeof(((mpi_request *)0)->isq_count) == 2 && sizeof(((mpi_request *)0)->proto) == 1,
-               "rreq.S: field sizes");
+               "arrivals.S: field sizes");
 _Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
                L_KQ_IDLE_MAX == KQ_IDLE_MAX && L_W_BYTES == REQ_W_BYTES && L_DONE_SET == DONE_SET &&
                L_DONE_SIZED == DONE_SIZED && L_RF_ACTIVE == RF_ACTIVE &&
@@ -50,9 +50,10 @@ _Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
                L_RF_ACTIVE_COMPLETE == (RF_ACTIVE | RF_COMPLETE) &&
                L_RF_ARMED_READER == (RF_ARMED | RF_READER) && L_REQ_GEN_MASK == REQ_GEN_MASK &&
                L_COUNT_ONE_SIDED == 4 * C_ONE_SIDED && L_COUNT_CONCURRENT == 4 * C_CONCURRENT &&
+               L_SREQ_PROTO == SREQ_PROTO && L_SREQ_FALLBACK == SREQ_FALLBACK &&
                PROTO_BUFFERED == 0 && EMX_PKT_syswr == 4 && EMX_PKT_iwrite == 6 &&
                EMX_GADDR_PE_SHIFT == 22,
-               "rreq.S: constants");
+               "arrivals.S: constants");
 
 kq_table mpi_assoc;    /* receive requests filed here, by (receiver, tag, context) */
 kq_table mpi_isq_send; /* send requests this PE issued, not yet resolved */
@@ -237,38 +238,13 @@ int send_miss(mpi_request *s) {
 
 /* ---- A send request arrives, matching on both sides ----------------------------------- */
 
-/* Invoked in a frame (creation.c) with matching on both sides. The naive ping-pong's
- * every message: our receive request for it is issued, so with get or sync this send
- * request is dropped (the sender writes the data into the receive; rreq_crossed there):
- * the head entry of the request-issued queue goes, the receive request's credit is back.
- * Without a call when the entry is the request's own and its key will not sweep. Anything
- * else: sreq_arrived (receiver_match.c). */
-void sreq_both(unsigned pe, unsigned bits, const uint32_t *w) {
-  const uint32_t last = w[3], pt = kq_pt(pe, last & 0xffff), ctx = last >> 16;
-  kq_key *k = kq_find(&mpi_isq_recv, pt, ctx);
-  isq_entry *e = k ? (isq_entry *)k->head : 0;
-  mpi_request *r;
-  if (__builtin_expect(!e || (bits & SREQ_FALLBACK) || mpi_isq_recv.any_keys ||
-                           (last & 0xffff) == TAG_ANY16 || e != &(r = e->req)->isq_own ||
-                           r->isq_count != 1 ||
-                           (!e->link.next && mpi_isq_recv.idle >= KQ_IDLE_MAX) ||
-                           mpi_held_pending != 0 || mpi_rreq_credits[pe] + 1 >= mpi_rreq_return_at,
-                       0)) {
-    sreq_arrived(pe, bits, w);
-    return;
-  }
-  k->head = e->link.next; /* isq_take */
-  mpi_isq_recv.idle += k->head == 0;
-  r->isq_count = 0;
-  e->req = 0;
-  ++mpi_rreq_credits[pe]; /* rreq_credit_back, nothing to return yet */
-  if (--r->refs == 0 && (r->flags & RF_USER_FREED)) req_reclaim(r); /* req_unref */
-}
+/* sreq_both (a send request with matching on both sides, dropped when our receive request
+ * for it is issued) is arrivals.S, with sreq_arrived (receiver_match.c) for the rest. */
 
 /* ---- A receive request arrives ---------------------------------------------------------- */
 
 /* A receive request arrived (rreq on PE pe, its buffer, capacity, tag and context; also
- * from rreq.S). */
+ * from arrivals.S). */
 void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
                                             uint32_t cap, uint32_t tag, uint32_t ctx) {
   const uint32_t pt = kq_pt(pe, tag);
@@ -373,7 +349,7 @@ static inline __attribute__((always_inline)) void rreq_core(unsigned pe, unsigne
     rreq_file(pe, w[0], w[1], w[2], w[3] & 0xffff, w[3] >> 16);
 }
 
-/* Invoked in a frame (creation.c): rreq.S's rreq_arrived_words does the usual cases by
+/* Invoked in a frame (creation.c): arrivals.S's rreq_arrived_words does the usual cases by
  * hand and everything else here. */
 void rreq_words_general(unsigned pe, unsigned bits, const uint32_t *w);
 void rreq_words_general(unsigned pe, unsigned bits, const uint32_t *w) { rreq_core(pe, bits, w); }

@@ -1,8 +1,8 @@
-/* Byte offsets and constants that rreq.S uses beyond irecv_layout.h's: a receive
- * request's arrival by hand. sender_match.c checks every one against the C declarations
+/* Byte offsets and constants that arrivals.S uses beyond irecv_layout.h's: the
+ * requests' arrivals by hand. sender_match.c checks every one against the C declarations
  * at compile time. */
-#ifndef EMX_MPI_RREQ_LAYOUT_H
-#define EMX_MPI_RREQ_LAYOUT_H
+#ifndef EMX_MPI_ARRIVALS_LAYOUT_H
+#define EMX_MPI_ARRIVALS_LAYOUT_H
 
 #define L_REQ_FIX 12            /* mpi_request.fix[0] */
 #define L_REQ_FLAGS 26
@@ -25,6 +25,8 @@
 #define L_RF_COMPLETE 8
 #define L_RF_ACTIVE_COMPLETE 9
 #define L_RF_ARMED_READER 48
+#define L_SREQ_PROTO 3          /* a send request's bits */
+#define L_SREQ_FALLBACK 8
 #define L_COUNT_ONE_SIDED 0     /* mpi_counters[C_ONE_SIDED] */
 #define L_COUNT_CONCURRENT 16   /* mpi_counters[C_CONCURRENT] */
 

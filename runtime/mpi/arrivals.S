@@ -1,6 +1,9 @@
-/* A receive request arriving by creation (rreq_thread, creation.c), matching on both
- * sides, by hand, as the original had its queue operations in assembly: the two usual
- * cases, with no register to save.
+/* Protocol requests arriving by creation with matching on both sides (creation.c's
+ * threads), by hand, as the original had its queue operations in assembly: the usual
+ * cases, with no register to save. Offsets: irecv_layout.h and arrivals_layout.h,
+ * checked in sender_match.c.
+ *
+ * rreq_arrived_words, a receive request (rreq_thread):
  *  - Crossed (the naive ping-pong's every message): our send request for it is issued
  *    and heads its key in the request-issued queue, get or sync, a short aligned message
  *    to another PE on EM-X, nothing queued for credits: the entry goes, the data, the
@@ -8,18 +11,72 @@
  *    the receiver drops our send request), the send completes, its credit is back.
  *  - Filed (a receive posted in advance): no send of ours is issued under its key, the
  *    key is known to the associative memory, a record at hand: the record is appended.
- * Anything else: rreq_words_general (sender_match.c), which does the same in C, or,
- * once our issued send request is found, rreq_arrived.
- * Offsets: irecv_layout.h and rreq_layout.h, checked in sender_match.c.
+ *  Anything else: rreq_words_general (sender_match.c), which does the same in C, or,
+ *  once our issued send request is found, rreq_arrived.
+ *  a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
+ *  capacity, tag | context << 16): left intact for the general way.
  *
- * a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
- * capacity, tag | context << 16): left intact for the general way. */
+ * sreq_both, a send request of get or sync (sreq_thread): our receive request for it is
+ * issued (the naive ping-pong's every message), so the send request is dropped (the
+ * sender writes the data: rreq_arrived_words there): the head entry of the
+ * request-issued queue goes, the receive request's credit is back. Anything else:
+ * sreq_arrived (receiver_match.c). a0 sender PE, a1 bits, a2 the four words (its request,
+ * data, bytes, tag | context << 16). */
 #include "irecv_layout.h"
-#include "rreq_layout.h"
+#include "arrivals_layout.h"
 
 #define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
 #define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+
+/* req_unref of the request in \r (a protocol reference goes; the cell goes back if the
+ * user freed it and it does not still run); uses t2, t3, t4. */
+.macro UNREF r
+	lhu	t2, L_REQ_REFS(\r)
+	addi	t2, t2, -1
+	sh	t2, L_REQ_REFS(\r)
+	bnez	t2, 1f
+	lhu	t4, L_REQ_FLAGS(\r)
+	andi	t2, t4, L_RF_USER_FREED
+	beqz	t2, 1f
+	andi	t2, t4, L_RF_ACTIVE_COMPLETE	/* active and not complete: it stays */
+	li	t3, L_RF_ACTIVE
+	beq	t2, t3, 1f
+	lw	t2, L_REQ_HANDLE(\r)		/* req_reclaim: the handle dies, the cell goes back */
+	andi	t2, t2, L_REQ_GEN_MASK
+	sw	t2, L_REQ_HANDLE(\r)
+	LA(t3, mpi_request_pool)
+	lw	t2, 0(t3)
+	sw	t2, 0(\r)
+	sw	\r, 0(t3)
+1:
+.endm
+
+/* t3 = the bucket's byte offset of key (pt t1, context t2): kq_hash. Uses t4. */
+.macro HASH
+	slli	t3, t2, 16
+	add	t3, t3, t2
+	add	t3, t3, t1
+	li	t4, 0x9e3779b1
+	mul	t3, t3, t4
+	srli	t3, t3, 26
+	slli	t3, t3, 2
+.endm
+
+/* t5 = the key (pt t1, context t2) of the table in t4, bucket offset t3; to \none if
+ * there is none. */
+.macro FIND_KEY none
+	add	t5, t4, t3
+	lw	t5, 0(t5)
+1:	beqz	t5, \none
+	lw	t6, L_KEY_PT(t5)
+	bne	t6, t1, 2f
+	lw	t6, L_KEY_CTX(t5)
+	beq	t6, t2, 3f
+2:	lw	t5, L_KEY_CHAIN(t5)
+	j	1b
+3:
+.endm
 
 	.text
 	.globl	rreq_arrived_words
@@ -36,27 +93,12 @@ rreq_arrived_words:
 	li	t3, 0xffff0000			/* MPI_ANY_TAG */
 	bgeu	t1, t3, .Lgeneral
 	or	t1, t1, a0
-	/* kq_hash: (pt + ctx * 0x10001) * 2654435761 >> 26, the bucket's offset */
-	slli	t3, t2, 16
-	add	t3, t3, t2
-	add	t3, t3, t1
-	li	t4, 0x9e3779b1
-	mul	t3, t3, t4
-	srli	t3, t3, 26
-	slli	t3, t3, 2
+	HASH
 	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends */
 	lw	t5, L_KQ_ANY_KEYS(t4)
 	bnez	t5, .Lgeneral
-	add	t5, t4, t3
-	lw	t5, 0(t5)			/* t5: the key (pt, ctx) there, if any */
-1:	beqz	t5, .Lfile
-	lw	t6, L_KEY_PT(t5)
-	bne	t6, t1, 2f
-	lw	t6, L_KEY_CTX(t5)
-	beq	t6, t2, 3f
-2:	lw	t5, L_KEY_CHAIN(t5)
-	j	1b
-3:	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry */
+	FIND_KEY .Lfile				/* t5: the key there */
+	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry */
 	beqz	t6, .Lfile
 	/* Crossed: rreq_crossed's usual case. a6: our send request. */
 	lw	a6, L_ISQ_REQ(t6)
@@ -143,36 +185,12 @@ rreq_arrived_words:
 10:	lhu	t2, L_SENDQ_CREDITS(t0)		/* credit_reclaim: nothing waits for it */
 	addi	t2, t2, 1
 	sh	t2, L_SENDQ_CREDITS(t0)
-	lhu	t2, L_REQ_REFS(a6)		/* req_unref */
-	addi	t2, t2, -1
-	sh	t2, L_REQ_REFS(a6)
-	bnez	t2, 11f
-	lhu	t4, L_REQ_FLAGS(a6)
-	andi	t2, t4, L_RF_USER_FREED
-	beqz	t2, 11f
-	andi	t2, t4, L_RF_ACTIVE_COMPLETE	/* active and not complete: it stays */
-	li	t3, L_RF_ACTIVE
-	beq	t2, t3, 11f
-	lw	t2, L_REQ_HANDLE(a6)		/* req_reclaim: the handle dies, the cell goes back */
-	andi	t2, t2, L_REQ_GEN_MASK
-	sw	t2, L_REQ_HANDLE(a6)
-	LA(t3, mpi_request_pool)
-	lw	t2, 0(t3)
-	sw	t2, 0(a6)
-	sw	a6, 0(t3)
-11:	ret
+	UNREF	a6
+	ret
 .Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
 	LA(t4, mpi_assoc)
-	add	t5, t4, t3
-	lw	t5, 0(t5)
-1:	beqz	t5, .Lgeneral			/* a new key: C */
-	lw	t6, L_KEY_PT(t5)
-	bne	t6, t1, 2f
-	lw	t6, L_KEY_CTX(t5)
-	beq	t6, t2, 3f
-2:	lw	t5, L_KEY_CHAIN(t5)
-	j	1b
-3:	LA(t6, mpi_recv_record_pool)
+	FIND_KEY .Lgeneral			/* t5: the key (a new key: C) */
+	LA(t6, mpi_recv_record_pool)
 	lw	a6, 0(t6)			/* a6: a record */
 	beqz	a6, .Lgeneral
 	lw	a7, 0(a6)
@@ -206,3 +224,56 @@ rreq_arrived_words:
 .Lgeneral:
 	tail	rreq_words_general
 	.size	rreq_arrived_words, . - rreq_arrived_words
+
+	.globl	sreq_both
+	.type	sreq_both, @function
+	.p2align 2
+sreq_both:
+	andi	t0, a1, L_SREQ_FALLBACK
+	bnez	t0, .Ls_general
+	andi	t0, a1, L_SREQ_PROTO
+	beqz	t0, .Ls_general			/* buffered: its own rule */
+	lw	t0, 12(a2)			/* tag | context << 16 */
+	slli	t1, t0, 16
+	li	t3, 0xffff0000			/* MPI_ANY_TAG */
+	bgeu	t1, t3, .Ls_general
+	or	t1, t1, a0			/* t1: pt */
+	srli	t2, t0, 16			/* t2: the context */
+	HASH
+	LA(t4, mpi_isq_recv)			/* t4: the request-issued queue of receives */
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Ls_general
+	FIND_KEY .Ls_general
+	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry: our receive */
+	beqz	t6, .Ls_general
+	lw	a6, L_ISQ_REQ(t6)		/* a6: its request */
+	addi	a7, a6, L_REQ_ISQ_OWN		/* its own entry, its only one */
+	bne	a7, t6, .Ls_general
+	lhu	a7, L_REQ_ISQ_COUNT(a6)
+	addi	a7, a7, -1
+	bnez	a7, .Ls_general
+	LW_G(a7, mpi_held_pending)		/* rreq_credit_back with nothing more to do */
+	bnez	a7, .Ls_general
+	LW_G(a7, mpi_rreq_credits)
+	slli	t0, a0, 2
+	add	a7, a7, t0
+	lw	t0, 0(a7)
+	addi	t0, t0, 1			/* t0: the credits for the sender, one back */
+	LW_G(a3, mpi_rreq_return_at)
+	bgeu	t0, a3, .Ls_general
+	lw	a3, 0(t6)			/* the entry's next */
+	bnez	a3, 4f
+	lw	a4, L_KQ_IDLE(t4)		/* the key goes idle, without a sweep */
+	li	a5, L_KQ_IDLE_MAX
+	bgeu	a4, a5, .Ls_general
+	addi	a4, a4, 1
+	sw	a4, L_KQ_IDLE(t4)
+4:	sw	a3, L_KEY_HEAD(t5)		/* isq_take */
+	sw	t0, 0(a7)
+	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	UNREF	a6
+	ret
+.Ls_general:
+	tail	sreq_arrived
+	.size	sreq_both, . - sreq_both
