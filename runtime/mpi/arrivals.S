@@ -24,10 +24,7 @@
  * data, bytes, tag | context << 16). */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
-
-#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
-#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
-#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+#include "mpi_asm.h"
 
 /* req_unref of the request in \r (a protocol reference goes; the cell goes back if the
  * user freed it and it does not still run); uses t2, t3, t4. */
@@ -50,32 +47,6 @@
 	sw	t2, 0(\r)
 	sw	\r, 0(t3)
 1:
-.endm
-
-/* t3 = the bucket's byte offset of key (pt t1, context t2): kq_hash. Uses t4. */
-.macro HASH
-	slli	t3, t2, 16
-	add	t3, t3, t2
-	add	t3, t3, t1
-	li	t4, 0x9e3779b1
-	mul	t3, t3, t4
-	srli	t3, t3, 26
-	slli	t3, t3, 2
-.endm
-
-/* t5 = the key (pt t1, context t2) of the table in t4, bucket offset t3; to \none if
- * there is none. */
-.macro FIND_KEY none
-	add	t5, t4, t3
-	lw	t5, 0(t5)
-1:	beqz	t5, \none
-	lw	t6, L_KEY_PT(t5)
-	bne	t6, t1, 2f
-	lw	t6, L_KEY_CTX(t5)
-	beq	t6, t2, 3f
-2:	lw	t5, L_KEY_CHAIN(t5)
-	j	1b
-3:
 .endm
 
 	.text
@@ -130,15 +101,40 @@ rreq_arrived_words:
 	add	t0, t0, t2
 	lw	t2, L_DL_NEXT(t0)
 	bne	t2, t0, .Lgeneral		/* sends wait for credits: C */
-	lw	t2, 0(t6)			/* the entry's next */
-	bnez	t2, 4f
-	lw	t3, L_KQ_IDLE(t4)		/* the key goes idle, without a sweep */
-	li	a5, L_KQ_IDLE_MAX
-	bgeu	t3, a5, .Lgeneral
+	lw	a5, 0(t6)			/* a5: the entry's next */
+	bnez	a5, 4f
+	lw	t3, L_KQ_IDLE(t4)		/* the key will go idle, without a sweep */
+	li	t2, L_KQ_IDLE_MAX
+	bgeu	t3, t2, .Lgeneral
+4:	/* put_short: the words, then the size and the completion (or the size in it);
+	 * the bookkeeping after, so that the data leaves first */
+	slli	t2, a0, 22
+	srli	a4, a4, 2
+	or	t2, t2, a4			/* t2: the buffer's global word address */
+	srli	t3, t1, 2
+	beqz	t3, 6f
+5:	lw	a1, 0(a7)
+	SEND(4, t2, a1)				/* syswr */
+	addi	t2, t2, 1
+	addi	a7, a7, 4
+	addi	t3, t3, -1
+	bnez	t3, 5b
+6:	lui	a1, %hi(mpi_opt + L_OPT_DONE_SIZED)
+	lbu	a1, %lo(mpi_opt + L_OPT_DONE_SIZED)(a1)
+	bnez	a1, 7f
+	addi	t2, a3, L_W_BYTES
+	SEND(4, t2, t1)				/* syswr: the size */
+	li	a1, L_DONE_SET
+	SEND(6, a3, a1)				/* iwr: complete */
+	j	8f
+7:	addi	a1, t1, L_DONE_SIZED
+	SEND(6, a3, a1)				/* iwr: complete, with the size */
+8:	sw	a5, L_KEY_HEAD(t5)		/* isq_take */
+	bnez	a5, 12f
+	lw	t3, L_KQ_IDLE(t4)
 	addi	t3, t3, 1
 	sw	t3, L_KQ_IDLE(t4)
-4:	sw	t2, L_KEY_HEAD(t5)		/* isq_take */
-	sh	zero, L_REQ_ISQ_COUNT(a6)
+12:	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	LA(t3, mpi_counters)
 	lw	t2, L_COUNT_CONCURRENT(t3)
@@ -147,29 +143,7 @@ rreq_arrived_words:
 	lw	t2, L_COUNT_ONE_SIDED(t3)
 	addi	t2, t2, 1
 	sw	t2, L_COUNT_ONE_SIDED(t3)
-	/* put_short: the words, then the size and the completion (or the size in it) */
-	slli	t2, a0, 22
-	srli	a4, a4, 2
-	or	t2, t2, a4			/* t2: the buffer's global word address */
-	srli	t3, t1, 2
-	beqz	t3, 6f
-5:	lw	t4, 0(a7)
-	SEND(4, t2, t4)				/* syswr */
-	addi	t2, t2, 1
-	addi	a7, a7, 4
-	addi	t3, t3, -1
-	bnez	t3, 5b
-6:	lui	t4, %hi(mpi_opt + L_OPT_DONE_SIZED)
-	lbu	t4, %lo(mpi_opt + L_OPT_DONE_SIZED)(t4)
-	bnez	t4, 7f
-	addi	t2, a3, L_W_BYTES
-	SEND(4, t2, t1)				/* syswr: the size */
-	li	t4, L_DONE_SET
-	SEND(6, a3, t4)				/* iwr: complete */
-	j	8f
-7:	addi	t4, t1, L_DONE_SIZED
-	SEND(6, a3, t4)				/* iwr: complete, with the size */
-8:	/* req_complete: an I-structure write if a wait reads `done`, else the flag */
+	/* req_complete: an I-structure write if a wait reads `done`, else the flag */
 	lhu	t4, L_REQ_FLAGS(a6)
 	andi	t2, t4, L_RF_ARMED_READER
 	beqz	t2, 9f

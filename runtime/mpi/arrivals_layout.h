@@ -1,6 +1,6 @@
-/* Byte offsets and constants that arrivals.S uses beyond irecv_layout.h's: the
- * requests' arrivals by hand. sender_match.c checks every one against the C declarations
- * at compile time. */
+/* Byte offsets and constants that arrivals.S and send_miss.S use beyond irecv_layout.h's.
+ * sender_match.c and creation.c check every one against the C declarations at compile
+ * time. */
 #ifndef EMX_MPI_ARRIVALS_LAYOUT_H
 #define EMX_MPI_ARRIVALS_LAYOUT_H
 
@@ -29,5 +29,16 @@
 #define L_SREQ_FALLBACK 8
 #define L_COUNT_ONE_SIDED 0     /* mpi_counters[C_ONE_SIDED] */
 #define L_COUNT_CONCURRENT 16   /* mpi_counters[C_CONCURRENT] */
+
+#define L_COUNT_SEND_REQUESTS 4 /* mpi_counters[C_SEND_REQUESTS] */
+#define L_OB_HEAD 0             /* creation.c's outbox */
+#define L_OB_TAIL 4
+#define L_OB_CREATES 8
+#define L_OB_ASKED 12
+#define L_OB_BYTES 20
+#define L_OP_HDR 4              /* outbox_op: op, kind, bits, n */
+#define L_OP_W 8
+#define L_MAX_ASKED 2
+#define L_ISQ_ONE 0x00010001    /* refs, isq_count: one reference, one entry */
 
 #endif

@@ -15,6 +15,7 @@
  * creations in order: they are pipelined, not one round trip after another. */
 #include <stdlib.h>
 
+#include "arrivals_layout.h"
 #include "mpi_internal.h"
 
 enum { OP_CREATE, OP_REMOVAL, OP_DIRECT };
@@ -40,10 +41,25 @@ typedef struct drain_waiter {
  * carve a frame for each); 2 keep the requests pipelined across the round trip. */
 enum { MAX_ASKED = 2 };
 
-static outbox *outboxes;        /* by peer PE */
+/* The layout send_miss.S relies on. */
+_Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
+                   __builtin_offsetof(outbox, tail) == L_OB_TAIL &&
+                   __builtin_offsetof(outbox, creates) == L_OB_CREATES &&
+                   __builtin_offsetof(outbox, asked) == L_OB_ASKED && sizeof(outbox) == L_OB_BYTES &&
+                   __builtin_offsetof(outbox_op, next) == 0 &&
+                   __builtin_offsetof(outbox_op, op) == L_OP_HDR &&
+                   __builtin_offsetof(outbox_op, kind) == L_OP_HDR + 1 &&
+                   __builtin_offsetof(outbox_op, bits) == L_OP_HDR + 2 &&
+                   __builtin_offsetof(outbox_op, n) == L_OP_HDR + 3 &&
+                   __builtin_offsetof(outbox_op, w) == L_OP_W && OP_CREATE == 0 && REQ_SREQ == 0 &&
+                   MAX_ASKED == L_MAX_ASKED && EMX_PKT_special == 3,
+               "send_miss.S: the outbox's layout");
+
+outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */
 uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) */
-static mpi_pool op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
-static unsigned idx_segment, idx_segment_reply;
+mpi_pool mpi_op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
+unsigned mpi_idx_segment;
+static unsigned idx_segment_reply;
 static emx_thread_fn *request_tmpl;
 enum { ARGS = 4 }; /* the request's words start at frame word 4 (slots 1..3 name the kinds) */
 
@@ -121,7 +137,7 @@ static void __attribute__((noinline)) after_invocation(outbox *b, unsigned targe
   for (outbox_op *o = b->head; o && o->op != OP_CREATE; o = b->head) {
     send_removal_now(target, o->w[0], o->bits);
     b->head = o->next;
-    pool_put(&op_pool, o);
+    pool_put(&mpi_op_pool, o);
     --mpi_outbox_pending;
   }
   if (!b->head) {
@@ -144,7 +160,7 @@ static void __attribute__((noinline, noreturn)) segment_unasked(void) {
 static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) {
   (void)addr;
   target &= 0x3ff;
-  outbox *b = &outboxes[target];
+  outbox *b = &mpi_outboxes[target];
   outbox_op *o = b->head;
   if (__builtin_expect(!o || o->op != OP_CREATE, 0)) segment_unasked();
   const emx_gaddr_t g = frame + ARGS;
@@ -162,11 +178,11 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
   emx_send(EMX_PKT_invoke1, frame + 1 + o->kind, mpi_me | (uint32_t)o->bits << 10);
   const uint32_t creates = --b->creates;
   if (creates >= b->asked) /* one more waits for a segment: ask (this answer's slot) */
-    emx_invoke(target, idx_segment, mpi_me, 0);
+    emx_invoke(target, mpi_idx_segment, mpi_me, 0);
   else
     --b->asked;
   b->head = o->next;
-  pool_put(&op_pool, o);
+  pool_put(&mpi_op_pool, o);
   --mpi_outbox_pending;
   if (!b->head) {
     b->tail = 0;
@@ -186,7 +202,7 @@ void proto_drain_all_wait(void) {
 }
 
 void proto_drain_wait(unsigned pe) {
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   if (!b->head) return;
   drain_waiter w = {emx_ctx_new(), b->drained};
   b->drained = &w;
@@ -205,7 +221,7 @@ static inline void enqueue(outbox *b, outbox_op *o) {
 static void __attribute__((noinline)) create_refill(unsigned pe, unsigned kind, unsigned bits,
                                                     unsigned n, uint32_t w0, uint32_t w1,
                                                     uint32_t w2, uint32_t w3) {
-  pool_put(&op_pool, pool_refill(&op_pool));
+  pool_put(&mpi_op_pool, pool_refill(&mpi_op_pool));
   const uint32_t w[4] = {w0, w1, w2, w3};
   proto_create(pe, kind, bits, w, n);
 }
@@ -214,12 +230,12 @@ static void __attribute__((noinline)) create_refill(unsigned pe, unsigned kind, 
 static inline __attribute__((always_inline)) void create(unsigned pe, unsigned kind,
                                                          unsigned bits, unsigned n, uint32_t w0,
                                                          uint32_t w1, uint32_t w2, uint32_t w3) {
-  outbox_op *o = op_pool.free;
+  outbox_op *o = mpi_op_pool.free;
   if (__builtin_expect(!o, 0)) {
     create_refill(pe, kind, bits, n, w0, w1, w2, w3);
     return;
   }
-  op_pool.free = o->next;
+  mpi_op_pool.free = o->next;
   o->op = OP_CREATE;
   o->kind = (uint8_t)kind;
   o->bits = (uint8_t)bits;
@@ -228,11 +244,11 @@ static inline __attribute__((always_inline)) void create(unsigned pe, unsigned k
   o->w[1] = w1;
   o->w[2] = w2;
   o->w[3] = w3;
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   enqueue(b, o);
   ++b->creates;
   if (b->asked < MAX_ASKED) {
-    emx_invoke(pe, idx_segment, mpi_me, 0);
+    emx_invoke(pe, mpi_idx_segment, mpi_me, 0);
     ++b->asked;
   }
 }
@@ -253,12 +269,12 @@ int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32
  * continuation c; returns c. */
 static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, outbox_op *o,
                                                                  emx_ctx_t *c, unsigned pe) {
-  op_pool.free = o->next;
+  mpi_op_pool.free = o->next;
   o->next = 0;
   o->op = OP_DIRECT;
   b->head = b->tail = o;
   ++mpi_outbox_pending;
-  emx_invoke(pe, idx_segment, mpi_me, emx_ctx_cont(c));
+  emx_invoke(pe, mpi_idx_segment, mpi_me, emx_ctx_cont(c));
   return (uintptr_t)c;
 }
 
@@ -270,15 +286,15 @@ static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kin
                                                        uint32_t w0, uint32_t w1, uint32_t w2,
                                                        uint32_t w3) {
   rreq_credit_low(pe);
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   if (b->head != 0 || pe == mpi_me) {
     create(pe, kind, bits, 4, w0, w1, w2, w3);
     proto_drain_wait(pe);
     return 0;
   }
-  if (!op_pool.free) pool_put(&op_pool, pool_refill(&op_pool));
+  if (!mpi_op_pool.free) pool_put(&mpi_op_pool, pool_refill(&mpi_op_pool));
   emx_ctx_t *c = emx_ctx_new();
-  return direct_ask(b, op_pool.free, c, pe);
+  return direct_ask(b, mpi_op_pool.free, c, pe);
 }
 
 /* A receive request created by the issuing computation itself (MPI_Irecv: irecv.S ends
@@ -290,8 +306,8 @@ static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kin
  * the request's (mpi_irecv_end reads them there). */
 uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
                              uint32_t w1, uint32_t w2, uint32_t w3) {
-  outbox *b = &outboxes[pe];
-  outbox_op *o = op_pool.free;
+  outbox *b = &mpi_outboxes[pe];
+  outbox_op *o = mpi_op_pool.free;
   emx_ctx_t *c = __emx_ctx_pool;
   if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || b->head != 0 ||
                            pe == mpi_me || !o || !c,
@@ -312,10 +328,10 @@ int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
   emx_send(EMX_PKT_syswr, g + 2, r->capacity);
   emx_send(EMX_PKT_syswr, g + 3, r->tag | (uint32_t)r->ctx << 16);
   emx_send(EMX_PKT_invoke1, frame + 1 + REQ_RREQ, mpi_me);
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   outbox_op *o = b->head;
   b->head = o->next;
-  pool_put(&op_pool, o);
+  pool_put(&mpi_op_pool, o);
   --mpi_outbox_pending;
   if (b->head == 0) b->tail = 0;
   if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) after_invocation(b, pe);
@@ -332,26 +348,26 @@ void irecv_settled_both(const mpi_request *r) {
 }
 
 void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   if (!b->head) {
     send_removal_now(pe, request, (unsigned)recv_side);
     return;
   }
-  outbox_op *o = pool_get(&op_pool);
+  outbox_op *o = pool_get(&mpi_op_pool);
   o->op = OP_REMOVAL;
   o->bits = (uint8_t)recv_side;
   o->w[0] = request;
   enqueue(b, o);
 }
 
-int proto_peer_quiet(unsigned pe) { return outboxes[pe].head == 0; }
+int proto_peer_quiet(unsigned pe) { return mpi_outboxes[pe].head == 0; }
 
 void creation_init(void) {
-  idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
+  mpi_idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
   idx_segment_reply = EMX_HANDLER_INDEX(mpi_h_segment_reply);
-  outboxes = calloc(emx_pe_count(), sizeof *outboxes);
+  mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
-  if (!outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
+  if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request mpi_outboxes");
   request_tmpl[1 + REQ_SREQ] = mpi_matching == MATCH_BOTH ? sreq_thread_both : sreq_thread;
   request_tmpl[1 + REQ_RREQ] = rreq_thread;
   request_tmpl[1 + REQ_TMP] = tmp_thread;

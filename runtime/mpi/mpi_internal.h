@@ -525,7 +525,7 @@ void transfer_init(void);
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
 int send_start_ok(mpi_request *s); /* send_start, then MPI_SUCCESS (for tail calls) */
-int send_miss(mpi_request *s);     /* MPI_Isend's short miss, both sides */
+int send_miss(mpi_request *s);     /* MPI_Isend's short miss, both sides (send_miss.S) */
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
 /* A buffered send whose receiver had no memory for it goes as sync (the receiver reads

@@ -22,6 +22,12 @@ AT(mpi_request, capacity, L_REQ_CAPACITY);
 AT(mpi_request, handle, L_REQ_HANDLE);
 AT(mpi_request, isq_own, L_REQ_ISQ_OWN);
 AT(mpi_request, isq_own.req, L_REQ_ISQ_REQ);
+AT(mpi_request, isq_own.key, L_REQ_ISQ_KEY);
+AT(mpi_request, isq_own.link.seq, L_REQ_ISQ_SEQ);
+AT(mpi_request, isq_newest, L_REQ_ISQ_NEWEST);
+AT(mpi_request, pe, L_REQ_PE);
+AT(mpi_request, tag, L_REQ_PE + 2);
+AT(mpi_request, ctx, L_REQ_CTX);
 AT(isq_entry, req, L_ISQ_REQ);
 AT(kq_key, chain, L_KEY_CHAIN);
 AT(kq_key, pt, L_KEY_PT);
@@ -49,7 +55,8 @@ _Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
                L_RF_USER_FREED == RF_USER_FREED && L_RF_COMPLETE == RF_COMPLETE &&
                L_RF_ACTIVE_COMPLETE == (RF_ACTIVE | RF_COMPLETE) &&
                L_RF_ARMED_READER == (RF_ARMED | RF_READER) && L_REQ_GEN_MASK == REQ_GEN_MASK &&
-               L_COUNT_ONE_SIDED == 4 * C_ONE_SIDED && L_COUNT_CONCURRENT == 4 * C_CONCURRENT &&
+               L_COUNT_ONE_SIDED == 4 * C_ONE_SIDED && L_COUNT_SEND_REQUESTS == 4 * C_SEND_REQUESTS &&
+               L_ISQ_ONE == 0x00010001 && L_COUNT_CONCURRENT == 4 * C_CONCURRENT &&
                L_SREQ_PROTO == SREQ_PROTO && L_SREQ_FALLBACK == SREQ_FALLBACK &&
                PROTO_BUFFERED == 0 && EMX_PKT_syswr == 4 && EMX_PKT_iwrite == 6 &&
                EMX_GADDR_PE_SHIFT == 22,
@@ -202,39 +209,7 @@ void send_start(mpi_request *s) {
   send_request(s);
 }
 
-/* MPI_Isend's miss with matching on both sides (start_send, p2p.c: a short message that
- * put_to_posted did not send). The usual case -- no receive request filed under its key
- * here, its key known to the request-issued queue, no MPI_ANY_TAG key, get or sync, a
- * credit at hand -- files the send in the request-issued queue and creates its send
- * request by a tail call (the miss-and-insert in this thread, as send_start does),
- * calling nothing before, so that it saves no register: the original's miss was one
- * short block of assembly. Anything else: send_start. */
-int send_miss(mpi_request *s) {
-  const uint32_t pt = kq_pt(s->pe, s->tag), ctx = s->ctx;
-  const unsigned h = kq_hash(pt, ctx);
-  kq_key *a = mpi_assoc.bucket[h], *k = mpi_isq_send.bucket[h];
-  while (a && (a->pt != pt || a->ctx != ctx)) a = a->chain;
-  while (k && (k->pt != pt || k->ctx != ctx)) k = k->chain;
-  send_queue *b = &mpi_send_queues[s->pe];
-  if (__builtin_expect((s->flags & RF_NULL_PEER) || s->proto == PROTO_BUFFERED ||
-                           mpi_assoc.any_keys || mpi_isq_send.any_keys || (a && a->head) ||
-                           !k || b->q.head.next != &b->q.head || !b->credits ||
-                           mpi_opt.staged_records,
-                       0))
-    return send_start_ok(s);
-  isq_entry *e = &s->isq_own; /* isq_add of a new request: its own entry */
-  e->req = s;
-  e->key = k;
-  kq_append(&mpi_isq_send, k, &e->link);
-  s->isq_newest = e;
-  s->isq_count = 1;
-  s->refs = 1;
-  --b->credits; /* sendq_credit_now */
-  s->fix[0] = 0;
-  COUNT(C_SEND_REQUESTS);
-  return proto_create4(s->pe, REQ_SREQ, s->proto, req_gaddr(s), (uint32_t)(uintptr_t)s->buf,
-                       s->capacity, pt >> 16 | ctx << 16);
-}
+/* MPI_Isend's short miss with matching on both sides (start_send, p2p.c): send_miss.S. */
 
 /* ---- A send request arrives, matching on both sides ----------------------------------- */
 
