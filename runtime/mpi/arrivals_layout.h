@@ -40,5 +40,9 @@
 #define L_OP_W 8
 #define L_MAX_ASKED 2
 #define L_ISQ_ONE 0x00010001    /* refs, isq_count: one reference, one entry */
+#define L_REQ_PRQ 60            /* mpi_request.prq */
+#define L_SQ_TMP_STATE 0x700    /* SQ_QUEUED | SQ_CREDIT | SQ_TMP, buffered's bits (0) */
+#define L_OP_TMP_HDR 0x02000200 /* outbox_op: OP_CREATE, REQ_TMP, no bits, 2 words */
+#define L_OPT_SREQ_INLINE 3     /* mpi_options.sreq_inline */
 
 #endif

@@ -52,7 +52,8 @@ _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
                    __builtin_offsetof(outbox_op, bits) == L_OP_HDR + 2 &&
                    __builtin_offsetof(outbox_op, n) == L_OP_HDR + 3 &&
                    __builtin_offsetof(outbox_op, w) == L_OP_W && OP_CREATE == 0 && REQ_SREQ == 0 &&
-                   MAX_ASKED == L_MAX_ASKED && EMX_PKT_special == 3,
+                   MAX_ASKED == L_MAX_ASKED && EMX_PKT_special == 3 &&
+                   L_OP_TMP_HDR == (OP_CREATE | REQ_TMP << 8 | 2u << 24),
                "send_miss.S: the outbox's layout");
 
 outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */

@@ -59,7 +59,7 @@ uint32_t mpi_held_pending;
 uint32_t mpi_held_total;
 unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
-static unsigned idx_tmp_answer;
+unsigned mpi_idx_tmp_answer; /* (send_miss.S too) */
 uint32_t mpi_rreq_return_at;  /* receiver: twice rreq_initial */
 uint32_t mpi_rreq_ask_at;     /* receiver: asks for more at this many (half the initial) */
 static uint32_t rreq_initial; /* a receiver's credits for receive requests to start with */
@@ -245,7 +245,7 @@ static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
 EMX_HANDLER(mpi_h_tmp_answer);
 
 static void ask_tmp(mpi_request *s) {
-  const uint32_t w[2] = {s->capacity + 8, emx_special_addr(mpi_me, idx_tmp_answer, s->pe)};
+  const uint32_t w[2] = {s->capacity + 8, emx_special_addr(mpi_me, mpi_idx_tmp_answer, s->pe)};
   proto_request(s->pe, REQ_TMP, 0, w, 2);
 }
 
@@ -360,7 +360,7 @@ void credits_init(void) {
   mpi_rreq_credits = malloc(n * sizeof *mpi_rreq_credits);
   rreq_wanted = calloc(n, sizeof *rreq_wanted);
   rreq_asking = calloc(n, sizeof *rreq_asking);
-  idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
+  mpi_idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
   idx_rreq_pool = EMX_HANDLER_INDEX(mpi_h_rreq_pool);
   idx_rreq_grant = EMX_HANDLER_INDEX(mpi_h_rreq_grant);
   if (!mpi_send_queues || !mpi_senders || !mpi_rreq_credits || !rreq_wanted || !rreq_asking)

@@ -5,8 +5,10 @@
  * key, the key known to the request-issued queue, no MPI_ANY_TAG key, nothing waiting for
  * credits to the receiver and a credit at hand, an op cell at hand -- files the send in
  * the request-issued queue (the miss-and-insert in this thread) and creates its send
- * request: the op with its four words heads or joins the receiver's outbox, and the
- * operand segment is asked for unless two are asked already (creation.c's create).
+ * request (get, sync) or, buffered, its temporary buffer's request (the send waits in its
+ * receiver's queue meanwhile, as sendq_add leaves it): the op with its words heads or
+ * joins the receiver's outbox, and the operand segment is asked for unless two are asked
+ * already (creation.c's create).
  * Returns MPI_SUCCESS. Anything else: send_start (send_start_ok), before any change.
  * Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
 #include "irecv_layout.h"
@@ -44,6 +46,9 @@ send_miss:
 	lui	a5, %hi(mpi_opt + L_OPT_STAGED)	/* staged records: the C path */
 	lbu	a5, %lo(mpi_opt + L_OPT_STAGED)(a5)
 	bnez	a5, .Lgeneral
+	lbu	a5, L_REQ_PROTO(a0)		/* a5: the protocol */
+	beqz	a5, .Lbuffered
+.Lchecked:
 	LA(a6, mpi_op_pool)
 	lw	a7, 0(a6)			/* a7: the op */
 	beqz	a7, .Lgeneral
@@ -71,21 +76,21 @@ send_miss:
 	sw	t0, L_REQ_REFS(a0)
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
-	sw	zero, L_REQ_FIX(a0)
-	LA(t0, mpi_counters)
-	lw	t1, L_COUNT_SEND_REQUESTS(t0)
-	addi	t1, t1, 1
-	sw	t1, L_COUNT_SEND_REQUESTS(t0)
-	/* The creation's op: a send request (kind 0), the protocol in its bits, 4 words */
-	lw	t0, 0(a7)
+	lw	t0, 0(a7)			/* the creation's op */
 	sw	t0, 0(a6)
 	sw	zero, 0(a7)
-	lbu	t0, L_REQ_PROTO(a0)
-	slli	t0, t0, 16
+	LW_G(t3, mpi_me)			/* t3: this PE */
+	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
+	sw	zero, L_REQ_FIX(a0)		/* not queued */
+	LA(t4, mpi_counters)
+	lw	t1, L_COUNT_SEND_REQUESTS(t4)
+	addi	t1, t1, 1
+	sw	t1, L_COUNT_SEND_REQUESTS(t4)
+	/* A send request (kind 0), the protocol in its bits, 4 words */
+	slli	t0, a5, 16
 	li	t1, 4 << 24
 	or	t0, t0, t1
 	sw	t0, L_OP_HDR(a7)
-	LW_G(t3, mpi_me)			/* t3: this PE */
 	slli	t0, t3, 22
 	srli	t1, a0, 2
 	or	t0, t0, t1
@@ -97,7 +102,7 @@ send_miss:
 	slli	t0, t2, 16
 	or	t0, t0, a2
 	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
-	/* ... joins the receiver's outbox */
+.Lqueue:	/* ... joins the receiver's outbox */
 	LW_G(t0, mpi_outboxes)
 	slli	t1, a1, 4
 	slli	t2, a1, 2
@@ -129,6 +134,36 @@ send_miss:
 	SEND(3, t1, zero)			/* spec */
 6:	li	a0, 0
 	ret
+.Ltmp:	/* Buffered (sendq_add with its credit, ask_tmp): the send waits in its receiver's
+	 * queue, its temporary buffer asked for by a creation of two words (the bytes and
+	 * the answer's special address); credits.c's mpi_h_tmp_answer goes on. */
+	lw	t1, L_REQ_CAPACITY(a0)
+	addi	t4, a0, L_REQ_PRQ		/* dl_append to the empty queue */
+	sw	a3, L_REQ_PRQ(a0)
+	sw	a3, L_REQ_PRQ + 4(a0)
+	sw	t4, 0(a3)
+	sw	t4, L_DL_NEXT(a3)
+	li	t4, L_SQ_TMP_STATE		/* queued, a credit, the buffer asked for */
+	sw	t4, L_REQ_FIX(a0)
+	lw	t4, L_REQ_BUF(a0)
+	sw	t4, L_REQ_FIX + 4(a0)		/* the data's address */
+	li	t0, L_OP_TMP_HDR		/* a tmp request (kind 2), no bits, 2 words */
+	sw	t0, L_OP_HDR(a7)
+	addi	t1, t1, 8
+	sw	t1, L_OP_W(a7)
+	LW_G(t0, mpi_idx_tmp_answer)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
+	slli	t0, t0, 16
+	slli	t1, t3, 22
+	or	t0, t0, t1
+	or	t0, t0, a1
+	sw	t0, L_OP_W + 4(a7)
+	j	.Lqueue
+.Lbuffered:	/* with data (0 B completes at once: C), not in the send request's word */
+	lw	t0, L_REQ_CAPACITY(a0)
+	beqz	t0, .Lgeneral
+	lui	t0, %hi(mpi_opt + L_OPT_SREQ_INLINE)
+	lbu	t0, %lo(mpi_opt + L_OPT_SREQ_INLINE)(t0)
+	beqz	t0, .Lchecked
 .Lgeneral:
 	tail	send_start_ok
 	.size	send_miss, . - send_miss

@@ -44,6 +44,9 @@ AT(recv_record, link, 0);
 AT(send_queue, q.head.next, L_DL_NEXT);
 AT(send_queue, credits, L_SENDQ_CREDITS);
 AT(mpi_options, done_sized, L_OPT_DONE_SIZED);
+AT(mpi_options, sreq_inline, L_OPT_SREQ_INLINE);
+AT(mpi_request, prq, L_REQ_PRQ);
+AT(send_queue, q.head.prev, 0);
 #undef AT
 _Static_assert(sizeof(send_queue) == 1u << L_SENDQ_SHIFT && sizeof(((send_queue *)0)->credits) == 2 &&
                sizeof(((mpi_request *)0)->flags) == 2 && sizeof(((mpi_request *)0)->refs) == 2 &&
@@ -56,7 +59,7 @@ _Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
                L_RF_ACTIVE_COMPLETE == (RF_ACTIVE | RF_COMPLETE) &&
                L_RF_ARMED_READER == (RF_ARMED | RF_READER) && L_REQ_GEN_MASK == REQ_GEN_MASK &&
                L_COUNT_ONE_SIDED == 4 * C_ONE_SIDED && L_COUNT_SEND_REQUESTS == 4 * C_SEND_REQUESTS &&
-               L_ISQ_ONE == 0x00010001 && L_COUNT_CONCURRENT == 4 * C_CONCURRENT &&
+               L_ISQ_ONE == 0x00010001 && L_SQ_TMP_STATE == (SQ_QUEUED | SQ_CREDIT | SQ_TMP | PROTO_BUFFERED) && L_COUNT_CONCURRENT == 4 * C_CONCURRENT &&
                L_SREQ_PROTO == SREQ_PROTO && L_SREQ_FALLBACK == SREQ_FALLBACK &&
                PROTO_BUFFERED == 0 && EMX_PKT_syswr == 4 && EMX_PKT_iwrite == 6 &&
                EMX_GADDR_PE_SHIFT == 22,
