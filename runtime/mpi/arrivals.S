@@ -11,6 +11,8 @@
  *    the receiver drops our send request), the send completes, its credit is back.
  *  - Filed (a receive posted in advance): no send of ours is issued under its key, the
  *    key is known to the associative memory, a record at hand: the record is appended.
+ *  - Crossed, buffered: the receive request is dropped (buffered's rule), our send
+ *    request's entry goes.
  *  Anything else: rreq_words_general (sender_match.c), which does the same in C, or,
  *  once our issued send request is found, rreq_arrived.
  *  a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
@@ -74,7 +76,7 @@ rreq_arrived_words:
 	/* Crossed: rreq_crossed's usual case. a6: our send request. */
 	lw	a6, L_ISQ_REQ(t6)
 	lbu	a7, L_REQ_PROTO(a6)
-	beqz	a7, .Lcrossed_c			/* buffered: its own rule */
+	beqz	a7, .Lbuffered			/* buffered: its own rule */
 	addi	a7, a6, L_REQ_ISQ_OWN		/* its own entry, its only one */
 	bne	a7, t6, .Lgeneral
 	lhu	a7, L_REQ_ISQ_COUNT(a6)
@@ -187,6 +189,39 @@ rreq_arrived_words:
 	addi	a7, a7, -1
 	sw	a7, L_KQ_IDLE(t4)
 5:	sw	a6, L_KEY_TAIL(t5)
+	ret
+.Lbuffered:	/* Buffered's rule: the data goes to the receiver's buffer anyway, this receive
+	 * request is dropped (rreq_arrived's usual case): our send's own entry goes; a send
+	 * still queued with its credit (its buffer asked for) is marked crossed
+	 * (sendq_dequeue); one not queued has its send request out. */
+	addi	a7, a6, L_REQ_ISQ_OWN
+	bne	a7, t6, .Lcrossed_c
+	lhu	a7, L_REQ_ISQ_COUNT(a6)
+	addi	a7, a7, -1
+	bnez	a7, .Lcrossed_c
+	lw	t0, L_REQ_FIX(a6)		/* t0: its queue state */
+	andi	a7, t0, L_SQ_QUEUED
+	beqz	a7, 1f
+	andi	a7, t0, L_SQ_CREDIT
+	beqz	a7, .Lcrossed_c			/* no credit yet: sent one-sided (C) */
+	li	a7, L_SQ_CROSSED
+	or	t0, t0, a7
+1:	lw	a5, 0(t6)			/* a5: the entry's next */
+	bnez	a5, 2f
+	lw	t3, L_KQ_IDLE(t4)		/* the key goes idle, without a sweep */
+	li	a7, L_KQ_IDLE_MAX
+	bgeu	t3, a7, .Lcrossed_c
+	addi	t3, t3, 1
+	sw	t3, L_KQ_IDLE(t4)
+2:	sw	a5, L_KEY_HEAD(t5)		/* isq_take */
+	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	sw	t0, L_REQ_FIX(a6)
+	LA(t3, mpi_counters)
+	lw	t2, L_COUNT_CONCURRENT(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_CONCURRENT(t3)
+	UNREF	a6
 	ret
 .Lcrossed_c:	/* rreq_arrived(pe, rreq, buf, capacity, tag, ctx) decides (sender_match.c) */
 	mv	a1, a3

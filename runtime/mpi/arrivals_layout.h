@@ -14,6 +14,8 @@
 #define L_SENDQ_SHIFT 4         /* send_queue: 16 bytes */
 #define L_SENDQ_CREDITS 12
 #define L_SQ_QUEUED 256
+#define L_SQ_CREDIT 512
+#define L_SQ_CROSSED 2048
 #define L_SHORT_BYTES 32        /* 4 * SHORT_WORDS */
 #define L_KQ_IDLE_MAX 64
 #define L_OPT_DONE_SIZED 4      /* mpi_options.done_sized */

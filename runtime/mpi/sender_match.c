@@ -52,7 +52,7 @@ _Static_assert(sizeof(send_queue) == 1u << L_SENDQ_SHIFT && sizeof(((send_queue 
                sizeof(((mpi_request *)0)->flags) == 2 && sizeof(((mpi_request *)0)->refs) == 2 &&
                sizeof(((mpi_request *)0)->isq_count) == 2 && sizeof(((mpi_request *)0)->proto) == 1,
                "arrivals.S: field sizes");
-_Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
+_Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SQ_CREDIT == SQ_CREDIT && L_SQ_CROSSED == SQ_CROSSED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
                L_KQ_IDLE_MAX == KQ_IDLE_MAX && L_W_BYTES == REQ_W_BYTES && L_DONE_SET == DONE_SET &&
                L_DONE_SIZED == DONE_SIZED && L_RF_ACTIVE == RF_ACTIVE &&
                L_RF_USER_FREED == RF_USER_FREED && L_RF_COMPLETE == RF_COMPLETE &&
