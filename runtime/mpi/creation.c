@@ -31,10 +31,12 @@ typedef struct {
   struct drain_waiter *drained; /* computations waiting for the outbox to empty */
 } outbox;
 /* On the stack of a computation waiting in proto_drain_wait (several computations of a
- * rank may call MPI at once, MPI_THREAD_MULTIPLE). */
+ * rank may call MPI at once, MPI_THREAD_MULTIPLE), or an op cell (pooled: MPI_Irecv
+ * queued behind other creations, proto_direct_begin). */
 typedef struct drain_waiter {
   emx_ctx_t *ctx;
   struct drain_waiter *next;
+  uint32_t pooled;
 } drain_waiter;
 /* Segments asked for at once per peer: a peer's frames are never given back to its heap,
  * so the number in flight is bounded (a burst of requests to one peer would otherwise
@@ -146,6 +148,7 @@ static void __attribute__((noinline)) after_invocation(outbox *b, unsigned targe
     for (drain_waiter *w = b->drained, *next; w; w = next) {
       next = w->next; /* (w's computation runs only after this thread) */
       emx_send(EMX_PKT_invoke1, emx_ctx_cont(w->ctx), 0);
+      if (w->pooled) pool_put(&mpi_op_pool, w);
     }
     b->drained = 0;
   }
@@ -205,7 +208,7 @@ void proto_drain_all_wait(void) {
 void proto_drain_wait(unsigned pe) {
   outbox *b = &mpi_outboxes[pe];
   if (!b->head) return;
-  drain_waiter w = {emx_ctx_new(), b->drained};
+  drain_waiter w = {emx_ctx_new(), b->drained, 0};
   b->drained = &w;
   (void)emx_ctx_wait(w.ctx);
 }
@@ -310,17 +313,45 @@ uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t
   outbox *b = &mpi_outboxes[pe];
   outbox_op *o = mpi_op_pool.free;
   emx_ctx_t *c = __emx_ctx_pool;
-  if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || b->head != 0 ||
-                           pe == mpi_me || !o || !c,
+  if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || pe == mpi_me || !o || !c ||
+                           (b->head != 0 && !o->next),
                        0))
     return direct_slow(pe, kind, bits, w0, w1, w2, w3);
   __emx_ctx_pool = (emx_ctx_t *)(uintptr_t)c->ra; /* emx_ctx_new, its refill apart */
+  if (__builtin_expect(b->head != 0, 0)) {
+    /* Creations wait before it (the naive ping-pong's buffered sender, its send request
+     * still asking): it is one more, the words in its op, and the computation waits until
+     * the outbox is empty, as in proto_drain_wait, without a call: the waiter is an op
+     * cell, the caller suspends (mpi_irecv_end then has nothing to do). */
+    drain_waiter *w = (drain_waiter *)o->next;
+    mpi_op_pool.free = ((outbox_op *)w)->next;
+    o->op = OP_CREATE;
+    o->kind = (uint8_t)kind;
+    o->bits = (uint8_t)bits;
+    o->n = 4;
+    o->w[0] = w0;
+    o->w[1] = w1;
+    o->w[2] = w2;
+    o->w[3] = w3;
+    enqueue(b, o);
+    ++b->creates; /* (as create) */
+    if (b->asked < MAX_ASKED) {
+      emx_invoke(pe, mpi_idx_segment, mpi_me, 0);
+      ++b->asked;
+    }
+    w->ctx = c;
+    w->next = b->drained;
+    w->pooled = 1;
+    b->drained = w;
+    return (uintptr_t)c;
+  }
   return direct_ask(b, o, c, pe);
 }
 
 /* MPI_Irecv's end when its caller was resumed with the segment (frame): the receive
  * request's words (from the request), the invocation; what queued behind it leaves. */
 int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
+  if (__builtin_expect(!frame, 0)) return MPI_SUCCESS; /* created behind others */
   const mpi_request *r = req_of(*request);
   const unsigned pe = r->pe;
   const emx_gaddr_t g = frame + ARGS;
