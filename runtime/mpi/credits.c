@@ -224,6 +224,16 @@ static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
         emx_send(EMX_PKT_syswr, g + k, from[k]);
       dl_remove(l);
       SQ_STATE(s) = 0;
+      if (__builtin_expect(!mpi_opt.staged_records, 1)) {
+        /* send_request_issue of a buffered send, without its layer: the send completes
+         * (the data has left the user's buffer; its waiter runs after this handler),
+         * the creation of its send request is a tail call. */
+        COUNT(C_SEND_REQUESTS);
+        req_complete(s);
+        (void)proto_create4(pe, REQ_SREQ, st & 0xff, req_gaddr(s), tmp + off, s->capacity,
+                            s->tag | (uint32_t)s->ctx << 16);
+        return;
+      }
       send_request_issue(s, tmp + off, st & 0xff);
       return;
     }
