@@ -174,21 +174,7 @@ rreq_arrived_words:
 	sw	a3, L_RR_RREQ(a6)
 	sw	a4, L_RR_BUF(a6)
 	sw	a5, L_RR_CAPACITY(a6)
-	sw	zero, 0(a6)			/* kq_append: link.next, seq */
-	lw	a7, L_KQ_SEQ(t4)
-	sw	a7, 4(a6)
-	addi	a7, a7, 1
-	sw	a7, L_KQ_SEQ(t4)
-	lw	a7, L_KEY_HEAD(t5)
-	beqz	a7, 4f
-	lw	a7, L_KEY_TAIL(t5)
-	sw	a6, 0(a7)
-	j	5f
-4:	sw	a6, L_KEY_HEAD(t5)		/* an idle key takes an item again */
-	lw	a7, L_KQ_IDLE(t4)
-	addi	a7, a7, -1
-	sw	a7, L_KQ_IDLE(t4)
-5:	sw	a6, L_KEY_TAIL(t5)
+	KQ_APPEND a6, a7
 	ret
 .Lbuffered:	/* Buffered's rule: the data goes to the receiver's buffer anyway, this receive
 	 * request is dropped (rreq_arrived's usual case): our send's own entry goes; a send
@@ -206,14 +192,7 @@ rreq_arrived_words:
 	beqz	a7, .Lcrossed_c			/* no credit yet: sent one-sided (C) */
 	li	a7, L_SQ_CROSSED
 	or	t0, t0, a7
-1:	lw	a5, 0(t6)			/* a5: the entry's next */
-	bnez	a5, 2f
-	lw	t3, L_KQ_IDLE(t4)		/* the key goes idle, without a sweep */
-	li	a7, L_KQ_IDLE_MAX
-	bgeu	t3, a7, .Lcrossed_c
-	addi	t3, t3, 1
-	sw	t3, L_KQ_IDLE(t4)
-2:	sw	a5, L_KEY_HEAD(t5)		/* isq_take */
+1:	KQ_TAKE a5, t3, a7, .Lcrossed_c	/* isq_take */
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	sw	t0, L_REQ_FIX(a6)
@@ -270,14 +249,7 @@ sreq_both:
 	addi	t0, t0, 1			/* t0: the credits for the sender, one back */
 	LW_G(a3, mpi_rreq_return_at)
 	bgeu	t0, a3, .Ls_general
-	lw	a3, 0(t6)			/* the entry's next */
-	bnez	a3, 4f
-	lw	a4, L_KQ_IDLE(t4)		/* the key goes idle, without a sweep */
-	li	a5, L_KQ_IDLE_MAX
-	bgeu	a4, a5, .Ls_general
-	addi	a4, a4, 1
-	sw	a4, L_KQ_IDLE(t4)
-4:	sw	a3, L_KEY_HEAD(t5)		/* isq_take */
+	KQ_TAKE a3, a4, a5, .Ls_general		/* isq_take */
 	sw	t0, 0(a7)
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)

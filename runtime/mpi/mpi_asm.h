@@ -34,4 +34,38 @@
 3:
 .endm
 
+/* kq_append of \item (its link: next, seq) to the key t5 of the table t4, idle or not
+ * (a concrete tag's key). Uses \tmp. */
+.macro KQ_APPEND item, tmp
+	sw	zero, 0(\item)
+	lw	\tmp, L_KQ_SEQ(t4)
+	sw	\tmp, 4(\item)
+	addi	\tmp, \tmp, 1
+	sw	\tmp, L_KQ_SEQ(t4)
+	lw	\tmp, L_KEY_HEAD(t5)
+	beqz	\tmp, 1f
+	lw	\tmp, L_KEY_TAIL(t5)
+	sw	\item, 0(\tmp)
+	j	2f
+1:	sw	\item, L_KEY_HEAD(t5)		/* an idle key takes an item again */
+	lw	\tmp, L_KQ_IDLE(t4)
+	addi	\tmp, \tmp, -1
+	sw	\tmp, L_KQ_IDLE(t4)
+2:	sw	\item, L_KEY_TAIL(t5)
+.endm
+
+/* The head entry t6 of key t5 (table t4) goes (kq_pop of a concrete tag's key); to \fail,
+ * before any change, if the key would go idle beyond KQ_IDLE_MAX (a sweep: C). \next:
+ * the entry's next. Uses \tmp1, \tmp2. */
+.macro KQ_TAKE next, tmp1, tmp2, fail
+	lw	\next, 0(t6)
+	bnez	\next, 1f
+	lw	\tmp1, L_KQ_IDLE(t4)
+	li	\tmp2, L_KQ_IDLE_MAX
+	bgeu	\tmp1, \tmp2, \fail
+	addi	\tmp1, \tmp1, 1
+	sw	\tmp1, L_KQ_IDLE(t4)
+1:	sw	\next, L_KEY_HEAD(t5)
+.endm
+
 #endif

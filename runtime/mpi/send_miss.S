@@ -56,21 +56,7 @@ send_miss:
 	addi	t6, a0, L_REQ_ISQ_OWN
 	sw	a0, L_REQ_ISQ_REQ(a0)
 	sw	t5, L_REQ_ISQ_KEY(a0)
-	sw	zero, L_REQ_ISQ_OWN(a0)
-	lw	t0, L_KQ_SEQ(t4)
-	sw	t0, L_REQ_ISQ_SEQ(a0)
-	addi	t0, t0, 1
-	sw	t0, L_KQ_SEQ(t4)
-	lw	t0, L_KEY_HEAD(t5)
-	beqz	t0, 2f
-	lw	t0, L_KEY_TAIL(t5)
-	sw	t6, 0(t0)
-	j	3f
-2:	sw	t6, L_KEY_HEAD(t5)		/* an idle key takes an item again */
-	lw	t0, L_KQ_IDLE(t4)
-	addi	t0, t0, -1
-	sw	t0, L_KQ_IDLE(t4)
-3:	sw	t6, L_KEY_TAIL(t5)
+	KQ_APPEND t6, t0
 	sw	t6, L_REQ_ISQ_NEWEST(a0)
 	li	t0, L_ISQ_ONE
 	sw	t0, L_REQ_REFS(a0)
