@@ -18,7 +18,7 @@
  *  a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
  *  capacity, tag | context << 16): left intact for the general way.
  *
- * sreq_both, a send request of get or sync (sreq_thread): our receive request for it is
+ * sreq_both, a send request of get or sync (sreq_thread_both): our receive request for it is
  * issued (the naive ping-pong's every message), so the send request is dropped (the
  * sender writes the data: rreq_arrived_words there): the head entry of the
  * request-issued queue goes, the receive request's credit is back. Anything else:
@@ -216,15 +216,11 @@ rreq_arrived_words:
 	.globl	sreq_both
 	.type	sreq_both, @function
 	.p2align 2
-sreq_both:
+sreq_both:	/* (buffered goes to sreq_arrived in sreq_thread_both; a send's tag is named) */
 	andi	t0, a1, L_SREQ_FALLBACK
 	bnez	t0, .Ls_general
-	andi	t0, a1, L_SREQ_PROTO
-	beqz	t0, .Ls_general			/* buffered: its own rule */
 	lw	t0, 12(a2)			/* tag | context << 16 */
 	slli	t1, t0, 16
-	li	t3, 0xffff0000			/* MPI_ANY_TAG */
-	bgeu	t1, t3, .Ls_general
 	or	t1, t1, a0			/* t1: pt */
 	srli	t2, t0, 16			/* t2: the context */
 	HASH

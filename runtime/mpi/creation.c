@@ -286,13 +286,15 @@ static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, out
  * something before it in pe's outbox (or pe is this PE: then the request queues and
  * the computation waits here for the outbox to empty). Its own function, so that the
  * usual case calls nothing and saves no register. */
-static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kind, unsigned bits,
-                                                       uint32_t w0, uint32_t w1, uint32_t w2,
-                                                       uint32_t w3) {
+/* A receive request's four words (mpi_irecv_end writes the same). */
+#define RREQ_WORDS(r) req_gaddr(r), (uint32_t)(uintptr_t)(r)->buf, (r)->capacity, \
+                      (r)->tag | (uint32_t)(r)->ctx << 16
+
+static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, const mpi_request *r) {
   rreq_credit_low(pe);
   outbox *b = &mpi_outboxes[pe];
   if (b->head != 0 || pe == mpi_me) {
-    create(pe, kind, bits, 4, w0, w1, w2, w3);
+    create(pe, REQ_RREQ, 0, 4, RREQ_WORDS(r));
     proto_drain_wait(pe);
     return 0;
   }
@@ -308,15 +310,14 @@ static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kin
  * heads the outbox meanwhile, so that messages to pe issued by handlers in between
  * leave behind the invocation; pe answers in order, this answer first. The words are
  * the request's (mpi_irecv_end reads them there). */
-uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
-                             uint32_t w1, uint32_t w2, uint32_t w3) {
+uintptr_t proto_direct_begin(unsigned pe, const mpi_request *r) {
   outbox *b = &mpi_outboxes[pe];
   outbox_op *o = mpi_op_pool.free;
   emx_ctx_t *c = __emx_ctx_pool;
   if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || pe == mpi_me || !o || !c ||
                            (b->head != 0 && !o->next),
                        0))
-    return direct_slow(pe, kind, bits, w0, w1, w2, w3);
+    return direct_slow(pe, r);
   __emx_ctx_pool = (emx_ctx_t *)(uintptr_t)c->ra; /* emx_ctx_new, its refill apart */
   if (__builtin_expect(b->head != 0, 0)) {
     /* Creations wait before it (the naive ping-pong's buffered sender, its send request
@@ -325,14 +326,12 @@ uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t
      * cell, the caller suspends (mpi_irecv_end then has nothing to do). */
     drain_waiter *w = (drain_waiter *)o->next;
     mpi_op_pool.free = ((outbox_op *)w)->next;
+    const uint32_t words[4] = {RREQ_WORDS(r)};
     o->op = OP_CREATE;
-    o->kind = (uint8_t)kind;
-    o->bits = (uint8_t)bits;
+    o->kind = REQ_RREQ;
+    o->bits = 0;
     o->n = 4;
-    o->w[0] = w0;
-    o->w[1] = w1;
-    o->w[2] = w2;
-    o->w[3] = w3;
+    for (unsigned k = 0; k < 4; ++k) o->w[k] = words[k];
     enqueue(b, o);
     ++b->creates; /* (as create) */
     if (b->asked < MAX_ASKED) {

@@ -32,10 +32,8 @@
 	andi	t5, t5, L_REQ_GEN_MASK
 	or	t5, t5, t3
 	sw	t5, L_REQ_HANDLE(t3)
-	li	t5, L_KIND_FLAGS		/* a receive, active */
+	li	t5, L_KIND_FLAGS		/* a receive, active (its proto is a send's only) */
 	sw	t5, L_REQ_KIND(t3)
-	li	t5, L_PROTO_GET
-	sb	t5, L_REQ_PROTO(t3)
 	sw	zero, L_REQ_BYTES(t3)
 	sw	zero, L_REQ_WAITER(t3)
 .endm
@@ -224,18 +222,8 @@ mpi_irecv_begin:
 	lw	a2, L_COUNT_RECV_REQUESTS(a1)
 	addi	a2, a2, 1
 	sw	a2, L_COUNT_RECV_REQUESTS(a1)
-	LW_G(a3, mpi_me)			/* the words: the request's global word address, */
-	slli	a3, a3, 22
-	srli	a4, t3, 2
-	or	a3, a3, a4
-	mv	a4, a0				/* the buffer, the capacity, */
-	mv	a5, t1
-	srli	a6, t2, 16			/* tag | context << 16 */
-	slli	a2, t4, 16
-	or	a6, a6, a2
-	mv	a0, t0				/* to the peer PE, a receive request, no bits */
-	li	a1, L_REQ_RREQ
-	li	a2, 0
+	mv	a0, t0				/* to the peer PE, the request (its words are */
+	mv	a1, t3				/* read from it when they go) */
 	tail	proto_direct_begin		/* the caller waits for the segment */
 .Lgeneral_credit:	/* the credit back: the general way takes it again */
 	LW_G(t5, mpi_rreq_credits)

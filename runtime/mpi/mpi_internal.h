@@ -455,8 +455,7 @@ void irecv_settled_both(const mpi_request *r);
 static inline void irecv_settled(const mpi_request *r) {
   if (mpi_matching == MATCH_BOTH) irecv_settled_both(r);
 }
-uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
-                             uint32_t w1, uint32_t w2, uint32_t w3);
+uintptr_t proto_direct_begin(unsigned pe, const mpi_request *r);
 void proto_drain_all_wait(void);
 static inline void proto_drain_all(void) {
   if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
