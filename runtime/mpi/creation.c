@@ -15,6 +15,7 @@
  * creations in order: they are pipelined, not one round trip after another. */
 #include <stdlib.h>
 
+#include "arrivals_layout.h"
 #include "mpi_internal.h"
 
 enum { OP_CREATE, OP_REMOVAL, OP_DIRECT };
@@ -30,20 +31,38 @@ typedef struct {
   struct drain_waiter *drained; /* computations waiting for the outbox to empty */
 } outbox;
 /* On the stack of a computation waiting in proto_drain_wait (several computations of a
- * rank may call MPI at once, MPI_THREAD_MULTIPLE). */
+ * rank may call MPI at once, MPI_THREAD_MULTIPLE), or an op cell (pooled: MPI_Irecv
+ * queued behind other creations, proto_direct_begin). */
 typedef struct drain_waiter {
   emx_ctx_t *ctx;
   struct drain_waiter *next;
+  uint32_t pooled;
 } drain_waiter;
 /* Segments asked for at once per peer: a peer's frames are never given back to its heap,
  * so the number in flight is bounded (a burst of requests to one peer would otherwise
  * carve a frame for each); 2 keep the requests pipelined across the round trip. */
 enum { MAX_ASKED = 2 };
 
-static outbox *outboxes;        /* by peer PE */
+/* The layout send_miss.S relies on. */
+_Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
+                   __builtin_offsetof(outbox, tail) == L_OB_TAIL &&
+                   __builtin_offsetof(outbox, creates) == L_OB_CREATES &&
+                   __builtin_offsetof(outbox, asked) == L_OB_ASKED && sizeof(outbox) == L_OB_BYTES &&
+                   __builtin_offsetof(outbox_op, next) == 0 &&
+                   __builtin_offsetof(outbox_op, op) == L_OP_HDR &&
+                   __builtin_offsetof(outbox_op, kind) == L_OP_HDR + 1 &&
+                   __builtin_offsetof(outbox_op, bits) == L_OP_HDR + 2 &&
+                   __builtin_offsetof(outbox_op, n) == L_OP_HDR + 3 &&
+                   __builtin_offsetof(outbox_op, w) == L_OP_W && OP_CREATE == 0 && REQ_SREQ == 0 &&
+                   MAX_ASKED == L_MAX_ASKED && EMX_PKT_special == 3 &&
+                   L_OP_TMP_HDR == (OP_CREATE | REQ_TMP << 8 | 2u << 24),
+               "send_miss.S: the outbox's layout");
+
+outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */
 uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) */
-static mpi_pool op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
-static unsigned idx_segment, idx_segment_reply;
+mpi_pool mpi_op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
+unsigned mpi_idx_segment;
+static unsigned idx_segment_reply;
 static emx_thread_fn *request_tmpl;
 enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
@@ -51,6 +70,17 @@ enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
  * send request's: mpi_sreq_thread, by hand in sreq.S, as this but with its usual case).
  * The frame goes back first and the core is a tail call, so the thread saves no
  * register: the cores read the words before they take any frame (mpi_internal.h). */
+/* The send request's thread with matching on both sides (creation_init chooses; with
+ * matching on the receiver only it is mpi_sreq_thread): get and sync go to sreq_both
+ * (arrivals.S). */
+static void sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont) {
+  (void)unused, (void)cont;
+  uint32_t *f = emx_frame();
+  emx_frame_free(f);
+  --mpi_inbound;
+  if (((v >> 10) & SREQ_PROTO) != PROTO_BUFFERED) sreq_both(v & 0x3ff, v >> 10, f + ARGS);
+  else sreq_arrived(v & 0x3ff, v >> 10, f + ARGS);
+}
 static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
   uint32_t *f = emx_frame();
@@ -105,7 +135,7 @@ static void __attribute__((noinline)) after_invocation(outbox *b, unsigned targe
   for (outbox_op *o = b->head; o && o->op != OP_CREATE; o = b->head) {
     send_removal_now(target, o->w[0], o->bits);
     b->head = o->next;
-    pool_put(&op_pool, o);
+    pool_put(&mpi_op_pool, o);
     --mpi_outbox_pending;
   }
   if (!b->head) {
@@ -113,6 +143,7 @@ static void __attribute__((noinline)) after_invocation(outbox *b, unsigned targe
     for (drain_waiter *w = b->drained, *next; w; w = next) {
       next = w->next; /* (w's computation runs only after this thread) */
       emx_send(EMX_PKT_invoke1, emx_ctx_cont(w->ctx), 0);
+      if (w->pooled) pool_put(&mpi_op_pool, w);
     }
     b->drained = 0;
   }
@@ -128,7 +159,7 @@ static void __attribute__((noinline, noreturn)) segment_unasked(void) {
 static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) {
   (void)addr;
   target &= 0x3ff;
-  outbox *b = &outboxes[target];
+  outbox *b = &mpi_outboxes[target];
   outbox_op *o = b->head;
   if (__builtin_expect(!o || o->op != OP_CREATE, 0)) segment_unasked();
   const emx_gaddr_t g = frame + ARGS;
@@ -146,11 +177,11 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
   emx_send(EMX_PKT_invoke1, frame + 1 + o->kind, mpi_me | (uint32_t)o->bits << 10);
   const uint32_t creates = --b->creates;
   if (creates >= b->asked) /* one more waits for a segment: ask (this answer's slot) */
-    emx_invoke(target, idx_segment, mpi_me, 0);
+    emx_invoke(target, mpi_idx_segment, mpi_me, 0);
   else
     --b->asked;
   b->head = o->next;
-  pool_put(&op_pool, o);
+  pool_put(&mpi_op_pool, o);
   --mpi_outbox_pending;
   if (!b->head) {
     b->tail = 0;
@@ -170,9 +201,9 @@ void proto_drain_all_wait(void) {
 }
 
 void proto_drain_wait(unsigned pe) {
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   if (!b->head) return;
-  drain_waiter w = {emx_ctx_new(), b->drained};
+  drain_waiter w = {emx_ctx_new(), b->drained, 0};
   b->drained = &w;
   (void)emx_ctx_wait(w.ctx);
 }
@@ -189,7 +220,7 @@ static inline void enqueue(outbox *b, outbox_op *o) {
 static void __attribute__((noinline)) create_refill(unsigned pe, unsigned kind, unsigned bits,
                                                     unsigned n, uint32_t w0, uint32_t w1,
                                                     uint32_t w2, uint32_t w3) {
-  pool_put(&op_pool, pool_refill(&op_pool));
+  pool_put(&mpi_op_pool, pool_refill(&mpi_op_pool));
   const uint32_t w[4] = {w0, w1, w2, w3};
   proto_create(pe, kind, bits, w, n);
 }
@@ -198,12 +229,12 @@ static void __attribute__((noinline)) create_refill(unsigned pe, unsigned kind, 
 static inline __attribute__((always_inline)) void create(unsigned pe, unsigned kind,
                                                          unsigned bits, unsigned n, uint32_t w0,
                                                          uint32_t w1, uint32_t w2, uint32_t w3) {
-  outbox_op *o = op_pool.free;
+  outbox_op *o = mpi_op_pool.free;
   if (__builtin_expect(!o, 0)) {
     create_refill(pe, kind, bits, n, w0, w1, w2, w3);
     return;
   }
-  op_pool.free = o->next;
+  mpi_op_pool.free = o->next;
   o->op = OP_CREATE;
   o->kind = (uint8_t)kind;
   o->bits = (uint8_t)bits;
@@ -212,11 +243,11 @@ static inline __attribute__((always_inline)) void create(unsigned pe, unsigned k
   o->w[1] = w1;
   o->w[2] = w2;
   o->w[3] = w3;
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   enqueue(b, o);
   ++b->creates;
   if (b->asked < MAX_ASKED) {
-    emx_invoke(pe, idx_segment, mpi_me, 0);
+    emx_invoke(pe, mpi_idx_segment, mpi_me, 0);
     ++b->asked;
   }
 }
@@ -237,12 +268,12 @@ int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32
  * continuation c; returns c. */
 static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, outbox_op *o,
                                                                  emx_ctx_t *c, unsigned pe) {
-  op_pool.free = o->next;
+  mpi_op_pool.free = o->next;
   o->next = 0;
   o->op = OP_DIRECT;
   b->head = b->tail = o;
   ++mpi_outbox_pending;
-  emx_invoke(pe, idx_segment, mpi_me, emx_ctx_cont(c));
+  emx_invoke(pe, mpi_idx_segment, mpi_me, emx_ctx_cont(c));
   return (uintptr_t)c;
 }
 
@@ -250,19 +281,21 @@ static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, out
  * something before it in pe's outbox (or pe is this PE: then the request queues and
  * the computation waits here for the outbox to empty). Its own function, so that the
  * usual case calls nothing and saves no register. */
-static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kind, unsigned bits,
-                                                       uint32_t w0, uint32_t w1, uint32_t w2,
-                                                       uint32_t w3) {
+/* A receive request's four words (mpi_irecv_end writes the same). */
+#define RREQ_WORDS(r) req_gaddr(r), (uint32_t)(uintptr_t)(r)->buf, (r)->capacity, \
+                      (r)->tag | (uint32_t)(r)->ctx << 16
+
+static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, const mpi_request *r) {
   rreq_credit_low(pe);
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   if (b->head != 0 || pe == mpi_me) {
-    create(pe, kind, bits, 4, w0, w1, w2, w3);
+    create(pe, REQ_RREQ, 0, 4, RREQ_WORDS(r));
     proto_drain_wait(pe);
     return 0;
   }
-  if (!op_pool.free) pool_put(&op_pool, pool_refill(&op_pool));
+  if (!mpi_op_pool.free) pool_put(&mpi_op_pool, pool_refill(&mpi_op_pool));
   emx_ctx_t *c = emx_ctx_new();
-  return direct_ask(b, op_pool.free, c, pe);
+  return direct_ask(b, mpi_op_pool.free, c, pe);
 }
 
 /* A receive request created by the issuing computation itself (MPI_Irecv: irecv.S ends
@@ -272,22 +305,47 @@ static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, unsigned kin
  * heads the outbox meanwhile, so that messages to pe issued by handlers in between
  * leave behind the invocation; pe answers in order, this answer first. The words are
  * the request's (mpi_irecv_end reads them there). */
-uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
-                             uint32_t w1, uint32_t w2, uint32_t w3) {
-  outbox *b = &outboxes[pe];
-  outbox_op *o = op_pool.free;
+uintptr_t proto_direct_begin(unsigned pe, const mpi_request *r) {
+  outbox *b = &mpi_outboxes[pe];
+  outbox_op *o = mpi_op_pool.free;
   emx_ctx_t *c = __emx_ctx_pool;
-  if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || b->head != 0 ||
-                           pe == mpi_me || !o || !c,
+  if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || pe == mpi_me || !o || !c ||
+                           (b->head != 0 && !o->next),
                        0))
-    return direct_slow(pe, kind, bits, w0, w1, w2, w3);
+    return direct_slow(pe, r);
   __emx_ctx_pool = (emx_ctx_t *)(uintptr_t)c->ra; /* emx_ctx_new, its refill apart */
+  if (__builtin_expect(b->head != 0, 0)) {
+    /* Creations wait before it (the naive ping-pong's buffered sender, its send request
+     * still asking): it is one more, the words in its op, and the computation waits until
+     * the outbox is empty, as in proto_drain_wait, without a call: the waiter is an op
+     * cell, the caller suspends (mpi_irecv_end then has nothing to do). */
+    drain_waiter *w = (drain_waiter *)o->next;
+    mpi_op_pool.free = ((outbox_op *)w)->next;
+    const uint32_t words[4] = {RREQ_WORDS(r)};
+    o->op = OP_CREATE;
+    o->kind = REQ_RREQ;
+    o->bits = 0;
+    o->n = 4;
+    for (unsigned k = 0; k < 4; ++k) o->w[k] = words[k];
+    enqueue(b, o);
+    ++b->creates; /* (as create) */
+    if (b->asked < MAX_ASKED) {
+      emx_invoke(pe, mpi_idx_segment, mpi_me, 0);
+      ++b->asked;
+    }
+    w->ctx = c;
+    w->next = b->drained;
+    w->pooled = 1;
+    b->drained = w;
+    return (uintptr_t)c;
+  }
   return direct_ask(b, o, c, pe);
 }
 
 /* MPI_Irecv's end when its caller was resumed with the segment (frame): the receive
  * request's words (from the request), the invocation; what queued behind it leaves. */
 int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
+  if (__builtin_expect(!frame, 0)) return MPI_SUCCESS; /* created behind others */
   const mpi_request *r = req_of(*request);
   const unsigned pe = r->pe;
   const emx_gaddr_t g = frame + ARGS;
@@ -296,10 +354,10 @@ int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
   emx_send(EMX_PKT_syswr, g + 2, r->capacity);
   emx_send(EMX_PKT_syswr, g + 3, r->tag | (uint32_t)r->ctx << 16);
   emx_send(EMX_PKT_invoke1, frame + 1 + REQ_RREQ, mpi_me);
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   outbox_op *o = b->head;
   b->head = o->next;
-  pool_put(&op_pool, o);
+  pool_put(&mpi_op_pool, o);
   --mpi_outbox_pending;
   if (b->head == 0) b->tail = 0;
   if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) after_invocation(b, pe);
@@ -316,27 +374,27 @@ void irecv_settled_both(const mpi_request *r) {
 }
 
 void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
-  outbox *b = &outboxes[pe];
+  outbox *b = &mpi_outboxes[pe];
   if (!b->head) {
     send_removal_now(pe, request, (unsigned)recv_side);
     return;
   }
-  outbox_op *o = pool_get(&op_pool);
+  outbox_op *o = pool_get(&mpi_op_pool);
   o->op = OP_REMOVAL;
   o->bits = (uint8_t)recv_side;
   o->w[0] = request;
   enqueue(b, o);
 }
 
-int proto_peer_quiet(unsigned pe) { return outboxes[pe].head == 0; }
+int proto_peer_quiet(unsigned pe) { return mpi_outboxes[pe].head == 0; }
 
 void creation_init(void) {
-  idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
+  mpi_idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
   idx_segment_reply = EMX_HANDLER_INDEX(mpi_h_segment_reply);
-  outboxes = calloc(emx_pe_count(), sizeof *outboxes);
+  mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
-  if (!outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
-  request_tmpl[1 + REQ_SREQ] = mpi_sreq_thread;
+  if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
+  request_tmpl[1 + REQ_SREQ] = mpi_matching == MATCH_BOTH ? sreq_thread_both : mpi_sreq_thread;
   request_tmpl[1 + REQ_RREQ] = rreq_thread;
   request_tmpl[1 + REQ_TMP] = tmp_thread;
 }

@@ -59,7 +59,7 @@ uint32_t mpi_held_pending;
 uint32_t mpi_held_total;
 unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
-static unsigned idx_tmp_answer;
+unsigned mpi_idx_tmp_answer; /* (send_miss.S too) */
 uint32_t mpi_rreq_return_at;  /* receiver: twice rreq_initial */
 uint32_t mpi_rreq_ask_at;     /* receiver: asks for more at this many (half the initial) */
 static uint32_t rreq_initial; /* a receiver's credits for receive requests to start with */
@@ -224,6 +224,18 @@ static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
         emx_send(EMX_PKT_syswr, g + k, from[k]);
       dl_remove(l);
       SQ_STATE(s) = 0;
+      if (__builtin_expect(!mpi_opt.staged_records, 1)) {
+        /* send_request_issue of a buffered send, without its layer: with matching on
+         * both sides the send completes (the data has left the user's buffer; its waiter
+         * runs after this handler; with matching on the receiver only the receiver
+         * completes it, sender_match.c's issue), the creation of its send request is a
+         * tail call. */
+        COUNT(C_SEND_REQUESTS);
+        if (mpi_matching == MATCH_BOTH) req_complete(s);
+        (void)proto_create4(pe, REQ_SREQ, st & 0xff, req_gaddr(s), tmp + off, s->capacity,
+                            s->tag | (uint32_t)s->ctx << 16);
+        return;
+      }
       send_request_issue(s, tmp + off, st & 0xff);
       return;
     }
@@ -245,7 +257,7 @@ static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
 EMX_HANDLER(mpi_h_tmp_answer);
 
 static void ask_tmp(mpi_request *s) {
-  const uint32_t w[2] = {s->capacity + 8, emx_special_addr(mpi_me, idx_tmp_answer, s->pe)};
+  const uint32_t w[2] = {s->capacity + 8, emx_special_addr(mpi_me, mpi_idx_tmp_answer, s->pe)};
   proto_request(s->pe, REQ_TMP, 0, w, 2);
 }
 
@@ -360,7 +372,7 @@ void credits_init(void) {
   mpi_rreq_credits = malloc(n * sizeof *mpi_rreq_credits);
   rreq_wanted = calloc(n, sizeof *rreq_wanted);
   rreq_asking = calloc(n, sizeof *rreq_asking);
-  idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
+  mpi_idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
   idx_rreq_pool = EMX_HANDLER_INDEX(mpi_h_rreq_pool);
   idx_rreq_grant = EMX_HANDLER_INDEX(mpi_h_rreq_grant);
   if (!mpi_send_queues || !mpi_senders || !mpi_rreq_credits || !rreq_wanted || !rreq_asking)

@@ -8,7 +8,8 @@
  * context the caller suspends on until it comes (mpi.h; MPI_Irecv in p2p.c). A receive
  * that does not go to the request-issued queue at once (matching on the receiver only,
  * a wildcard or unexpected message around) is set up here and handed to recv_start
- * (mpi_irecv_post); anything else (arguments to check, a new key, an empty pool) goes
+ * (mpi_irecv_post); an empty request pool is refilled here; anything else (arguments to
+ * check, a new key) goes
  * to mpi_irecv_general (p2p.c), which also names the errors. Offsets: irecv_layout.h, checked in irecv_layout.c.
  *
  * a0 buf, a1 count, a2 type, a3 source, a4 tag, a5 comm, a6 request: left intact up to
@@ -31,10 +32,8 @@
 	andi	t5, t5, L_REQ_GEN_MASK
 	or	t5, t5, t3
 	sw	t5, L_REQ_HANDLE(t3)
-	li	t5, L_KIND_FLAGS		/* a receive, active */
+	li	t5, L_KIND_FLAGS		/* a receive, active (its proto is a send's only) */
 	sw	t5, L_REQ_KIND(t3)
-	li	t5, L_PROTO_GET
-	sb	t5, L_REQ_PROTO(t3)
 	sw	zero, L_REQ_BYTES(t3)
 	sw	zero, L_REQ_WAITER(t3)
 .endm
@@ -84,8 +83,8 @@ mpi_irecv_begin:
 2:	lhu	t4, L_COMM_CTX(t0)		/* t4: the context (a mapped communicator's */
 	li	t2, L_RREQ_PAIR_CTX		/* are beyond: the C path translates) */
 	bgeu	t4, t2, .Lgeneral
-	LW_G(t3, mpi_request_pool)		/* t3: the request, the pool's free cell */
-	beqz	t3, .Lgeneral
+.Lcell:	LW_G(t3, mpi_request_pool)		/* t3: the request, the pool's free cell */
+	beqz	t3, .Lrefill
 	/* Its fields from the arguments (setup). */
 	lhu	t5, L_COMM_BASE_PE(t0)
 	add	t0, t5, a3			/* t0: the peer PE */
@@ -223,18 +222,8 @@ mpi_irecv_begin:
 	lw	a2, L_COUNT_RECV_REQUESTS(a1)
 	addi	a2, a2, 1
 	sw	a2, L_COUNT_RECV_REQUESTS(a1)
-	LW_G(a3, mpi_me)			/* the words: the request's global word address, */
-	slli	a3, a3, 22
-	srli	a4, t3, 2
-	or	a3, a3, a4
-	mv	a4, a0				/* the buffer, the capacity, */
-	mv	a5, t1
-	srli	a6, t2, 16			/* tag | context << 16 */
-	slli	a2, t4, 16
-	or	a6, a6, a2
-	mv	a0, t0				/* to the peer PE, a receive request, no bits */
-	li	a1, L_REQ_RREQ
-	li	a2, 0
+	mv	a0, t0				/* to the peer PE, the request (its words are */
+	mv	a1, t3				/* read from it when they go) */
 	tail	proto_direct_begin		/* the caller waits for the segment */
 .Lgeneral_credit:	/* the credit back: the general way takes it again */
 	LW_G(t5, mpi_rreq_credits)
@@ -252,6 +241,41 @@ mpi_irecv_begin:
 	sw	a1, 0(a6)			/* *request */
 	mv	a0, t3
 	tail	mpi_irecv_post			/* returns MPI_SUCCESS */
+.Lrefill:	/* The pool is empty: carve a batch (pool_refill returns a cell and links the
+	 * rest; the cell goes back too) and go on here, rather than the general way. */
+	addi	sp, sp, -48
+	sw	ra, 0(sp)
+	sw	a0, 4(sp)
+	sw	a1, 8(sp)
+	sw	a2, 12(sp)
+	sw	a3, 16(sp)
+	sw	a4, 20(sp)
+	sw	a5, 24(sp)
+	sw	a6, 28(sp)
+	sw	t0, 32(sp)
+	sw	t1, 36(sp)
+	sw	t4, 40(sp)
+	sw	t6, 44(sp)
+	LA(a0, mpi_request_pool)
+	call	pool_refill
+	LA(a1, mpi_request_pool)		/* pool_put */
+	lw	a2, 0(a1)
+	sw	a2, 0(a0)
+	sw	a0, 0(a1)
+	lw	ra, 0(sp)
+	lw	a0, 4(sp)
+	lw	a1, 8(sp)
+	lw	a2, 12(sp)
+	lw	a3, 16(sp)
+	lw	a4, 20(sp)
+	lw	a5, 24(sp)
+	lw	a6, 28(sp)
+	lw	t0, 32(sp)
+	lw	t1, 36(sp)
+	lw	t4, 40(sp)
+	lw	t6, 44(sp)
+	addi	sp, sp, 48
+	j	.Lcell
 .Lgeneral:
 	tail	mpi_irecv_general
 	.size	mpi_irecv_begin, . - mpi_irecv_begin

@@ -425,6 +425,7 @@ void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 void mpi_sreq_thread(uint32_t v, uint32_t unused, uint32_t cont);
 /* A creation's frame holds the request's words from this word on (creation.c). */
 enum { REQ_ARGS_WORD = 4 };
+void sreq_both(unsigned pe, unsigned bits, const uint32_t *w); /* matching on both sides */
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
@@ -462,8 +463,7 @@ void irecv_settled_both(const mpi_request *r);
 static inline void irecv_settled(const mpi_request *r) {
   if (mpi_matching == MATCH_BOTH) irecv_settled_both(r);
 }
-uintptr_t proto_direct_begin(unsigned pe, unsigned kind, unsigned bits, uint32_t w0,
-                             uint32_t w1, uint32_t w2, uint32_t w3);
+uintptr_t proto_direct_begin(unsigned pe, const mpi_request *r);
 void proto_drain_all_wait(void);
 static inline void proto_drain_all(void) {
   if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
@@ -536,6 +536,7 @@ enum { FETCH_BLOCK_WORDS = 2048 };
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
 int send_start_ok(mpi_request *s); /* send_start, then MPI_SUCCESS (for tail calls) */
+int send_miss(mpi_request *s);     /* MPI_Isend's short miss, both sides (send_miss.S) */
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
 /* A buffered send whose receiver had no memory for it goes as sync (the receiver reads

@@ -213,6 +213,7 @@ start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int de
     s->flags |= RF_COMPLETE;
     return MPI_SUCCESS;
   }
+  if (bytes <= 4 * SHORT_WORDS) return send_miss(s);
   return send_started(s);
 }
 

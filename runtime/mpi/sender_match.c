@@ -6,7 +6,64 @@
  * match-and-remove and miss-and-insert is atomic, as one SCB was on EM-X. */
 #include <stdlib.h>
 
+#include "irecv_layout.h"
 #include "mpi_internal.h"
+#include "arrivals_layout.h"
+
+/* The layout arrivals.S relies on. */
+#define AT(type, field, off) _Static_assert(__builtin_offsetof(type, field) == (off), #field)
+AT(mpi_request, fix, L_REQ_FIX);
+AT(mpi_request, flags, L_REQ_FLAGS);
+AT(mpi_request, refs, L_REQ_REFS);
+AT(mpi_request, isq_count, L_REQ_ISQ_COUNT);
+AT(mpi_request, proto, L_REQ_PROTO);
+AT(mpi_request, buf, L_REQ_BUF);
+AT(mpi_request, capacity, L_REQ_CAPACITY);
+AT(mpi_request, handle, L_REQ_HANDLE);
+AT(mpi_request, isq_own, L_REQ_ISQ_OWN);
+AT(mpi_request, isq_own.req, L_REQ_ISQ_REQ);
+AT(mpi_request, isq_own.key, L_REQ_ISQ_KEY);
+AT(mpi_request, isq_own.link.seq, L_REQ_ISQ_SEQ);
+AT(mpi_request, isq_newest, L_REQ_ISQ_NEWEST);
+AT(mpi_request, pe, L_REQ_PE);
+AT(mpi_request, tag, L_REQ_PE + 2);
+AT(mpi_request, ctx, L_REQ_CTX);
+AT(isq_entry, req, L_ISQ_REQ);
+AT(kq_key, chain, L_KEY_CHAIN);
+AT(kq_key, pt, L_KEY_PT);
+AT(kq_key, ctx, L_KEY_CTX);
+AT(kq_key, head, L_KEY_HEAD);
+AT(kq_key, tail, L_KEY_TAIL);
+AT(kq_table, seq, L_KQ_SEQ);
+AT(kq_table, any_keys, L_KQ_ANY_KEYS);
+AT(kq_table, idle, L_KQ_IDLE);
+AT(recv_record, rreq, L_RR_RREQ);
+AT(recv_record, buf, L_RR_BUF);
+AT(recv_record, capacity, L_RR_CAPACITY);
+AT(recv_record, link, 0);
+AT(send_queue, q.head.next, L_DL_NEXT);
+AT(send_queue, credits, L_SENDQ_CREDITS);
+AT(mpi_options, done_sized, L_OPT_DONE_SIZED);
+AT(mpi_options, sreq_inline, L_OPT_SREQ_INLINE);
+AT(mpi_request, prq, L_REQ_PRQ);
+AT(send_queue, q.head.prev, 0);
+#undef AT
+_Static_assert(sizeof(send_queue) == 1u << L_SENDQ_SHIFT && sizeof(((send_queue *)0)->credits) == 2 &&
+               sizeof(((mpi_request *)0)->flags) == 2 && sizeof(((mpi_request *)0)->refs) == 2 &&
+               sizeof(((mpi_request *)0)->isq_count) == 2 && sizeof(((mpi_request *)0)->proto) == 1,
+               "arrivals.S: field sizes");
+_Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SQ_CREDIT == SQ_CREDIT && L_SQ_CROSSED == SQ_CROSSED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
+               L_KQ_IDLE_MAX == KQ_IDLE_MAX && L_W_BYTES == REQ_W_BYTES && L_DONE_SET == DONE_SET &&
+               L_DONE_SIZED == DONE_SIZED && L_RF_ACTIVE == RF_ACTIVE &&
+               L_RF_USER_FREED == RF_USER_FREED && L_RF_COMPLETE == RF_COMPLETE &&
+               L_RF_ACTIVE_COMPLETE == (RF_ACTIVE | RF_COMPLETE) &&
+               L_RF_ARMED_READER == (RF_ARMED | RF_READER) && L_REQ_GEN_MASK == REQ_GEN_MASK &&
+               L_COUNT_ONE_SIDED == 4 * C_ONE_SIDED && L_COUNT_SEND_REQUESTS == 4 * C_SEND_REQUESTS &&
+               L_ISQ_ONE == 0x00010001 && L_SQ_TMP_STATE == (SQ_QUEUED | SQ_CREDIT | SQ_TMP | PROTO_BUFFERED) && L_COUNT_CONCURRENT == 4 * C_CONCURRENT &&
+               L_SREQ_PROTO == SREQ_PROTO && L_SREQ_FALLBACK == SREQ_FALLBACK &&
+               PROTO_BUFFERED == 0 && EMX_PKT_syswr == 4 && EMX_PKT_iwrite == 6 &&
+               EMX_GADDR_PE_SHIFT == 22,
+               "arrivals.S: constants");
 
 kq_table mpi_assoc;    /* receive requests filed here, by (receiver, tag, context) */
 kq_table mpi_isq_send; /* send requests this PE issued, not yet resolved */
@@ -159,11 +216,19 @@ void send_start(mpi_request *s) {
   send_request(s);
 }
 
+/* MPI_Isend's short miss with matching on both sides (start_send, p2p.c): send_miss.S. */
+
+/* ---- A send request arrives, matching on both sides ----------------------------------- */
+
+/* sreq_both (a send request with matching on both sides, dropped when our receive request
+ * for it is issued) is arrivals.S, with sreq_arrived (receiver_match.c) for the rest. */
+
 /* ---- A receive request arrives ---------------------------------------------------------- */
 
-/* A receive request arrived (rreq on PE pe, its buffer, capacity, tag and context). */
-static void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
-                                                   uint32_t cap, uint32_t tag, uint32_t ctx) {
+/* A receive request arrived (rreq on PE pe, its buffer, capacity, tag and context; also
+ * from arrivals.S). */
+void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
+                                            uint32_t cap, uint32_t tag, uint32_t ctx) {
   const uint32_t pt = kq_pt(pe, tag);
   kq_key *key;
   kq_link *issued = kq_match_fast(&mpi_isq_send, pt, ctx, &key);
@@ -193,6 +258,43 @@ static void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq
   kq_push_inline(&mpi_assoc, pt, ctx, &rr->link);
 }
 
+/* A receive request met our send request s, issued for it (the naive ping-pong's every
+ * message, both sides): the usual case of rreq_arrived's rule for get and sync, without
+ * a call -- s's only entry heads its key and stays the last call's business: a short,
+ * aligned message to another PE on EM-X, by remote writes from here; s completes, its
+ * send request's credit is back (the receiver drops it). Else rreq_arrived decides. Its
+ * own function, tail-called: inline, it made the filing thread save eight registers. */
+void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint32_t buf,
+                                            uint32_t cap, uint32_t tag, uint32_t ctx);
+static void __attribute__((noinline)) rreq_crossed(kq_key *issued, unsigned pe, emx_gaddr_t rreq,
+                                                   uint32_t buf, uint32_t cap, uint32_t tag,
+                                                   uint32_t ctx) {
+  isq_entry *e = (isq_entry *)issued->head;
+  mpi_request *s = e->req;
+  const uint32_t n = s->capacity, src = (uint32_t)(uintptr_t)s->buf;
+  send_queue *b = &mpi_send_queues[pe];
+  if (__builtin_expect(tag == TAG_ANY16 || mpi_isq_send.any_keys || e != &s->isq_own ||
+                           s->isq_count != 1 || (s->fix[0] & SQ_QUEUED) ||
+                           !mpi_direct || n > cap ||
+                           n > 4 * SHORT_WORDS || ((buf | src | n) & 3) || pe == mpi_me ||
+                           b->q.head.next != &b->q.head ||
+                           (!e->link.next && mpi_isq_send.idle >= KQ_IDLE_MAX),
+                       0)) {
+    rreq_arrived(pe, rreq, buf, cap, tag, ctx);
+    return;
+  }
+  issued->head = e->link.next; /* isq_take, a key known not to sweep */
+  mpi_isq_send.idle += issued->head == 0;
+  s->isq_count = 0;
+  e->req = 0;
+  COUNT(C_CONCURRENT);
+  (void)put_short(pe, buf, cap, rreq, s->buf, n, 0, 0); /* one_sided */
+  req_complete(s);
+  COUNT(C_ONE_SIDED);
+  ++b->credits; /* credit_reclaim: nothing waits for it */
+  if (--s->refs == 0 && (s->flags & RF_USER_FREED)) req_reclaim(s); /* req_unref */
+}
+
 /* Files a receive request that arrived. The usual case, under a key that exists, with a
  * record at hand and no send request of ours to meet, without a call: a thread that
  * calls saves and restores every register it uses. */
@@ -202,6 +304,10 @@ static inline __attribute__((always_inline)) void rreq_file(unsigned pe, emx_gad
   const uint32_t pt = kq_pt(pe, tag);
   recv_record *rr = mpi_recv_record_pool.free;
   kq_key *issued = kq_find(&mpi_isq_send, pt, ctx), *key = kq_find(&mpi_assoc, pt, ctx);
+  if (issued && issued->head && ((isq_entry *)issued->head)->req->proto != PROTO_BUFFERED) {
+    rreq_crossed(issued, pe, rreq, buf, cap, tag, ctx);
+    return;
+  }
   if (__builtin_expect(!rr || tag == TAG_ANY16 || mpi_isq_send.any_keys || !key ||
                            (issued && issued->head),
                        0)) {
@@ -225,8 +331,10 @@ static inline __attribute__((always_inline)) void rreq_core(unsigned pe, unsigne
     rreq_file(pe, w[0], w[1], w[2], w[3] & 0xffff, w[3] >> 16);
 }
 
-/* Invoked in a frame (creation.c), or as a staged record (-mpi-option=staged-records). */
-void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w) { rreq_core(pe, bits, w); }
+/* Invoked in a frame (creation.c): arrivals.S's rreq_arrived_words does the usual cases by
+ * hand and everything else here. */
+void rreq_words_general(unsigned pe, unsigned bits, const uint32_t *w);
+void rreq_words_general(unsigned pe, unsigned bits, const uint32_t *w) { rreq_core(pe, bits, w); }
 void mpi_h_rreq(uint32_t last, uint32_t arg16, uint32_t addr) {
   (void)addr;
   const unsigned pe = record_src(arg16), bits = record_bits(arg16);

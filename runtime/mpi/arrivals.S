@@ -1,0 +1,256 @@
+/* Protocol requests arriving by creation with matching on both sides (creation.c's
+ * threads), by hand, as the original had its queue operations in assembly: the usual
+ * cases, with no register to save. Offsets: irecv_layout.h and arrivals_layout.h,
+ * checked in sender_match.c.
+ *
+ * rreq_arrived_words, a receive request (rreq_thread):
+ *  - Crossed (the naive ping-pong's every message): our send request for it is issued
+ *    and heads its key in the request-issued queue, get or sync, a short aligned message
+ *    to another PE on EM-X, nothing queued for credits: the entry goes, the data, the
+ *    size and the completion go by remote writes into the receive (the consistency rule:
+ *    the receiver drops our send request), the send completes, its credit is back.
+ *  - Filed (a receive posted in advance): no send of ours is issued under its key, the
+ *    key is known to the associative memory, a record at hand: the record is appended.
+ *  - Crossed, buffered: the receive request is dropped (buffered's rule), our send
+ *    request's entry goes.
+ *  Anything else: rreq_words_general (sender_match.c), which does the same in C, or,
+ *  once our issued send request is found, rreq_arrived.
+ *  a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
+ *  capacity, tag | context << 16): left intact for the general way.
+ *
+ * sreq_both, a send request of get or sync (sreq_thread_both): our receive request for it is
+ * issued (the naive ping-pong's every message), so the send request is dropped (the
+ * sender writes the data: rreq_arrived_words there): the head entry of the
+ * request-issued queue goes, the receive request's credit is back. Anything else:
+ * sreq_arrived (receiver_match.c). a0 sender PE, a1 bits, a2 the four words (its request,
+ * data, bytes, tag | context << 16). */
+#include "irecv_layout.h"
+#include "arrivals_layout.h"
+#include "mpi_asm.h"
+
+/* req_unref of the request in \r (a protocol reference goes; the cell goes back if the
+ * user freed it and it does not still run); uses t2, t3, t4. */
+.macro UNREF r
+	lhu	t2, L_REQ_REFS(\r)
+	addi	t2, t2, -1
+	sh	t2, L_REQ_REFS(\r)
+	bnez	t2, 1f
+	lhu	t4, L_REQ_FLAGS(\r)
+	andi	t2, t4, L_RF_USER_FREED
+	beqz	t2, 1f
+	andi	t2, t4, L_RF_ACTIVE_COMPLETE	/* active and not complete: it stays */
+	li	t3, L_RF_ACTIVE
+	beq	t2, t3, 1f
+	lw	t2, L_REQ_HANDLE(\r)		/* req_reclaim: the handle dies, the cell goes back */
+	andi	t2, t2, L_REQ_GEN_MASK
+	sw	t2, L_REQ_HANDLE(\r)
+	LA(t3, mpi_request_pool)
+	lw	t2, 0(t3)
+	sw	t2, 0(\r)
+	sw	\r, 0(t3)
+1:
+.endm
+
+	.text
+	.globl	rreq_arrived_words
+	.type	rreq_arrived_words, @function
+	.p2align 2
+rreq_arrived_words:
+	bnez	a1, .Lgeneral			/* the three-word form: C */
+	lw	t0, 12(a2)			/* tag | context << 16 */
+	lw	a3, 0(a2)			/* a3: the receive request (global) */
+	lw	a4, 4(a2)			/* a4: its buffer */
+	lw	a5, 8(a2)			/* a5: its capacity */
+	slli	t1, t0, 16			/* t1: pe | tag << 16, the key's pt */
+	srli	t2, t0, 16			/* t2: the context */
+	li	t3, 0xffff0000			/* MPI_ANY_TAG */
+	bgeu	t1, t3, .Lgeneral
+	or	t1, t1, a0
+	HASH
+	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends */
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Lgeneral
+	FIND_KEY .Lfile				/* t5: the key there */
+	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry */
+	beqz	t6, .Lfile
+	/* Crossed: rreq_crossed's usual case. a6: our send request. */
+	lw	a6, L_ISQ_REQ(t6)
+	lbu	a7, L_REQ_PROTO(a6)
+	beqz	a7, .Lbuffered			/* buffered: its own rule */
+	addi	a7, a6, L_REQ_ISQ_OWN		/* its own entry, its only one */
+	bne	a7, t6, .Lgeneral
+	lhu	a7, L_REQ_ISQ_COUNT(a6)
+	addi	a7, a7, -1
+	bnez	a7, .Lgeneral
+	lw	a7, L_REQ_FIX(a6)		/* not waiting in a credit queue */
+	andi	a7, a7, L_SQ_QUEUED
+	bnez	a7, .Lgeneral
+	LW_G(a7, mpi_direct)			/* remote writes by the memory unit */
+	beqz	a7, .Lgeneral
+	lw	t1, L_REQ_CAPACITY(a6)		/* t1: the message's bytes */
+	bltu	a5, t1, .Lgeneral
+	li	a7, L_SHORT_BYTES
+	bltu	a7, t1, .Lgeneral
+	lw	a7, L_REQ_BUF(a6)		/* a7: the data */
+	or	t2, a4, a7
+	or	t2, t2, t1
+	andi	t2, t2, 3
+	bnez	t2, .Lgeneral
+	LW_G(t2, mpi_me)
+	beq	t2, a0, .Lgeneral
+	LW_G(t0, mpi_send_queues)		/* t0: our send queue to the requester */
+	slli	t2, a0, L_SENDQ_SHIFT
+	add	t0, t0, t2
+	lw	t2, L_DL_NEXT(t0)
+	bne	t2, t0, .Lgeneral		/* sends wait for credits: C */
+	lw	a5, 0(t6)			/* a5: the entry's next */
+	bnez	a5, 4f
+	lw	t3, L_KQ_IDLE(t4)		/* the key will go idle, without a sweep */
+	li	t2, L_KQ_IDLE_MAX
+	bgeu	t3, t2, .Lgeneral
+4:	/* put_short: the words, then the size and the completion (or the size in it);
+	 * the bookkeeping after, so that the data leaves first */
+	slli	t2, a0, 22
+	srli	a4, a4, 2
+	or	t2, t2, a4			/* t2: the buffer's global word address */
+	srli	t3, t1, 2
+	beqz	t3, 6f
+5:	lw	a1, 0(a7)
+	SEND(4, t2, a1)				/* syswr */
+	addi	t2, t2, 1
+	addi	a7, a7, 4
+	addi	t3, t3, -1
+	bnez	t3, 5b
+6:	lui	a1, %hi(mpi_opt + L_OPT_DONE_SIZED)
+	lbu	a1, %lo(mpi_opt + L_OPT_DONE_SIZED)(a1)
+	bnez	a1, 7f
+	addi	t2, a3, L_W_BYTES
+	SEND(4, t2, t1)				/* syswr: the size */
+	li	a1, L_DONE_SET
+	SEND(6, a3, a1)				/* iwr: complete */
+	j	8f
+7:	addi	a1, t1, L_DONE_SIZED
+	SEND(6, a3, a1)				/* iwr: complete, with the size */
+8:	sw	a5, L_KEY_HEAD(t5)		/* isq_take */
+	bnez	a5, 12f
+	lw	t3, L_KQ_IDLE(t4)
+	addi	t3, t3, 1
+	sw	t3, L_KQ_IDLE(t4)
+12:	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	LA(t3, mpi_counters)
+	lw	t2, L_COUNT_CONCURRENT(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_CONCURRENT(t3)
+	lw	t2, L_COUNT_ONE_SIDED(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_ONE_SIDED(t3)
+	/* req_complete: an I-structure write if a wait reads `done`, else the flag */
+	lhu	t4, L_REQ_FLAGS(a6)
+	andi	t2, t4, L_RF_ARMED_READER
+	beqz	t2, 9f
+	LW_G(t2, mpi_me)
+	slli	t2, t2, 22
+	srli	t3, a6, 2
+	or	t2, t2, t3
+	li	t3, 1
+	SEND(6, t2, t3)				/* iwr */
+	j	10f
+9:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a6)
+10:	lhu	t2, L_SENDQ_CREDITS(t0)		/* credit_reclaim: nothing waits for it */
+	addi	t2, t2, 1
+	sh	t2, L_SENDQ_CREDITS(t0)
+	UNREF	a6
+	ret
+.Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
+	LA(t4, mpi_assoc)
+	FIND_KEY .Lgeneral			/* t5: the key (a new key: C) */
+	LA(t6, mpi_recv_record_pool)
+	lw	a6, 0(t6)			/* a6: a record */
+	beqz	a6, .Lgeneral
+	lw	a7, 0(a6)
+	sw	a7, 0(t6)
+	sw	a3, L_RR_RREQ(a6)
+	sw	a4, L_RR_BUF(a6)
+	sw	a5, L_RR_CAPACITY(a6)
+	KQ_APPEND a6, a7
+	ret
+.Lbuffered:	/* Buffered's rule: the data goes to the receiver's buffer anyway, this receive
+	 * request is dropped (rreq_arrived's usual case): our send's own entry goes; a send
+	 * still queued with its credit (its buffer asked for) is marked crossed
+	 * (sendq_dequeue); one not queued has its send request out. */
+	addi	a7, a6, L_REQ_ISQ_OWN
+	bne	a7, t6, .Lcrossed_c
+	lhu	a7, L_REQ_ISQ_COUNT(a6)
+	addi	a7, a7, -1
+	bnez	a7, .Lcrossed_c
+	lw	t0, L_REQ_FIX(a6)		/* t0: its queue state */
+	andi	a7, t0, L_SQ_QUEUED
+	beqz	a7, 1f
+	andi	a7, t0, L_SQ_CREDIT
+	beqz	a7, .Lcrossed_c			/* no credit yet: sent one-sided (C) */
+	li	a7, L_SQ_CROSSED
+	or	t0, t0, a7
+1:	KQ_TAKE a5, t3, a7, .Lcrossed_c	/* isq_take */
+	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	sw	t0, L_REQ_FIX(a6)
+	LA(t3, mpi_counters)
+	lw	t2, L_COUNT_CONCURRENT(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_CONCURRENT(t3)
+	UNREF	a6
+	ret
+.Lcrossed_c:	/* rreq_arrived(pe, rreq, buf, capacity, tag, ctx) decides (sender_match.c) */
+	mv	a1, a3
+	mv	a2, a4
+	mv	a3, a5
+	srli	a4, t1, 16
+	mv	a5, t2
+	tail	rreq_arrived
+.Lgeneral:
+	tail	rreq_words_general
+	.size	rreq_arrived_words, . - rreq_arrived_words
+
+	.globl	sreq_both
+	.type	sreq_both, @function
+	.p2align 2
+sreq_both:	/* (buffered goes to sreq_arrived in sreq_thread_both; a send's tag is named) */
+	andi	t0, a1, L_SREQ_FALLBACK
+	bnez	t0, .Ls_general
+	lw	t0, 12(a2)			/* tag | context << 16 */
+	slli	t1, t0, 16
+	or	t1, t1, a0			/* t1: pt */
+	srli	t2, t0, 16			/* t2: the context */
+	HASH
+	LA(t4, mpi_isq_recv)			/* t4: the request-issued queue of receives */
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Ls_general
+	FIND_KEY .Ls_general
+	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry: our receive */
+	beqz	t6, .Ls_general
+	lw	a6, L_ISQ_REQ(t6)		/* a6: its request */
+	addi	a7, a6, L_REQ_ISQ_OWN		/* its own entry, its only one */
+	bne	a7, t6, .Ls_general
+	lhu	a7, L_REQ_ISQ_COUNT(a6)
+	addi	a7, a7, -1
+	bnez	a7, .Ls_general
+	LW_G(a7, mpi_held_pending)		/* rreq_credit_back with nothing more to do */
+	bnez	a7, .Ls_general
+	LW_G(a7, mpi_rreq_credits)
+	slli	t0, a0, 2
+	add	a7, a7, t0
+	lw	t0, 0(a7)
+	addi	t0, t0, 1			/* t0: the credits for the sender, one back */
+	LW_G(a3, mpi_rreq_return_at)
+	bgeu	t0, a3, .Ls_general
+	KQ_TAKE a3, a4, a5, .Ls_general		/* isq_take */
+	sw	t0, 0(a7)
+	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	UNREF	a6
+	ret
+.Ls_general:
+	tail	sreq_arrived
+	.size	sreq_both, . - sreq_both

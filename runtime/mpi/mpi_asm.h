@@ -1,0 +1,71 @@
+/* Macros of the hand-written MPI paths (arrivals.S, send_miss.S): packets, addresses, the
+ * keyed queues' hash and lookup (keyqueue.c's kq_hash and kq_find). Offsets:
+ * irecv_layout.h and arrivals_layout.h. */
+#ifndef EMX_MPI_ASM_H
+#define EMX_MPI_ASM_H
+
+#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
+#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
+#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+
+/* t3 = the bucket's byte offset of key (pt t1, context t2): kq_hash. Uses t4. */
+.macro HASH
+	slli	t3, t2, 16
+	add	t3, t3, t2
+	add	t3, t3, t1
+	li	t4, 0x9e3779b1
+	mul	t3, t3, t4
+	srli	t3, t3, 26
+	slli	t3, t3, 2
+.endm
+
+/* t5 = the key (pt t1, context t2) of the table in t4, bucket offset t3; to \none if
+ * there is none. Uses t6. */
+.macro FIND_KEY none
+	add	t5, t4, t3
+	lw	t5, 0(t5)
+1:	beqz	t5, \none
+	lw	t6, L_KEY_PT(t5)
+	bne	t6, t1, 2f
+	lw	t6, L_KEY_CTX(t5)
+	beq	t6, t2, 3f
+2:	lw	t5, L_KEY_CHAIN(t5)
+	j	1b
+3:
+.endm
+
+/* kq_append of \item (its link: next, seq) to the key t5 of the table t4, idle or not
+ * (a concrete tag's key). Uses \tmp. */
+.macro KQ_APPEND item, tmp
+	sw	zero, 0(\item)
+	lw	\tmp, L_KQ_SEQ(t4)
+	sw	\tmp, 4(\item)
+	addi	\tmp, \tmp, 1
+	sw	\tmp, L_KQ_SEQ(t4)
+	lw	\tmp, L_KEY_HEAD(t5)
+	beqz	\tmp, 1f
+	lw	\tmp, L_KEY_TAIL(t5)
+	sw	\item, 0(\tmp)
+	j	2f
+1:	sw	\item, L_KEY_HEAD(t5)		/* an idle key takes an item again */
+	lw	\tmp, L_KQ_IDLE(t4)
+	addi	\tmp, \tmp, -1
+	sw	\tmp, L_KQ_IDLE(t4)
+2:	sw	\item, L_KEY_TAIL(t5)
+.endm
+
+/* The head entry t6 of key t5 (table t4) goes (kq_pop of a concrete tag's key); to \fail,
+ * before any change, if the key would go idle beyond KQ_IDLE_MAX (a sweep: C). \next:
+ * the entry's next. Uses \tmp1, \tmp2. */
+.macro KQ_TAKE next, tmp1, tmp2, fail
+	lw	\next, 0(t6)
+	bnez	\next, 1f
+	lw	\tmp1, L_KQ_IDLE(t4)
+	li	\tmp2, L_KQ_IDLE_MAX
+	bgeu	\tmp1, \tmp2, \fail
+	addi	\tmp1, \tmp1, 1
+	sw	\tmp1, L_KQ_IDLE(t4)
+1:	sw	\next, L_KEY_HEAD(t5)
+.endm
+
+#endif

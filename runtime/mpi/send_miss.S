@@ -1,0 +1,155 @@
+/* MPI_Isend's miss with matching on both sides by hand, as the original had its queue
+ * operations, request allocation and creations in assembly (start_send, p2p.c, after
+ * put_to_posted found no receive request for a short message of get or sync; a0: the new
+ * send request, its fields set). The usual case -- no receive request filed under its
+ * key, the key known to the request-issued queue, no MPI_ANY_TAG key, nothing waiting for
+ * credits to the receiver and a credit at hand, an op cell at hand -- files the send in
+ * the request-issued queue (the miss-and-insert in this thread) and creates its send
+ * request (get, sync) or, buffered, its temporary buffer's request (the send waits in its
+ * receiver's queue meanwhile, as sendq_add leaves it): the op with its words heads or
+ * joins the receiver's outbox, and the operand segment is asked for unless two are asked
+ * already (creation.c's create).
+ * Returns MPI_SUCCESS. Anything else: send_start (send_start_ok), before any change.
+ * Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
+#include "irecv_layout.h"
+#include "arrivals_layout.h"
+#include "mpi_asm.h"
+
+	.text
+	.globl	send_miss
+	.type	send_miss, @function
+	.p2align 2
+send_miss:
+	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
+	lhu	a2, L_REQ_PE + 2(a0)		/* a2: the tag */
+	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
+	slli	t1, a2, 16
+	or	t1, t1, a1			/* t1: pt */
+	HASH
+	LA(t4, mpi_assoc)			/* no receive request filed under the key */
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Lgeneral
+	FIND_KEY 1f
+	lw	t6, L_KEY_HEAD(t5)
+	bnez	t6, .Lgeneral
+1:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Lgeneral
+	FIND_KEY .Lgeneral
+	LW_G(a3, mpi_send_queues)		/* a3: the send queue to the receiver */
+	slli	a4, a1, L_SENDQ_SHIFT
+	add	a3, a3, a4
+	lw	a4, L_DL_NEXT(a3)
+	bne	a4, a3, .Lgeneral		/* sends wait before it */
+	lhu	a4, L_SENDQ_CREDITS(a3)		/* a4: the credits at hand */
+	beqz	a4, .Lgeneral
+	lui	a5, %hi(mpi_opt + L_OPT_STAGED)	/* staged records: the C path */
+	lbu	a5, %lo(mpi_opt + L_OPT_STAGED)(a5)
+	bnez	a5, .Lgeneral
+	lbu	a5, L_REQ_PROTO(a0)		/* a5: the protocol */
+	beqz	a5, .Lbuffered
+.Lchecked:
+	LA(a6, mpi_op_pool)
+	lw	a7, 0(a6)			/* a7: the op */
+	beqz	a7, .Lgeneral
+	/* isq_add: its own entry appended to the key's FIFO (kq_append) */
+	addi	t6, a0, L_REQ_ISQ_OWN
+	sw	a0, L_REQ_ISQ_REQ(a0)
+	sw	t5, L_REQ_ISQ_KEY(a0)
+	KQ_APPEND t6, t0
+	sw	t6, L_REQ_ISQ_NEWEST(a0)
+	li	t0, L_ISQ_ONE
+	sw	t0, L_REQ_REFS(a0)
+	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
+	sh	a4, L_SENDQ_CREDITS(a3)
+	lw	t0, 0(a7)			/* the creation's op */
+	sw	t0, 0(a6)
+	sw	zero, 0(a7)
+	LW_G(t3, mpi_me)			/* t3: this PE */
+	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
+	sw	zero, L_REQ_FIX(a0)		/* not queued */
+	LA(t4, mpi_counters)
+	lw	t1, L_COUNT_SEND_REQUESTS(t4)
+	addi	t1, t1, 1
+	sw	t1, L_COUNT_SEND_REQUESTS(t4)
+	/* A send request (kind 0), the protocol in its bits, 4 words */
+	slli	t0, a5, 16
+	li	t1, 4 << 24
+	or	t0, t0, t1
+	sw	t0, L_OP_HDR(a7)
+	slli	t0, t3, 22
+	srli	t1, a0, 2
+	or	t0, t0, t1
+	sw	t0, L_OP_W(a7)			/* the request's global address */
+	lw	t0, L_REQ_BUF(a0)
+	sw	t0, L_OP_W + 4(a7)		/* the data */
+	lw	t0, L_REQ_CAPACITY(a0)
+	sw	t0, L_OP_W + 8(a7)		/* the bytes */
+	slli	t0, t2, 16
+	or	t0, t0, a2
+	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
+.Lqueue:	/* ... joins the receiver's outbox */
+	LW_G(t0, mpi_outboxes)
+	slli	t1, a1, 4
+	slli	t2, a1, 2
+	add	t1, t1, t2
+	add	t0, t0, t1			/* t0: the outbox (20 bytes each) */
+	lw	t1, L_OB_TAIL(t0)
+	beqz	t1, 4f
+	sw	a7, 0(t1)
+	j	5f
+4:	sw	a7, L_OB_HEAD(t0)
+5:	sw	a7, L_OB_TAIL(t0)
+	LA(t1, mpi_outbox_pending)
+	lw	t2, 0(t1)
+	addi	t2, t2, 1
+	sw	t2, 0(t1)
+	lw	t1, L_OB_CREATES(t0)
+	addi	t1, t1, 1
+	sw	t1, L_OB_CREATES(t0)
+	lw	t1, L_OB_ASKED(t0)		/* the operand segment, unless two are asked */
+	li	t2, L_MAX_ASKED
+	bgeu	t1, t2, 6f
+	addi	t1, t1, 1
+	sw	t1, L_OB_ASKED(t0)
+	LW_G(t1, mpi_idx_segment)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t1, t1, 16
+	slli	a1, a1, 22
+	or	t1, t1, a1
+	or	t1, t1, t3
+	SEND(3, t1, zero)			/* spec */
+6:	li	a0, 0
+	ret
+.Ltmp:	/* Buffered (sendq_add with its credit, ask_tmp): the send waits in its receiver's
+	 * queue, its temporary buffer asked for by a creation of two words (the bytes and
+	 * the answer's special address); credits.c's mpi_h_tmp_answer goes on. */
+	lw	t1, L_REQ_CAPACITY(a0)
+	addi	t4, a0, L_REQ_PRQ		/* dl_append to the empty queue */
+	sw	a3, L_REQ_PRQ(a0)
+	sw	a3, L_REQ_PRQ + 4(a0)
+	sw	t4, 0(a3)
+	sw	t4, L_DL_NEXT(a3)
+	li	t4, L_SQ_TMP_STATE		/* queued, a credit, the buffer asked for */
+	sw	t4, L_REQ_FIX(a0)
+	lw	t4, L_REQ_BUF(a0)
+	sw	t4, L_REQ_FIX + 4(a0)		/* the data's address */
+	li	t0, L_OP_TMP_HDR		/* a tmp request (kind 2), no bits, 2 words */
+	sw	t0, L_OP_HDR(a7)
+	addi	t1, t1, 8
+	sw	t1, L_OP_W(a7)
+	LW_G(t0, mpi_idx_tmp_answer)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
+	slli	t0, t0, 16
+	slli	t1, t3, 22
+	or	t0, t0, t1
+	or	t0, t0, a1
+	sw	t0, L_OP_W + 4(a7)
+	j	.Lqueue
+.Lbuffered:	/* with data (0 B completes at once: C), not in the send request's word */
+	lw	t0, L_REQ_CAPACITY(a0)
+	beqz	t0, .Lgeneral
+	lui	t0, %hi(mpi_opt + L_OPT_SREQ_INLINE)
+	lbu	t0, %lo(mpi_opt + L_OPT_SREQ_INLINE)(t0)
+	beqz	t0, .Lchecked
+.Lgeneral:
+	tail	send_start_ok
+	.size	send_miss, . - send_miss
