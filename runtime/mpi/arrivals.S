@@ -18,14 +18,18 @@
  *  a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
  *  capacity, tag | context << 16): left intact for the general way.
  *
- * sreq_both, a send request of get or sync (sreq_thread_both): our receive request for it is
- * issued (the naive ping-pong's every message), so the send request is dropped (the
- * sender writes the data: rreq_arrived_words there): the head entry of the
- * request-issued queue goes, the receive request's credit is back. Anything else:
+ * sreq_both, a send request (sreq_thread_both): our receive request for it is issued (the
+ * naive ping-pong's every message): the head entry of the request-issued queue goes, the
+ * receive request's credit is back. Get or sync: the send request is dropped (the sender
+ * writes the data: rreq_arrived_words there). Buffered, a short aligned message in the
+ * temporary buffer this PE gave (receiver_match.c's sreq_core, as sreq.S's buffered case):
+ * the words are copied into the receive, which completes, the send request's credit goes
+ * back, the buffer to its free list; an empty message just completes. Anything else:
  * sreq_arrived (receiver_match.c). a0 sender PE, a1 bits, a2 the four words (its request,
  * data, bytes, tag | context << 16). */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
+#include "sreq_layout.h"
 #include "mpi_asm.h"
 
 /* req_unref of the request in \r (a protocol reference goes; the cell goes back if the
@@ -216,7 +220,7 @@ rreq_arrived_words:
 	.globl	sreq_both
 	.type	sreq_both, @function
 	.p2align 2
-sreq_both:	/* (buffered goes to sreq_arrived in sreq_thread_both; a send's tag is named) */
+sreq_both:	/* (a send's tag is named) */
 	andi	t0, a1, L_SREQ_FALLBACK
 	bnez	t0, .Ls_general
 	lw	t0, 12(a2)			/* tag | context << 16 */
@@ -245,12 +249,92 @@ sreq_both:	/* (buffered goes to sreq_arrived in sreq_thread_both; a send's tag i
 	addi	t0, t0, 1			/* t0: the credits for the sender, one back */
 	LW_G(a3, mpi_rreq_return_at)
 	bgeu	t0, a3, .Ls_general
+	andi	t1, a1, L_SREQ_PROTO
+	beqz	t1, .Ls_buffered
 	KQ_TAKE a3, a4, a5, .Ls_general		/* isq_take */
 	sw	t0, 0(a7)
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	UNREF	a6
 	ret
+.Ls_buffered:	/* The data is in the temporary buffer this PE gave: copied into the receive
+	 * (sreq.S's buffered case, the receive matched through its issued request, not the
+	 * posted list), the send having completed at its sender. t0 the credits, a7 where,
+	 * t4 the table, t5 the key, t6 the entry. */
+	andi	t1, a1, S_SREQ_INLINE		/* (the data in the request: C) */
+	bnez	t1, .Ls_general
+	lw	t1, 8(a2)			/* t1: the bytes sent */
+	beqz	t1, 6f				/* (an empty message: no buffer) */
+	lw	a3, L_REQ_CAPACITY(a6)
+	mv	a4, t1				/* a4: the bytes taken, min(sent, capacity) */
+	bgeu	a3, t1, 1f
+	mv	a4, a3
+1:	lw	a5, 4(a2)			/* a5: the data (in the temporary buffer) */
+	lw	t2, L_REQ_BUF(a6)		/* t2: the receive buffer */
+	or	t3, a5, t2
+	or	t3, t3, a4
+	andi	t3, t3, 3
+	bnez	t3, .Ls_general
+	addi	t3, a4, -1			/* 1 .. S_SHORT_BYTES */
+	li	a3, S_SHORT_BYTES
+	bgeu	t3, a3, .Ls_general
+6:	LW_G(t3, mpi_senders)			/* credit_release: no minted credit out */
+	slli	a3, a0, S_SENDER_SHIFT
+	add	t3, t3, a3
+	lw	t3, S_SENDER_MINTED(t3)
+	bnez	t3, .Ls_general
+	KQ_TAKE a3, t3, a1, .Ls_general		/* isq_take (t4: the table) */
+	sw	t0, 0(a7)			/* rreq_credit_back */
+	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	beqz	t1, 7f
+	add	t3, a5, a4			/* the words out */
+	mv	t4, a5
+2:	lw	a3, 0(t4)
+	sw	a3, 0(t2)
+	addi	t4, t4, 4
+	addi	t2, t2, 4
+	bltu	t4, t3, 2b
+7:	lw	t3, 12(a2)			/* recv_finish: status, complete */
+	slli	t3, t3, 16
+	or	t3, t3, a0
+	sw	t3, L_REQ_SRCTAG(a6)
+	sw	t1, L_REQ_BYTES(a6)
+	LW_G(a4, mpi_me)			/* a4: this PE */
+	lhu	t4, L_REQ_FLAGS(a6)
+	andi	t3, t4, L_RF_ARMED_READER
+	beqz	t3, 3f
+	slli	t3, a4, 22
+	srli	a3, a6, 2
+	or	t3, t3, a3
+	li	a3, 1
+	SEND(6, t3, a3)				/* iwr: its waiter resumes */
+	j	4f
+3:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a6)
+4:	UNREF	a6
+	LW_G(t0, mpi_idx_credit)		/* credit_release: the send request's credit */
+	slli	t0, t0, 16
+	slli	t3, a0, 22
+	or	t0, t0, t3
+	or	t0, t0, a4
+	li	t3, 1
+	SEND(3, t0, t3)
+	beqz	t1, 8f
+	LW_G(t0, mpi_inbound)			/* the buffer it asked for is filled */
+	addi	t0, t0, -1
+	lui	t3, %hi(mpi_inbound)
+	sw	t0, %lo(mpi_inbound)(t3)
+	andi	a0, a5, -4			/* the buffer back (mpi_tmp_free_buffered) */
+	addi	a1, t1, 8
+	li	t0, S_TMP_SMALL_BYTES
+	bltu	t0, a1, 5f
+	LW_G(t0, mpi_tmp_small_free)
+	sw	t0, 0(a0)
+	lui	t0, %hi(mpi_tmp_small_free)
+	sw	a0, %lo(mpi_tmp_small_free)(t0)
+8:	ret
+5:	tail	mpi_tmp_free_buffered
 .Ls_general:
 	tail	sreq_arrived
 	.size	sreq_both, . - sreq_both

@@ -78,8 +78,7 @@ static void sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont) {
   uint32_t *f = emx_frame();
   emx_frame_free(f);
   --mpi_inbound;
-  if (((v >> 10) & SREQ_PROTO) != PROTO_BUFFERED) sreq_both(v & 0x3ff, v >> 10, f + ARGS);
-  else sreq_arrived(v & 0x3ff, v >> 10, f + ARGS);
+  sreq_both(v & 0x3ff, v >> 10, f + ARGS);
 }
 static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
