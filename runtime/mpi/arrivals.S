@@ -217,9 +217,21 @@ rreq_arrived_words:
 	tail	rreq_words_general
 	.size	rreq_arrived_words, . - rreq_arrived_words
 
+	/* The send request's thread with matching on both sides (creation.c's template,
+	 * as its C threads: the frame back first, the words read after): a0 = the sender's
+	 * PE | bits << 10, tp the frame, the words from ARGS (word 4). */
+	.globl	mpi_sreq_thread_both
+	.type	mpi_sreq_thread_both, @function
+	.p2align 2
+mpi_sreq_thread_both:
+	FRAME_FREE
+	addi	a2, tp, 16
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	.size	mpi_sreq_thread_both, . - mpi_sreq_thread_both
+
 	.globl	sreq_both
 	.type	sreq_both, @function
-	.p2align 2
 sreq_both:	/* (a send's tag is named) */
 	andi	t0, a1, L_SREQ_FALLBACK
 	bnez	t0, .Ls_general

@@ -46,5 +46,8 @@
 #define L_SQ_TMP_STATE 0x700    /* SQ_QUEUED | SQ_CREDIT | SQ_TMP, buffered's bits (0) */
 #define L_OP_TMP_HDR 0x02000200 /* outbox_op: OP_CREATE, REQ_TMP, no bits, 2 words */
 #define L_OPT_SREQ_INLINE 3     /* mpi_options.sreq_inline */
+#define L_SENDQ_PUTTING 14      /* send_queue.putting (tmp_answer.S, checked in credits.c) */
+#define L_SQ_TMP_CREDIT 0x600   /* SQ_TMP | SQ_CREDIT */
+#define L_MATCH_BOTH 0
 
 #endif

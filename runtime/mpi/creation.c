@@ -67,19 +67,10 @@ static emx_thread_fn *request_tmpl;
 enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
 /* The invoked threads, one per kind (slot 1 + kind): a0 = requester PE | bits << 10 (a
- * send request's: mpi_sreq_thread, by hand in sreq.S, as this but with its usual case).
+ * send request's: mpi_sreq_thread, by hand in sreq.S, as this but with its usual case; with
+ * matching on both sides mpi_sreq_thread_both, arrivals.S).
  * The frame goes back first and the core is a tail call, so the thread saves no
  * register: the cores read the words before they take any frame (mpi_internal.h). */
-/* The send request's thread with matching on both sides (creation_init chooses; with
- * matching on the receiver only it is mpi_sreq_thread): get and sync go to sreq_both
- * (arrivals.S). */
-static void sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont) {
-  (void)unused, (void)cont;
-  uint32_t *f = emx_frame();
-  emx_frame_free(f);
-  --mpi_inbound;
-  sreq_both(v & 0x3ff, v >> 10, f + ARGS);
-}
 static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
   (void)unused, (void)cont;
   uint32_t *f = emx_frame();
@@ -393,7 +384,7 @@ void creation_init(void) {
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
-  request_tmpl[1 + REQ_SREQ] = mpi_matching == MATCH_BOTH ? sreq_thread_both : mpi_sreq_thread;
+  request_tmpl[1 + REQ_SREQ] = mpi_matching == MATCH_BOTH ? mpi_sreq_thread_both : mpi_sreq_thread;
   request_tmpl[1 + REQ_RREQ] = rreq_thread;
   request_tmpl[1 + REQ_TMP] = tmp_thread;
 }

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 
 #include "mpi_internal.h"
+#include "irecv_layout.h"
+#include "arrivals_layout.h"
 
 /* The credits of a receiver, shared by its senders (itself included), at least one each:
  * PER_RECEIVER records of about 80 bytes up to 64 PEs, one per sender beyond. */
@@ -202,44 +204,13 @@ static void put_task(uint32_t *a) {
  * which the receiver reads when matched; SREQ_FALLBACK tells it when a receive request
  * met the send meanwhile, under buffered's rule). A receiver answers in the order it was
  * asked, and a send that asked stays in the queue until its answer is in: the answer is
- * the first one's still asking. */
-static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
-  (void)addr;
+ * the first one's still asking. The usual case is by hand (tmp_answer.S: the data by
+ * remote writes, the send request created without the queue's pump); this is the rest. */
+void tmp_answer_general(uint32_t tmp, uint32_t arg16);
+void tmp_answer_general(uint32_t tmp, uint32_t arg16) {
   const unsigned pe = arg16 & 0x3ff;
   send_queue *b = &mpi_send_queues[pe];
   dl_link *l = b->q.head.next;
-  /* The usual case: the only send queued asked, with its credit, and got the buffer; a
-   * short message to another PE. Its data by remote writes (as put_covering), then its
-   * send request (the creation, then the send completes), without the queue's pump. */
-  if (__builtin_expect(tmp && l != &b->q.head && l->next == &b->q.head && !b->putting &&
-                           pe != mpi_me,
-                       1)) {
-    mpi_request *s = SEND_OF(l);
-    const uint32_t st = SQ_STATE(s), off = (uint32_t)(uintptr_t)s->buf & 3;
-    if ((st & (SQ_TMP | SQ_CREDIT)) == (SQ_TMP | SQ_CREDIT) &&
-        off + s->capacity <= 4 * SHORT_WORDS) {
-      const emx_gaddr_t g = emx_gaddr(pe, (void *)(uintptr_t)tmp);
-      const uint32_t *from = (const uint32_t *)((uintptr_t)s->buf - off);
-      for (uint32_t k = 0, words = (off + s->capacity + 3) / 4; k < words; ++k)
-        emx_send(EMX_PKT_syswr, g + k, from[k]);
-      dl_remove(l);
-      SQ_STATE(s) = 0;
-      if (__builtin_expect(!mpi_opt.staged_records, 1)) {
-        /* send_request_issue of a buffered send, without its layer: with matching on
-         * both sides the send completes (the data has left the user's buffer; its waiter
-         * runs after this handler; with matching on the receiver only the receiver
-         * completes it, sender_match.c's issue), the creation of its send request is a
-         * tail call. */
-        COUNT(C_SEND_REQUESTS);
-        if (mpi_matching == MATCH_BOTH) req_complete(s);
-        (void)proto_create4(pe, REQ_SREQ, st & 0xff, req_gaddr(s), tmp + off, s->capacity,
-                            s->tag | (uint32_t)s->ctx << 16);
-        return;
-      }
-      send_request_issue(s, tmp + off, st & 0xff);
-      return;
-    }
-  }
   while (l != &b->q.head && !(SQ_STATE(SEND_OF(l)) & SQ_TMP)) l = l->next;
   if (l == &b->q.head) mpi_internal_error("a temporary buffer nobody asked for");
   mpi_request *s = SEND_OF(l);
@@ -254,6 +225,14 @@ static void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr) {
   if (l == b->q.head.next) pump(b); /* (else the head still waits) */
 }
 
+void mpi_h_tmp_answer(uint32_t tmp, uint32_t arg16, uint32_t addr); /* tmp_answer.S */
+_Static_assert(L_SENDQ_PUTTING == __builtin_offsetof(send_queue, putting) &&
+                   sizeof(((send_queue *)0)->putting) == 2 &&
+                   L_SQ_TMP_CREDIT == (SQ_TMP | SQ_CREDIT) && L_MATCH_BOTH == MATCH_BOTH &&
+                   sizeof mpi_matching == 4 && L_REQ_FIX == __builtin_offsetof(mpi_request, fix) &&
+                   L_REQ_PE + 2 == __builtin_offsetof(mpi_request, tag) &&
+                   L_REQ_CTX == __builtin_offsetof(mpi_request, ctx),
+               "tmp_answer.S");
 EMX_HANDLER(mpi_h_tmp_answer);
 
 static void ask_tmp(mpi_request *s) {

@@ -68,4 +68,54 @@
 1:	sw	\next, L_KEY_HEAD(t5)
 .endm
 
+/* The creation's op \op joins the outbox of PE \pe (creation.c's create after the op is
+ * filled: enqueue, the count of creations) and the operand segment is asked for unless two
+ * are asked already; \me this PE. Uses t0, t1, t2. */
+.macro OUTBOX_CREATE op, pe, me
+	LW_G(t0, mpi_outboxes)
+	slli	t1, \pe, 4
+	slli	t2, \pe, 2
+	add	t1, t1, t2
+	add	t0, t0, t1			/* t0: the outbox (20 bytes each) */
+	lw	t1, L_OB_TAIL(t0)
+	beqz	t1, 4f
+	sw	\op, 0(t1)
+	j	5f
+4:	sw	\op, L_OB_HEAD(t0)
+5:	sw	\op, L_OB_TAIL(t0)
+	LA(t1, mpi_outbox_pending)
+	lw	t2, 0(t1)
+	addi	t2, t2, 1
+	sw	t2, 0(t1)
+	lw	t1, L_OB_CREATES(t0)
+	addi	t1, t1, 1
+	sw	t1, L_OB_CREATES(t0)
+	lw	t1, L_OB_ASKED(t0)		/* the operand segment, unless two are asked */
+	li	t2, L_MAX_ASKED
+	bgeu	t1, t2, 6f
+	addi	t1, t1, 1
+	sw	t1, L_OB_ASKED(t0)
+	LW_G(t1, mpi_idx_segment)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t1, t1, 16
+	slli	t2, \pe, 22
+	or	t1, t1, t2
+	or	t1, t1, \me
+	SEND(3, t1, zero)			/* spec */
+6:
+.endm
+
+/* A creation's thread done with its frame (tp): the frame back to its free list
+ * (emx_frame_free), the creation's inbound count down (creation.c's threads; sreq.S has
+ * the same). Uses t0, t3. */
+.macro FRAME_FREE
+	LW_G(t0, __emx_frame_pool)
+	sw	t0, 0(tp)
+	lui	t0, %hi(__emx_frame_pool)
+	sw	tp, %lo(__emx_frame_pool)(t0)
+	LW_G(t0, mpi_inbound)
+	addi	t0, t0, -1
+	lui	t3, %hi(mpi_inbound)
+	sw	t0, %lo(mpi_inbound)(t3)
+.endm
+
 #endif

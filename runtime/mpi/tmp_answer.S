@@ -1,0 +1,111 @@
+/* The temporary buffer's answer by hand (credits.c's mpi_h_tmp_answer, a special packet's
+ * handler): its usual case, the only send queued to PE arg16 asked for the buffer with its
+ * credit and got it (a0 = the buffer there), a short message (at most 4 * SHORT_WORDS bytes
+ * from its word boundary) to another PE, an op cell at hand, no staged records. Its data by
+ * remote writes (put_covering's words), the send out of its queue, then its send request:
+ * with matching on both sides the send completes first (the data has left the user's
+ * buffer; with matching on the receiver only the receiver completes it, sender_match.c's
+ * issue), then the creation's op joins the outbox and the operand segment is asked for
+ * (creation.c's create). Anything else: tmp_answer_general (credits.c), before any
+ * change. Offsets: irecv_layout.h, arrivals_layout.h (checked in credits.c, creation.c,
+ * sender_match.c). */
+#include "irecv_layout.h"
+#include "arrivals_layout.h"
+#include "mpi_asm.h"
+
+	.text
+	.globl	mpi_h_tmp_answer
+	.type	mpi_h_tmp_answer, @function
+	.p2align 2
+mpi_h_tmp_answer:
+	beqz	a0, .Lc				/* no memory there: the send goes as sync (C) */
+	andi	a3, a1, 0x3ff			/* a3: the receiver's PE */
+	LW_G(a7, mpi_me)			/* a7: this PE */
+	beq	a3, a7, .Lc
+	LW_G(t0, mpi_send_queues)
+	slli	t1, a3, L_SENDQ_SHIFT
+	add	t0, t0, t1			/* t0: its send queue (the list's head at 0) */
+	lw	t1, L_DL_NEXT(t0)		/* t1: the first send's prq link */
+	beq	t1, t0, .Lc
+	lw	t2, 4(t1)			/* the only one */
+	bne	t2, t0, .Lc
+	lhu	t2, L_SENDQ_PUTTING(t0)
+	bnez	t2, .Lc
+	addi	a5, t1, -L_REQ_PRQ		/* a5: the send */
+	lw	a4, L_REQ_FIX(a5)		/* a4: its queue state */
+	li	t2, L_SQ_TMP_CREDIT
+	and	t3, a4, t2
+	bne	t3, t2, .Lc
+	lui	t2, %hi(mpi_opt + L_OPT_STAGED)	/* staged records: C */
+	lbu	t2, %lo(mpi_opt + L_OPT_STAGED)(t2)
+	bnez	t2, .Lc
+	lw	a6, L_REQ_BUF(a5)		/* a6: its data */
+	lw	t2, L_REQ_CAPACITY(a5)		/* t2: its bytes */
+	beqz	t2, .Lc
+	andi	t3, a6, 3
+	add	t3, t3, t2
+	li	t4, L_SHORT_BYTES
+	bltu	t4, t3, .Lc
+	LA(t5, mpi_op_pool)
+	lw	t6, 0(t5)			/* t6: the op */
+	beqz	t6, .Lc
+	/* The data, the words that cover it, into the buffer */
+	slli	a1, a3, 22
+	srli	t4, a0, 2
+	or	t4, t4, a1			/* t4: the buffer's global word address */
+	andi	a2, a6, -4
+	add	a1, a6, t2			/* a1: the data's end */
+1:	lw	t3, 0(a2)
+	SEND(4, t4, t3)				/* syswr */
+	addi	t4, t4, 1
+	addi	a2, a2, 4
+	bltu	a2, a1, 1b
+	sw	t0, 0(t0)			/* dl_remove: the queue is empty again */
+	sw	t0, 4(t0)
+	sw	t1, 0(t1)
+	sw	t1, 4(t1)
+	sw	zero, L_REQ_FIX(a5)
+	LA(t3, mpi_counters)
+	lw	t4, L_COUNT_SEND_REQUESTS(t3)
+	addi	t4, t4, 1
+	sw	t4, L_COUNT_SEND_REQUESTS(t3)
+	LW_G(t3, mpi_matching)			/* both sides: the send completes (req_complete) */
+	bnez	t3, 3f
+	lhu	t4, L_REQ_FLAGS(a5)
+	andi	t3, t4, L_RF_ARMED_READER
+	beqz	t3, 2f
+	slli	t3, a7, 22
+	srli	t4, a5, 2
+	or	t3, t3, t4
+	li	t4, 1
+	SEND(6, t3, t4)				/* iwr: its waiter resumes after this handler */
+	j	3f
+2:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a5)
+3:	/* Its send request (kind 0), the protocol in its bits, 4 words */
+	lw	t3, 0(t6)			/* the op off the pool */
+	sw	t3, 0(t5)
+	sw	zero, 0(t6)
+	andi	t3, a4, 0xff
+	slli	t3, t3, 16
+	li	t4, 4 << 24
+	or	t3, t3, t4
+	sw	t3, L_OP_HDR(t6)
+	slli	t3, a7, 22
+	srli	t4, a5, 2
+	or	t3, t3, t4
+	sw	t3, L_OP_W(t6)			/* the request's global address */
+	andi	t3, a6, 3
+	add	t3, t3, a0
+	sw	t3, L_OP_W + 4(t6)		/* the data in the buffer */
+	sw	t2, L_OP_W + 8(t6)		/* the bytes */
+	lhu	t3, L_REQ_PE + 2(a5)
+	lhu	t4, L_REQ_CTX(a5)
+	slli	t4, t4, 16
+	or	t3, t3, t4
+	sw	t3, L_OP_W + 12(t6)		/* tag | context << 16 */
+	OUTBOX_CREATE t6, a3, a7
+	ret
+.Lc:
+	tail	tmp_answer_general
+	.size	mpi_h_tmp_answer, . - mpi_h_tmp_answer
