@@ -42,7 +42,7 @@ PATHS = [
      ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "recv_start", "mpi_irecv_request",
       "proto_direct_begin", "direct_slow", "mpi_irecv_end"] + CREATION),
     ("receive request, on the sender", "advance",
-     SEGMENT + ["rreq_thread", "rreq_arrived_words", "mpi_t_rreq", "mpi_h_rreq",
+     SEGMENT + ["mpi_rreq_thread", "rreq_arrived_words", "mpi_t_rreq", "mpi_h_rreq",
                 "mpi_h_stage", "rreq_arrived", "kq_push"]),
     ("one-sided send (MPI_Isend hit)", "advance",
      ["MPI_Isend", "start_send", "send_started", "send_start"]),

@@ -55,10 +55,60 @@
 1:
 .endm
 
+/* To \none if the credits minted for sender a0 are not all retired (credit_release
+ * then has more to do: C). Uses t3, a3. */
+.macro MINTED_OUT none
+	LW_G(t3, mpi_senders)
+	slli	a3, a0, S_SENDER_SHIFT
+	add	t3, t3, a3
+	lw	t3, S_SENDER_MINTED(t3)
+	bnez	t3, \none
+.endm
+
+/* sreq_both's buffered receive a6 has its t1 bytes from sender a0 (recv_finish: its
+ * srctag is set, irecv.S): it completes (req_complete: its waiter resumes, or the flag),
+ * the protocol's reference goes, the send request's credit goes back (credit_release,
+ * none minted). a4 = this PE after. Uses t0, t2, t3, t4, a3. */
+.macro RECEIVED
+	sw	t1, L_REQ_BYTES(a6)
+	LW_G(a4, mpi_me)
+	lhu	t4, L_REQ_FLAGS(a6)
+	andi	t3, t4, L_RF_ARMED_READER
+	beqz	t3, 3f
+	slli	t3, a4, 22
+	srli	a3, a6, 2
+	or	t3, t3, a3
+	li	a3, 1
+	SEND(6, t3, a3)				/* iwr: its waiter resumes */
+	j	4f
+3:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a6)
+4:	UNREF	a6
+	LW_G(t0, mpi_idx_credit)		/* the send request's credit */
+	slli	t0, t0, 16
+	slli	t3, a0, 22
+	or	t0, t0, t3
+	or	t0, t0, a4
+	li	t3, 1
+	SEND(3, t0, t3)
+.endm
+
 	.text
+	/* The receive request's thread (creation.c's template, as its C threads: the frame
+	 * back first, the words read after): a0 = the requester's PE | bits << 10, tp the
+	 * frame, the words from ARGS (word 4). */
+	.globl	mpi_rreq_thread
+	.type	mpi_rreq_thread, @function
+	.p2align 2
+mpi_rreq_thread:
+	FRAME_FREE
+	addi	a2, tp, 16
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	.size	mpi_rreq_thread, . - mpi_rreq_thread
+
 	.globl	rreq_arrived_words
 	.type	rreq_arrived_words, @function
-	.p2align 2
 rreq_arrived_words:
 	bnez	a1, .Lgeneral			/* the three-word form: C */
 	lw	t0, 12(a2)			/* tag | context << 16 */
@@ -224,7 +274,7 @@ rreq_arrived_words:
 	.type	mpi_sreq_thread_both, @function
 	.p2align 2
 mpi_sreq_thread_both:
-	FRAME_FREE
+	FRAME_BACK_ONLY				/* (the inbound count: each way below) */
 	addi	a2, tp, 16
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
@@ -265,6 +315,7 @@ sreq_both:	/* (a send's tag is named) */
 	beqz	t1, .Ls_buffered
 	KQ_TAKE a3, a4, a5, .Ls_general		/* isq_take */
 	sw	t0, 0(a7)
+	INBOUND -1
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	UNREF	a6
@@ -273,10 +324,9 @@ sreq_both:	/* (a send's tag is named) */
 	 * (sreq.S's buffered case, the receive matched through its issued request, not the
 	 * posted list), the send having completed at its sender. t0 the credits, a7 where,
 	 * t4 the table, t5 the key, t6 the entry. */
-	andi	t1, a1, S_SREQ_INLINE		/* (the data in the request: C) */
-	bnez	t1, .Ls_general
+	bnez	a1, .Ls_general			/* (the data in the request, SREQ_INLINE: C) */
 	lw	t1, 8(a2)			/* t1: the bytes sent */
-	beqz	t1, 6f				/* (an empty message: no buffer) */
+	beqz	t1, .Ls_empty
 	lw	a3, L_REQ_CAPACITY(a6)
 	mv	a4, t1				/* a4: the bytes taken, min(sent, capacity) */
 	bgeu	a3, t1, 1f
@@ -290,16 +340,11 @@ sreq_both:	/* (a send's tag is named) */
 	addi	t3, a4, -1			/* 1 .. S_SHORT_BYTES */
 	li	a3, S_SHORT_BYTES
 	bgeu	t3, a3, .Ls_general
-6:	LW_G(t3, mpi_senders)			/* credit_release: no minted credit out */
-	slli	a3, a0, S_SENDER_SHIFT
-	add	t3, t3, a3
-	lw	t3, S_SENDER_MINTED(t3)
-	bnez	t3, .Ls_general
+	MINTED_OUT .Ls_general
 	KQ_TAKE a3, t3, a1, .Ls_general		/* isq_take (t4: the table) */
 	sw	t0, 0(a7)			/* rreq_credit_back */
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
-	beqz	t1, 7f
 	add	t3, a5, a4			/* the words out */
 	mv	t4, a5
 2:	lw	a3, 0(t4)
@@ -307,36 +352,8 @@ sreq_both:	/* (a send's tag is named) */
 	addi	t4, t4, 4
 	addi	t2, t2, 4
 	bltu	t4, t3, 2b
-7:	lw	t3, 12(a2)			/* recv_finish: status, complete */
-	slli	t3, t3, 16
-	or	t3, t3, a0
-	sw	t3, L_REQ_SRCTAG(a6)
-	sw	t1, L_REQ_BYTES(a6)
-	LW_G(a4, mpi_me)			/* a4: this PE */
-	lhu	t4, L_REQ_FLAGS(a6)
-	andi	t3, t4, L_RF_ARMED_READER
-	beqz	t3, 3f
-	slli	t3, a4, 22
-	srli	a3, a6, 2
-	or	t3, t3, a3
-	li	a3, 1
-	SEND(6, t3, a3)				/* iwr: its waiter resumes */
-	j	4f
-3:	ori	t4, t4, L_RF_COMPLETE
-	sh	t4, L_REQ_FLAGS(a6)
-4:	UNREF	a6
-	LW_G(t0, mpi_idx_credit)		/* credit_release: the send request's credit */
-	slli	t0, t0, 16
-	slli	t3, a0, 22
-	or	t0, t0, t3
-	or	t0, t0, a4
-	li	t3, 1
-	SEND(3, t0, t3)
-	beqz	t1, 8f
-	LW_G(t0, mpi_inbound)			/* the buffer it asked for is filled */
-	addi	t0, t0, -1
-	lui	t3, %hi(mpi_inbound)
-	sw	t0, %lo(mpi_inbound)(t3)
+	RECEIVED
+	INBOUND -2				/* the creation's, and the buffer's (filled) */
 	andi	a0, a5, -4			/* the buffer back (mpi_tmp_free_buffered) */
 	addi	a1, t1, 8
 	li	t0, S_TMP_SMALL_BYTES
@@ -345,8 +362,18 @@ sreq_both:	/* (a send's tag is named) */
 	sw	t0, 0(a0)
 	lui	t0, %hi(mpi_tmp_small_free)
 	sw	a0, %lo(mpi_tmp_small_free)(t0)
-8:	ret
+	ret
 5:	tail	mpi_tmp_free_buffered
+.Ls_empty:	/* an empty message: the receive completes */
+	MINTED_OUT .Ls_general
+	KQ_TAKE a3, t3, a1, .Ls_general		/* isq_take (t4: the table) */
+	sw	t0, 0(a7)			/* rreq_credit_back */
+	sh	zero, L_REQ_ISQ_COUNT(a6)
+	sw	zero, L_REQ_ISQ_REQ(a6)
+	RECEIVED
+	INBOUND -1
+	ret
 .Ls_general:
+	INBOUND -1
 	tail	sreq_arrived
 	.size	sreq_both, . - sreq_both

@@ -66,25 +66,12 @@ static unsigned idx_segment_reply;
 static emx_thread_fn *request_tmpl;
 enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
-/* The invoked threads, one per kind (slot 1 + kind): a0 = requester PE | bits << 10 (a
- * send request's: mpi_sreq_thread, by hand in sreq.S, as this but with its usual case; with
- * matching on both sides mpi_sreq_thread_both, arrivals.S).
- * The frame goes back first and the core is a tail call, so the thread saves no
- * register: the cores read the words before they take any frame (mpi_internal.h). */
-static void rreq_thread(uint32_t v, uint32_t unused, uint32_t cont) {
-  (void)unused, (void)cont;
-  uint32_t *f = emx_frame();
-  emx_frame_free(f);
-  --mpi_inbound;
-  rreq_arrived_words(v & 0x3ff, v >> 10, f + ARGS);
-}
-static void tmp_thread(uint32_t v, uint32_t unused, uint32_t cont) {
-  (void)unused, (void)cont;
-  uint32_t *f = emx_frame();
-  emx_frame_free(f);
-  --mpi_inbound;
-  tmp_alloc_arrived(v & 0x3ff, v >> 10, f + ARGS);
-}
+/* The invoked threads, one per kind (slot 1 + kind), all by hand: a0 = requester PE | bits
+ * << 10, the frame in tp, the words from ARGS (word 4, checked in receiver_match.c). The
+ * frame goes back first, the words are read after. A send request's: mpi_sreq_thread
+ * (sreq.S) with matching on the receiver only, mpi_sreq_thread_both (arrivals.S) with
+ * both sides; a receive request's: mpi_rreq_thread (arrivals.S); a tmp request's:
+ * mpi_tmp_thread (tmp_answer.S). */
 
 /* On the target: a frame for a requester's creation (arg16 = its PE). The usual case,
  * a frame in the free list, calls nothing. */
@@ -385,6 +372,6 @@ void creation_init(void) {
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
   request_tmpl[1 + REQ_SREQ] = mpi_matching == MATCH_BOTH ? mpi_sreq_thread_both : mpi_sreq_thread;
-  request_tmpl[1 + REQ_RREQ] = rreq_thread;
-  request_tmpl[1 + REQ_TMP] = tmp_thread;
+  request_tmpl[1 + REQ_RREQ] = mpi_rreq_thread;
+  request_tmpl[1 + REQ_TMP] = mpi_tmp_thread;
 }

@@ -105,17 +105,27 @@
 .endm
 
 /* A creation's thread done with its frame (tp): the frame back to its free list
- * (emx_frame_free), the creation's inbound count down (creation.c's threads; sreq.S has
- * the same). Uses t0, t3. */
-.macro FRAME_FREE
+ * (emx_frame_free). Uses t0. */
+.macro FRAME_BACK_ONLY
 	LW_G(t0, __emx_frame_pool)
 	sw	t0, 0(tp)
 	lui	t0, %hi(__emx_frame_pool)
 	sw	tp, %lo(__emx_frame_pool)(t0)
+.endm
+
+/* mpi_inbound += \n (a creation's count: -1 when its thread runs; sreq.S has the
+ * same). Uses t0, t3. */
+.macro INBOUND n
 	LW_G(t0, mpi_inbound)
-	addi	t0, t0, -1
+	addi	t0, t0, \n
 	lui	t3, %hi(mpi_inbound)
 	sw	t0, %lo(mpi_inbound)(t3)
+.endm
+
+/* The frame back and the creation's inbound count down (creation.c's threads). */
+.macro FRAME_FREE
+	FRAME_BACK_ONLY
+	INBOUND -1
 .endm
 
 #endif

@@ -424,6 +424,8 @@ void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 /* The send request's thread (sreq.S): its usual case by hand, else sreq_arrived. */
 void mpi_sreq_thread(uint32_t v, uint32_t unused, uint32_t cont);
 void mpi_sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont); /* arrivals.S */
+void mpi_tmp_thread(uint32_t v, uint32_t unused, uint32_t cont);       /* tmp_answer.S */
+void mpi_rreq_thread(uint32_t v, uint32_t unused, uint32_t cont);      /* arrivals.S */
 /* A creation's frame holds the request's words from this word on (creation.c). */
 enum { REQ_ARGS_WORD = 4 };
 void sreq_both(unsigned pe, unsigned bits, const uint32_t *w); /* matching on both sides */

@@ -1,4 +1,15 @@
-/* The temporary buffer's answer by hand (credits.c's mpi_h_tmp_answer, a special packet's
+/* The buffered protocol's temporary buffer by hand: the receiver's thread that gives it
+ * (mpi_tmp_thread) and the sender's handler of its answer (mpi_h_tmp_answer).
+ *
+ * mpi_tmp_thread, creation.c's thread of a tmp request (its frame in tp, the words from
+ * ARGS: the bytes, the answer's special address word; a0 the requester | bits << 10): the
+ * usual case, a buffer of the small ones' free list (pool.c's mpi_tmp_alloc_buffered),
+ * goes back in the answer at once; the frame goes back, and the creation's inbound count
+ * stays as it was (the frame's is done, the buffer's runs until the send request that
+ * fills it: sreq_core, sreq.S, arrivals.S). Anything else: sender_match.c's
+ * tmp_alloc_arrived, as creation.c's threads call it.
+ *
+ * The temporary buffer's answer by hand (credits.c's mpi_h_tmp_answer, a special packet's
  * handler): its usual case, the only send queued to PE arg16 asked for the buffer with its
  * credit and got it (a0 = the buffer there), a short message (at most 4 * SHORT_WORDS bytes
  * from its word boundary) to another PE, an op cell at hand, no staged records. Its data by
@@ -11,6 +22,7 @@
  * sender_match.c). */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
+#include "sreq_layout.h"
 #include "mpi_asm.h"
 
 	.text
@@ -109,3 +121,27 @@ mpi_h_tmp_answer:
 .Lc:
 	tail	tmp_answer_general
 	.size	mpi_h_tmp_answer, . - mpi_h_tmp_answer
+
+	.globl	mpi_tmp_thread
+	.type	mpi_tmp_thread, @function
+	.p2align 2
+mpi_tmp_thread:
+	lw	a1, 16(tp)			/* a1: the bytes */
+	li	t0, S_TMP_SMALL_BYTES
+	bltu	t0, a1, .Lalloc
+	LW_G(t1, mpi_tmp_small_free)		/* t1: the buffer */
+	beqz	t1, .Lalloc
+	lw	t2, 0(t1)
+	lui	t0, %hi(mpi_tmp_small_free)
+	sw	t2, %lo(mpi_tmp_small_free)(t0)
+	lw	a2, 20(tp)
+	SEND(3, a2, t1)				/* the answer (special) */
+	FRAME_BACK_ONLY
+	ret
+.Lalloc:
+	FRAME_FREE
+	addi	a2, tp, 16
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	tail	tmp_alloc_arrived
+	.size	mpi_tmp_thread, . - mpi_tmp_thread

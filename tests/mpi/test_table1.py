@@ -69,7 +69,7 @@ TRACE = re.compile(r"^\s*(\d+)\s+[\d.]+ us\s+PE (\d+)\s+thread start (\S+)")
 # What may run on a rank after its posting loop: the barrier's resumptions, and the
 # work of the *peer's* receives (its segment request, its receive request's thread),
 # which this rank serves when its own thread ends.
-ALLOWED_AFTER_LOOP = {"resume", "mpi_h_segment", "rreq_thread"}
+ALLOWED_AFTER_LOOP = {"resume", "mpi_h_segment", "mpi_rreq_thread"}
 
 
 class PreIssueAccounting(unittest.TestCase):
