@@ -347,23 +347,12 @@ sreq_both:	/* (a send's tag is named) */
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	add	t3, a5, a4			/* the words out */
 	mv	t4, a5
-2:	lw	a3, 0(t4)
-	sw	a3, 0(t2)
-	addi	t4, t4, 4
-	addi	t2, t2, 4
-	bltu	t4, t3, 2b
+	COPY_WORDS t4, t2, t3, a3
 	RECEIVED
 	INBOUND -2				/* the creation's, and the buffer's (filled) */
 	andi	a0, a5, -4			/* the buffer back (mpi_tmp_free_buffered) */
 	addi	a1, t1, 8
-	li	t0, S_TMP_SMALL_BYTES
-	bltu	t0, a1, 5f
-	LW_G(t0, mpi_tmp_small_free)
-	sw	t0, 0(a0)
-	lui	t0, %hi(mpi_tmp_small_free)
-	sw	a0, %lo(mpi_tmp_small_free)(t0)
-	ret
-5:	tail	mpi_tmp_free_buffered
+	TMP_BACK
 .Ls_empty:	/* an empty message: the receive completes */
 	MINTED_OUT .Ls_general
 	KQ_TAKE a3, t3, a1, .Ls_general		/* isq_take (t4: the table) */

@@ -104,6 +104,29 @@
 6:
 .endm
 
+/* The words from \from up to \end (at least one) to \to; \from and \to advance. */
+.macro COPY_WORDS from, to, end, tmp
+8:	lw	\tmp, 0(\from)
+	sw	\tmp, 0(\to)
+	addi	\from, \from, 4
+	addi	\to, \to, 4
+	bltu	\from, \end, 8b
+.endm
+
+/* The temporary buffer a0 of a1 bytes (the message's + 8) back, and return
+ * (mpi_tmp_free_buffered): a small one to its free list, else free() by a tail call.
+ * S_TMP_SMALL_BYTES: sreq_layout.h. Uses t0. */
+.macro TMP_BACK
+	li	t0, S_TMP_SMALL_BYTES
+	bltu	t0, a1, 7f
+	LW_G(t0, mpi_tmp_small_free)
+	sw	t0, 0(a0)
+	lui	t0, %hi(mpi_tmp_small_free)
+	sw	a0, %lo(mpi_tmp_small_free)(t0)
+	ret
+7:	tail	mpi_tmp_free_buffered
+.endm
+
 /* A creation's thread done with its frame (tp): the frame back to its free list
  * (emx_frame_free). Uses t0. */
 .macro FRAME_BACK_ONLY

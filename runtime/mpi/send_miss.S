@@ -89,36 +89,8 @@ send_miss:
 	or	t0, t0, a2
 	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
 .Lqueue:	/* ... joins the receiver's outbox */
-	LW_G(t0, mpi_outboxes)
-	slli	t1, a1, 4
-	slli	t2, a1, 2
-	add	t1, t1, t2
-	add	t0, t0, t1			/* t0: the outbox (20 bytes each) */
-	lw	t1, L_OB_TAIL(t0)
-	beqz	t1, 4f
-	sw	a7, 0(t1)
-	j	5f
-4:	sw	a7, L_OB_HEAD(t0)
-5:	sw	a7, L_OB_TAIL(t0)
-	LA(t1, mpi_outbox_pending)
-	lw	t2, 0(t1)
-	addi	t2, t2, 1
-	sw	t2, 0(t1)
-	lw	t1, L_OB_CREATES(t0)
-	addi	t1, t1, 1
-	sw	t1, L_OB_CREATES(t0)
-	lw	t1, L_OB_ASKED(t0)		/* the operand segment, unless two are asked */
-	li	t2, L_MAX_ASKED
-	bgeu	t1, t2, 6f
-	addi	t1, t1, 1
-	sw	t1, L_OB_ASKED(t0)
-	LW_G(t1, mpi_idx_segment)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t1, t1, 16
-	slli	a1, a1, 22
-	or	t1, t1, a1
-	or	t1, t1, t3
-	SEND(3, t1, zero)			/* spec */
-6:	li	a0, 0
+	OUTBOX_CREATE a7, a1, t3
+	li	a0, 0
 	ret
 .Ltmp:	/* Buffered (sendq_add with its credit, ask_tmp): the send waits in its receiver's
 	 * queue, its temporary buffer asked for by a creation of two words (the bytes and

@@ -24,10 +24,8 @@
  * the words: left intact up to the last branch to .Lc. */
 #include "irecv_layout.h"
 #include "sreq_layout.h"
+#include "mpi_asm.h"
 
-#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
-#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
-#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
 #define R(off) ((off) - S_REQ_PRQ)	/* a request's field from its prq link */
 
 /* t0 = the credits minted for the sender and not retired (credit_release: with none
@@ -50,19 +48,6 @@
 	SEND(3, t0, t3)
 .endm
 
-/* The frame back to its free list (emx_frame_free) and the creation's inbound count
- * down (creation.c's threads). Uses t0, t3. */
-.macro FRAME_BACK
-	LW_G(t0, __emx_frame_pool)
-	sw	t0, 0(tp)
-	lui	t0, %hi(__emx_frame_pool)
-	sw	tp, %lo(__emx_frame_pool)(t0)
-	LW_G(t0, mpi_inbound)
-	addi	t0, t0, -1
-	lui	t3, %hi(mpi_inbound)
-	sw	t0, %lo(mpi_inbound)(t3)
-.endm
-
 /* The send's completion (behind the read at the sender, if any), the receive out of the
  * posted list (dl_remove), its status, the frame back; a5 the status (srctag), t2 = its
  * flags without RF_IN_PRQ after. Uses t0, t3; keeps t1, t5, t6. */
@@ -79,7 +64,7 @@
 	sw	a5, R(L_REQ_SRCTAG)(a4)
 	sw	t5, R(L_REQ_BYTES)(a4)
 	andi	t2, t2, ~S_RF_IN_PRQ
-	FRAME_BACK
+	FRAME_FREE
 .endm
 
 /* The receive completes (req_complete): a flag, or an I-structure write of its done
@@ -203,22 +188,11 @@ mpi_sreq_thread:
 	lw	t3, R(L_REQ_BUF)(a4)
 	add	t6, t6, t1			/* the words out */
 	mv	t0, t1
-3:	lw	t4, 0(t0)
-	sw	t4, 0(t3)
-	addi	t0, t0, 4
-	addi	t3, t3, 4
-	bltu	t0, t6, 3b
+	COPY_WORDS t0, t3, t6, t4
 	COMPLETE
 	andi	a0, t1, -4			/* the buffer back (mpi_tmp_free_buffered) */
 	addi	a1, t5, 8
-	li	t0, S_TMP_SMALL_BYTES
-	bltu	t0, a1, 6f
-	LW_G(t0, mpi_tmp_small_free)
-	sw	t0, 0(a0)
-	lui	t0, %hi(mpi_tmp_small_free)
-	sw	a0, %lo(mpi_tmp_small_free)(t0)
-	ret
-6:	tail	mpi_tmp_free_buffered
+	TMP_BACK
 .Ltag_any:	/* the receive's tag MPI_ANY_TAG? */
 	lui	t0, S_TAG_ANY_HI
 	or	t0, t0, a0
@@ -238,6 +212,6 @@ mpi_sreq_thread:
 	COMPLETE
 	ret
 .Lc:
-	FRAME_BACK
+	FRAME_FREE
 	tail	sreq_arrived
 	.size	mpi_sreq_thread, .-mpi_sreq_thread
