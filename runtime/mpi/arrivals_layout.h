@@ -37,7 +37,9 @@
 #define L_OB_TAIL 4
 #define L_OB_CREATES 8
 #define L_OB_ASKED 12
-#define L_OB_BYTES 20
+#define L_OB_DRAINED 16
+#define L_OB_BYTES 32            /* (a power of two: L_OB_SHIFT) */
+#define L_OB_SHIFT 5
 #define L_OP_HDR 4              /* outbox_op: op, kind, bits, n */
 #define L_OP_W 8
 #define L_MAX_ASKED 2
@@ -46,5 +48,6 @@
 #define L_SQ_TMP_STATE 0x700    /* SQ_QUEUED | SQ_CREDIT | SQ_TMP, buffered's bits (0) */
 #define L_OP_TMP_HDR 0x02000200 /* outbox_op: OP_CREATE, REQ_TMP, no bits, 2 words */
 #define L_OPT_SREQ_INLINE 3     /* mpi_options.sreq_inline */
+#define L_REQ_ARGS 4            /* REQ_ARGS_WORD: the first word of a frame's request */
 
 #endif

@@ -29,6 +29,7 @@ typedef struct {
   outbox_op *head, *tail;
   uint32_t creates, asked; /* creations waiting; operand segments asked for */
   struct drain_waiter *drained; /* computations waiting for the outbox to empty */
+  uint32_t pad[3]; /* 32 bytes: the hand-written paths index by a shift */
 } outbox;
 /* On the stack of a computation waiting in proto_drain_wait (several computations of a
  * rank may call MPI at once, MPI_THREAD_MULTIPLE), or an op cell (pooled: MPI_Irecv
@@ -47,7 +48,10 @@ enum { MAX_ASKED = 2 };
 _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
                    __builtin_offsetof(outbox, tail) == L_OB_TAIL &&
                    __builtin_offsetof(outbox, creates) == L_OB_CREATES &&
-                   __builtin_offsetof(outbox, asked) == L_OB_ASKED && sizeof(outbox) == L_OB_BYTES &&
+                   __builtin_offsetof(outbox, asked) == L_OB_ASKED &&
+                   __builtin_offsetof(outbox, drained) == L_OB_DRAINED &&
+                   sizeof(outbox) == L_OB_BYTES && L_OB_BYTES == 1 << L_OB_SHIFT && REQ_ARGS_WORD == L_REQ_ARGS &&
+                   EMX_PKT_syswr == 4 && EMX_PKT_invoke1 == 0 && OP_CREATE == 0 &&
                    __builtin_offsetof(outbox_op, next) == 0 &&
                    __builtin_offsetof(outbox_op, op) == L_OP_HDR &&
                    __builtin_offsetof(outbox_op, kind) == L_OP_HDR + 1 &&
@@ -56,7 +60,7 @@ _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
                    __builtin_offsetof(outbox_op, w) == L_OP_W && OP_CREATE == 0 && REQ_SREQ == 0 &&
                    MAX_ASKED == L_MAX_ASKED && EMX_PKT_special == 3 &&
                    L_OP_TMP_HDR == (OP_CREATE | REQ_TMP << 8 | 2u << 24),
-               "send_miss.S: the outbox's layout");
+               "send_miss.S, segment_reply.S: the outbox's layout");
 
 outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */
 uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) */
@@ -131,7 +135,8 @@ static void send_removal_now(unsigned pe, uint32_t request, unsigned side) {
 /* What follows a creation's invocation, off the usual path (its own function, so that
  * the reply's handler calls nothing): the messages queued behind it up to the next
  * creation, and the computations waiting for an empty outbox. */
-static void __attribute__((noinline)) after_invocation(outbox *b, unsigned target) {
+void proto_after_invocation(outbox *b, unsigned target);
+void __attribute__((noinline)) proto_after_invocation(outbox *b, unsigned target) {
   for (outbox_op *o = b->head; o && o->op != OP_CREATE; o = b->head) {
     send_removal_now(target, o->w[0], o->bits);
     b->head = o->next;
@@ -155,8 +160,11 @@ static void __attribute__((noinline, noreturn)) segment_unasked(void) {
 
 /* On the requester: the frame for the oldest waiting creation of `target`: its words by
  * remote writes, the invocation; then the messages queued behind it leave, up to the
- * next creation. */
-static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) {
+ * next creation. The handler is segment_reply.S (its usual case by hand), this its
+ * general form. */
+void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr);
+void segment_reply_general(uint32_t frame, uint32_t target, uint32_t addr);
+void segment_reply_general(uint32_t frame, uint32_t target, uint32_t addr) {
   (void)addr;
   target &= 0x3ff;
   outbox *b = &mpi_outboxes[target];
@@ -185,9 +193,9 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
   --mpi_outbox_pending;
   if (!b->head) {
     b->tail = 0;
-    if (__builtin_expect(b->drained != 0, 0)) after_invocation(b, target);
+    if (__builtin_expect(b->drained != 0, 0)) proto_after_invocation(b, target);
   } else if (__builtin_expect(b->head->op != OP_CREATE, 0)) {
-    after_invocation(b, target);
+    proto_after_invocation(b, target);
   }
 }
 EMX_HANDLER(mpi_h_segment_reply);
@@ -360,7 +368,7 @@ int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
   pool_put(&mpi_op_pool, o);
   --mpi_outbox_pending;
   if (b->head == 0) b->tail = 0;
-  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) after_invocation(b, pe);
+  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) proto_after_invocation(b, pe);
   return MPI_SUCCESS;
 }
 

@@ -664,19 +664,9 @@ static inline int sendq_credit_now(mpi_request *s) {
   return 1;
 }
 /* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c): the usual
- * case, get or sync with a credit at hand, goes straight to the creation by a tail call,
- * saving no register; anything else through send_start (a tail call too). Inline, so that the creation's
- * words come from MPI_Isend's registers, not re-read from the request. */
-static inline int send_request_only(mpi_request *s) {
-  if (__builtin_expect(s->proto != PROTO_BUFFERED && !mpi_opt.staged_records &&
-                           sendq_credit_now(s),
-                       1)) {
-    COUNT(C_SEND_REQUESTS);
-    return proto_create4(s->pe, REQ_SREQ, s->proto, req_gaddr(s), (uint32_t)(uintptr_t)s->buf,
-                         s->capacity, s->tag | (uint32_t)s->ctx << 16);
-  }
-  return send_start_ok(s);
-}
+ * case, get or sync with a credit at hand, creates the send request by hand
+ * (send_miss.S); anything else goes through send_start. Returns MPI_SUCCESS. */
+int send_only(mpi_request *s);
 /* Queues s (its send request's data word and bits) until it heads its receiver's queue
  * with a credit; tmp: buffered, its temporary buffer is asked for once it has one. */
 void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp);
