@@ -67,6 +67,8 @@ uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) 
 mpi_pool mpi_op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
 unsigned mpi_idx_segment;
 static unsigned idx_segment_reply;
+static uint32_t segment_reply_word; /* emx_special_addr(0, idx_segment_reply, mpi_me) */
+static uint32_t me_gaddr;       /* emx_gaddr(mpi_me, 0) */
 static emx_thread_fn *request_tmpl;
 enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
@@ -112,19 +114,24 @@ static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
 }
 /* cont: 0, the answer goes to the requester's mpi_h_segment_reply; else the
  * continuation of the requesting computation, which waits for it (proto_direct_begin). */
+/* The answer goes as soon as the frame is known (on the critical path of every creation):
+ * its address word from segment_reply_word (mpi_h_segment_reply's index and this PE),
+ * the count after. */
 static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
   (void)addr;
-  ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
   uint32_t *f = __emx_frame_pool;
   if (__builtin_expect(!f, 0)) {
+    ++mpi_inbound;
     if (cont) segment_carved_to(cont);
     else segment_carved(requester);
     return;
   }
   __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
   f[0] = (uint32_t)(uintptr_t)request_tmpl;
-  if (cont) emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
-  else emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
+  const emx_gaddr_t g = me_gaddr | (uint32_t)(uintptr_t)f >> 2;
+  if (cont) emx_send(EMX_PKT_invoke1, cont, g);
+  else emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
+  ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
 }
 EMX_HANDLER(mpi_h_segment);
 
@@ -171,6 +178,14 @@ void segment_reply_general(uint32_t frame, uint32_t target, uint32_t addr) {
   outbox_op *o = b->head;
   if (__builtin_expect(!o || o->op != OP_CREATE, 0)) segment_unasked();
   const emx_gaddr_t g = frame + ARGS;
+  if (!o->n) { /* send_only's send request: the words from the send (segment_reply.S) */
+    const mpi_request *s = (const mpi_request *)(uintptr_t)o->w[0];
+    o->w[0] = req_gaddr(s);
+    o->w[1] = (uint32_t)(uintptr_t)s->buf;
+    o->w[2] = s->capacity;
+    o->w[3] = s->tag | (uint32_t)s->ctx << 16;
+    o->n = 4;
+  }
   if (__builtin_expect(target != mpi_me, 1)) { /* 2 or 4 words (proto_create) */
     emx_send(EMX_PKT_syswr, g, o->w[0]);
     emx_send(EMX_PKT_syswr, g + 1, o->w[1]);
@@ -396,9 +411,13 @@ void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
 
 int proto_peer_quiet(unsigned pe) { return mpi_outboxes[pe].head == 0; }
 
+void proto_sreq_thread(emx_thread_fn fn) { request_tmpl[1 + REQ_SREQ] = fn; }
+
 void creation_init(void) {
   mpi_idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
   idx_segment_reply = EMX_HANDLER_INDEX(mpi_h_segment_reply);
+  segment_reply_word = emx_special_addr(0, idx_segment_reply, mpi_me);
+  me_gaddr = emx_gaddr(mpi_me, 0);
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");

@@ -423,6 +423,9 @@ enum { REQ_SREQ, REQ_RREQ, REQ_TMP, REQ_KINDS };
 void sreq_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 /* The send request's thread (sreq.S): its usual case by hand, else sreq_arrived. */
 void mpi_sreq_thread(uint32_t v, uint32_t unused, uint32_t cont);
+void mpi_sreq_thread_general(uint32_t v, uint32_t unused, uint32_t cont); /* (sreq.S) */
+/* The send request's thread (creation.c's template): matching_init's choice. */
+void proto_sreq_thread(emx_thread_fn fn);
 /* A creation's frame holds the request's words from this word on (creation.c). */
 enum { REQ_ARGS_WORD = 4 };
 void sreq_both(unsigned pe, unsigned bits, const uint32_t *w); /* matching on both sides */

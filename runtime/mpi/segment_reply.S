@@ -1,8 +1,9 @@
 /* mpi_h_segment_reply by hand (creation.c: the C form is segment_reply_general): on the
  * requester, the operand segment for the oldest creation waiting in the target's outbox.
- * The request's words go first by remote writes, then the invocation (on the critical
- * path of every send request: the fewer instructions before the writes the better), then
- * the outbox's bookkeeping. a0: the frame's global address, a1: the target's PE.
+ * The request's words go first by remote writes (from the op, or, for a send request
+ * that send_only queued with no words, from the send itself: its op's header is then
+ * just its bits << 16), then the invocation (on the critical path of every send
+ * request), then the outbox's bookkeeping. a0: the frame's global address, a1: the target's PE.
  * Anything unusual (no creation at the head, a creation on this PE): the C form, before
  * any change; what queued behind the creation and waiting computations:
  * proto_after_invocation. Offsets: arrivals_layout.h (checked in creation.c). */
@@ -25,14 +26,39 @@ mpi_h_segment_reply:
 	bnez	t0, .Lgeneral			/* not a creation */
 	LW_G(t1, mpi_me)			/* t1: this PE */
 	beq	t1, a1, .Lgeneral
-	addi	a2, a0, L_REQ_ARGS		/* the words (2 or 4) by remote writes */
+	lw	a3, L_OP_HDR(a5)		/* a3: op | kind << 8 | bits << 16 | n << 24 */
+	addi	a2, a0, L_REQ_ARGS		/* the words by remote writes */
+	srli	t2, a3, 24
+	bnez	t2, .Lwords
+	/* No words in the op: a send request (send_only), its four words from the request */
+	lw	a6, L_OP_W(a5)			/* a6: the send */
+	slli	t0, t1, 22
+	srli	t2, a6, 2
+	or	t0, t0, t2
+	SEND(4, a2, t0)				/* its global address */
+	lw	t0, L_REQ_BUF(a6)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)				/* the data */
+	lw	t0, L_REQ_CAPACITY(a6)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)				/* the bytes */
+	lhu	t0, L_REQ_PE + 2(a6)
+	lhu	t2, L_REQ_CTX(a6)
+	slli	t2, t2, 16
+	or	t0, t0, t2
+	addi	a2, a2, 1
+	SEND(4, a2, t0)				/* tag | context << 16 */
+	addi	t0, a0, 1			/* slot 1 + REQ_SREQ (0) */
+	srli	t2, a3, 6			/* requester PE | bits << 10 */
+	or	t2, t2, t1
+	SEND(0, t0, t2)
+	j	.Linvoked
+.Lwords:	/* 2 or 4 words in the op */
 	lw	t0, L_OP_W(a5)
 	SEND(4, a2, t0)
-	lw	a3, L_OP_HDR(a5)		/* a3: op | kind << 8 | bits << 16 | n << 24 */
 	lw	t0, L_OP_W + 4(a5)
 	addi	a2, a2, 1
 	SEND(4, a2, t0)
-	srli	t2, a3, 24
 	li	t0, 2
 	beq	t2, t0, 1f
 	lw	t0, L_OP_W + 8(a5)
@@ -50,6 +76,7 @@ mpi_h_segment_reply:
 	slli	t2, t2, 10
 	or	t2, t2, t1
 	SEND(0, t0, t2)
+.Linvoked:
 	lw	t0, L_OB_CREATES(a4)		/* one creation less */
 	lw	t2, L_OB_ASKED(a4)
 	addi	t0, t0, -1

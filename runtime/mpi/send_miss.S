@@ -22,7 +22,8 @@
  * the receiver empty -- creates the send request (as send_start's proto_create4 would):
  * the credit, the operand segment asked for first (the answer's handler runs only after
  * this computation ends, so nothing is lost by asking before the op is written), then
- * the op with the request's four words heads the outbox. Returns MPI_SUCCESS. Anything
+ * the op heads the outbox: the send request's kind and bits, no words (n 0) but the send
+ * itself, whose four words the answer's handler (segment_reply.S) writes from it. Returns MPI_SUCCESS. Anything
  * else: send_start (send_start_ok), before any change. */
 	.globl	send_only
 	.type	send_only, @function
@@ -65,23 +66,9 @@ send_only:
 	lw	t1, 0(a7)			/* the op out of its pool ... */
 	sw	t1, 0(a6)
 	sw	zero, 0(a7)
-	slli	t1, a5, 16			/* a send request (kind 0), its bits, 4 words */
-	lui	t2, 4 << 12
-	or	t1, t1, t2
+	slli	t1, a5, 16			/* a send request (kind 0), its bits, no words: */
 	sw	t1, L_OP_HDR(a7)
-	slli	t1, t3, 22
-	srli	t2, a0, 2
-	or	t1, t1, t2
-	sw	t1, L_OP_W(a7)			/* the request's global address */
-	lw	t1, L_REQ_BUF(a0)
-	sw	t1, L_OP_W + 4(a7)		/* the data */
-	lw	t1, L_REQ_CAPACITY(a0)
-	sw	t1, L_OP_W + 8(a7)		/* the bytes */
-	lhu	t1, L_REQ_PE + 2(a0)
-	lhu	t2, L_REQ_CTX(a0)
-	slli	t2, t2, 16
-	or	t1, t1, t2
-	sw	t1, L_OP_W + 12(a7)		/* tag | context << 16 */
+	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
 	sw	a7, L_OB_HEAD(t0)		/* ... heads the empty outbox */
 	sw	a7, L_OB_TAIL(t0)
 	li	t1, 1

@@ -1,7 +1,7 @@
 /* The receiver's usual send request by hand, as the original had its hot paths in
  * assembly: the thread a send request's creation invokes (creation.c's template, slot 1 +
- * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else all in
- * C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
+ * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else
+ * matching_init chooses mpi_sreq_thread_general: all in C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
  * a wildcard or held one), buffers and size word aligned. What the C path's usual cases
  * do (receiver_match.c: sreq_arrived):
  * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block read of
@@ -108,8 +108,6 @@ mpi_sreq_thread:
 	addi	a2, tp, 16			/* the words (creation.c: ARGS) */
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
-	LW_G(t0, mpi_sreq_hand)			/* receiver only, EM-X's block read */
-	beqz	t0, .Lc
 	LW_G(a3, mpi_me)			/* a3: this PE */
 	beq	a0, a3, .Lc
 	LA(t0, mpi_posted)			/* a4: the oldest posted receive's link */
@@ -237,6 +235,13 @@ mpi_sreq_thread:
 	CREDIT
 	COMPLETE
 	ret
+/* The thread's entry when the cases here cannot apply (no block read on this machine,
+ * matching_init chooses): all to sreq_arrived. */
+	.globl	mpi_sreq_thread_general
+mpi_sreq_thread_general:
+	addi	a2, tp, 16
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
 .Lc:
 	FRAME_BACK
 	tail	sreq_arrived
