@@ -66,9 +66,10 @@ outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */
 uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) */
 mpi_pool mpi_op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
 unsigned mpi_idx_segment;
+uint32_t mpi_segment_word; /* emx_special_addr(0, mpi_idx_segment, mpi_me) (send_miss.S) */
 static unsigned idx_segment_reply;
 static uint32_t segment_reply_word; /* emx_special_addr(0, idx_segment_reply, mpi_me) */
-static uint32_t me_gaddr;       /* emx_gaddr(mpi_me, 0) */
+uint32_t mpi_me_gaddr;          /* emx_gaddr(mpi_me, 0) (sreq.S too) */
 static emx_thread_fn *request_tmpl;
 enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
@@ -128,7 +129,7 @@ static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
   }
   __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
   f[0] = (uint32_t)(uintptr_t)request_tmpl;
-  const emx_gaddr_t g = me_gaddr | (uint32_t)(uintptr_t)f >> 2;
+  const emx_gaddr_t g = mpi_me_gaddr | (uint32_t)(uintptr_t)f >> 2;
   if (cont) emx_send(EMX_PKT_invoke1, cont, g);
   else emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
   ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
@@ -415,9 +416,10 @@ void proto_sreq_thread(emx_thread_fn fn) { request_tmpl[1 + REQ_SREQ] = fn; }
 
 void creation_init(void) {
   mpi_idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
+  mpi_segment_word = emx_special_addr(0, mpi_idx_segment, mpi_me);
   idx_segment_reply = EMX_HANDLER_INDEX(mpi_h_segment_reply);
   segment_reply_word = emx_special_addr(0, idx_segment_reply, mpi_me);
-  me_gaddr = emx_gaddr(mpi_me, 0);
+  mpi_me_gaddr = emx_gaddr(mpi_me, 0);
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");

@@ -69,11 +69,15 @@ _Static_assert(REQ_W_DONE == 0 && L_REQ_DONE == 0 && DONE_SET == 1 && REQ_ARGS_W
                    EMX_PKT_blockread == 11 && EMX_PKT_blockreadn == 12,
                "sreq.S's packets");
 
+EMX_HANDLER_DECLARE(mpi_h_credit);
+uint32_t mpi_credit_word; /* emx_special_addr(0, mpi_h_credit's index, mpi_me) (sreq.S) */
+
 void matching_init(void) {
   dl_init(&mpi_posted);
   dl_init(&mpi_unexpected);
   dl_init(&reserved_waiting);
   sreq_fast = mpi_matching != MATCH_BOTH;
+  mpi_credit_word = emx_special_addr(0, EMX_HANDLER_INDEX(mpi_h_credit), mpi_me);
   /* sreq.S's usual cases need EM-X's block read. */
   if (sreq_fast) proto_sreq_thread(mpi_block_reads ? mpi_sreq_thread : mpi_sreq_thread_general);
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);

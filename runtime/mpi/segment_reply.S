@@ -16,8 +16,7 @@
 	.type	mpi_h_segment_reply, @function
 	.p2align 2
 mpi_h_segment_reply:
-	andi	a1, a1, 0x3ff			/* a1: the target */
-	LW_G(a4, mpi_outboxes)
+	LW_G(a4, mpi_outboxes)			/* a1: the target (mpi_h_segment's PE) */
 	slli	a5, a1, L_OB_SHIFT
 	add	a4, a4, a5			/* a4: its outbox */
 	lw	a5, L_OB_HEAD(a4)		/* a5: the op */

@@ -49,17 +49,14 @@ send_only:
 	add	t0, t0, t1			/* t0: the outbox */
 	beqz	a7, .Lonly_general
 	lw	t1, L_OB_TAIL(t0)
-	lw	t2, L_OB_ASKED(t0)		/* (none asked when the outbox is empty) */
 	bnez	t1, .Lonly_general
-	LW_G(t3, mpi_me)			/* t3: this PE */
-	LW_G(t1, mpi_idx_segment)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t1, t1, 16
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
 	slli	t4, a1, 22
 	or	t1, t1, t4
-	or	t1, t1, t3
 	SEND(3, t1, zero)
-	addi	t2, t2, 1
-	sw	t2, L_OB_ASKED(t0)
+	li	t2, 1				/* one creation, one segment asked (the outbox */
+	sw	t2, L_OB_ASKED(t0)		/* was empty: none before) */
+	sw	t2, L_OB_CREATES(t0)
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
@@ -71,8 +68,6 @@ send_only:
 	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
 	sw	a7, L_OB_HEAD(t0)		/* ... heads the empty outbox */
 	sw	a7, L_OB_TAIL(t0)
-	li	t1, 1
-	sw	t1, L_OB_CREATES(t0)
 	LA(t1, mpi_outbox_pending)
 	lw	t2, 0(t1)
 	addi	t2, t2, 1
@@ -181,11 +176,9 @@ send_miss:
 	bgeu	t1, t2, 6f
 	addi	t1, t1, 1
 	sw	t1, L_OB_ASKED(t0)
-	LW_G(t1, mpi_idx_segment)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t1, t1, 16
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
 	slli	a1, a1, 22
 	or	t1, t1, a1
-	or	t1, t1, t3
 	SEND(3, t1, zero)			/* spec */
 6:	li	a0, 0
 	ret
