@@ -30,7 +30,7 @@ from emx import sim  # noqa: E402
 ROW = re.compile(r"^\s*(\d+)\s+[\d.]+\s+(\d+)\s+[\d.]+\s+(\d+)\s+[\d.]+\s+(\S+)\s*$")
 
 CREATION = ["proto_create", "proto_create4", "create_refill", "mpi_h_segment_reply",
-            "after_invocation", "emx_put"]
+            "segment_reply_general", "proto_after_invocation", "emx_put"]
 SEGMENT = ["mpi_h_segment", "segment_carved", "emx_frame_alloc", "__emx_frame_refill",
            "request_thread"]
 COMPLETION = ["MPI_Wait", "wait_named", "wait_blocking", "block_on", "mpi_wait_begin",
@@ -52,10 +52,10 @@ PATHS = [
      ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "mpi_irecv_post", "recv_start"]),
     ("send request, sender (MPI_Isend miss ... creation)", "naive",
      ["MPI_Isend", "start_send", "send_started", "send_start", "send_request",
-      "send_start_ok"] + CREATION +
+      "send_start_ok", "send_only"] + CREATION +
      ["mpi_h_credit"]),
     ("send request, on the receiver (matching)", "naive",
-     SEGMENT + ["mpi_sreq_thread", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",
+     SEGMENT + ["mpi_sreq_thread", "mpi_sreq_thread_general", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",
                 "record_new", "posted_match", "deliver"]),
     ("fetch (block read) and completion", "naive",
      ["fetch_from_sender", "fetch_start", "fetch_general", "fetch_grant", "block_issue",

@@ -37,7 +37,9 @@
 #define L_OB_TAIL 4
 #define L_OB_CREATES 8
 #define L_OB_ASKED 12
-#define L_OB_BYTES 20
+#define L_OB_DRAINED 16
+#define L_OB_BYTES 32            /* (a power of two: L_OB_SHIFT) */
+#define L_OB_SHIFT 5
 #define L_OP_HDR 4              /* outbox_op: op, kind, bits, n */
 #define L_OP_W 8
 #define L_MAX_ASKED 2
@@ -49,5 +51,6 @@
 #define L_SENDQ_PUTTING 14      /* send_queue.putting (tmp_answer.S, checked in credits.c) */
 #define L_SQ_TMP_CREDIT 0x600   /* SQ_TMP | SQ_CREDIT */
 #define L_MATCH_BOTH 0
+#define L_REQ_ARGS 4            /* REQ_ARGS_WORD: the first word of a frame's request */
 
 #endif

@@ -29,6 +29,7 @@ typedef struct {
   outbox_op *head, *tail;
   uint32_t creates, asked; /* creations waiting; operand segments asked for */
   struct drain_waiter *drained; /* computations waiting for the outbox to empty */
+  uint32_t pad[3]; /* 32 bytes: the hand-written paths index by a shift */
 } outbox;
 /* On the stack of a computation waiting in proto_drain_wait (several computations of a
  * rank may call MPI at once, MPI_THREAD_MULTIPLE), or an op cell (pooled: MPI_Irecv
@@ -47,7 +48,10 @@ enum { MAX_ASKED = 2 };
 _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
                    __builtin_offsetof(outbox, tail) == L_OB_TAIL &&
                    __builtin_offsetof(outbox, creates) == L_OB_CREATES &&
-                   __builtin_offsetof(outbox, asked) == L_OB_ASKED && sizeof(outbox) == L_OB_BYTES &&
+                   __builtin_offsetof(outbox, asked) == L_OB_ASKED &&
+                   __builtin_offsetof(outbox, drained) == L_OB_DRAINED &&
+                   sizeof(outbox) == L_OB_BYTES && L_OB_BYTES == 1 << L_OB_SHIFT && REQ_ARGS_WORD == L_REQ_ARGS &&
+                   EMX_PKT_syswr == 4 && EMX_PKT_invoke1 == 0 && OP_CREATE == 0 &&
                    __builtin_offsetof(outbox_op, next) == 0 &&
                    __builtin_offsetof(outbox_op, op) == L_OP_HDR &&
                    __builtin_offsetof(outbox_op, kind) == L_OP_HDR + 1 &&
@@ -56,13 +60,16 @@ _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
                    __builtin_offsetof(outbox_op, w) == L_OP_W && OP_CREATE == 0 && REQ_SREQ == 0 &&
                    MAX_ASKED == L_MAX_ASKED && EMX_PKT_special == 3 &&
                    L_OP_TMP_HDR == (OP_CREATE | REQ_TMP << 8 | 2u << 24),
-               "send_miss.S: the outbox's layout");
+               "send_miss.S, segment_reply.S: the outbox's layout");
 
 outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */
 uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) */
 mpi_pool mpi_op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
 unsigned mpi_idx_segment;
+uint32_t mpi_segment_word; /* emx_special_addr(0, mpi_idx_segment, mpi_me) (send_miss.S) */
 static unsigned idx_segment_reply;
+static uint32_t segment_reply_word; /* emx_special_addr(0, idx_segment_reply, mpi_me) */
+uint32_t mpi_me_gaddr;          /* emx_gaddr(mpi_me, 0) (sreq.S too) */
 static emx_thread_fn *request_tmpl;
 enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
@@ -85,19 +92,24 @@ static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
 }
 /* cont: 0, the answer goes to the requester's mpi_h_segment_reply; else the
  * continuation of the requesting computation, which waits for it (proto_direct_begin). */
+/* The answer goes as soon as the frame is known (on the critical path of every creation):
+ * its address word from segment_reply_word (mpi_h_segment_reply's index and this PE),
+ * the count after. */
 static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
   (void)addr;
-  ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
   uint32_t *f = __emx_frame_pool;
   if (__builtin_expect(!f, 0)) {
+    ++mpi_inbound;
     if (cont) segment_carved_to(cont);
     else segment_carved(requester);
     return;
   }
   __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
   f[0] = (uint32_t)(uintptr_t)request_tmpl;
-  if (cont) emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
-  else emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
+  const emx_gaddr_t g = mpi_me_gaddr | (uint32_t)(uintptr_t)f >> 2;
+  if (cont) emx_send(EMX_PKT_invoke1, cont, g);
+  else emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
+  ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
 }
 EMX_HANDLER(mpi_h_segment);
 
@@ -108,7 +120,8 @@ static void send_removal_now(unsigned pe, uint32_t request, unsigned side) {
 /* What follows a creation's invocation, off the usual path (its own function, so that
  * the reply's handler calls nothing): the messages queued behind it up to the next
  * creation, and the computations waiting for an empty outbox. */
-static void __attribute__((noinline)) after_invocation(outbox *b, unsigned target) {
+void proto_after_invocation(outbox *b, unsigned target);
+void __attribute__((noinline)) proto_after_invocation(outbox *b, unsigned target) {
   for (outbox_op *o = b->head; o && o->op != OP_CREATE; o = b->head) {
     send_removal_now(target, o->w[0], o->bits);
     b->head = o->next;
@@ -132,14 +145,25 @@ static void __attribute__((noinline, noreturn)) segment_unasked(void) {
 
 /* On the requester: the frame for the oldest waiting creation of `target`: its words by
  * remote writes, the invocation; then the messages queued behind it leave, up to the
- * next creation. */
-static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) {
+ * next creation. The handler is segment_reply.S (its usual case by hand), this its
+ * general form. */
+void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr);
+void segment_reply_general(uint32_t frame, uint32_t target, uint32_t addr);
+void segment_reply_general(uint32_t frame, uint32_t target, uint32_t addr) {
   (void)addr;
   target &= 0x3ff;
   outbox *b = &mpi_outboxes[target];
   outbox_op *o = b->head;
   if (__builtin_expect(!o || o->op != OP_CREATE, 0)) segment_unasked();
   const emx_gaddr_t g = frame + ARGS;
+  if (!o->n) { /* send_only's send request: the words from the send (segment_reply.S) */
+    const mpi_request *s = (const mpi_request *)(uintptr_t)o->w[0];
+    o->w[0] = req_gaddr(s);
+    o->w[1] = (uint32_t)(uintptr_t)s->buf;
+    o->w[2] = s->capacity;
+    o->w[3] = s->tag | (uint32_t)s->ctx << 16;
+    o->n = 4;
+  }
   if (__builtin_expect(target != mpi_me, 1)) { /* 2 or 4 words (proto_create) */
     emx_send(EMX_PKT_syswr, g, o->w[0]);
     emx_send(EMX_PKT_syswr, g + 1, o->w[1]);
@@ -162,9 +186,9 @@ static void mpi_h_segment_reply(uint32_t frame, uint32_t target, uint32_t addr) 
   --mpi_outbox_pending;
   if (!b->head) {
     b->tail = 0;
-    if (__builtin_expect(b->drained != 0, 0)) after_invocation(b, target);
+    if (__builtin_expect(b->drained != 0, 0)) proto_after_invocation(b, target);
   } else if (__builtin_expect(b->head->op != OP_CREATE, 0)) {
-    after_invocation(b, target);
+    proto_after_invocation(b, target);
   }
 }
 EMX_HANDLER(mpi_h_segment_reply);
@@ -337,7 +361,7 @@ int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
   pool_put(&mpi_op_pool, o);
   --mpi_outbox_pending;
   if (b->head == 0) b->tail = 0;
-  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) after_invocation(b, pe);
+  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) proto_after_invocation(b, pe);
   return MPI_SUCCESS;
 }
 
@@ -365,9 +389,14 @@ void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
 
 int proto_peer_quiet(unsigned pe) { return mpi_outboxes[pe].head == 0; }
 
+void proto_sreq_thread(emx_thread_fn fn) { request_tmpl[1 + REQ_SREQ] = fn; }
+
 void creation_init(void) {
   mpi_idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
+  mpi_segment_word = emx_special_addr(0, mpi_idx_segment, mpi_me);
   idx_segment_reply = EMX_HANDLER_INDEX(mpi_h_segment_reply);
+  segment_reply_word = emx_special_addr(0, idx_segment_reply, mpi_me);
+  mpi_me_gaddr = emx_gaddr(mpi_me, 0);
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");

@@ -70,13 +70,11 @@
 
 /* The creation's op \op joins the outbox of PE \pe (creation.c's create after the op is
  * filled: enqueue, the count of creations) and the operand segment is asked for unless two
- * are asked already; \me this PE. Uses t0, t1, t2. */
-.macro OUTBOX_CREATE op, pe, me
+ * are asked already (mpi_segment_word names this PE). Uses t0, t1, t2. */
+.macro OUTBOX_CREATE op, pe
 	LW_G(t0, mpi_outboxes)
-	slli	t1, \pe, 4
-	slli	t2, \pe, 2
-	add	t1, t1, t2
-	add	t0, t0, t1			/* t0: the outbox (20 bytes each) */
+	slli	t1, \pe, L_OB_SHIFT
+	add	t0, t0, t1			/* t0: the outbox */
 	lw	t1, L_OB_TAIL(t0)
 	beqz	t1, 4f
 	sw	\op, 0(t1)
@@ -95,11 +93,9 @@
 	bgeu	t1, t2, 6f
 	addi	t1, t1, 1
 	sw	t1, L_OB_ASKED(t0)
-	LW_G(t1, mpi_idx_segment)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t1, t1, 16
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
 	slli	t2, \pe, 22
 	or	t1, t1, t2
-	or	t1, t1, \me
 	SEND(3, t1, zero)			/* spec */
 6:
 .endm

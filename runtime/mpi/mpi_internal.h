@@ -426,6 +426,9 @@ void mpi_sreq_thread(uint32_t v, uint32_t unused, uint32_t cont);
 void mpi_sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont); /* arrivals.S */
 void mpi_tmp_thread(uint32_t v, uint32_t unused, uint32_t cont);       /* tmp_answer.S */
 void mpi_rreq_thread(uint32_t v, uint32_t unused, uint32_t cont);      /* arrivals.S */
+void mpi_sreq_thread_general(uint32_t v, uint32_t unused, uint32_t cont); /* (sreq.S) */
+/* The send request's thread (creation.c's template): matching_init's choice. */
+void proto_sreq_thread(emx_thread_fn fn);
 /* A creation's frame holds the request's words from this word on (creation.c). */
 enum { REQ_ARGS_WORD = 4 };
 void sreq_both(unsigned pe, unsigned bits, const uint32_t *w); /* matching on both sides */
@@ -667,19 +670,9 @@ static inline int sendq_credit_now(mpi_request *s) {
   return 1;
 }
 /* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c): the usual
- * case, get or sync with a credit at hand, goes straight to the creation by a tail call,
- * saving no register; anything else through send_start (a tail call too). Inline, so that the creation's
- * words come from MPI_Isend's registers, not re-read from the request. */
-static inline int send_request_only(mpi_request *s) {
-  if (__builtin_expect(s->proto != PROTO_BUFFERED && !mpi_opt.staged_records &&
-                           sendq_credit_now(s),
-                       1)) {
-    COUNT(C_SEND_REQUESTS);
-    return proto_create4(s->pe, REQ_SREQ, s->proto, req_gaddr(s), (uint32_t)(uintptr_t)s->buf,
-                         s->capacity, s->tag | (uint32_t)s->ctx << 16);
-  }
-  return send_start_ok(s);
-}
+ * case, get or sync with a credit at hand, creates the send request by hand
+ * (send_miss.S); anything else goes through send_start. Returns MPI_SUCCESS. */
+int send_only(mpi_request *s);
 /* Queues s (its send request's data word and bits) until it heads its receiver's queue
  * with a credit; tmp: buffered, its temporary buffer is asked for once it has one. */
 void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp);

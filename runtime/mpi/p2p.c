@@ -208,7 +208,7 @@ start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int de
   s->flags |= RF_ACTIVE;
   s->comm = comm;
   *request = req_handle(s);
-  if (mpi_matching != MATCH_BOTH) return send_request_only(s); /* no lookup here */
+  if (mpi_matching != MATCH_BOTH) return send_only(s); /* no lookup here */
   if (bytes <= 4 * SHORT_WORDS && put_to_posted(s->pe, s->tag, s->ctx, s->buf, bytes, 1)) {
     s->flags |= RF_COMPLETE;
     return MPI_SUCCESS;

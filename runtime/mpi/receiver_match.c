@@ -31,7 +31,6 @@ dl_list mpi_posted;         /* unmatched receives, in posting order (sreq.S read
 dl_list mpi_unexpected;     /* unmatched send requests, in arrival order */
 unsigned mpi_wild_pending;  /* unmatched MPI_ANY_SOURCE receives */
 static unsigned sreq_fast;  /* matching on the receiver only: sreq_arrived's usual case */
-unsigned mpi_sreq_hand;     /* ... on EM-X with its block read: sreq.S's usual cases */
 static mpi_pool record_pool = {.cell_bytes = sizeof(send_record)};
 /* A matched message read through a chunk buffer (below): CHUNK_BYTES, or the smaller one
  * reserved at MPI_Init (it costs every PE its bytes for good: on EM-4 the heap is small),
@@ -70,12 +69,17 @@ _Static_assert(REQ_W_DONE == 0 && L_REQ_DONE == 0 && DONE_SET == 1 && REQ_ARGS_W
                    EMX_PKT_blockread == 11 && EMX_PKT_blockreadn == 12,
                "sreq.S's packets");
 
+EMX_HANDLER_DECLARE(mpi_h_credit);
+uint32_t mpi_credit_word; /* emx_special_addr(0, mpi_h_credit's index, mpi_me) (sreq.S) */
+
 void matching_init(void) {
   dl_init(&mpi_posted);
   dl_init(&mpi_unexpected);
   dl_init(&reserved_waiting);
   sreq_fast = mpi_matching != MATCH_BOTH;
-  mpi_sreq_hand = sreq_fast && mpi_block_reads;
+  mpi_credit_word = emx_special_addr(0, EMX_HANDLER_INDEX(mpi_h_credit), mpi_me);
+  /* sreq.S's usual cases need EM-X's block read. */
+  if (sreq_fast) proto_sreq_thread(mpi_block_reads ? mpi_sreq_thread : mpi_sreq_thread_general);
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
   if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }

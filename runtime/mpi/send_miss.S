@@ -16,6 +16,72 @@
 #include "mpi_asm.h"
 
 	.text
+/* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c; a0: the new
+ * send request): the usual case -- get or sync, nothing waiting for credits to the
+ * receiver and a credit at hand, no staged records, an op cell at hand, the outbox to
+ * the receiver empty -- creates the send request (as send_start's proto_create4 would):
+ * the credit, the operand segment asked for first (the answer's handler runs only after
+ * this computation ends, so nothing is lost by asking before the op is written), then
+ * the op heads the outbox: the send request's kind and bits, no words (n 0) but the send
+ * itself, whose four words the answer's handler (segment_reply.S) writes from it. Returns MPI_SUCCESS. Anything
+ * else: send_start (send_start_ok), before any change. */
+	.globl	send_only
+	.type	send_only, @function
+	.p2align 2
+send_only:
+	lbu	a5, L_REQ_PROTO(a0)		/* a5: the protocol */
+	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
+	LW_G(a3, mpi_send_queues)		/* a3: the send queue to the receiver */
+	beqz	a5, .Lonly_general		/* buffered: C */
+	lui	t0, %hi(mpi_opt + L_OPT_STAGED)	/* staged records: C */
+	lbu	t0, %lo(mpi_opt + L_OPT_STAGED)(t0)
+	slli	a4, a1, L_SENDQ_SHIFT
+	add	a3, a3, a4
+	bnez	t0, .Lonly_general
+	lw	a4, L_DL_NEXT(a3)
+	bne	a4, a3, .Lonly_general		/* sends wait before it */
+	lhu	a4, L_SENDQ_CREDITS(a3)		/* a4: the credits at hand */
+	LA(a6, mpi_op_pool)
+	lw	a7, 0(a6)			/* a7: the op */
+	beqz	a4, .Lonly_general
+	LW_G(t0, mpi_outboxes)
+	slli	t1, a1, L_OB_SHIFT
+	add	t0, t0, t1			/* t0: the outbox */
+	beqz	a7, .Lonly_general
+	lw	t1, L_OB_TAIL(t0)
+	bnez	t1, .Lonly_general
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t4, a1, 22
+	or	t1, t1, t4
+	SEND(3, t1, zero)
+	li	t2, 1				/* one creation, one segment asked (the outbox */
+	sw	t2, L_OB_ASKED(t0)		/* was empty: none before) */
+	sw	t2, L_OB_CREATES(t0)
+	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
+	sh	a4, L_SENDQ_CREDITS(a3)
+	sw	zero, L_REQ_FIX(a0)		/* not queued */
+	lw	t1, 0(a7)			/* the op out of its pool ... */
+	sw	t1, 0(a6)
+	sw	zero, 0(a7)
+	slli	t1, a5, 16			/* a send request (kind 0), its bits, no words: */
+	sw	t1, L_OP_HDR(a7)
+	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
+	sw	a7, L_OB_HEAD(t0)		/* ... heads the empty outbox */
+	sw	a7, L_OB_TAIL(t0)
+	LA(t1, mpi_outbox_pending)
+	lw	t2, 0(t1)
+	addi	t2, t2, 1
+	sw	t2, 0(t1)
+	LA(t4, mpi_counters)
+	lw	t1, L_COUNT_SEND_REQUESTS(t4)
+	addi	t1, t1, 1
+	sw	t1, L_COUNT_SEND_REQUESTS(t4)
+	li	a0, 0
+	ret
+.Lonly_general:
+	tail	send_start_ok
+	.size	send_only, . - send_only
+
 	.globl	send_miss
 	.type	send_miss, @function
 	.p2align 2
@@ -89,7 +155,7 @@ send_miss:
 	or	t0, t0, a2
 	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
 .Lqueue:	/* ... joins the receiver's outbox */
-	OUTBOX_CREATE a7, a1, t3
+	OUTBOX_CREATE a7, a1
 	li	a0, 0
 	ret
 .Ltmp:	/* Buffered (sendq_add with its credit, ask_tmp): the send waits in its receiver's

@@ -1,7 +1,7 @@
 /* The receiver's usual send request by hand, as the original had its hot paths in
  * assembly: the thread a send request's creation invokes (creation.c's template, slot 1 +
- * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else all in
- * C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
+ * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else
+ * matching_init chooses mpi_sreq_thread_general: all in C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
  * a wildcard or held one), buffers and size word aligned. What the C path's usual cases
  * do (receiver_match.c: sreq_arrived):
  * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block read of
@@ -40,17 +40,15 @@
 /* The send request's credit back: emx_invoke(pe, mpi_idx_credit, mpi_me, 1); a7 = the
  * sender's PE << 22. Uses t0, t3. */
 .macro CREDIT
-	LW_G(t0, mpi_idx_credit)
-	slli	t0, t0, 16
+	LW_G(t0, mpi_credit_word)
 	or	t0, t0, a7
-	or	t0, t0, a3
 	li	t3, 1
 	SEND(3, t0, t3)
 .endm
 
 /* The send's completion (behind the read at the sender, if any), the receive out of the
- * posted list (dl_remove), its status, the frame back; a5 the status (srctag), t2 = its
- * flags without RF_IN_PRQ after. Uses t0, t3; keeps t1, t5, t6. */
+ * posted list (dl_remove), its status, the frame back; a5 the status (srctag), t2 its
+ * flags (RF_IN_PRQ still set: the caller clears it). Uses t0, t3; keeps t1, t5, t6. */
 .macro SENT
 	lw	t0, 0(a2)
 	li	t3, 1
@@ -63,7 +61,6 @@
 	sw	a4, 4(a4)
 	sw	a5, R(L_REQ_SRCTAG)(a4)
 	sw	t5, R(L_REQ_BYTES)(a4)
-	andi	t2, t2, ~S_RF_IN_PRQ
 	FRAME_FREE
 .endm
 
@@ -78,11 +75,27 @@
 4:	sh	t2, R(S_REQ_FLAGS)(a4)
 	addi	t0, a4, -S_REQ_PRQ
 	srli	t0, t0, 2
-	slli	t3, a3, 22
-	or	t0, t0, t3
+	or	t0, t0, a6
 	li	t3, 1
 	SEND(6, t0, t3)
 5:
+.endm
+
+/* After the block read of get and sync: the send's completion, the posted list, the
+ * status (SENT), the flags, the words read (`op t3, t3, words`: one word needs no shift),
+ * the credit; the thread ends. */
+.macro READ_OUT op, words
+	SENT
+	xori	t2, t2, S_RF_IN_PRQ | S_RF_READING /* out of the list; a test of it waits */
+	sh	t2, R(S_REQ_FLAGS)(a4)			/* for the read (set, clear before) */
+	LA(t0, mpi_counters)
+	lw	t3, S_COUNT_FETCHED(t0)
+	\op	t3, t3, \words
+	sw	t3, S_COUNT_FETCHED(t0)
+	MINTED					/* the credit (looked at once the read is out) */
+	bnez	t0, .Lretire
+	CREDIT
+	ret
 .endm
 
 	.text
@@ -93,10 +106,9 @@ mpi_sreq_thread:
 	addi	a2, tp, 16			/* the words (creation.c: ARGS) */
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
-	LW_G(t0, mpi_sreq_hand)			/* receiver only, EM-X's block read */
-	beqz	t0, .Lc
-	LW_G(a3, mpi_me)			/* a3: this PE */
-	beq	a0, a3, .Lc
+	LW_G(a6, mpi_me_gaddr)			/* a6: this PE << 22 */
+	slli	a7, a0, 22			/* a7: the sender's PE << 22 */
+	beq	a7, a6, .Lc
 	LA(t0, mpi_posted)			/* a4: the oldest posted receive's link */
 	lw	a4, L_DL_NEXT(t0)
 	beq	a4, t0, .Lc
@@ -128,36 +140,20 @@ mpi_sreq_thread:
 	li	t4, S_BLOCK_BYTES
 	bgeu	t0, t4, .Lrange
 	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
-	 * done (offset 0), a6 this PE << 22, a7 the sender's PE << 22. */
-	slli	a6, a3, 22
+	 * done (offset 0). */
 	srli	t3, t3, 2
 	or	t3, t3, a6
-	slli	a7, a0, 22
 	srli	t1, t1, 2
 	or	t1, t1, a7
 	addi	t4, a4, -S_REQ_PRQ
 	srli	t4, t4, 2
 	or	t4, t4, a6
-	srli	t6, t6, 2			/* t6: words */
-	addi	t0, t6, -1
+	srli	t0, t0, 2			/* t0: words - 1 */
 	bnez	t0, .Lmulti
 	SEND(11, t1, t3)			/* rdb: source, destination */
 	ori	t0, a7, 1
 	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
-.Lread:
-	SENT					/* the send's completion, posted list, status */
-	ori	t2, t2, S_RF_READING		/* a test of it waits for the read */
-	sh	t2, R(S_REQ_FLAGS)(a4)
-	LA(t0, mpi_counters)
-	lw	t3, S_COUNT_FETCHED(t0)
-	add	t3, t3, t6
-	sw	t3, S_COUNT_FETCHED(t0)
-	MINTED					/* the credit (looked at once the read is out) */
-	bnez	t0, .Lretire
-	CREDIT
-	ret
-.Lretire:
-	tail	credit_retire			/* a0: the sender's PE */
+	READ_OUT addi, 1			/* one word read */
 .Lmulti:	/* words - 1 without a completion, then the last word with it (the
 		 * completion writes the count, which done takes as DONE_SET only if 1) */
 	SEND(11, t1, t3)
@@ -168,7 +164,10 @@ mpi_sreq_thread:
 	SEND(11, t1, t3)
 	ori	t0, a7, 1
 	SEND(12, t0, t4)
-	j	.Lread
+	srli	t6, t6, 2
+	READ_OUT add, t6			/* t6 words read */
+.Lretire:
+	tail	credit_retire			/* a0: the sender's PE */
 
 .Lbuffered:	/* t0 = bytes - 1, t1 the data in this PE's temporary buffer, t3 the receive
 		 * buffer */
@@ -178,8 +177,8 @@ mpi_sreq_thread:
 	bnez	t0, .Lc
 	MINTED
 	bnez	t0, .Lc
-	slli	a7, a0, 22
 	SENT
+	andi	t2, t2, ~S_RF_IN_PRQ
 	CREDIT
 	LW_G(t0, mpi_inbound)			/* the buffer it asked for is filled */
 	addi	t0, t0, -1
@@ -206,11 +205,18 @@ mpi_sreq_thread:
 .Lzero:	/* an empty message, any protocol: it completes here and now */
 	MINTED
 	bnez	t0, .Lc
-	slli	a7, a0, 22
 	SENT
+	andi	t2, t2, ~S_RF_IN_PRQ
 	CREDIT
 	COMPLETE
 	ret
+/* The thread's entry when the cases here cannot apply (no block read on this machine,
+ * matching_init chooses): all to sreq_arrived. */
+	.globl	mpi_sreq_thread_general
+mpi_sreq_thread_general:
+	addi	a2, tp, 16
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
 .Lc:
 	FRAME_FREE
 	tail	sreq_arrived

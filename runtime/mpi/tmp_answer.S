@@ -116,7 +116,7 @@ mpi_h_tmp_answer:
 	slli	t4, t4, 16
 	or	t3, t3, t4
 	sw	t3, L_OP_W + 12(t6)		/* tag | context << 16 */
-	OUTBOX_CREATE t6, a3, a7
+	OUTBOX_CREATE t6, a3
 	ret
 .Lc:
 	tail	tmp_answer_general

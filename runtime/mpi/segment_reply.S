@@ -1,0 +1,117 @@
+/* mpi_h_segment_reply by hand (creation.c: the C form is segment_reply_general): on the
+ * requester, the operand segment for the oldest creation waiting in the target's outbox.
+ * The request's words go first by remote writes (from the op, or, for a send request
+ * that send_only queued with no words, from the send itself: its op's header is then
+ * just its bits << 16), then the invocation (on the critical path of every send
+ * request), then the outbox's bookkeeping. a0: the frame's global address, a1: the target's PE.
+ * Anything unusual (no creation at the head, a creation on this PE): the C form, before
+ * any change; what queued behind the creation and waiting computations:
+ * proto_after_invocation. Offsets: arrivals_layout.h (checked in creation.c). */
+#include "irecv_layout.h"
+#include "arrivals_layout.h"
+#include "mpi_asm.h"
+
+	.text
+	.globl	mpi_h_segment_reply
+	.type	mpi_h_segment_reply, @function
+	.p2align 2
+mpi_h_segment_reply:
+	LW_G(a4, mpi_outboxes)			/* a1: the target (mpi_h_segment's PE) */
+	slli	a5, a1, L_OB_SHIFT
+	add	a4, a4, a5			/* a4: its outbox */
+	lw	a5, L_OB_HEAD(a4)		/* a5: the op */
+	beqz	a5, .Lgeneral
+	lbu	t0, L_OP_HDR(a5)
+	bnez	t0, .Lgeneral			/* not a creation */
+	LW_G(t1, mpi_me)			/* t1: this PE */
+	beq	t1, a1, .Lgeneral
+	lw	a3, L_OP_HDR(a5)		/* a3: op | kind << 8 | bits << 16 | n << 24 */
+	addi	a2, a0, L_REQ_ARGS		/* the words by remote writes */
+	srli	t2, a3, 24
+	bnez	t2, .Lwords
+	/* No words in the op: a send request (send_only), its four words from the request */
+	lw	a6, L_OP_W(a5)			/* a6: the send */
+	slli	t0, t1, 22
+	srli	t2, a6, 2
+	or	t0, t0, t2
+	SEND(4, a2, t0)				/* its global address */
+	lw	t0, L_REQ_BUF(a6)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)				/* the data */
+	lw	t0, L_REQ_CAPACITY(a6)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)				/* the bytes */
+	lhu	t0, L_REQ_PE + 2(a6)
+	lhu	t2, L_REQ_CTX(a6)
+	slli	t2, t2, 16
+	or	t0, t0, t2
+	addi	a2, a2, 1
+	SEND(4, a2, t0)				/* tag | context << 16 */
+	addi	t0, a0, 1			/* slot 1 + REQ_SREQ (0) */
+	srli	t2, a3, 6			/* requester PE | bits << 10 */
+	or	t2, t2, t1
+	SEND(0, t0, t2)
+	j	.Linvoked
+.Lwords:	/* 2 or 4 words in the op */
+	lw	t0, L_OP_W(a5)
+	SEND(4, a2, t0)
+	lw	t0, L_OP_W + 4(a5)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+	li	t0, 2
+	beq	t2, t0, 1f
+	lw	t0, L_OP_W + 8(a5)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+	lw	t0, L_OP_W + 12(a5)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+1:	srli	t0, a3, 8			/* the invocation: slot 1 + kind */
+	andi	t0, t0, 0xff
+	add	t0, t0, a0
+	addi	t0, t0, 1
+	srli	t2, a3, 16			/* requester PE | bits << 10 */
+	andi	t2, t2, 0xff
+	slli	t2, t2, 10
+	or	t2, t2, t1
+	SEND(0, t0, t2)
+.Linvoked:
+	lw	t0, L_OB_CREATES(a4)		/* one creation less */
+	lw	t2, L_OB_ASKED(a4)
+	addi	t0, t0, -1
+	sw	t0, L_OB_CREATES(a4)
+	bgeu	t0, t2, .Lask			/* one more waits: this answer's slot asks */
+	addi	t2, t2, -1
+	sw	t2, L_OB_ASKED(a4)
+.Lasked:
+	lw	t0, 0(a5)			/* t0: the next op */
+	sw	t0, L_OB_HEAD(a4)
+	LA(t2, mpi_op_pool)			/* the op back to its pool */
+	lw	t3, 0(t2)
+	sw	t3, 0(a5)
+	sw	a5, 0(t2)
+	LA(t2, mpi_outbox_pending)
+	lw	t3, 0(t2)
+	addi	t3, t3, -1
+	sw	t3, 0(t2)
+	bnez	t0, .Lnext
+	sw	zero, L_OB_TAIL(a4)
+	lw	t3, L_OB_DRAINED(a4)
+	bnez	t3, .Lafter			/* computations wait for the empty outbox */
+	ret
+.Lnext:	lbu	t3, L_OP_HDR(t0)
+	bnez	t3, .Lafter			/* a removal queued behind it leaves now */
+	ret
+.Lask:	LW_G(t2, mpi_idx_segment)		/* emx_invoke(target, mpi_h_segment, me, 0) */
+	slli	t2, t2, 16
+	slli	t0, a1, 22
+	or	t2, t2, t0
+	or	t2, t2, t1
+	SEND(3, t2, zero)
+	j	.Lasked
+.Lafter:
+	mv	a0, a4
+	tail	proto_after_invocation
+.Lgeneral:
+	tail	segment_reply_general
+	.size	mpi_h_segment_reply, . - mpi_h_segment_reply
