@@ -205,18 +205,24 @@ class TemporalDecoupling(unittest.TestCase):
     def test_compute_and_stream(self):
         self.assert_close("--pes", "16", "bench_stream", "4", "256")
 
+    def untraced_and_traced(self, args):
+        """The statistics of ARGS run untraced and with a tracer attached (which makes a
+        PE wait for its clock and for each stalled send)."""
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            r1, untraced = run_stats(*args)
+            r2, traced = run_stats("--trace", os.path.join(d, "t.json"), "--trace-pes", "0",
+                                   "--trace-window", "0:1", *args)
+        self.assertEqual((r1.returncode, r2.returncode), (0, 0), r1.stderr + r2.stderr)
+        return untraced, traced
+
     def test_lazy_stalls_match_waiting_stalls(self):
         # A PE whose output queue is full goes on with a provisional clock and takes its
         # stall clocks later (lazy stall accounting); with a tracer attached it waits
         # for the network at every stalled send instead. Same figures either way.
-        import tempfile
         for args in (("--pes", "16", "bench_stream", "4", "256"), ("bench_stream", "2", "1024"),
                      ("--config", "emx-thread-write", "--pes", "8", "bench_stream", "2", "256")):
-            with tempfile.TemporaryDirectory() as d:
-                r1, lazy = run_stats(*args)
-                r2, waiting = run_stats("--trace", os.path.join(d, "t.json"), "--trace-pes", "0",
-                                        "--trace-window", "0:1", *args)
-            self.assertEqual((r1.returncode, r2.returncode), (0, 0), r1.stderr + r2.stderr)
+            lazy, waiting = self.untraced_and_traced(args)
             self.assertEqual(lazy["cycles"], waiting["cycles"], args)
             self.assertEqual(results(lazy), results(waiting), args)
             self.assertEqual(pe_sum(lazy, "send_stall_cycles"), pe_sum(waiting, "send_stall_cycles"), args)
@@ -228,16 +234,11 @@ class TemporalDecoupling(unittest.TestCase):
         # clock first, and a thread that ends with sends floating and no head ready settles
         # them after that wait (Pe::next_thread, settle_late); traced, it waits for its
         # clock, and for each stalled send. Every figure of every PE is the same.
-        import tempfile
         for args in (("--pes", "16", "bench_mpi_ring", "20", "8", "0"),
                      ("--pes", "16", "bench_mpi_ring", "20", "8", "1"),
                      ("--pes", "4", "machine_checks", "backpressure"),
                      ("bench_stream", "2", "1024")):  # stalls settled late, idle after them
-            with tempfile.TemporaryDirectory() as d:
-                r1, fast = run_stats(*args)
-                r2, exact = run_stats("--trace", os.path.join(d, "t.json"), "--trace-pes", "0",
-                                      "--trace-window", "0:1", *args)
-            self.assertEqual((r1.returncode, r2.returncode), (0, 0), r1.stderr + r2.stderr)
+            fast, exact = self.untraced_and_traced(args)
             self.assertEqual(fast["cycles"], exact["cycles"], args)
             self.assertEqual(results(fast), results(exact), args)
             for pe, counters in exact["stats"]["pe"].items():
