@@ -75,9 +75,10 @@ enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
 /* The invoked threads, one per kind (slot 1 + kind), all by hand: a0 = requester PE | bits
  * << 10, the frame in tp, the words from ARGS (word 4, checked in receiver_match.c). The
- * frame goes back first, the words are read after. A send request's: mpi_sreq_thread
- * (sreq.S) with matching on the receiver only, mpi_sreq_thread_both (arrivals.S) with
- * both sides; a receive request's: mpi_rreq_thread (arrivals.S); a tmp request's:
+ * frame goes back first, the words are read after. A send request's (matching_init
+ * chooses): mpi_sreq_thread (sreq.S) with matching on the receiver only and EM-X's block
+ * read, mpi_sreq_thread_general (all in C) without it, mpi_sreq_thread_both (arrivals.S)
+ * with both sides; a receive request's: mpi_rreq_thread (arrivals.S); a tmp request's:
  * mpi_tmp_thread (tmp_answer.S). */
 
 /* On the target: a frame for a requester's creation (arg16 = its PE). The usual case,
@@ -400,7 +401,7 @@ void creation_init(void) {
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
   request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
   if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
-  request_tmpl[1 + REQ_SREQ] = mpi_matching == MATCH_BOTH ? mpi_sreq_thread_both : mpi_sreq_thread;
+  /* (slot 1 + REQ_SREQ: matching_init chooses, once the machine's block read is known) */
   request_tmpl[1 + REQ_RREQ] = mpi_rreq_thread;
   request_tmpl[1 + REQ_TMP] = mpi_tmp_thread;
 }
