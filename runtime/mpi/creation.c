@@ -193,6 +193,8 @@ void segment_reply_general(uint32_t frame, uint32_t target, uint32_t addr) {
   }
 }
 EMX_HANDLER(mpi_h_segment_reply);
+void mpi_h_segment_reply_separate(uint32_t frame, uint32_t target, uint32_t addr);
+EMX_HANDLER(mpi_h_segment_reply_separate); /* without the send's displacement form */
 
 /* A computation waits until pe's outbox is empty: every request it issued to pe has been
  * invoked there. MPI_Isend does not wait (it is local: the peer's handler may wait
@@ -395,7 +397,9 @@ void proto_sreq_thread(emx_thread_fn fn) { request_tmpl[1 + REQ_SREQ] = fn; }
 void creation_init(void) {
   mpi_idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
   mpi_segment_word = emx_special_addr(0, mpi_idx_segment, mpi_me);
-  idx_segment_reply = EMX_HANDLER_INDEX(mpi_h_segment_reply);
+  idx_segment_reply = emx_features() & EMX_FEATURE_SEND_DISPLACEMENT
+                          ? EMX_HANDLER_INDEX(mpi_h_segment_reply)
+                          : EMX_HANDLER_INDEX(mpi_h_segment_reply_separate);
   segment_reply_word = emx_special_addr(0, idx_segment_reply, mpi_me);
   mpi_me_gaddr = emx_gaddr(mpi_me, 0);
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);

@@ -5,6 +5,8 @@
 #define EMX_MPI_ASM_H
 
 #define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
+/* The base + displacement form (types 0..7): to the global address base + disp (words). */
+#define SENDD(type, base, disp, data) .insn s 0x2b, type, data, disp(base)
 #define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
 
@@ -135,15 +137,19 @@
 /* mpi_inbound += \n (a creation's count: -1 when its thread runs; sreq.S has the
  * same). Uses t0, t3. */
 .macro INBOUND n
-	LW_G(t0, mpi_inbound)
-	addi	t0, t0, \n
 	lui	t3, %hi(mpi_inbound)
+	lw	t0, %lo(mpi_inbound)(t3)
+	addi	t0, t0, \n
 	sw	t0, %lo(mpi_inbound)(t3)
 .endm
 
-/* The frame back and the creation's inbound count down (creation.c's threads). */
+/* The frame back and the creation's inbound count down (creation.c's threads). Uses t0,
+ * t3. */
 .macro FRAME_FREE
-	FRAME_BACK_ONLY
+	lui	t3, %hi(__emx_frame_pool)
+	lw	t0, %lo(__emx_frame_pool)(t3)
+	sw	t0, 0(tp)
+	sw	tp, %lo(__emx_frame_pool)(t3)
 	INBOUND -1
 .endm
 

@@ -11,12 +11,11 @@
 #include "arrivals_layout.h"
 #include "mpi_asm.h"
 
-	.text
-	.globl	mpi_h_segment_reply
-	.type	mpi_h_segment_reply, @function
-	.p2align 2
-mpi_h_segment_reply:
-	LW_G(a4, mpi_outboxes)			/* a1: the target (mpi_h_segment's PE) */
+/* The operand segment's frame in a0 (global address), the target in a1: to .Lgeneral
+ * unless a creation heads the target's outbox and the target is another PE. Then a4 the
+ * outbox, a5 the op, a3 its header (op | kind << 8 | bits << 16 | n << 24), t1 this PE. */
+.macro HEAD
+	LW_G(a4, mpi_outboxes)
 	slli	a5, a1, L_OB_SHIFT
 	add	a4, a4, a5			/* a4: its outbox */
 	lw	a5, L_OB_HEAD(a4)		/* a5: the op */
@@ -25,56 +24,79 @@ mpi_h_segment_reply:
 	bnez	t0, .Lgeneral			/* not a creation */
 	LW_G(t1, mpi_me)			/* t1: this PE */
 	beq	t1, a1, .Lgeneral
-	lw	a3, L_OP_HDR(a5)		/* a3: op | kind << 8 | bits << 16 | n << 24 */
-	addi	a2, a0, L_REQ_ARGS		/* the words by remote writes */
+	lw	a3, L_OP_HDR(a5)
+.endm
+
+/* A remote write or the invocation to base + disp (words): by the send's displacement
+ * form where the machine has it (d = 1), else by an address computed first (uses t3). */
+.macro SEND_AT type, base, disp, data, d
+.if \d
+	SENDD(\type, \base, \disp, \data)
+.else
+	addi	t3, \base, \disp
+	SEND(\type, t3, \data)
+.endif
+.endm
+
+/* The request's words by remote writes to a0 + L_REQ_ARGS, then the invocation. */
+.macro WORDS d
 	srli	t2, a3, 24
-	bnez	t2, .Lwords
+	bnez	t2, 2f
 	/* No words in the op: a send request (send_only), its four words from the request */
 	lw	a6, L_OP_W(a5)			/* a6: the send */
 	slli	t0, t1, 22
 	srli	t2, a6, 2
 	or	t0, t0, t2
-	SEND(4, a2, t0)				/* its global address */
+	SEND_AT 4, a0, L_REQ_ARGS, t0, \d	/* its global address */
 	lw	t0, L_REQ_BUF(a6)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)				/* the data */
+	SEND_AT 4, a0, L_REQ_ARGS + 1, t0, \d	/* the data */
 	lw	t0, L_REQ_CAPACITY(a6)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)				/* the bytes */
+	SEND_AT 4, a0, L_REQ_ARGS + 2, t0, \d	/* the bytes */
 	lhu	t0, L_REQ_PE + 2(a6)
 	lhu	t2, L_REQ_CTX(a6)
 	slli	t2, t2, 16
 	or	t0, t0, t2
-	addi	a2, a2, 1
-	SEND(4, a2, t0)				/* tag | context << 16 */
-	addi	t0, a0, 1			/* slot 1 + REQ_SREQ (0) */
+	SEND_AT 4, a0, L_REQ_ARGS + 3, t0, \d	/* tag | context << 16 */
 	srli	t2, a3, 6			/* requester PE | bits << 10 */
 	or	t2, t2, t1
-	SEND(0, t0, t2)
-	j	.Linvoked
-.Lwords:	/* 2 or 4 words in the op */
+	SEND_AT 0, a0, 1, t2, \d		/* slot 1 + REQ_SREQ (0) */
+	j	3f
+2:	/* 2 or 4 words in the op */
 	lw	t0, L_OP_W(a5)
-	SEND(4, a2, t0)
+	SEND_AT 4, a0, L_REQ_ARGS, t0, \d
 	lw	t0, L_OP_W + 4(a5)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
+	SEND_AT 4, a0, L_REQ_ARGS + 1, t0, \d
 	li	t0, 2
 	beq	t2, t0, 1f
 	lw	t0, L_OP_W + 8(a5)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
+	SEND_AT 4, a0, L_REQ_ARGS + 2, t0, \d
 	lw	t0, L_OP_W + 12(a5)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
+	SEND_AT 4, a0, L_REQ_ARGS + 3, t0, \d
 1:	srli	t0, a3, 8			/* the invocation: slot 1 + kind */
 	andi	t0, t0, 0xff
 	add	t0, t0, a0
-	addi	t0, t0, 1
 	srli	t2, a3, 16			/* requester PE | bits << 10 */
 	andi	t2, t2, 0xff
 	slli	t2, t2, 10
 	or	t2, t2, t1
-	SEND(0, t0, t2)
+	SEND_AT 0, t0, 1, t2, \d
+3:
+.endm
+
+	.text
+/* EM-X: the words by the send's displacement form. */
+	.globl	mpi_h_segment_reply
+	.type	mpi_h_segment_reply, @function
+	.p2align 2
+mpi_h_segment_reply:
+	HEAD
+	WORDS 1
+	j	.Linvoked
+/* A machine without it (creation_init chooses): each address computed. */
+	.globl	mpi_h_segment_reply_separate
+mpi_h_segment_reply_separate:
+	HEAD
+	WORDS 0
 .Linvoked:
 	lw	t0, L_OB_CREATES(a4)		/* one creation less */
 	lw	t2, L_OB_ASKED(a4)

@@ -20,8 +20,8 @@
  * receiver_match.c.
  *
  * Entry: a0 the sender's PE | bits << 10, tp the frame (the request's words from word 4:
- * send request, data address, bytes, tag | ctx << 16). Then a0 the PE, a1 the bits, a2
- * the words: left intact up to the last branch to .Lc. */
+ * send request, data address, bytes, tag | ctx << 16). Then a0 the PE, a1 the bits:
+ * left intact up to the last branch to .Lc, which points a2 at the words for C. */
 #include "irecv_layout.h"
 #include "sreq_layout.h"
 #include "mpi_asm.h"
@@ -38,21 +38,21 @@
 .endm
 
 /* The send request's credit back: emx_invoke(pe, mpi_idx_credit, mpi_me, 1); a7 = the
- * sender's PE << 22. Uses t0, t3. */
+ * sender's PE << 22, a3 = 1 (SENT). Uses t0. */
 .macro CREDIT
 	LW_G(t0, mpi_credit_word)
 	or	t0, t0, a7
-	li	t3, 1
-	SEND(3, t0, t3)
+	SEND(3, t0, a3)
 .endm
 
 /* The send's completion (behind the read at the sender, if any), the receive out of the
  * posted list (dl_remove), its status, the frame back; a5 the status (srctag), t2 its
- * flags (RF_IN_PRQ still set: the caller clears it). Uses t0, t3; keeps t1, t5, t6. */
+ * flags (RF_IN_PRQ still set: the caller clears it). Uses t0, t3; a3 = 1 (for CREDIT);
+ * keeps t1, t5, t6. */
 .macro SENT
-	lw	t0, 0(a2)
-	li	t3, 1
-	SEND(6, t0, t3)				/* iwr DONE_SET */
+	lw	t0, 16(tp)
+	li	a3, 1
+	SEND(6, t0, a3)				/* iwr DONE_SET */
 	lw	t0, 0(a4)
 	lw	t3, 4(a4)
 	sw	t3, 4(t0)
@@ -65,7 +65,7 @@
 .endm
 
 /* The receive completes (req_complete): a flag, or an I-structure write of its done
- * when a reader waits there; t2 = its flags. Uses t0, t3. */
+ * when a reader waits there; t2 = its flags, after SENT. Uses t0. */
 .macro COMPLETE
 	andi	t0, t2, S_RF_ARMED_READER
 	bnez	t0, 4f
@@ -76,8 +76,7 @@
 	addi	t0, a4, -S_REQ_PRQ
 	srli	t0, t0, 2
 	or	t0, t0, a6
-	li	t3, 1
-	SEND(6, t0, t3)
+	SEND(6, t0, a3)				/* a3 = 1 (SENT) */
 5:
 .endm
 
@@ -88,10 +87,10 @@
 	SENT
 	xori	t2, t2, S_RF_IN_PRQ | S_RF_READING /* out of the list; a test of it waits */
 	sh	t2, R(S_REQ_FLAGS)(a4)			/* for the read (set, clear before) */
-	LA(t0, mpi_counters)
-	lw	t3, S_COUNT_FETCHED(t0)
+	lui	t0, %hi(mpi_counters + S_COUNT_FETCHED)
+	lw	t3, %lo(mpi_counters + S_COUNT_FETCHED)(t0)
 	\op	t3, t3, \words
-	sw	t3, S_COUNT_FETCHED(t0)
+	sw	t3, %lo(mpi_counters + S_COUNT_FETCHED)(t0)
 	MINTED					/* the credit (looked at once the read is out) */
 	bnez	t0, .Lretire
 	CREDIT
@@ -102,17 +101,16 @@
 	.globl	mpi_sreq_thread
 	.type	mpi_sreq_thread, @function
 	.p2align 2
-mpi_sreq_thread:
-	addi	a2, tp, 16			/* the words (creation.c: ARGS) */
-	srli	a1, a0, 10
-	andi	a0, a0, 0x3ff
+mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the way to C */
+	srli	a1, a0, 10			/* a1: the bits */
+	andi	a0, a0, 0x3ff			/* a0: the sender's PE */
 	LW_G(a6, mpi_me_gaddr)			/* a6: this PE << 22 */
 	slli	a7, a0, 22			/* a7: the sender's PE << 22 */
 	beq	a7, a6, .Lc
 	LA(t0, mpi_posted)			/* a4: the oldest posted receive's link */
 	lw	a4, L_DL_NEXT(t0)
 	beq	a4, t0, .Lc
-	lw	a5, 12(a2)			/* a5: tag | ctx << 16 (then pe | tag << 16) */
+	lw	a5, 28(tp)			/* a5: tag | ctx << 16 (then pe | tag << 16) */
 	lhu	t1, R(L_REQ_CTX)(a4)
 	srli	t0, a5, 16
 	bne	t0, t1, .Lc
@@ -123,24 +121,38 @@ mpi_sreq_thread:
 1:	lhu	t2, R(S_REQ_FLAGS)(a4)		/* t2: its flags */
 	andi	t0, t2, S_RF_WILD_HELD
 	bnez	t0, .Lc
-	lw	t5, 8(a2)			/* t5: the bytes sent */
+	lw	t5, 24(tp)			/* t5: the bytes sent */
 	lw	t3, R(L_REQ_BUF)(a4)		/* t3: the receive buffer */
 	beqz	t3, .Lrange
 	lw	t4, R(L_REQ_CAPACITY)(a4)
 	mv	t6, t5				/* t6: the bytes taken, min(sent, capacity) */
 	bltu	t4, t5, .Ltruncated
-2:	lw	t1, 4(a2)			/* t1: the data (the sender's or the temporary buffer) */
+2:	lw	t1, 20(tp)			/* t1: the data (the sender's or the temporary buffer) */
 	or	t0, t1, t3
 	or	t0, t0, t6
 	andi	t0, t0, 3
 	bnez	t0, .Lc
-	addi	t0, t6, -1			/* 1 .. bytes */
 	andi	t4, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) */
 	beqz	t4, .Lbuffered
-	li	t4, S_BLOCK_BYTES
-	bgeu	t0, t4, .Lrange
+	li	t4, 4				/* one word (aligned: 4 bytes taken) */
+	bne	t6, t4, .Lwords
 	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
 	 * done (offset 0). */
+	srli	t3, t3, 2
+	or	t3, t3, a6
+	srli	t1, t1, 2
+	or	t1, t1, a7
+	SEND(11, t1, t3)			/* rdb: source, destination */
+	addi	t4, a4, -S_REQ_PRQ
+	srli	t4, t4, 2
+	or	t4, t4, a6
+	ori	t0, a7, 1
+	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
+	READ_OUT addi, 1			/* one word read */
+.Lwords:	/* none, or more than one word (up to the block read's limit) */
+	addi	t0, t6, -1			/* 1 .. bytes */
+	li	t4, S_BLOCK_BYTES
+	bgeu	t0, t4, .Lrange
 	srli	t3, t3, 2
 	or	t3, t3, a6
 	srli	t1, t1, 2
@@ -149,13 +161,8 @@ mpi_sreq_thread:
 	srli	t4, t4, 2
 	or	t4, t4, a6
 	srli	t0, t0, 2			/* t0: words - 1 */
-	bnez	t0, .Lmulti
-	SEND(11, t1, t3)			/* rdb: source, destination */
-	ori	t0, a7, 1
-	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
-	READ_OUT addi, 1			/* one word read */
-.Lmulti:	/* words - 1 without a completion, then the last word with it (the
-		 * completion writes the count, which done takes as DONE_SET only if 1) */
+	/* words - 1 without a completion, then the last word with it (the completion
+	 * writes the count, which done takes as DONE_SET only if 1) */
 	SEND(11, t1, t3)
 	or	a1, a7, t0
 	SEND(12, a1, zero)
@@ -169,8 +176,9 @@ mpi_sreq_thread:
 .Lretire:
 	tail	credit_retire			/* a0: the sender's PE */
 
-.Lbuffered:	/* t0 = bytes - 1, t1 the data in this PE's temporary buffer, t3 the receive
-		 * buffer */
+.Lbuffered:	/* t6 the bytes taken, t1 the data in this PE's temporary buffer, t3 the
+		 * receive buffer */
+	addi	t0, t6, -1
 	li	t4, S_SHORT_BYTES
 	bgeu	t0, t4, .Lrange
 	andi	t0, a1, S_SREQ_INLINE		/* (the data in the request: C) */
@@ -214,10 +222,10 @@ mpi_sreq_thread:
  * matching_init chooses): all to sreq_arrived. */
 	.globl	mpi_sreq_thread_general
 mpi_sreq_thread_general:
-	addi	a2, tp, 16
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
 .Lc:
+	addi	a2, tp, 16
 	FRAME_FREE
 	tail	sreq_arrived
 	.size	mpi_sreq_thread, .-mpi_sreq_thread
