@@ -68,14 +68,14 @@ send_only:
 	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
 	sw	a7, L_OB_HEAD(t0)		/* ... heads the empty outbox */
 	sw	a7, L_OB_TAIL(t0)
-	LA(t1, mpi_outbox_pending)
-	lw	t2, 0(t1)
+	lui	t1, %hi(mpi_outbox_pending)	/* (one instruction each once relaxed) */
+	lw	t2, %lo(mpi_outbox_pending)(t1)
 	addi	t2, t2, 1
-	sw	t2, 0(t1)
-	LA(t4, mpi_counters)
-	lw	t1, L_COUNT_SEND_REQUESTS(t4)
-	addi	t1, t1, 1
-	sw	t1, L_COUNT_SEND_REQUESTS(t4)
+	sw	t2, %lo(mpi_outbox_pending)(t1)
+	lui	t1, %hi(mpi_counters + L_COUNT_SEND_REQUESTS)
+	lw	t2, %lo(mpi_counters + L_COUNT_SEND_REQUESTS)(t1)
+	addi	t2, t2, 1
+	sw	t2, %lo(mpi_counters + L_COUNT_SEND_REQUESTS)(t1)
 	li	a0, 0
 	ret
 .Lonly_general:

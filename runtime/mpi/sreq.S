@@ -123,20 +123,18 @@ mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the wa
 	bnez	t0, .Lc
 	lw	t5, 24(tp)			/* t5: the bytes sent */
 	lw	t3, R(L_REQ_BUF)(a4)		/* t3: the receive buffer */
-	beqz	t3, .Lrange
 	lw	t4, R(L_REQ_CAPACITY)(a4)
-	mv	t6, t5				/* t6: the bytes taken, min(sent, capacity) */
-	bltu	t4, t5, .Ltruncated
-2:	lw	t1, 20(tp)			/* t1: the data (the sender's or the temporary buffer) */
-	or	t0, t1, t3
-	or	t0, t0, t6
+	lw	t1, 20(tp)			/* t1: the data (the sender's or the temporary buffer) */
+	andi	t0, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) of one word, */
+	beqz	t0, .Lsized
+	li	t0, 4
+	bne	t5, t0, .Lsized
+	bltu	t4, t0, .Lsized			/* room for it, */
+	or	t0, t1, t3			/* both aligned */
 	andi	t0, t0, 3
 	bnez	t0, .Lc
-	andi	t4, a1, S_SREQ_PROTO		/* get or sync (buffered is 0) */
-	beqz	t4, .Lbuffered
-	li	t4, 4				/* one word (aligned: 4 bytes taken) */
-	bne	t6, t4, .Lwords
-	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
+	beqz	t3, .Lc
+.Lone:	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
 	 * done (offset 0). */
 	srli	t3, t3, 2
 	or	t3, t3, a6
@@ -149,6 +147,18 @@ mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the wa
 	ori	t0, a7, 1
 	SEND(12, t0, t4)			/* rdbn: 1 word, completion: the receive's done */
 	READ_OUT addi, 1			/* one word read */
+.Lsized:	/* Any other size, or buffered: t6 the bytes taken, min(sent, capacity) */
+	beqz	t3, .Lrange
+	mv	t6, t5
+	bltu	t4, t5, .Ltruncated
+2:	or	t0, t1, t3
+	or	t0, t0, t6
+	andi	t0, t0, 3
+	bnez	t0, .Lc
+	andi	t4, a1, S_SREQ_PROTO
+	beqz	t4, .Lbuffered
+	li	t4, 4				/* one word taken of a longer message */
+	beq	t6, t4, .Lone
 .Lwords:	/* none, or more than one word (up to the block read's limit) */
 	addi	t0, t6, -1			/* 1 .. bytes */
 	li	t4, S_BLOCK_BYTES
