@@ -137,19 +137,15 @@
 /* mpi_inbound += \n (a creation's count: -1 when its thread runs; sreq.S has the
  * same). Uses t0, t3. */
 .macro INBOUND n
-	lui	t3, %hi(mpi_inbound)
-	lw	t0, %lo(mpi_inbound)(t3)
+	LW_G(t0, mpi_inbound)
 	addi	t0, t0, \n
+	lui	t3, %hi(mpi_inbound)
 	sw	t0, %lo(mpi_inbound)(t3)
 .endm
 
-/* The frame back and the creation's inbound count down (creation.c's threads). Uses t0,
- * t3. */
+/* The frame back and the creation's inbound count down (creation.c's threads). */
 .macro FRAME_FREE
-	lui	t3, %hi(__emx_frame_pool)
-	lw	t0, %lo(__emx_frame_pool)(t3)
-	sw	t0, 0(tp)
-	sw	tp, %lo(__emx_frame_pool)(t3)
+	FRAME_BACK_ONLY
 	INBOUND -1
 .endm
 
