@@ -534,6 +534,16 @@ static void test_status(suite *c) {
   CHECK(err2 == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE && small2[0] == 1 &&
             small2[1] == 2,
         "truncation, receive posted first: error %d, got %d %d", err2, small2[0], small2[1]);
+  /* Posted first and one word long: a longer message's first word only (with matching on
+   * the receiver the send request's thread reads that word alone, sreq.S). */
+  int one = 0;
+  MPI_Irecv(&one, 1, MPI_INT, c->prev, 75, quiet, &rt);
+  MPI_Barrier(quiet);
+  MPI_Isend(big, 3, MPI_INT, c->next, 75, quiet, &s);
+  const int err3 = MPI_Wait(&rt, &st);
+  MPI_Wait(&s, MPI_STATUS_IGNORE);
+  CHECK(err3 == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE && one == 1,
+        "truncation to one word: error %d, got %d", err3, one);
   MPI_Comm_free(&quiet);
 }
 
