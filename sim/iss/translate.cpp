@@ -174,34 +174,38 @@ class BlockEmitter {
 
   // Registers: false when the instruction would need more than the pools hold.
   bool allocate(const Decoded& d, const Operands& o) {
-    int x_need = 0, f_need = 0;
-    auto want_x = [&](unsigned r) { if (r != 0 && r != 32 && xmap_[r] < 0) ++x_need; };
-    auto want_f = [&](unsigned r) { if (fmap_[r] < 0) ++f_need; };
-    if (o.x1) want_x(d.rs1);
-    if (o.x2 && d.rs2 != d.rs1) want_x(d.rs2);
-    if (o.xd && d.rd != d.rs1 && !(o.x2 && d.rd == d.rs2)) want_x(d.rd);
-    if (o.f1) want_f(d.rs1);
-    if (o.f2 && d.rs2 != d.rs1) want_f(d.rs2);
-    const unsigned rs3 = d.rs3_rm & 31u;
-    if (o.f3 && rs3 != d.rs1 && rs3 != d.rs2) want_f(rs3);
-    if (o.fd && !((o.f1 && d.rd == d.rs1) || (o.f2 && d.rd == d.rs2) || (o.f3 && d.rd == rs3)))
-      want_f(d.rd);
-    if (nx_ + x_need > static_cast<int>(std::size(kIntPool)) || nf_ + f_need > kFpPool) return false;
-    auto map_x = [&](unsigned r) { if (r != 0 && r != 32 && xmap_[r] < 0) xmap_[r] = kIntPool[nx_++]; };
-    auto map_f = [&](unsigned r) { if (fmap_[r] < 0) fmap_[r] = 1 + nf_++; };
-    if (o.x1) map_x(d.rs1);
-    if (o.x2) map_x(d.rs2);
-    if (o.xd) {
-      map_x(d.rd);
-      if (d.rd != 32) xwritten_ |= 1u << d.rd;
+    // The registers the instruction names (a field it does not use may hold anything).
+    unsigned xs[3], fs[4];
+    int nxs = 0, nfs = 0;
+    if (o.x1) xs[nxs++] = d.rs1;
+    if (o.x2) xs[nxs++] = d.rs2;
+    if (o.xd) xs[nxs++] = d.rd;
+    if (o.f1) fs[nfs++] = d.rs1;
+    if (o.f2) fs[nfs++] = d.rs2;
+    if (o.f3) fs[nfs++] = d.rs3_rm & 31u;
+    if (o.fd) fs[nfs++] = d.rd;
+    int x_new = nx_, f_new = nf_;
+    int xmap[33], fmap[32];
+    std::copy(std::begin(xmap_), std::end(xmap_), xmap);
+    std::copy(std::begin(fmap_), std::end(fmap_), fmap);
+    for (int k = 0; k < nxs; ++k) {
+      const unsigned r = xs[k];
+      if (r == 0 || r == 32 || xmap[r] >= 0) continue;
+      if (x_new == static_cast<int>(std::size(kIntPool))) return false;
+      xmap[r] = kIntPool[x_new++];
     }
-    if (o.f1) map_f(d.rs1);
-    if (o.f2) map_f(d.rs2);
-    if (o.f3) map_f(rs3);
-    if (o.fd) {
-      map_f(d.rd);
-      fwritten_ |= 1u << d.rd;
+    for (int k = 0; k < nfs; ++k) {
+      const unsigned r = fs[k];
+      if (fmap[r] >= 0) continue;
+      if (f_new == kFpPool) return false;
+      fmap[r] = 1 + f_new++;
     }
+    std::copy(std::begin(xmap), std::end(xmap), xmap_);
+    std::copy(std::begin(fmap), std::end(fmap), fmap_);
+    nx_ = x_new;
+    nf_ = f_new;
+    if (o.xd && d.rd != 32) xwritten_ |= 1u << d.rd;
+    if (o.fd) fwritten_ |= 1u << d.rd;
     return true;
   }
 
