@@ -75,23 +75,16 @@ class Asm {
   // ALU opcodes (r/m, reg form) and their /ext for immediates
   enum Alu : int { ADD = 0, OR = 1, AND = 4, SUB = 5, XOR = 6, CMP = 7 };
   void alu_rr(Alu op, int dst, int src, bool w = false) { op_r({}, w, {static_cast<uint8_t>(op * 8 + 1)}, src, dst); }
+  // The immediate forms: 0x83 with a sign-extended byte when it fits, else 0x81.
+  static bool byte_imm(int32_t imm) { return imm >= -128 && imm <= 127; }
+  void imm_tail(int32_t imm) { byte_imm(imm) ? u8(static_cast<uint32_t>(imm)) : u32(static_cast<uint32_t>(imm)); }
   void alu_ri(Alu op, int dst, int32_t imm, bool w = false) {
-    if (imm >= -128 && imm <= 127) {
-      op_r({}, w, {0x83}, op, dst);
-      u8(static_cast<uint32_t>(imm));
-    } else {
-      op_r({}, w, {0x81}, op, dst);
-      u32(static_cast<uint32_t>(imm));
-    }
+    op_r({}, w, {static_cast<uint8_t>(byte_imm(imm) ? 0x83 : 0x81)}, op, dst);
+    imm_tail(imm);
   }
   void alu_mi(Alu op, const Mem& m, int32_t imm, bool w) {
-    if (imm >= -128 && imm <= 127) {
-      op_m({}, w, {0x83}, op, m);
-      u8(static_cast<uint32_t>(imm));
-    } else {
-      op_m({}, w, {0x81}, op, m);
-      u32(static_cast<uint32_t>(imm));
-    }
+    op_m({}, w, {static_cast<uint8_t>(byte_imm(imm) ? 0x83 : 0x81)}, op, m);
+    imm_tail(imm);
   }
   void cmp_rm(int reg, const Mem& m) { op_m({}, false, {0x3b}, reg, m); }       // cmp r32, [m]
   void add_rm64(int reg, const Mem& m) { op_m({}, true, {0x03}, reg, m); }      // add r64, [m]
