@@ -9,6 +9,10 @@
 // runs that instruction. So every simulated figure is the interpreter's; the fuzzer
 // (tests/reliability/fuzz/fuzz_iss.cpp) compares the two on random code.
 //
+// The semantics of the subset's rows are written here a second time, as host code: a
+// change to one of those rows in isa/*.def needs the same change in translate.cpp, and
+// reliability.fuzz_iss (which runs every case both ways) is what holds the two equal.
+//
 // The translation belongs to the decoded code (Hart::DecodedCode), so the PEs of a machine
 // that share one decoding share its blocks. Built only on x86-64 hosts; elsewhere (or with
 // Hart::translate off) run() is the interpreter alone.
