@@ -68,6 +68,7 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
     case Op::add: case Op::sub: case Op::sll: case Op::slt: case Op::sltu: case Op::xor_:
     case Op::srl: case Op::sra: case Op::or_: case Op::and_:
     case Op::mul: case Op::mulh: case Op::mulhsu: case Op::mulhu:
+    case Op::div: case Op::divu: case Op::rem: case Op::remu:
       o.x1 = o.x2 = o.xd = true;
       return true;
     case Op::flw: o.x1 = o.fd = true; return true;
@@ -262,6 +263,7 @@ class BlockEmitter {
         a_.mov_rr(xmap_[d.rd], RAX);
         break;
       }
+      case Op::div: case Op::divu: case Op::rem: case Op::remu: divide(d); break;
       case Op::lb: case Op::lh: case Op::lw: case Op::lbu: case Op::lhu: case Op::flw: load(k, d); break;
       case Op::sb: case Op::sh: case Op::sw: case Op::fsw: store(k, d); break;
       case Op::fadd_s: case Op::fsub_s: case Op::fmul_s: case Op::fmadd_s: {
@@ -392,6 +394,42 @@ class BlockEmitter {
     a_.mov_rr(RCX, src(d.rs2, RCX));
     a_.mov_rr(RAX, src(d.rs1, RAX));
     a_.shift_cl(op, RAX);
+    a_.mov_rr(xmap_[d.rd], RAX);
+  }
+  // RISC-V's division never traps: x / 0 = all ones, x % 0 = x, INT_MIN / -1 = INT_MIN,
+  // INT_MIN % -1 = 0 (isa/rv32m.def); the host's would, so those cases go around it.
+  void divide(const Decoded& d) {
+    if (d.rd == 32) return;
+    const bool is_signed = d.op == Op::div || d.op == Op::rem;
+    const bool quotient = d.op == Op::div || d.op == Op::divu;
+    a_.mov_rr(RCX, src(d.rs2, RCX));
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    Label by_zero, overflow, done;
+    a_.test_rr(RCX, RCX);
+    a_.jcc(E, by_zero);
+    if (is_signed) {
+      Label plain;
+      a_.alu_ri(Asm::CMP, RCX, -1);
+      a_.jcc(NE, plain);
+      a_.alu_ri(Asm::CMP, RAX, INT32_MIN);
+      a_.jcc(E, overflow);
+      a_.bind(plain);
+    }
+    a_.push(RDX);  // edx:eax is the dividend; rdx may hold a guest register
+    if (is_signed) a_.cdq();
+    else a_.alu_rr(Asm::XOR, RDX, RDX);
+    a_.div_r(is_signed, RCX);
+    if (!quotient) a_.mov_rr(RAX, RDX);
+    a_.pop(RDX);
+    a_.jmp(done);
+    a_.bind(by_zero);  // eax is x: the remainder
+    if (quotient) a_.mov_ri(RAX, ~0u);
+    if (is_signed) {
+      a_.jmp(done);
+      a_.bind(overflow);  // eax is INT_MIN: the quotient
+      if (!quotient) a_.alu_rr(Asm::XOR, RAX, RAX);
+    }
+    a_.bind(done);
     a_.mov_rr(xmap_[d.rd], RAX);
   }
   // eax = x[rs1] + imm

@@ -113,6 +113,8 @@ class Asm {
   enum Shift : int { ROR = 1, SHL = 4, SHR = 5, SAR = 7 };
   void shift_i(Shift op, int dst, uint8_t n, bool w = false) { op_r({}, w, {0xc1}, op, dst); u8(n); }
   void shift_cl(Shift op, int dst) { op_r({}, false, {0xd3}, op, dst); }
+  void cdq() { u8(0x99); }
+  void div_r(bool is_signed, int src) { op_r({}, false, {0xf7}, is_signed ? 7 : 6, src); }  // edx:eax / src
   void not_r(int dst) { op_r({}, false, {0xf7}, 2, dst); }
   void test_ri8(int reg8, uint8_t imm) { op_r({}, false, {0xf6}, 0, reg8, reg8 >= 4); u8(imm); }
   void test_mi8(const Mem& m, uint8_t imm) { op_m({}, false, {0xf6}, 0, m); u8(imm); }

@@ -109,5 +109,32 @@ TEST(Translate, NanResultIsCanonicalWithItsFlag) {
   if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode));
 }
 
+TEST(Translate, DivisionSpecialCases) {
+  using namespace enc;
+  auto op = [](unsigned f3, unsigned rd, unsigned rs1, unsigned rs2) { return r(0x33, f3, 1, rd, rs1, rs2); };
+  const unsigned kDiv = 4, kDivu = 5, kRem = 6, kRemu = 7;
+  const std::vector<uint32_t> code = {
+      op(kDiv, 16, 10, 11), op(kRem, 17, 10, 11), op(kDivu, 18, 10, 11), op(kRemu, 19, 10, 11),
+      j(0, 4),  // three blocks: fewer registers than the host holds
+      op(kDiv, 20, 12, 13), op(kRem, 21, 12, 13), op(kDiv, 22, 10, 0), op(kRem, 23, 10, 0),
+      j(0, 4),
+      op(kDivu, 24, 10, 0), op(kRemu, 25, 10, 0), addi(26, 0, 1), addi(27, 0, 2), kEnd};
+  Machine t(code, true), i(code, false);
+  for (Machine* m : {&t, &i}) {
+    m->hart->x[10] = static_cast<uint32_t>(-7);
+    m->hart->x[11] = 2;
+    m->hart->x[12] = 0x80000000u;
+    m->hart->x[13] = static_cast<uint32_t>(-1);
+    EXPECT_EQ(m->hart->run(1u << 20), Stop::stopped);
+  }
+  const uint32_t want[] = {static_cast<uint32_t>(-3), static_cast<uint32_t>(-1), 0x7ffffffcu, 1u,
+                           0x80000000u, 0u, ~0u, static_cast<uint32_t>(-7), ~0u,
+                           static_cast<uint32_t>(-7)};
+  for (unsigned k = 0; k < 10; ++k) EXPECT_EQ(t.hart->x[16 + k], want[k]) << "x" << 16 + k;
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt)
+    for (uint32_t at : {0u, 20u, 40u}) EXPECT_TRUE(t.translated(Machine::kCode + at)) << at;
+}
+
 }  // namespace
 }  // namespace emx::test

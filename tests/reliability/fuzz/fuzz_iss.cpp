@@ -175,7 +175,8 @@ std::vector<uint32_t> translatable_code(Rng& rng, std::size_t words) {
       Op::sub, Op::sll, Op::slt, Op::sltu, Op::xor_, Op::srl, Op::sra, Op::or_, Op::and_,
       Op::mul, Op::mulh, Op::mulhsu, Op::mulhu, Op::flw, Op::fsw, Op::fmadd_s, Op::fadd_s,
       Op::fsub_s, Op::fmul_s, Op::fsgnj_s, Op::fsgnjn_s, Op::fsgnjx_s, Op::fmv_x_w,
-      Op::fmv_w_x, Op::addi, Op::addi, Op::lw, Op::sw, Op::add, Op::bne, Op::div};
+      Op::fmv_w_x, Op::div, Op::divu, Op::rem, Op::remu, Op::addi, Op::addi, Op::lw, Op::sw,
+      Op::add, Op::bne, Op::fdiv_s};
   std::vector<uint32_t> code(words);
   for (uint32_t& w : code) {
     uint32_t word = random_word(rng, isa::insn_info(kOps[pick(rng, std::size(kOps))]));
