@@ -1,5 +1,5 @@
-// Block translation [ours, a host-speed feature]: the hot subset of the ISA (RV32IM without
-// division, loads and stores, branches and jumps, the common single-precision operations)
+// Block translation [ours, a host-speed feature]: the hot subset of the ISA (RV32IM with
+// its loads, stores, branches and jumps, and the common single-precision operations)
 // translated to x86-64 machine code, one block per segment entry (Decoded::seg_cost), with
 // the guest registers a block uses held in host registers across it. The interpreter
 // (execute.cpp) stays the reference: a block charges exactly the clocks and instructions
