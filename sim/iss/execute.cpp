@@ -78,11 +78,56 @@ void Hart::enable_profile() {
 }
 
 Hart::Stop Hart::run(uint64_t cycle_limit) {
-  return profile_.count.empty() ? run_loop<false>(cycle_limit) : run_loop<true>(cycle_limit);
+  if (!profile_.count.empty()) return run_loop<true>(cycle_limit);
+  if (translate && code_) {
+    if (!code_->translation_tried) {
+      code_->translation_tried = true;
+      code_->translation = Translation::make(*this, code_->data(), code_bytes_ / 4);
+    }
+    if (code_->translation && code_->translation->fits(*this)) return run_translated(cycle_limit);
+  }
+  return run_loop<false>(cycle_limit);
 }
 
-template <bool kProfile>
-Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
+// Translated blocks where there are, the interpreter (kMixed) between them. Both keep the
+// host's FP flags collecting for the whole run (one fp::enter and fp::leave here).
+Hart::Stop Hart::run_translated(uint64_t cycle_limit) {
+  Translation& tr = *code_->translation;
+  stop_requested_ = false;
+  fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
+  Stop result = Stop::limit;
+  bool mid_segment = false;  // pc is inside a segment the block charged
+  for (;;) {
+    if (!mid_segment) {
+      const uint32_t off = pc - code_base_;
+      // Blocks round as the host does: frm must be a host mode (RMM and invalid values
+      // take the interpreter's paths). A pc outside the code faults in the interpreter.
+      if (frm >= fp::kRmm || off >= code_bytes_ || (off & 3)) {
+        fflags |= fp::leave();
+        return run_loop<false>(cycle_limit);
+      }
+      const uint32_t i = off >> 2;
+      const void* block = tr.block(i);
+      if (!block && tr.heat()[i] >= static_cast<int32_t>(translate_after))
+        block = tr.translate(*this, i);
+      if (block) {
+        const Translation::Result r = tr.run(*this, block, cycle_limit);
+        pc = code_base_ + 4 * r.index;
+        if (r.exit == Translation::Exit::limit) break;
+        mid_segment = r.exit == Translation::Exit::resume;
+        continue;
+      }
+    }
+    result = run_loop<false, true>(cycle_limit, nullptr, mid_segment);
+    mid_segment = false;
+    if (result != Stop::limit || cycles >= cycle_limit) break;
+  }
+  fflags |= fp::leave();
+  return result;
+}
+
+template <bool kProfile, bool kMixed>
+Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, bool mid_segment) {
   // Threaded dispatch (GCC's labels as values): each instruction's code ends with its own
   // indirect jump to the next one, which the host predicts far better than the single
   // jump of a switch. Every instruction has two copies: inside a segment (straight to the
@@ -145,7 +190,15 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
   }
   const WordCheck checked_word{mem_span_};
   Stop result = Stop::limit;
-  fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
+  if constexpr (!kMixed) fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
+  // kMixed: the blocks, and the interpreter's visits of each segment entry.
+  [[maybe_unused]] const void* const* blocks = nullptr;
+  [[maybe_unused]] int32_t* heat = nullptr;
+  [[maybe_unused]] const int32_t hot = static_cast<int32_t>(translate_after);
+  if constexpr (kMixed) {
+    blocks = code_->translation->table();
+    heat = code_->translation->heat().data();
+  }
   [[maybe_unused]] uint64_t after_cost = 0;
   // The semantics of one row of the table, run on the entry dp: returns the next entry.
   auto execute = [&](auto op) __attribute__((always_inline)) {
@@ -174,18 +227,27 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
     goto* EMX_AT(kOffsets[static_cast<unsigned>(dp->op)]);                              \
   } while (0)
     // Inside a segment: charged already.
-#define EMX_CONTINUE()                  \
-  do {                                  \
-    if constexpr (kProfile) {           \
-      EMX_PROFILED_NEXT();              \
-    } else {                            \
-      goto* EMX_AT(dp->handler);        \
-    }                                   \
+    // kMixed: the handlers of this instantiation by op (dp->handler is the plain loop's).
+#define EMX_CONTINUE()                                                                  \
+  do {                                                                                  \
+    if constexpr (kProfile) {                                                           \
+      EMX_PROFILED_NEXT();                                                              \
+    } else if constexpr (kMixed) {                                                      \
+      if (dp == code_end) goto op_fetch_fault;                                          \
+      goto* EMX_AT(kOffsets[(dp->seg_count > 1 ? 0u : isa::kOpCount + 1) +             \
+                            static_cast<unsigned>(dp->op)]);                            \
+    } else {                                                                            \
+      goto* EMX_AT(dp->handler);                                                        \
+    }                                                                                   \
   } while (0)
     // At a segment's start (any entry into code, the instruction after a segment's end):
     // the clock check, and the segment charged (the catch puts it right on a fault).
 #define EMX_ENTER_SEGMENT()                                 \
   do {                                                      \
+    if constexpr (kMixed) {                                 \
+      if (dp != code_end && (blocks[dp - code] || ++heat[dp - code] >= hot)) \
+        goto done; /* to the block, or to be translated */  \
+    }                                                       \
     if constexpr (!kProfile) {                              \
       if (__builtin_expect(cycles >= limit, 0)) goto done;  \
       cycles += dp->seg_cost;                               \
@@ -193,6 +255,7 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
     }                                                       \
     EMX_CONTINUE();                                         \
   } while (0)
+    if (mid_segment) EMX_CONTINUE();
     EMX_ENTER_SEGMENT();
     // Extra clocks (taken branch, send stall) go to the profile; after an end they are the
     // next thread's.
@@ -238,7 +301,7 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out) {
   this->pc = dp == code_end ? stray_pc : PC_OF(dp);
   this->cycles = cycles;
   this->instret = instret;
-  fflags |= fp::leave();
+  if constexpr (!kMixed) fflags |= fp::leave();
   return result;
 #undef PC_OF
 #undef GOTO_PC

@@ -11,6 +11,7 @@
 #include "fault.h"
 #include "isa/isa.h"
 #include "sim/iss/timing_config.h"
+#include "sim/iss/translate.h"
 #include "sim/mem/local_memory.h"
 
 namespace emx::iss {
@@ -86,7 +87,13 @@ class Hart {
   // decoding another hart made of the same bytes with the same timing and features (the
   // PEs of a machine run one program): one copy for all keeps the host's caches for the
   // simulated memory.
-  using DecodedCode = std::vector<Decoded>;
+  struct DecodedCode : std::vector<Decoded> {
+    using std::vector<Decoded>::vector;
+    // The blocks translated from this code (translate.h), made at the first run() that
+    // translates: the harts that share the decoding share them.
+    mutable std::unique_ptr<Translation> translation;
+    mutable bool translation_tried = false;
+  };
   void set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const DecodedCode> shared = {});
   std::shared_ptr<const DecodedCode> decoded_code() const { return code_; }
   void set_machine_info(uint32_t pe_id, uint32_t pe_count, uint32_t clock_khz);
@@ -123,6 +130,11 @@ class Hart {
   // Set before set_code: the pairs of fused_pairs.def run as one handler each. Off, every
   // instruction dispatches alone (the same results: the fuzzer compares the two).
   bool superinstructions = true;
+  // Block translation to host code (translate.h; on x86-64 hosts): the same results as
+  // the interpreter alone (the fuzzer compares them). A segment entry is translated when
+  // the interpreter has entered it translate_after times.
+  bool translate = kTranslationBuilt;
+  uint32_t translate_after = 16;
   uint32_t frame_words = 32;   // emx.frame_words
   uint32_t timer_cont = 0;    // emx.timer_cont: where the next armed timer invokes
   uint32_t thread_stack = 0;   // emx.thread_stack: sp of new threads (0: the default)
@@ -137,8 +149,14 @@ class Hart {
 
  private:
   // offsets_out: the loop gives its handlers' offsets (Decoded::handler) and returns.
-  template <bool kProfile>
-  Stop run_loop(uint64_t cycle_limit, const int32_t** offsets_out = nullptr);
+  // kMixed: beside translated blocks (run_translated): starts inside a charged segment when
+  // mid_segment, and returns at a segment entry that has a block or has become hot.
+  template <bool kProfile, bool kMixed = false>
+  Stop run_loop(uint64_t cycle_limit, const int32_t** offsets_out = nullptr,
+                bool mid_segment = false);
+  Stop run_translated(uint64_t cycle_limit);
+  friend class Translation;
+  friend struct TranslationLayout;
   template <class T>
   T load(uint32_t a) const;
   template <class T>

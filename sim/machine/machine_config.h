@@ -7,6 +7,7 @@
 
 #include "network/network_config.h"
 #include "sim/config/fields.h"
+#include "sim/iss/iss_config.h"
 #include "sim/iss/timing_config.h"
 #include "sim/mem/local_memory.h"
 #include "sim/pe/pe_config.h"
@@ -67,6 +68,7 @@ struct SimConfig {
   uint64_t quantum_max_cycles = 65536;
   uint64_t max_cycles = kDefaultMaxCycles;
   bool register_dump = true;
+  iss::IssConfig iss;
   // A runaway program stops after 625 s of simulated time at 16 MHz (a healthy run of the
   // experiments takes well under a second); 0 lifts the limit.
   static constexpr uint64_t kDefaultMaxCycles = 10'000'000'000;
@@ -84,6 +86,7 @@ struct SimConfig {
             "stop the run with a time-limit report after this many clocks (0: no limit; "
             "emx run --max-cycles N sets it too)");
     v.field("register_dump", register_dump, false, true, "print the registers in a fault report");
+    v.group("iss", iss, "instruction-set simulator (host side)");
   }
 };
 

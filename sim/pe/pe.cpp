@@ -27,6 +27,7 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
   hart_.features = (cfg.pe.memory_unit.direct_remote_access ? isa::csr::kFeatureDirectRemoteAccess : 0) |
                    (cfg.pe.isa.send_displacement ? isa::csr::kFeatureSendDisplacement : 0);
   hart_.frame_words = cfg.pe.threads.frame_words;
+  hart_.translate = cfg.sim.iss.translate && iss::kTranslationBuilt;
   SC_HAS_PROCESS(Pe);
   SC_THREAD(execute);
   SC_METHOD(fire_timers);

@@ -3,7 +3,8 @@
 // target; and the same case gives the same state when run in one go, in slices of a few
 // clocks (as quanta cut it), with every instruction dispatched alone (no superinstructions:
 // the code has many of their pairs), and (when it stops or faults) with the instruction
-// profile on.
+// profile on; and with the blocks of sim/iss/translate.cpp (where built): half the cases are
+// code of the subset they translate, with loops, data to load and stack guard words.
 #include <array>
 #include <cstring>
 #include <memory>
@@ -61,12 +62,19 @@ struct State {
 };
 
 // Runs `code` from a fresh machine state; slice: the clocks per run() call (0: one call).
+// translate_after: block translation on from that many visits of a segment entry
+// (iss::Hart::translate_after), or off (kInterpret: the reference).
+constexpr int kInterpret = -1;
 State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64_t slice,
-          bool profile, bool superinstructions = true) {
+          bool profile, bool superinstructions = true, int translate_after = kInterpret) {
+  // Odd cases take other clocks for a taken branch and a memory access (the extra clocks
+  // of a taken branch are charged by the branch itself, not by its segment).
+  const bool slow_memory = seed & 1;
   mem::LocalMemory memory(kMemory);
   for (std::size_t k = 0; k < code.size(); ++k)
     memory.write32(kCodeBase + 4 * static_cast<uint32_t>(k), code[k]);
   iss::TimingConfig timing;
+  if (slow_memory) timing.branch_taken = 3, timing.memory_penalty = 1;
   iss::Hart h(memory, timing);
   Env env;
   env.rng.seed(seed);
@@ -75,9 +83,16 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   h.set_env(&env);
   h.set_machine_info(0, pes, 16000);
   h.superinstructions = superinstructions;
+  h.translate = translate_after != kInterpret;
+  if (h.translate) h.translate_after = static_cast<uint32_t>(translate_after);
   h.set_code(kCodeBase, static_cast<uint32_t>(code.size() * 4));
   if (profile) h.enable_profile();
   const uint32_t data = (kCodeBase + static_cast<uint32_t>(code.size()) * 4 + 0xfff) & ~0xfffu;
+  // Data the loads find (the same for every run of a case), then a few stack guard
+  // words (a store there faults: a check blocks make too).
+  Rng fill(seed);
+  for (uint32_t a = data; a < data + 1024; a += 4) memory.write32(a, static_cast<uint32_t>(fill()));
+  for (uint32_t a = data + 48; a < data + 64; a += 4) memory.set_tag(a, iss::kTagGuard);
   h.pc = kCodeBase;
   h.x[2] = kMemory - 256;
   for (unsigned r = 5; r <= 11; ++r) h.x[r] = data + 64 * (r - 5);
@@ -89,6 +104,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   }
   State s{h.x, h.f, h.pc, h.fflags, h.frm, h.cycles, h.instret, static_cast<int>(stop),
           h.fault().kind, h.fault().pc, h.fault().addr, 1469598103934665603ull};
+  s.x[32] = 0;  // the sink of writes to x0 (not architectural; blocks skip the writes)
   if (stop != iss::Hart::Stop::fault) s.kind = iss::FaultKind::machine, s.fault_pc = s.fault_addr = 0;
   for (uint32_t a = data; a < kMemory; ++a)
     s.memory_hash = (s.memory_hash ^ memory.bytes()[a]) * 1099511628211ull;
@@ -148,6 +164,28 @@ std::vector<uint32_t> random_code(Rng& rng, std::size_t words) {
 }
 
 namespace {
+// Code of the subset that blocks translate (sim/iss/translate.cpp), with its short
+// branches: loops whose blocks run many times, stop at clock limits and exit at faults.
+std::vector<uint32_t> translatable_code(Rng& rng, std::size_t words) {
+  using isa::Op;
+  static const Op kOps[] = {
+      Op::lui, Op::auipc, Op::jal, Op::jalr, Op::beq, Op::bne, Op::blt, Op::bge, Op::bltu,
+      Op::bgeu, Op::lb, Op::lh, Op::lw, Op::lbu, Op::lhu, Op::sb, Op::sh, Op::sw, Op::addi,
+      Op::slti, Op::sltiu, Op::xori, Op::ori, Op::andi, Op::slli, Op::srli, Op::srai, Op::add,
+      Op::sub, Op::sll, Op::slt, Op::sltu, Op::xor_, Op::srl, Op::sra, Op::or_, Op::and_,
+      Op::mul, Op::mulh, Op::mulhsu, Op::mulhu, Op::flw, Op::fsw, Op::fmadd_s, Op::fadd_s,
+      Op::fsub_s, Op::fmul_s, Op::fsgnj_s, Op::fsgnjn_s, Op::fsgnjx_s, Op::fmv_x_w,
+      Op::fmv_w_x, Op::div, Op::divu, Op::rem, Op::remu, Op::addi, Op::addi, Op::lw, Op::sw,
+      Op::add, Op::bne, Op::fdiv_s};
+  std::vector<uint32_t> code(words);
+  for (uint32_t& w : code) {
+    uint32_t word = random_word(rng, isa::insn_info(kOps[pick(rng, std::size(kOps))]));
+    if (pick(rng, 2)) word |= 7u << 12;  // FP: dyn rounding (the one blocks run) often
+    w = isa::lookup(word) ? word : random_word(rng, isa::insn_info(Op::addi));
+  }
+  return code;
+}
+
 // Random instances of the superinstructions' pairs (sim/iss/fused_pairs.def) at about a
 // quarter of the places, so that the pairs' handlers run often.
 void plant_pairs(Rng& rng, std::vector<uint32_t>& code) {
@@ -167,21 +205,32 @@ Report fuzz_iss(const Options& o) {
   for (uint64_t k = 0; k < cases; ++k) {
     const uint64_t seed = o.seed + k;
     Rng rng(seed);
-    auto code = random_code(rng, 8 + pick(rng, 500));
+    // Half the cases in the translated subset (the other half has every row).
+    auto code = pick(rng, 2) ? random_code(rng, 8 + pick(rng, 500))
+                             : translatable_code(rng, 8 + pick(rng, 200));
     plant_pairs(rng, code);
     const unsigned pes = pick(rng, 2) ? 1 : 4;
     ++r.cases;
-    const State whole = run(code, seed, pes, 0, false);
+    const State whole = run(code, seed, pes, 0, false);  // the interpreter alone
     // Each instruction dispatched alone: the superinstructions change nothing.
     const State single = run(code, seed, pes, 0, false, false);
     const State sliced = run(code, seed, pes, 1 + pick(rng, 50), false);
     const State profiled = run(code, seed, pes, 0, true);
+    // Translated blocks from the first visit of every segment entry (in one go and in
+    // slices), and from the third (interpreter and blocks taking turns).
+    const State translated = run(code, seed, pes, 0, false, true, 0);
+    const State translated_sliced = run(code, seed, pes, 1 + pick(rng, 50), false, true, 0);
+    const State translated_later = run(code, seed, pes, 0, false, true, 3);
     const bool fault = whole.stop == static_cast<int>(iss::Hart::Stop::fault);
     fault ? ++r.rejected : ++r.accepted;
     std::string what;
     if (!(whole == single))
       what = "the superinstructions end in another state than single dispatch";
     else if (!(whole == sliced)) what = "a run in slices ends in another state than a run in one go";
+    else if (iss::kTranslationBuilt && !(whole == translated && whole == translated_later))
+      what = "the translated blocks end in another state than the interpreter";
+    else if (iss::kTranslationBuilt && !(whole == translated_sliced))
+      what = "the translated blocks in slices end in another state than the interpreter";
     // The profiling loop checks the clock at every instruction, not per segment: it may
     // stop at the budget elsewhere, but a stop or a fault must be the same.
     else if (whole.stop != static_cast<int>(iss::Hart::Stop::limit) && !(whole == profiled))

@@ -1,0 +1,632 @@
+// The block translator (translate.h): one segment entry to x86-64 code.
+//
+// Host registers while blocks run (the trampoline sets them up, blocks jump to blocks):
+//   rbx  &Hart::x[0] (f[] and instret at fixed offsets from it)
+//   rbp  the local memory's bytes          r12  cycles       r13  the clock limit
+//   r14  Translation::table_ (block of each entry, or null)
+//   rsi rdi r8-r11 r15 rdx   guest integer registers of the block
+//   xmm1-xmm14               guest FP registers of the block
+//   rax rcx xmm0 xmm15       scratch
+// A block: the clock check and the segment's charge (as the interpreter at a segment's
+// entry), the loads of the registers it uses, the instructions, and exits that store the
+// registers it writes. A branch back to the block's own entry stays in host registers.
+#include "translate.h"
+
+#include "hart.h"
+
+#if defined(__x86_64__)
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <iterator>
+
+#include "fp_env.h"
+#include "x86_asm.h"
+
+namespace emx::iss {
+namespace {
+using namespace x86;
+using isa::Op;
+
+// What a block hands back: kind << 32 | entry index (Translation::Exit).
+constexpr int32_t at(size_t offset) { return static_cast<int32_t>(offset); }
+struct Frame {
+  uint32_t* x;
+  uint8_t* mem;
+  uint64_t cycles, limit;
+  const void* const* table;
+  const void* target;
+};
+
+constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, R15, RDX};
+constexpr int kFpPool = 14;  // xmm1 .. xmm14
+// A block that stops before an instruction outside the subset (inside its segment) is
+// only worth its entry and exit when it runs this many instructions first.
+constexpr uint32_t kMinPartial = 4;
+
+// The operands of an instruction of the subset; false when it is not in the subset.
+struct Operands {
+  bool x1 = false, x2 = false, xd = false, f1 = false, f2 = false, f3 = false, fd = false;
+};
+bool operands(const Decoded& d, bool host_fma, Operands& o) {
+  const bool dyn_rm = (d.rs3_rm >> 5) == fp::kDyn;
+  switch (d.op) {
+    case Op::lui: case Op::auipc: o.xd = true; return true;
+    case Op::jal: o.xd = true; return d.near_target();
+    case Op::jalr: o.x1 = o.xd = true; return true;
+    case Op::beq: case Op::bne: case Op::blt: case Op::bge: case Op::bltu: case Op::bgeu:
+    case Op::sb: case Op::sh: case Op::sw:
+      o.x1 = o.x2 = true;
+      return true;
+    case Op::lb: case Op::lh: case Op::lw: case Op::lbu: case Op::lhu:
+    case Op::addi: case Op::slti: case Op::sltiu: case Op::xori: case Op::ori: case Op::andi:
+    case Op::slli: case Op::srli: case Op::srai:
+      o.x1 = o.xd = true;
+      return true;
+    case Op::add: case Op::sub: case Op::sll: case Op::slt: case Op::sltu: case Op::xor_:
+    case Op::srl: case Op::sra: case Op::or_: case Op::and_:
+    case Op::mul: case Op::mulh: case Op::mulhsu: case Op::mulhu:
+    case Op::div: case Op::divu: case Op::rem: case Op::remu:
+      o.x1 = o.x2 = o.xd = true;
+      return true;
+    case Op::flw: o.x1 = o.fd = true; return true;
+    case Op::fsw: o.x1 = o.f2 = true; return true;
+    case Op::fadd_s: case Op::fsub_s: case Op::fmul_s:
+      o.f1 = o.f2 = o.fd = true;
+      return dyn_rm;
+    case Op::fmadd_s: o.f1 = o.f2 = o.f3 = o.fd = true; return dyn_rm && host_fma;
+    case Op::fsgnj_s: case Op::fsgnjn_s: case Op::fsgnjx_s:
+      o.f1 = o.f2 = o.fd = true;
+      return true;
+    case Op::fmv_x_w: o.f1 = o.xd = true; return true;
+    case Op::fmv_w_x: o.x1 = o.fd = true; return true;
+    default: return false;
+  }
+}
+
+// Byte offsets from &Hart::x[0] (the same for every hart).
+template <class T>
+int32_t offset_from_x(const Hart& h, const T& field) {
+  return static_cast<int32_t>(reinterpret_cast<const char*>(&field) -
+                              reinterpret_cast<const char*>(h.x.data()));
+}
+
+}  // namespace
+
+// The layout facts the emitter needs from a hart (a friend of Hart).
+struct TranslationLayout {
+  int32_t f, instret, last_index, tags;
+  uint32_t code_base, code_bytes;
+  explicit TranslationLayout(const Hart& h)
+      : f(offset_from_x(h, h.f)),
+        instret(offset_from_x(h, h.instret)),
+        last_index(offset_from_x(h, h.last_index_)),
+        tags(offset_from_x(h, h.tags_)),
+        code_base(h.code_base_),
+        code_bytes(h.code_bytes_) {}
+};
+
+std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
+  // Generous for any program: blocks are made only for segments that run often.
+  const size_t bytes = std::min<size_t>(size_t{64} << 20, (size_t{1} << 20) + size_t{96} * words * 4);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  return std::unique_ptr<Translation>(
+      new Translation(h, code, words, static_cast<uint8_t*>(p), bytes));
+}
+
+Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uint8_t* space,
+                         size_t bytes)
+    : code_(code),
+      words_(words),
+      base_(h.code_base_),
+      taken_extra_(h.taken_extra_),
+      space_(space),
+      space_bytes_(bytes),
+      table_(words + 1, nullptr),
+      heat_(words + 1, 0) {
+  // The trampoline: save the callee-saved registers and the frame, load the fixed
+  // registers, jump to the block. The exit: kind in eax, index in edx.
+  Asm a(space_);
+  for (int r : {RBX, RBP, R12, R13, R14, R15, RDI}) a.push(r);
+  a.load(RBX, {RDI, at(offsetof(Frame, x))}, true);
+  a.load(RBP, {RDI, at(offsetof(Frame, mem))}, true);
+  a.load(R12, {RDI, at(offsetof(Frame, cycles))}, true);
+  a.load(R13, {RDI, at(offsetof(Frame, limit))}, true);
+  a.load(R14, {RDI, at(offsetof(Frame, table))}, true);
+  a.jmp_m({RDI, at(offsetof(Frame, target))});
+  const int exit_at = a.pos();
+  a.pop(RDI);
+  a.store({RDI, at(offsetof(Frame, cycles))}, R12, true);
+  a.shift_i(Asm::SHL, RAX, 32, true);
+  a.alu_rr(Asm::OR, RAX, RDX, true);
+  for (int r : {R15, R14, R13, R12, RBP, RBX}) a.pop(r);
+  a.ret();
+  std::memcpy(space_, a.bytes().data(), a.bytes().size());
+  enter_ = space_;
+  exit_ = space_ + exit_at;
+  used_ = (a.bytes().size() + 63) & ~size_t{63};
+}
+
+Translation::~Translation() { munmap(space_, space_bytes_); }
+
+bool Translation::fits(const Hart& h) const {
+  return h.code_base_ == base_ && h.code_bytes_ / 4 == words_ && h.taken_extra_ == taken_extra_;
+}
+
+Translation::Result Translation::run(Hart& h, const void* block, uint64_t limit) {
+  Frame fr{h.x.data(), h.bytes_, h.cycles, limit, table_.data(), block};
+  const uint64_t r = reinterpret_cast<uint64_t (*)(Frame*)>(const_cast<uint8_t*>(enter_))(&fr);
+  h.cycles = fr.cycles;
+  return {static_cast<Exit>(r >> 32), static_cast<uint32_t>(r)};
+}
+
+namespace {
+
+// One block's emission.
+class BlockEmitter {
+ public:
+  BlockEmitter(Asm& a, const TranslationLayout& lay, const Decoded* code, uint32_t entry,
+               uint32_t taken_extra, const uint8_t* exit)
+      : a_(a), lay_(lay), code_(code), entry_(entry), taken_extra_(taken_extra), exit_(exit) {}
+
+  // Registers: false when the instruction would need more than the pools hold.
+  bool allocate(const Decoded& d, const Operands& o) {
+    // The registers the instruction names (a field it does not use may hold anything).
+    unsigned xs[3], fs[4];
+    int nxs = 0, nfs = 0;
+    if (o.x1) xs[nxs++] = d.rs1;
+    if (o.x2) xs[nxs++] = d.rs2;
+    if (o.xd) xs[nxs++] = d.rd;
+    if (o.f1) fs[nfs++] = d.rs1;
+    if (o.f2) fs[nfs++] = d.rs2;
+    if (o.f3) fs[nfs++] = d.rs3_rm & 31u;
+    if (o.fd) fs[nfs++] = d.rd;
+    int x_new = nx_, f_new = nf_;
+    int xmap[33], fmap[32];
+    std::copy(std::begin(xmap_), std::end(xmap_), xmap);
+    std::copy(std::begin(fmap_), std::end(fmap_), fmap);
+    for (int k = 0; k < nxs; ++k) {
+      const unsigned r = xs[k];
+      if (r == 0 || r == 32 || xmap[r] >= 0) continue;
+      if (x_new == static_cast<int>(std::size(kIntPool))) return false;
+      xmap[r] = kIntPool[x_new++];
+    }
+    for (int k = 0; k < nfs; ++k) {
+      const unsigned r = fs[k];
+      if (fmap[r] >= 0) continue;
+      if (f_new == kFpPool) return false;
+      fmap[r] = 1 + f_new++;
+    }
+    std::copy(std::begin(xmap), std::end(xmap), xmap_);
+    std::copy(std::begin(fmap), std::end(fmap), fmap_);
+    nx_ = x_new;
+    nf_ = f_new;
+    if (o.xd && d.rd != 32) xwritten_ |= 1u << d.rd;
+    if (o.fd) fwritten_ |= 1u << d.rd;
+    return true;
+  }
+
+  void prologue() {
+    a_.alu_rr(Asm::CMP, R12, R13, true);
+    a_.jcc(AE, limit_);
+    charge();
+    for (int r = 1; r < 32; ++r)
+      if (xmap_[r] >= 0) a_.load(xmap_[r], {RBX, 4 * r});
+    for (int r = 0; r < 32; ++r)
+      if (fmap_[r] >= 0) a_.movss_load(fmap_[r], {RBX, lay_.f + 4 * r});
+    a_.bind(body_);
+  }
+
+  // One instruction at entry k; control transfers end the block themselves.
+  void emit(uint32_t k) {
+    const Decoded& d = code_[k];
+    const uint32_t pc = lay_.code_base + 4 * k;
+    switch (d.op) {
+      case Op::lui: set_x(d.rd, static_cast<uint32_t>(d.imm)); break;
+      case Op::auipc: set_x(d.rd, pc + static_cast<uint32_t>(d.imm)); break;
+      case Op::addi: alu_i(Asm::ADD, d); break;
+      case Op::xori: alu_i(Asm::XOR, d); break;
+      case Op::ori: alu_i(Asm::OR, d); break;
+      case Op::andi: alu_i(Asm::AND, d); break;
+      case Op::slti: set_i(L, d); break;
+      case Op::sltiu: set_i(B, d); break;
+      case Op::slli: shift_i(Asm::SHL, d); break;
+      case Op::srli: shift_i(Asm::SHR, d); break;
+      case Op::srai: shift_i(Asm::SAR, d); break;
+      case Op::add: alu_r(Asm::ADD, d); break;
+      case Op::sub: alu_r(Asm::SUB, d); break;
+      case Op::xor_: alu_r(Asm::XOR, d); break;
+      case Op::or_: alu_r(Asm::OR, d); break;
+      case Op::and_: alu_r(Asm::AND, d); break;
+      case Op::slt: set_r(L, d); break;
+      case Op::sltu: set_r(B, d); break;
+      case Op::sll: shift_r(Asm::SHL, d); break;
+      case Op::srl: shift_r(Asm::SHR, d); break;
+      case Op::sra: shift_r(Asm::SAR, d); break;
+      case Op::mul:
+        if (d.rd == 32) break;
+        a_.mov_rr(RAX, src(d.rs1, RAX));
+        a_.imul(RAX, src(d.rs2, RCX));
+        a_.mov_rr(xmap_[d.rd], RAX);
+        break;
+      case Op::mulh: case Op::mulhsu: case Op::mulhu: {
+        if (d.rd == 32) break;
+        const int s1 = src(d.rs1, RAX), s2 = src(d.rs2, RCX);
+        if (d.op == Op::mulhu) a_.mov_rr(RAX, s1); else a_.movsxd(RAX, s1);
+        if (d.op == Op::mulh) a_.movsxd(RCX, s2); else a_.mov_rr(RCX, s2);
+        a_.imul(RAX, RCX, true);
+        a_.shift_i(Asm::SHR, RAX, 32, true);
+        a_.mov_rr(xmap_[d.rd], RAX);
+        break;
+      }
+      case Op::div: case Op::divu: case Op::rem: case Op::remu: divide(d); break;
+      case Op::lb: case Op::lh: case Op::lw: case Op::lbu: case Op::lhu: case Op::flw: load(k, d); break;
+      case Op::sb: case Op::sh: case Op::sw: case Op::fsw: store(k, d); break;
+      case Op::fadd_s: case Op::fsub_s: case Op::fmul_s: case Op::fmadd_s: {
+        if (d.op == Op::fmadd_s) {
+          a_.movaps(0, fmap_[d.rs3_rm & 31u]);
+          a_.vfmadd231ss(0, fmap_[d.rs1], fmap_[d.rs2]);
+        } else {
+          a_.movaps(0, fmap_[d.rs1]);
+          a_.sse(d.op == Op::fadd_s ? Asm::ADDSS : d.op == Op::fsub_s ? Asm::SUBSS : Asm::MULSS, 0,
+                 fmap_[d.rs2]);
+        }
+        // A NaN result: the interpreter runs it again (canonical NaN, fma's NV rule); the
+        // host's flags are sticky, so raising them twice changes nothing.
+        a_.ucomiss(0, 0);
+        a_.jcc(P, bail(k));
+        a_.movaps(fmap_[d.rd], 0);
+        break;
+      }
+      case Op::fsgnj_s: case Op::fsgnjn_s: case Op::fsgnjx_s:
+        a_.movd_rx(RAX, fmap_[d.rs1]);
+        a_.movd_rx(RCX, fmap_[d.rs2]);
+        if (d.op == Op::fsgnjn_s) a_.not_r(RCX);
+        a_.alu_ri(Asm::AND, RCX, static_cast<int32_t>(0x80000000u));
+        if (d.op == Op::fsgnjx_s) {
+          a_.alu_rr(Asm::XOR, RAX, RCX);
+        } else {
+          a_.alu_ri(Asm::AND, RAX, 0x7fffffff);
+          a_.alu_rr(Asm::OR, RAX, RCX);
+        }
+        a_.movd_xr(fmap_[d.rd], RAX);
+        break;
+      case Op::fmv_x_w:
+        if (d.rd != 32) a_.movd_rx(xmap_[d.rd], fmap_[d.rs1]);
+        break;
+      case Op::fmv_w_x: a_.movd_xr(fmap_[d.rd], src(d.rs1, RAX)); break;
+      case Op::beq: branch(k, d, E); break;
+      case Op::bne: branch(k, d, NE); break;
+      case Op::blt: branch(k, d, L); break;
+      case Op::bge: branch(k, d, GE); break;
+      case Op::bltu: branch(k, d, B); break;
+      case Op::bgeu: branch(k, d, AE); break;
+      case Op::jal:
+        set_x(d.rd, pc + 4);
+        stores();
+        go_to(k + static_cast<uint32_t>(d.imm / 4), false);
+        break;
+      case Op::jalr: jalr(k, d, pc); break;
+      default: break;  // not in the subset: operands() said so
+    }
+  }
+
+  // After the last instruction when it is not a control transfer: on to `next`, a
+  // segment's entry (complete) or an instruction inside the segment (the interpreter's).
+  void fall_through(uint32_t next, bool complete) {
+    stores();
+    if (complete) go_to(next, false);
+    else exit(Translation::Exit::resume, next);
+  }
+
+  // The cold paths, after the body.
+  void epilogue() {
+    a_.bind(limit_);
+    exit(Translation::Exit::limit, entry_);
+    if (self_limit_.fixups.size()) {
+      a_.bind(self_limit_);
+      stores();
+      exit(Translation::Exit::limit, entry_);
+    }
+    for (auto& [k, label] : bails_) {
+      a_.bind(label);
+      stores();
+      exit(Translation::Exit::resume, k);
+    }
+  }
+
+ private:
+  Mem x_mem(unsigned r) const { return {RBX, static_cast<int32_t>(4 * r)}; }
+  void charge() {
+    const Decoded& e = code_[entry_];
+    a_.alu_ri(Asm::ADD, R12, e.seg_cost, true);
+    a_.alu_mi(Asm::ADD, {RBX, lay_.instret}, e.seg_count, true);
+  }
+  // The host register holding x[r] (x0: `scratch`, zeroed).
+  int src(unsigned r, int scratch) {
+    if (r == 0) {
+      a_.alu_rr(Asm::XOR, scratch, scratch);
+      return scratch;
+    }
+    return xmap_[r];
+  }
+  void set_x(unsigned rd, uint32_t v) {
+    if (rd != 32) a_.mov_ri(xmap_[rd], v);
+  }
+  void alu_i(Asm::Alu op, const Decoded& d) {
+    if (d.rd == 32) return;
+    const int h = xmap_[d.rd];
+    a_.mov_rr(h, src(d.rs1, RAX));
+    a_.alu_ri(op, h, d.imm);
+  }
+  void shift_i(Asm::Shift op, const Decoded& d) {
+    if (d.rd == 32) return;
+    const int h = xmap_[d.rd];
+    a_.mov_rr(h, src(d.rs1, RAX));
+    a_.shift_i(op, h, static_cast<uint8_t>(d.imm & 31));
+  }
+  void set_i(Cond c, const Decoded& d) {
+    if (d.rd == 32) return;
+    a_.alu_ri(Asm::CMP, src(d.rs1, RAX), d.imm);
+    a_.setcc(c, RAX);
+    a_.movzx_r8(xmap_[d.rd], RAX);
+  }
+  void alu_r(Asm::Alu op, const Decoded& d) {
+    if (d.rd == 32) return;
+    const int s2 = src(d.rs2, RCX);
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    a_.alu_rr(op, RAX, s2);
+    a_.mov_rr(xmap_[d.rd], RAX);
+  }
+  void set_r(Cond c, const Decoded& d) {
+    if (d.rd == 32) return;
+    const int s2 = src(d.rs2, RCX);
+    a_.alu_rr(Asm::CMP, src(d.rs1, RAX), s2);
+    a_.setcc(c, RAX);
+    a_.movzx_r8(xmap_[d.rd], RAX);
+  }
+  void shift_r(Asm::Shift op, const Decoded& d) {
+    if (d.rd == 32) return;
+    a_.mov_rr(RCX, src(d.rs2, RCX));
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    a_.shift_cl(op, RAX);
+    a_.mov_rr(xmap_[d.rd], RAX);
+  }
+  // RISC-V's division never traps: x / 0 = all ones, x % 0 = x, INT_MIN / -1 = INT_MIN,
+  // INT_MIN % -1 = 0 (isa/rv32m.def); the host's would, so those cases go around it.
+  void divide(const Decoded& d) {
+    if (d.rd == 32) return;
+    const bool is_signed = d.op == Op::div || d.op == Op::rem;
+    const bool quotient = d.op == Op::div || d.op == Op::divu;
+    a_.mov_rr(RCX, src(d.rs2, RCX));
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    Label by_zero, overflow, done;
+    a_.test_rr(RCX, RCX);
+    a_.jcc(E, by_zero);
+    if (is_signed) {
+      Label plain;
+      a_.alu_ri(Asm::CMP, RCX, -1);
+      a_.jcc(NE, plain);
+      a_.alu_ri(Asm::CMP, RAX, INT32_MIN);
+      a_.jcc(E, overflow);
+      a_.bind(plain);
+    }
+    a_.push(RDX);  // edx:eax is the dividend; rdx may hold a guest register
+    if (is_signed) a_.cdq();
+    else a_.alu_rr(Asm::XOR, RDX, RDX);
+    a_.div_r(is_signed, RCX);
+    if (!quotient) a_.mov_rr(RAX, RDX);
+    a_.pop(RDX);
+    a_.jmp(done);
+    a_.bind(by_zero);  // eax is x: the remainder
+    if (quotient) a_.mov_ri(RAX, ~0u);
+    if (is_signed) {
+      a_.jmp(done);
+      a_.bind(overflow);  // eax is INT_MIN: the quotient
+      if (!quotient) a_.alu_rr(Asm::XOR, RAX, RAX);
+    }
+    a_.bind(done);
+    a_.mov_rr(xmap_[d.rd], RAX);
+  }
+  // eax = x[rs1] + imm
+  void address(const Decoded& d) {
+    if (d.rs1 == 0) {
+      a_.mov_ri(RAX, static_cast<uint32_t>(d.imm));
+    } else {
+      a_.mov_rr(RAX, xmap_[d.rs1]);
+      if (d.imm) a_.alu_ri(Asm::ADD, RAX, d.imm);
+    }
+  }
+  // Range and alignment in one compare, as Hart::load/store (execute.cpp).
+  void range_check(uint32_t k, unsigned size_shift) {
+    a_.mov_rr(RCX, RAX);
+    a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(mem::kGuardBytes));
+    if (size_shift) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(size_shift));
+    a_.cmp_rm(RCX, {RBX, lay_.last_index + static_cast<int32_t>(4 * size_shift)});
+    a_.jcc(A, bail(k));
+  }
+  void load(uint32_t k, const Decoded& d) {
+    address(d);
+    const unsigned sh = d.op == Op::lb || d.op == Op::lbu ? 0 : d.op == Op::lh || d.op == Op::lhu ? 1 : 2;
+    range_check(k, sh);
+    const Mem m{RBP, 0, RAX};
+    if (d.op == Op::flw) return a_.movss_load(fmap_[d.rd], m);
+    const int h = d.rd == 32 ? RCX : xmap_[d.rd];
+    switch (d.op) {
+      case Op::lb: a_.movsx8(h, m); break;
+      case Op::lbu: a_.movzx8(h, m); break;
+      case Op::lh: a_.movsx16(h, m); break;
+      case Op::lhu: a_.movzx16(h, m); break;
+      default: a_.load(h, m); break;
+    }
+  }
+  void store(uint32_t k, const Decoded& d) {
+    address(d);
+    const unsigned sh = d.op == Op::sb ? 0 : d.op == Op::sh ? 1 : 2;
+    range_check(k, sh);
+    a_.mov_rr(RCX, RAX);  // not into the code
+    a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(lay_.code_base));
+    a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
+    a_.jcc(B, bail(k));
+    a_.mov_rr(RCX, RAX);  // not into a stack guard word
+    a_.shift_i(Asm::SHR, RCX, 2);
+    a_.add_rm64(RCX, {RBX, lay_.tags});
+    a_.test_mi8({RCX}, kTagGuard);
+    a_.jcc(NE, bail(k));
+    const Mem m{RBP, 0, RAX};
+    if (d.op == Op::fsw) return a_.movss_store(m, fmap_[d.rs2]);
+    if (d.rs2 == 0) {
+      if (d.op == Op::sb) a_.store8_i(m, 0);
+      else if (d.op == Op::sh) a_.store16_i(m, 0);
+      else a_.store32_i(m, 0);
+      return;
+    }
+    const int v = xmap_[d.rs2];
+    if (d.op == Op::sb) a_.store8(m, v);
+    else if (d.op == Op::sh) a_.store16(m, v);
+    else a_.store(m, v);
+  }
+  void branch(uint32_t k, const Decoded& d, Cond taken) {
+    const int s2 = src(d.rs2, RCX);
+    a_.alu_rr(Asm::CMP, src(d.rs1, RAX), s2);
+    Label not_taken;
+    a_.jcc(static_cast<Cond>(taken ^ 1), not_taken);
+    if (!d.near_target()) {
+      a_.jmp(bail(k));  // the interpreter takes it (and faults)
+    } else {
+      const uint32_t target = k + static_cast<uint32_t>(d.imm / 4);
+      if (taken_extra_) a_.alu_ri(Asm::ADD, R12, static_cast<int32_t>(taken_extra_), true);
+      if (target != entry_) stores();
+      go_to(target, target == entry_);
+    }
+    a_.bind(not_taken);
+    stores();
+    go_to(k + 1, false);
+  }
+  void jalr(uint32_t k, const Decoded& d, uint32_t pc) {
+    address(d);
+    a_.alu_ri(Asm::AND, RAX, ~1);
+    a_.test_ri8(RAX, 3);
+    a_.jcc(NE, bail(k));
+    a_.alu_ri(Asm::SUB, RAX, static_cast<int32_t>(lay_.code_base));
+    a_.alu_ri(Asm::CMP, RAX, static_cast<int32_t>(lay_.code_bytes));
+    a_.jcc(AE, bail(k));
+    set_x(d.rd, pc + 4);
+    stores();
+    a_.shift_i(Asm::SHR, RAX, 2);
+    a_.mov_rr(RDX, RAX);
+    a_.load(RAX, {R14, 0, RDX, 8}, true);
+    Label none;
+    a_.test_rr(RAX, RAX, true);
+    a_.jcc(E, none);
+    a_.jmp_r(RAX);
+    a_.bind(none);
+    a_.mov_ri(RAX, static_cast<uint32_t>(Translation::Exit::segment));
+    a_.jmp_abs(exit_);
+  }
+  // To the entry `target` (registers stored, unless `self`: the block's own entry, where
+  // they stay in host registers).
+  void go_to(uint32_t target, bool self) {
+    if (self) {
+      a_.alu_rr(Asm::CMP, R12, R13, true);
+      a_.jcc(AE, self_limit_);
+      charge();
+      a_.jmp(body_);
+      return;
+    }
+    a_.load(RAX, {R14, static_cast<int32_t>(8 * target)}, true);
+    Label none;
+    a_.test_rr(RAX, RAX, true);
+    a_.jcc(E, none);
+    a_.jmp_r(RAX);
+    a_.bind(none);
+    exit(Translation::Exit::segment, target);
+  }
+  void exit(Translation::Exit e, uint32_t index) {
+    a_.mov_ri(RAX, static_cast<uint32_t>(e));
+    a_.mov_ri(RDX, index);
+    a_.jmp_abs(exit_);
+  }
+  void stores() {
+    for (int r = 1; r < 32; ++r)
+      if (xwritten_ >> r & 1) a_.store(x_mem(static_cast<unsigned>(r)), xmap_[r]);
+    for (int r = 0; r < 32; ++r)
+      if (fwritten_ >> r & 1) a_.movss_store({RBX, lay_.f + 4 * r}, fmap_[r]);
+  }
+  Label& bail(uint32_t k) {
+    for (auto& [at, label] : bails_)
+      if (at == k) return label;
+    bails_.emplace_back(k, Label{});
+    return bails_.back().second;
+  }
+
+  Asm& a_;
+  const TranslationLayout& lay_;
+  const Decoded* code_;
+  uint32_t entry_, taken_extra_;
+  const uint8_t* exit_;
+  int xmap_[33] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                   -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  int fmap_[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                   -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  int nx_ = 0, nf_ = 0;
+  uint32_t xwritten_ = 0, fwritten_ = 0;
+  Label limit_, self_limit_, body_;
+  std::vector<std::pair<uint32_t, Label>> bails_;  // stable: labels bound after the body
+};
+
+}  // namespace
+
+const void* Translation::translate(const Hart& h, uint32_t index) {
+  heat_[index] = INT32_MIN;  // not again for a long while, whatever happens
+  if (index >= words_) return nullptr;
+  static const bool host_fma = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("fma") != 0;
+  }();
+  const TranslationLayout lay(h);
+  uint8_t* at = space_ + used_;
+  Asm a(at);
+  BlockEmitter e(a, lay, code_, index, taken_extra_, exit_);
+  // The instructions of the segment from `index` that the block runs.
+  const uint32_t last = index + code_[index].seg_count - 1;
+  uint32_t k = index;
+  for (; k <= last; ++k) {
+    Operands o;
+    if (!operands(code_[k], host_fma, o) || !e.allocate(code_[k], o)) break;
+  }
+  const bool complete = k > last;
+  if (k == index || (!complete && k - index < kMinPartial)) return nullptr;
+  e.prologue();
+  for (uint32_t j = index; j < k; ++j) e.emit(j);
+  const isa::TimingClass last_class = isa::insn_info(code_[k - 1].op).tclass;
+  if (!complete || (last_class != isa::TimingClass::branch && last_class != isa::TimingClass::jump))
+    e.fall_through(k, complete);
+  e.epilogue();
+  const size_t n = a.bytes().size();
+  if (used_ + n > space_bytes_) return nullptr;
+  std::memcpy(at, a.bytes().data(), n);
+  used_ = (used_ + n + 15) & ~size_t{15};
+  table_[index] = at;
+  return at;
+}
+
+}  // namespace emx::iss
+
+#else  // not x86-64: no translation
+
+namespace emx::iss {
+std::unique_ptr<Translation> Translation::make(const Hart&, const Decoded*, uint32_t) {
+  return nullptr;
+}
+Translation::~Translation() = default;
+bool Translation::fits(const Hart&) const { return false; }
+const void* Translation::translate(const Hart&, uint32_t) { return nullptr; }
+Translation::Result Translation::run(Hart&, const void*, uint64_t) { return {Exit::limit, 0}; }
+}  // namespace emx::iss
+
+#endif

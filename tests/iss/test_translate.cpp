@@ -1,0 +1,140 @@
+// Block translation (sim/iss/translate.cpp): programs run translated from the first visit
+// of each segment entry end in the interpreter's state (registers, clocks, instructions,
+// faults, FP flags), and the blocks were really made. The fuzzer compares the two on
+// random code; these are the cases named.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "hart_fixture.h"
+
+namespace emx::test {
+namespace {
+using Stop = iss::Hart::Stop;
+
+// One program on a fresh hart, translated or interpreted.
+struct Machine {
+  static constexpr uint32_t kCode = 0x1000, kData = 0x8000, kMem = 64 * 1024;
+  iss::TimingConfig timing;
+  mem::LocalMemory memory{kMem};
+  std::unique_ptr<iss::Hart> hart;
+  Machine(const std::vector<uint32_t>& code, bool translate, uint32_t branch_taken = 1) {
+    timing.branch_taken = branch_taken;
+    hart = std::make_unique<iss::Hart>(memory, timing);
+    for (std::size_t k = 0; k < code.size(); ++k) memory.write32(kCode + 4 * k, code[k]);
+    hart->translate = translate && iss::kTranslationBuilt;
+    hart->translate_after = 0;
+    hart->set_code(kCode, static_cast<uint32_t>(4 * code.size()));
+    hart->pc = kCode;
+  }
+  bool translated(uint32_t pc) const {
+    const auto& t = hart->decoded_code()->translation;
+    return t && t->block((pc - kCode) / 4) != nullptr;
+  }
+};
+
+void expect_same(const iss::Hart& a, const iss::Hart& b) {
+  for (unsigned r = 0; r < 32; ++r) EXPECT_EQ(a.x[r], b.x[r]) << "x" << r;
+  EXPECT_EQ(a.f, b.f);
+  EXPECT_EQ(a.pc, b.pc);
+  EXPECT_EQ(a.cycles, b.cycles);
+  EXPECT_EQ(a.instret, b.instret);
+  EXPECT_EQ(a.fflags, b.fflags);
+}
+
+TEST(Translate, LoopWithTakenBranchClocks) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      addi(5, 0, 0), addi(6, 0, 100),
+      add(5, 5, 6), addi(6, 6, -1), b(1, 6, 0, -8),  // bne x6, x0, back to the add
+      kEnd};
+  Machine t(code, true, 3), i(code, false, 3);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(t.hart->x[5], 5050u);
+  // 2 + 100 x 3 instructions and the end; a taken bne costs 3 clocks, not 1 (99 times).
+  EXPECT_EQ(t.hart->instret, 303u);
+  EXPECT_EQ(t.hart->cycles, 303u + 99u * 2u);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 8));
+}
+
+TEST(Translate, ClockLimitInsideALoopStopsWhereTheInterpreterStops) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {addi(5, 5, 1), addi(6, 6, 3), j(0, -8)};
+  Machine t(code, true), i(code, false);
+  for (uint64_t limit : {1000u, 1001u, 2500u, 2500u, 2502u}) {
+    EXPECT_EQ(t.hart->run(limit), Stop::limit);
+    EXPECT_EQ(i.hart->run(limit), Stop::limit);
+    expect_same(*t.hart, *i.hart);
+  }
+  EXPECT_EQ(t.hart->cycles, 2502u);  // a segment of 3 clocks from 0: at a multiple of 3
+  EXPECT_EQ(t.hart->x[5], 834u);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode));
+}
+
+TEST(Translate, StoreOntoAGuardWordFaultsAtTheStore) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(7, Machine::kData >> 12),
+      sw(0, 7, 0), addi(7, 7, 4), j(0, -8),  // clear words upwards, for ever
+  };
+  Machine t(code, true), i(code, false);
+  for (Machine* m : {&t, &i}) m->memory.set_tag(Machine::kData + 40, iss::kTagGuard);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::stack_overflow);
+  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 4);
+  EXPECT_EQ(t.hart->fault().addr, Machine::kData + 40);
+  EXPECT_EQ(t.hart->x[7], Machine::kData + 40);
+  EXPECT_EQ(t.hart->instret, 1u + 10u * 3u);  // the lui and ten whole iterations
+  EXPECT_EQ(t.hart->cycles, 1u + 10u * 3u + 1u);  // and the faulting store's clock
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(i.hart->fault().pc, t.hart->fault().pc);
+}
+
+TEST(Translate, NanResultIsCanonicalWithItsFlag) {
+  using namespace enc;
+  const uint32_t fmv_w_x_f1 = r(0x53, 0, 0x78, 1, 5, 0), fmv_w_x_f2 = r(0x53, 0, 0x78, 2, 6, 0);
+  const uint32_t fadd_f3 = r(0x53, 7, 0x00, 3, 1, 2), fadd_f4 = r(0x53, 7, 0x00, 4, 1, 1);
+  const std::vector<uint32_t> code = {lui(5, 0x7f800), lui(6, 0xff800), fmv_w_x_f1, fmv_w_x_f2,
+                                      fadd_f3, fadd_f4, kEnd};
+  Machine t(code, true), i(code, false);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(t.hart->f[3], 0x7fc00000u);  // inf + -inf: the canonical NaN
+  EXPECT_EQ(t.hart->f[4], 0x7f800000u);  // inf + inf
+  EXPECT_EQ(t.hart->fflags, 0x10u);      // NV
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode));
+}
+
+TEST(Translate, DivisionSpecialCases) {
+  using namespace enc;
+  auto op = [](unsigned f3, unsigned rd, unsigned rs1, unsigned rs2) { return r(0x33, f3, 1, rd, rs1, rs2); };
+  const unsigned kDiv = 4, kDivu = 5, kRem = 6, kRemu = 7;
+  const std::vector<uint32_t> code = {
+      op(kDiv, 16, 10, 11), op(kRem, 17, 10, 11), op(kDivu, 18, 10, 11), op(kRemu, 19, 10, 11),
+      j(0, 4),  // three blocks: fewer registers than the host holds
+      op(kDiv, 20, 12, 13), op(kRem, 21, 12, 13), op(kDiv, 22, 10, 0), op(kRem, 23, 10, 0),
+      j(0, 4),
+      op(kDivu, 24, 10, 0), op(kRemu, 25, 10, 0), addi(26, 0, 1), addi(27, 0, 2), kEnd};
+  Machine t(code, true), i(code, false);
+  for (Machine* m : {&t, &i}) {
+    m->hart->x[10] = static_cast<uint32_t>(-7);
+    m->hart->x[11] = 2;
+    m->hart->x[12] = 0x80000000u;
+    m->hart->x[13] = static_cast<uint32_t>(-1);
+    EXPECT_EQ(m->hart->run(1u << 20), Stop::stopped);
+  }
+  const uint32_t want[] = {static_cast<uint32_t>(-3), static_cast<uint32_t>(-1), 0x7ffffffcu, 1u,
+                           0x80000000u, 0u, ~0u, static_cast<uint32_t>(-7), ~0u,
+                           static_cast<uint32_t>(-7)};
+  for (unsigned k = 0; k < 10; ++k) EXPECT_EQ(t.hart->x[16 + k], want[k]) << "x" << 16 + k;
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt)
+    for (uint32_t at : {0u, 20u, 40u}) EXPECT_TRUE(t.translated(Machine::kCode + at)) << at;
+}
+
+}  // namespace
+}  // namespace emx::test
