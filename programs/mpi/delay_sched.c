@@ -2,16 +2,16 @@
  * executes a communication schedule with persistent requests, or the same pattern with an
  * MPI collective, and times it.
  *
- *   mpi_delay_sched MODE SCHEDULE BYTES DELTA [REPS]
+ *   mpi_delay_sched MODE SCHEDULE BYTES DELTA [REPS [SKEW]]
  *
  * SCHEDULE  one list per rank, separated by '/': the destinations of the rank's sends in
  *           schedule order, separated by ','; '-' is a delay slot. The pattern is the set of
  *           arcs (rank, destination). python/emx/delay writes it (schedule_text).
  * MODE      sched: the paper's execution scheme. Send_init for every send in schedule
  *           order, Recv_init for every incoming arc, then per repetition: Startall of the
- *           receives (posted in advance, so every send is one remote write), Barrier, the
- *           schedule's entries in order (a run of sends = one Startall, a delay = idle for
- *           DELTA clocks, emx_delay), Waitall.
+ *           receives (posted in advance, so every send is one remote write), Barrier and
+ *           the common start (common_start), the schedule's entries in order (a run of
+ *           sends = one Startall, a delay = idle for DELTA clocks, emx_delay), Waitall.
  *           bcast, scatter, gather, allgather, alltoall, alltoallv: the MPI collective for
  *           the pattern (the root of bcast/scatter is the one sender, of gather the one
  *           receiver; alltoallv sends BYTES along every arc, 0 elsewhere).
@@ -19,14 +19,19 @@
  * DELTA     the delay: N (clocks) or Fi (F times I(k): how long MPI_Start of one k-byte send
  *           from rank 0 to rank 1 takes on the idle machine, measured first).
  * REPS      repetitions (default 3); the first warms up the free lists and is not timed.
+ * SKEW      clocks: before each barrier rank r idles (r x 7919 mod 13) x SKEW clocks more
+ *           (default 0), so that the ranks reach it in another order; the figures do not
+ *           change (tests/delay checks that the timed part does not depend on it).
  *
  * Every message has its own content (source, destination, repetition, byte index); every
  * receive buffer is checked after every timed repetition.
  * Results: makespan_cycles (the last repetition: latest end of Waitall or the collective
- * over all ranks, minus the earliest exit from the Barrier), makespan_min_cycles (over
+ * over all ranks, minus the common start: every rank starts the timed part at one clock,
+ * common_start), makespan_min_cycles (over
  * timed repetitions), slot_cycles (I(k)), delta_cycles, messages, errors (bytes wrong,
  * over all ranks and repetitions; 0 in a correct run). */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,19 +44,74 @@ static unsigned char content(int src, int dst, int rep, int i) {
   return (unsigned char)(src * 31 + dst * 17 + rep * 101 + i * 7 + (i >> 8));
 }
 
+/* Filling and checking are not timed, but they touch every byte of every message twice a
+ * repetition, which on 64 ranks of 63 messages was most of the simulated instructions.
+ * So they go a word at a time (where the buffer is aligned). In the 256-byte block q of a
+ * message, content() is c + 7 j at offset j (c = its byte 0 + q: 7 x 256 vanishes mod 256),
+ * so a block's first word is the splat of c plus 0, 7, 14, 21 and each next word adds 28
+ * to every byte. Bytes are added lane by lane: the low 7 bits of each by one add, the top
+ * bits by XOR, so no carry crosses into the next byte. */
+static uint32_t lanes_add(uint32_t w, uint32_t lanes) {
+  return ((w & 0x7f7f7f7fu) + (lanes & 0x7f7f7f7fu)) ^ ((w ^ lanes) & 0x80808080u);
+}
+
+enum { BLOCK_WORDS = 64 };
+
+/* The first word of block q of a message whose byte 0 is base. */
+static uint32_t block_word(unsigned base, int q) {
+  return lanes_add(((base + q) & 0xffu) * 0x01010101u, 0x150E0700u);
+}
+
+static unsigned char content_at(unsigned base, int i) {
+  return (unsigned char)(base + i * 7 + (i >> 8));
+}
+
+/* The message src -> dst of repetition rep into buf. */
+static void fill(unsigned char *buf, int bytes, int src, int dst, int rep) {
+  const unsigned base = content(src, dst, rep, 0);
+  int i = 0;
+  if (((uintptr_t)buf & 3) == 0) {
+    uint32_t *w = (uint32_t *)buf, *const end = w + (bytes >> 2);
+    for (int q = 0; w < end; ++q) {
+      uint32_t *const block_end = end - w > BLOCK_WORDS ? w + BLOCK_WORDS : end;
+      for (uint32_t v = block_word(base, q); w < block_end; ++w, v = lanes_add(v, 0x1C1C1C1Cu))
+        *w = v;
+    }
+    i = bytes & ~3;
+  }
+  for (; i < bytes; ++i) buf[i] = content_at(base, i);
+}
+
+/* The bytes of buf that differ from that message (counted a byte at a time only when a
+ * word differs). */
+static int wrong_bytes(const unsigned char *buf, int bytes, int src, int dst, int rep) {
+  const unsigned base = content(src, dst, rep, 0);
+  int i = 0, wrong = 0;
+  if (((uintptr_t)buf & 3) == 0) {
+    const uint32_t *w = (const uint32_t *)buf, *const end = w + (bytes >> 2);
+    uint32_t diff = 0;
+    for (int q = 0; w < end; ++q) {
+      const uint32_t *const block_end = end - w > BLOCK_WORDS ? w + BLOCK_WORDS : end;
+      for (uint32_t v = block_word(base, q); w < block_end; ++w, v = lanes_add(v, 0x1C1C1C1Cu))
+        diff |= *w ^ v;
+    }
+    if (!diff) i = bytes & ~3;
+  }
+  for (; i < bytes; ++i) wrong += buf[i] != content_at(base, i);
+  return wrong;
+}
+
 static void fail(int me, const char *what) {
   printf("mpi_delay_sched (rank %d): %s\n", me, what);
   MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-/* The entries of rank r's list: destination, or -1 for a delay. Returns the count;
- * checks every destination. */
-static int parse_list(const char *s, int r, int n, int *out, int me) {
-  for (int k = 0; k < r; ++k) {
-    s = strchr(s, '/');
-    if (!s) return 0; /* fewer lists than ranks: the rest send nothing */
-    ++s;
-  }
+/* The entries of the list that starts at s (rank r's): destination, or -1 for a delay.
+ * Returns the count; checks every destination; counts in *to_me (if given) the entries
+ * that are `me`; sets *next to the next list, NULL after the last (fewer lists than
+ * ranks: the rest send nothing). */
+static int parse_list(const char *s, int r, int n, int *out, int me, int *to_me,
+                      const char **next) {
   int count = 0;
   while (*s && *s != '/') {
     if (*s == ',') { ++s; continue; }
@@ -61,17 +121,21 @@ static int parse_list(const char *s, int r, int n, int *out, int me) {
       ++s;
       continue;
     }
-    char *end;
-    const long d = strtol(s, &end, 10);
-    if (end == s || d < 0 || d >= n || d == r) {
+    /* A decimal destination (strtol, general, costs the PE several times more). */
+    int d = 0;
+    const char *digits = s;
+    for (; *s >= '0' && *s <= '9'; ++s)
+      if (d <= n) d = d * 10 + (*s - '0');
+    if (s == digits || d >= n || d == r) {
       char msg[96];
       snprintf(msg, sizeof msg, "bad destination in the list of rank %d (%d ranks)", r, n);
       fail(me, msg);
     }
-    if (out) out[count] = (int)d;
+    if (out) out[count] = d;
+    if (to_me) *to_me += d == me;
     ++count;
-    s = end;
   }
+  if (next) *next = *s ? s + 1 : NULL;
   return count;
 }
 
@@ -84,26 +148,25 @@ typedef struct {
 } Plan;
 
 static void build_plan(Plan *p, const char *sched) {
-  p->nentries = parse_list(sched, p->me, p->n, NULL, p->me);
+  /* Every rank's list, walking along the text once (64 ranks of 63 destinations are a
+   * 12 KB text): mine, and who sends to me. */
+  const char *mine = NULL, *list = sched;
+  p->srcs = malloc((size_t)p->n * sizeof *p->srcs);
+  p->nrecvs = 0;
+  for (int r = 0; r < p->n && list; ++r) {
+    if (r == p->me) mine = list;
+    int hits = 0;
+    parse_list(list, r, p->n, NULL, p->me, &hits, &list);
+    if (hits > 1) fail(p->me, "a rank sends to the same destination twice");
+    if (hits) p->srcs[p->nrecvs++] = r;
+  }
+  p->nentries = mine ? parse_list(mine, p->me, p->n, NULL, p->me, NULL, NULL) : 0;
   p->entries = malloc((p->nentries + 1) * sizeof *p->entries);
-  parse_list(sched, p->me, p->n, p->entries, p->me);
+  if (mine) parse_list(mine, p->me, p->n, p->entries, p->me, NULL, NULL);
   p->sends = malloc((p->nentries + 1) * sizeof *p->sends);
   p->nsends = 0;
   for (int k = 0; k < p->nentries; ++k)
     if (p->entries[k] >= 0) p->sends[p->nsends++] = p->entries[k];
-  /* Who sends to me: every rank's list (each rank parses all lists; n is small). */
-  p->srcs = malloc((size_t)p->n * sizeof *p->srcs);
-  p->nrecvs = 0;
-  for (int r = 0; r < p->n; ++r) {
-    const int c = parse_list(sched, r, p->n, NULL, p->me);
-    int *dest = malloc((c + 1) * sizeof *dest);
-    parse_list(sched, r, p->n, dest, p->me);
-    int hits = 0;
-    for (int k = 0; k < c; ++k) hits += dest[k] == p->me;
-    free(dest);
-    if (hits > 1) fail(p->me, "a rank sends to the same destination twice");
-    if (hits) p->srcs[p->nrecvs++] = r;
-  }
   p->sbuf = malloc((p->nsends + 1) * sizeof *p->sbuf);
   p->rbuf = malloc((p->nrecvs + 1) * sizeof *p->rbuf);
   const int b = p->bytes > 0 ? p->bytes : 1;
@@ -117,15 +180,54 @@ static void build_plan(Plan *p, const char *sched) {
 
 static void fill_sends(const Plan *p, int rep) {
   for (int k = 0; k < p->nsends; ++k)
-    for (int i = 0; i < p->bytes; ++i) p->sbuf[k][i] = content(p->me, p->sends[k], rep, i);
+    fill(p->sbuf[k], p->bytes, p->me, p->sends[k], rep);
 }
 
 static long long check_recvs(const Plan *p, int rep) {
   long long wrong = 0;
   for (int k = 0; k < p->nrecvs; ++k)
-    for (int i = 0; i < p->bytes; ++i) wrong += p->rbuf[k][i] != content(p->srcs[k], p->me, rep, i);
+    wrong += wrong_bytes(p->rbuf[k], p->bytes, p->srcs[k], p->me, rep);
   for (int k = 0; k < p->nrecvs; ++k) memset(p->rbuf[k], 0xee, p->bytes);
   return wrong;
+}
+
+/* ---- The start of the timed part --------------------------------------------------------- */
+
+/* The ranks leave a barrier at different clocks, and which rank reached it last decides who
+ * leaves first (its message goes outward step by step). Timed from each rank's own exit,
+ * the makespan would depend on the untimed work before the barrier (parsing, filling,
+ * checking): a faster parse moved makespans by up to 0.3 %. So every rank starts the timed
+ * part at one clock: after the barrier the ranks agree on the latest exit (the runtime's
+ * butterfly, one message a step, nothing left in flight) and each idles until START_GUARD
+ * clocks after it, rounded up to a multiple of START_ALIGN. The machine is quiet then (the
+ * receive requests' protocol threads have run), and what is timed starts in the same state
+ * whatever came before. The idle clocks cost no host time. */
+enum { START_GUARD = 1 << 16, START_ALIGN = 1 << 10 };
+
+/* The largest of the ranks' t (64 bits from two 32-bit maxima). */
+static uint64_t latest(uint64_t t) {
+  const int32_t hi = emx_max_i32((int32_t)(t >> 31));
+  const int32_t lo = emx_max_i32((int32_t)(t >> 31) == hi ? (int32_t)(t & 0x7fffffff) : -1);
+  return ((uint64_t)(uint32_t)hi << 31) | (uint32_t)lo;
+}
+
+/* Returns the clock at which the timed part starts on every rank, once it has come. */
+static uint64_t common_start(int me) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const uint64_t start =
+      (latest(emx_cycles()) + START_GUARD + START_ALIGN - 1) / START_ALIGN * START_ALIGN;
+  const uint64_t now = emx_cycles();
+  /* emx_delay(N) returns N + DELAY_CALL clocks after it is entered (rt_delay). */
+  enum { DELAY_CALL = 25 };
+  if (now + DELAY_CALL + 1 >= start) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "the common start (clock %llu) came before this rank knew it "
+             "(clock %llu): START_GUARD is too small for this machine",
+             (unsigned long long)start, (unsigned long long)now);
+    fail(me, msg);
+  }
+  emx_delay((uint32_t)(start - now - DELAY_CALL - 1));
+  return start;
 }
 
 /* ---- The schedule with persistent requests ---------------------------------------- */
@@ -231,7 +333,7 @@ static void coll_setup(const Plan *p, Mode m, Coll *c) {
 static void coll_fill(const Plan *p, Mode m, Coll *c, int rep) {
   for (int d = 0; d < p->n; ++d) {
     const int as = (m == M_BCAST || m == M_ALLGATHER) ? 0 : d;
-    for (int i = 0; i < p->bytes; ++i) c->sendbuf[(size_t)d * p->bytes + i] = content(p->me, as, rep, i);
+    fill(c->sendbuf + (size_t)d * p->bytes, p->bytes, p->me, as, rep);
   }
   memset(c->recvbuf, 0xee, (size_t)p->n * p->bytes);
 }
@@ -274,7 +376,7 @@ static long long coll_check(const Plan *p, Mode m, const Coll *c, int rep) {
     const int src = p->srcs[k];
     const unsigned char *got = m == M_BCAST || m == M_SCATTER ? c->recvbuf : c->recvbuf + (size_t)src * b;
     const int as = (m == M_BCAST || m == M_ALLGATHER) ? 0 : p->me;
-    for (int i = 0; i < b; ++i) wrong += got[i] != content(src, as, rep, i);
+    wrong += wrong_bytes(got, b, src, as, rep);
   }
   return wrong;
 }
@@ -293,11 +395,6 @@ static long long max_ll(long long v) {
   MPI_Allreduce(&v, &r, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   return r;
 }
-static long long min_ll(long long v) {
-  long long r;
-  MPI_Allreduce(&v, &r, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-  return r;
-}
 static long long sum_ll(long long v) {
   long long r;
   MPI_Allreduce(&v, &r, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -309,7 +406,7 @@ int main(int argc, char **argv) {
   Plan p;
   MPI_Comm_rank(MPI_COMM_WORLD, &p.me);
   MPI_Comm_size(MPI_COMM_WORLD, &p.n);
-  if (argc < 5) fail(p.me, "usage: mpi_delay_sched MODE SCHEDULE BYTES DELTA [REPS]");
+  if (argc < 5) fail(p.me, "usage: mpi_delay_sched MODE SCHEDULE BYTES DELTA [REPS [SKEW]]");
   const Mode mode = parse_mode(argv[1], p.me);
   p.bytes = atoi(argv[3]);
   if (p.bytes < 0) fail(p.me, "BYTES must be 0 or more");
@@ -329,6 +426,8 @@ int main(int argc, char **argv) {
   }
   const int reps = argc > 5 ? atoi(argv[5]) : 3;
   if (reps < 2) fail(p.me, "REPS must be 2 or more (the first is not timed)");
+  const int skew = argc > 6 ? atoi(argv[6]) : 0;
+  if (skew < 0) fail(p.me, "SKEW must be 0 or more");
   build_plan(&p, argv[2]);
 
   Requests q = {0};
@@ -347,13 +446,13 @@ int main(int argc, char **argv) {
     } else {
       coll_fill(&p, mode, &c, rep);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    const uint64_t t0 = emx_cycles();
+    if (skew) emx_delay((uint32_t)((p.me * 7919 % 13) * skew));
+    const uint64_t t0 = common_start(p.me);
     if (mode == M_SCHED) run_schedule(&p, &q, delta);
     else coll_run(&p, mode, &c);
     const uint64_t t1 = emx_cycles();
     wrong += mode == M_SCHED ? check_recvs(&p, rep) : coll_check(&p, mode, &c, rep);
-    const long long span = max_ll((long long)t1) - min_ll((long long)t0);
+    const long long span = max_ll((long long)t1) - (long long)t0;
     if (rep == 0) continue;
     last = span;
     if (best < 0 || span < best) best = span;

@@ -101,6 +101,7 @@ def main(argv=None) -> int:
         ex.close()
     meta = report.meta(a.quick, ex.name)
     failed = 0
+    report.render_figures(outcomes, a.jobs)
     for o in outcomes:
         report.write(o, a.out, meta)
         print(report.text(o) + "\n")

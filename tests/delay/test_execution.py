@@ -15,12 +15,13 @@ COLLECTIVES = {"scatter": ["scatter", "bcast", "alltoallv"], "gather": ["gather"
                "alltoall": ["alltoall", "allgather", "alltoallv"]}
 
 
-def run(pes, mode, schedule_text, k, delta="0", topology=None, reps=2, code=0):
+def run(pes, mode, schedule_text, k, delta="0", topology=None, reps=2, code=0, skew=None):
     opts = ["--pes", str(pes)]
     if topology:
         opts += ["--set", f"network.topology={topology}"]
+    extra = [] if skew is None else [str(skew)]
     r, s = run_stats(*opts, "mpi_delay_sched", mode, schedule_text, str(k), delta, str(reps),
-                     timeout=300)
+                     *extra, timeout=300)
     assert r.returncode == code, r.stdout + r.stderr
     return r, (results(s) if s and s.get("results") else {})
 
@@ -66,6 +67,23 @@ def test_a_delay_slot_lasts_delta_clocks():
     assert res["delta_cycles"] == (res["slot_cycles"] * 1500 + 500) // 1000  # half rounds up
 
 
+@pytest.mark.parametrize("mode,pattern,k", [("sched", "ba7", 256), ("sched", "alltoall", 64),
+                                            ("gather", "gather", 256)])
+def test_the_timed_part_does_not_depend_on_the_untimed_work_before_it(mode, pattern, k):
+    # SKEW idles rank r (r x 7919 mod 13) x SKEW clocks before every barrier, so the ranks
+    # reach it in another order. Every rank starts the timed part at one clock, so the
+    # makespan stays the same (timed from each rank's own exit from the barrier, the
+    # makespan of ba7 moved by 12 clocks of 26 874 with a busy loop in its place).
+    p = named(pattern, 64)
+    text = (proposed(p) if mode == "sched" else ring(p)).text()
+    got = {skew: run(64, mode, text, k, "0.6i", "single_switch", 2, skew=skew)[1]
+           for skew in (0, 37, 5000)}
+    assert got[0]["errors"] == 0 and got[0]["messages"] == len(p.arcs)
+    for skew in (37, 5000):
+        for figure in ("makespan_cycles", "slot_cycles", "delta_cycles", "errors"):
+            assert got[skew][figure] == got[0][figure], (skew, figure)
+
+
 def test_bad_schedules_are_refused_with_a_reason():
     r, _ = run(4, "sched", "1/7", 8, code=2)
     assert "bad destination in the list of rank 1 (4 ranks)" in r.stdout
@@ -74,3 +92,5 @@ def test_bad_schedules_are_refused_with_a_reason():
     r, _ = run(4, "sched", "1", 8, delta="abc", code=2)
     assert "DELTA must be a number of clocks" in r.stdout
     r, _ = run(4, "nosuch", "1", 8, code=2)
+    r, _ = run(4, "sched", "1", 8, skew=-1, code=2)
+    assert "SKEW must be 0 or more" in r.stdout

@@ -137,6 +137,35 @@ class Page(unittest.TestCase):
                          ["variant=a, mode=x", "variant=b, mode=y"])
         plt.close(fig)
 
+    def test_figures_rendered_in_processes_are_those_rendered_here(self):
+        """render_figures splits the experiments between forked processes: the same PNG
+        bytes as figure_png here, in order, for any number of processes; a plot that fails
+        in a process is rendered here, where its error surfaces."""
+        def plot_for(scale):
+            def plot(t, fig):               # a closure, as the experiments' plots are
+                ax = fig.add_subplot()
+                ax.plot(t["keys"], t["speed"] * scale)
+            return plot
+        def made(n):
+            out = []
+            for k in range(n):
+                o = outcome(TABLE)
+                o.experiment.plot = plot_for(k + 1)
+                out.append(o)
+            return out
+        want = [report.figure_png(o) for o in made(5)]
+        self.assertTrue(all(want) and len(set(want)) == 5)
+        for jobs in (1, 2, 3, 8):
+            got = made(5)
+            report.render_figures(got, jobs)
+            self.assertEqual([o.png for o in got], want, jobs)
+        bad = made(3)
+        def broken(t, fig):
+            raise RuntimeError("the plot is broken")
+        bad[1].experiment.plot = broken
+        with self.assertRaisesRegex(RuntimeError, "the plot is broken"):
+            report.render_figures(bad, 2)
+
 
 if __name__ == "__main__":
     unittest.main()
