@@ -4,6 +4,7 @@
 
 #include <cfenv>
 #include <chrono>
+#include <utility>
 
 #include "isa/isa.h"
 
@@ -28,13 +29,14 @@ const char* outcome_name(Outcome::Kind k) {
 
 NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                              uint64_t period_ps, const std::vector<std::unique_ptr<pe::Pe>>& pes,
-                             const bool& stopping)
+                             unsigned pe_count, const bool& stopping)
     : sc_module(name),
       fabric_(fabric),
       ports_(ports),
       period_ps_(period_ps),
       pes_(pes),
-      stopping_(stopping) {
+      stopping_(stopping),
+      stall_(pe_count, 0) {
   SC_HAS_PROCESS(NetworkDriver);
   // A method: no stack to switch to at every network clock. Its own wake-ups go through
   // wake_ too (static sensitivity: cheaper than a timeout or-ed with the event at every
@@ -57,13 +59,20 @@ void NetworkDriver::catch_up() {
   wake_at(process_through(now));
 }
 
+void NetworkDriver::flush_send_stalls() {
+  for (unsigned k = 0; k < stall_.size(); ++k)
+    if (stall_[k]) pes_[k]->floating_send_accepted(std::exchange(stall_[k], 0), false);
+}
+
 uint64_t NetworkDriver::process_through(uint64_t now) {
   // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
   ports_.resolve(now, [this](unsigned ep, uint64_t stall, bool last) {
+    stall_[ep] += stall;
+    if (!last) return;
     ++accepted_;
-    pes_[ep]->floating_send_accepted(stall, last);
+    pes_[ep]->floating_send_accepted(std::exchange(stall_[ep], 0), true);
   });
   if (after_advance) after_advance(now + 1);
   processed_ = std::max(processed_, now + 1);
@@ -128,7 +137,7 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
   driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps(), pes_,
-                                            stopping_);
+                                            cfg_.pes, stopping_);
   // A limit beyond SystemC's time range (2^64 ps) is as good as none: bound it there.
   cycle_limit_ = std::min(cfg_.sim.max_cycles, (UINT64_MAX - 1) / cfg_.period_ps());
   driver_->run_ahead_limit = cycle_limit_ ? cycle_limit_ : UINT64_MAX;
@@ -428,6 +437,7 @@ Outcome Machine::run(double max_host_seconds) {
     }
   }
   host_.flush();
+  driver_->flush_send_stalls();
   for (auto& p : pes_) p->finish_run();
   // A PE's thread may have stopped inside the ISS with its own rounding mode on the host
   // FPU: the statistics (means, utilisations) are computed rounding to nearest.

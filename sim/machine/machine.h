@@ -35,12 +35,15 @@ const char* outcome_name(Outcome::Kind k);
 // everything up to and including the present clock, and any process may ask it to.
 class NetworkDriver : public sc_core::sc_module {
  public:
-  // `pes`: told when their floating sends are accepted; `stopping`: the simulation is
-  // stopping (run ahead no further). Both outlive the driver.
+  // `pes` (pe_count of them, once built): told when their floating sends are accepted;
+  // `stopping`: the simulation is stopping (run ahead no further). Both outlive the driver.
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                 uint64_t period_ps, const std::vector<std::unique_ptr<pe::Pe>>& pes,
-                const bool& stopping);
+                unsigned pe_count, const bool& stopping);
   void catch_up();             // process everything up to the present clock
+  // Hands the send stalls not yet told to the PEs (see stall_) to them: before their
+  // statistics are read.
+  void flush_send_stalls();
   // Called after the network advanced (for trace sampling); empty: nothing.
   std::function<void(uint64_t now)> after_advance;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
@@ -64,7 +67,13 @@ class NetworkDriver : public sc_core::sc_module {
   // next_time() after the last processing: while no packet is pushed, processing those
   // clocks again changes nothing (catch_up).
   uint64_t processed_ = 0, pushes_seen_ = 0, next_ = UINT64_MAX;
-  uint64_t accepted_ = 0;  // floating sends accepted (PE code run by process_through)
+  uint64_t accepted_ = 0;  // calls into PE code at a floating send's acceptance
+  // By PE: the stall clocks of its floating sends accepted since it was last told. A PE
+  // is told (Pe::floating_send_accepted) only when its last floating send is accepted,
+  // which it may be waiting for, and by flush_send_stalls: the stall only adds to its
+  // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
+  // last one in a stream).
+  std::vector<uint64_t> stall_;
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {
