@@ -155,6 +155,29 @@ send_miss:
 	or	t0, t0, a2
 	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
 .Lqueue:	/* ... joins the receiver's outbox */
+	LW_G(t0, mpi_outboxes)
+	slli	t1, a1, L_OB_SHIFT
+	add	t0, t0, t1			/* t0: the outbox */
+	lw	t1, L_OB_TAIL(t0)
+	bnez	t1, .Lbehind
+	/* It was empty (no creation waits, no segment asked: send_only's case): the op
+	 * heads it, its segment asked for */
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t2, a1, 22
+	or	t1, t1, t2
+	SEND(3, t1, zero)
+	li	t2, 1
+	sw	t2, L_OB_ASKED(t0)
+	sw	t2, L_OB_CREATES(t0)
+	sw	a7, L_OB_HEAD(t0)
+	sw	a7, L_OB_TAIL(t0)
+	LA(t1, mpi_outbox_pending)
+	lw	t2, 0(t1)
+	addi	t2, t2, 1
+	sw	t2, 0(t1)
+	li	a0, 0
+	ret
+.Lbehind:
 	OUTBOX_CREATE a7, a1
 	li	a0, 0
 	ret
