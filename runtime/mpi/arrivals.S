@@ -101,7 +101,6 @@
 	.type	mpi_rreq_thread, @function
 	.p2align 2
 mpi_rreq_thread:
-	FRAME_FREE
 	addi	a2, tp, 16
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
@@ -216,6 +215,7 @@ rreq_arrived_words:
 	addi	t2, t2, 1
 	sh	t2, L_SENDQ_CREDITS(t0)
 	UNREF	a6
+	FRAME_FREE
 	ret
 .Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
 	LA(t4, mpi_assoc)
@@ -229,6 +229,7 @@ rreq_arrived_words:
 	sw	a4, L_RR_BUF(a6)
 	sw	a5, L_RR_CAPACITY(a6)
 	KQ_APPEND a6, a7
+	FRAME_FREE
 	ret
 .Lbuffered:	/* Buffered's rule: the data goes to the receiver's buffer anyway, this receive
 	 * request is dropped (rreq_arrived's usual case): our send's own entry goes; a send
@@ -255,8 +256,10 @@ rreq_arrived_words:
 	addi	t2, t2, 1
 	sw	t2, L_COUNT_CONCURRENT(t3)
 	UNREF	a6
+	FRAME_FREE
 	ret
 .Lcrossed_c:	/* rreq_arrived(pe, rreq, buf, capacity, tag, ctx) decides (sender_match.c) */
+	FRAME_FREE
 	mv	a1, a3
 	mv	a2, a4
 	mv	a3, a5
@@ -264,6 +267,7 @@ rreq_arrived_words:
 	mv	a5, t2
 	tail	rreq_arrived
 .Lgeneral:
+	FRAME_FREE
 	tail	rreq_words_general
 	.size	rreq_arrived_words, . - rreq_arrived_words
 

@@ -52,5 +52,9 @@
 #define L_SQ_TMP_CREDIT 0x600   /* SQ_TMP | SQ_CREDIT */
 #define L_MATCH_BOTH 0
 #define L_REQ_ARGS 4            /* REQ_ARGS_WORD: the first word of a frame's request */
+#define L_WAIT_PLAIN 0x5c1f     /* wait.c's PLAIN_FLAGS | RF_COMPLETE (checked there) */
+#define L_RF_READER 32
+#define L_CTX_NEXT 16           /* emx_ctx_t.ra: the free list's link */
+#define L_CTX_CONT 28           /* emx_ctx_t.cont */
 
 #endif
