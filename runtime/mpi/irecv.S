@@ -16,10 +16,9 @@
  * the last branch to .Lgeneral. Fields go into the free cell early (its first word links
  * the free list; the others are anybody's while it is free), which frees registers. */
 #include "irecv_layout.h"
+#include "arrivals_layout.h"
 
-#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
-#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
-#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+#include "mpi_asm.h"
 
 /* Committed: the cell leaves the pool (pool_get) with the rest of req_new's fields. */
 .macro COMMIT
@@ -279,3 +278,107 @@ mpi_irecv_begin:
 .Lgeneral:
 	tail	mpi_irecv_general
 	.size	mpi_irecv_begin, . - mpi_irecv_begin
+
+	/* proto_direct_begin (creation.c says what it does): a0 the peer PE, a1 the receive
+	 * request; returns the context to suspend on. Its usual cases by hand: a credit
+	 * above the asking mark, another PE, an op cell and a context at hand; the outbox
+	 * empty (the op heads it, OP_DIRECT, the segment asked for with the context's
+	 * continuation) or, behind other creations, a second op cell for the waiter.
+	 * Anything else: direct_slow (creation.c), before any change. */
+	.globl	proto_direct_begin
+	.type	proto_direct_begin, @function
+	.p2align 2
+proto_direct_begin:
+	LW_G(a4, mpi_rreq_credits)
+	slli	a3, a0, 2
+	add	a4, a4, a3
+	lw	a4, 0(a4)			/* the credits for pe */
+	LW_G(a3, mpi_rreq_ask_at)
+	bgeu	a3, a4, .Ldslow			/* credits to ask for first */
+	LW_G(a3, mpi_me)
+	beq	a3, a0, .Ldslow
+	LA(a6, mpi_op_pool)
+	lw	a7, 0(a6)			/* a7: the op */
+	beqz	a7, .Ldslow
+	LW_G(t0, __emx_ctx_pool)		/* t0: the context */
+	beqz	t0, .Ldslow
+	LW_G(t1, mpi_outboxes)
+	slli	t2, a0, L_OB_SHIFT
+	add	t1, t1, t2			/* t1: the outbox */
+	lw	t2, L_OB_HEAD(t1)
+	lw	t3, 0(a7)			/* t3: the next op cell */
+	bnez	t2, .Lbehind
+	/* direct_ask: the op heads the empty outbox, the segment comes to the context */
+	sw	t3, 0(a6)
+	lw	t4, L_CTX_NEXT(t0)		/* __emx_ctx_get */
+	lui	t5, %hi(__emx_ctx_pool)
+	sw	t4, %lo(__emx_ctx_pool)(t5)
+	sw	zero, 0(a7)
+	li	t4, L_OP_DIRECT
+	sb	t4, L_OP_HDR(a7)
+	sw	a7, L_OB_HEAD(t1)
+	sw	a7, L_OB_TAIL(t1)
+	LA(t4, mpi_outbox_pending)
+	lw	t5, 0(t4)
+	addi	t5, t5, 1
+	sw	t5, 0(t4)
+	LW_G(t4, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
+	slli	t5, a0, 22
+	or	t4, t4, t5
+	lw	t5, L_CTX_CONT(t0)
+	SEND(3, t4, t5)
+	mv	a0, t0
+	ret
+.Lbehind:	/* one more creation, the words in its op; t3 the waiter's cell */
+	beqz	t3, .Ldslow
+	lw	t4, 0(t3)			/* both cells out of the pool */
+	sw	t4, 0(a6)
+	lw	t4, L_CTX_NEXT(t0)		/* __emx_ctx_get */
+	lui	t5, %hi(__emx_ctx_pool)
+	sw	t4, %lo(__emx_ctx_pool)(t5)
+	li	t4, L_OP_RREQ_HDR
+	sw	t4, L_OP_HDR(a7)
+	LW_G(t4, mpi_me_gaddr)			/* the receive request's words (RREQ_WORDS) */
+	srli	t5, a1, 2
+	or	t4, t4, t5
+	sw	t4, L_OP_W(a7)
+	lw	t4, L_REQ_BUF(a1)
+	sw	t4, L_OP_W + 4(a7)
+	lw	t4, L_REQ_CAPACITY(a1)
+	sw	t4, L_OP_W + 8(a7)
+	lhu	t4, L_REQ_PE + 2(a1)		/* tag | context << 16 */
+	lhu	t5, L_REQ_CTX(a1)
+	slli	t5, t5, 16
+	or	t4, t4, t5
+	sw	t4, L_OP_W + 12(a7)
+	sw	zero, 0(a7)			/* enqueue: behind the tail */
+	lw	t4, L_OB_TAIL(t1)
+	sw	a7, 0(t4)
+	sw	a7, L_OB_TAIL(t1)
+	LA(t4, mpi_outbox_pending)
+	lw	t5, 0(t4)
+	addi	t5, t5, 1
+	sw	t5, 0(t4)
+	lw	t4, L_OB_CREATES(t1)
+	addi	t4, t4, 1
+	sw	t4, L_OB_CREATES(t1)
+	lw	t4, L_OB_ASKED(t1)		/* its segment, unless two are asked */
+	li	t5, L_MAX_ASKED
+	bgeu	t4, t5, 1f
+	addi	t4, t4, 1
+	sw	t4, L_OB_ASKED(t1)
+	LW_G(t4, mpi_segment_word)
+	slli	t5, a0, 22
+	or	t4, t4, t5
+	SEND(3, t4, zero)
+1:	sw	t0, 0(t3)			/* the waiter: the context, */
+	lw	t4, L_OB_DRAINED(t1)
+	sw	t4, 4(t3)			/* next, */
+	li	t4, 1
+	sw	t4, 8(t3)			/* pooled */
+	sw	t3, L_OB_DRAINED(t1)
+	mv	a0, t0
+	ret
+.Ldslow:
+	tail	direct_slow
+	.size	proto_direct_begin, . - proto_direct_begin
