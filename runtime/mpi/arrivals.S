@@ -370,3 +370,64 @@ sreq_both:	/* (a send's tag is named) */
 	INBOUND -1
 	tail	sreq_arrived
 	.size	sreq_both, . - sreq_both
+
+	/* mpi_h_remove (records.c names it): a removal, the special packet a one-sided
+	 * sender sends for our request it matched (a0: its address here; a1: the sender's
+	 * PE | bits << 10, 1: a receive request, 0: a send request). Its usual case by hand,
+	 * as the original's removal handler: the entry alone heads a concrete tag's key of
+	 * the request-issued queue, and the key may go idle without a sweep. The entry goes
+	 * (isq_remove_fast), the request's reference with it; for a receive request its
+	 * credit comes back (rreq_credit_back: rreq_credits_came if that has more to do).
+	 * Anything else:
+	 * remove_general (sender_match.c), before any change. */
+	.globl	mpi_h_remove
+	.type	mpi_h_remove, @function
+	.p2align 2
+mpi_h_remove:
+	srli	a3, a1, 10			/* a3: the side */
+	LA(t4, mpi_isq_send)			/* t4: the request-issued queue */
+	beqz	a3, 1f
+	LA(t4, mpi_isq_recv)
+1:	lw	t0, L_REQ_HANDLE(a0)		/* req_live */
+	andi	t0, t0, -8
+	bne	t0, a0, .Lrm_general
+	lhu	t0, L_REQ_ISQ_COUNT(a0)		/* its own entry, its only one, */
+	li	t1, 1
+	bne	t0, t1, .Lrm_general
+	lw	t0, L_REQ_ISQ_NEWEST(a0)
+	addi	t6, a0, L_REQ_ISQ_OWN		/* t6: the entry */
+	bne	t0, t6, .Lrm_general
+	lw	t5, L_REQ_ISQ_KEY(a0)		/* t5: its key, */
+	lw	t0, L_KEY_HEAD(t5)
+	bne	t0, t6, .Lrm_general		/* which it heads */
+	lhu	t0, L_KEY_PT + 2(t5)		/* a concrete tag (kq_pop) */
+	li	t1, 0xffff
+	beq	t0, t1, .Lrm_general
+	beqz	a3, 2f
+	lhu	a6, L_REQ_PE(a0)		/* a6: its sender */
+	LW_G(a4, mpi_rreq_credits)
+	slli	t0, a6, 2
+	add	a4, a4, t0			/* a4: the credits for the sender */
+	lw	a5, 0(a4)
+	addi	a5, a5, 1			/* a5: one back (rreq_credit_back) */
+2:	KQ_TAKE t0, t1, t2, .Lrm_general	/* isq_take */
+	sh	zero, L_REQ_ISQ_COUNT(a0)
+	sw	zero, L_REQ_ISQ_REQ(a0)
+	beqz	a3, 3f
+	sw	a5, 0(a4)
+3:	LA(t3, mpi_counters)
+	lw	t2, L_COUNT_REMOVALS(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_REMOVALS(t3)
+	UNREF	a0
+	beqz	a3, 4f				/* the credit: more to do? */
+	LW_G(t0, mpi_held_pending)
+	bnez	t0, 5f
+	LW_G(t0, mpi_rreq_return_at)
+	bgeu	a5, t0, 5f
+4:	.insn i 0x0b, 1, x0, x0, 0		/* the thread ends (no stack to give back) */
+5:	mv	a0, a6
+	tail	rreq_credits_came
+.Lrm_general:
+	tail	remove_general
+	.size	mpi_h_remove, . - mpi_h_remove

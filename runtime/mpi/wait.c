@@ -133,6 +133,8 @@ static inline int plain(MPI_Request h) {
 }
 /* The layout wait_begin.S relies on. */
 _Static_assert(L_WAIT_PLAIN == (PLAIN_FLAGS | RF_COMPLETE) && L_RF_READER == RF_READER &&
+                   L_REQ_RECV == REQ_RECV && L_REQ_KIND == __builtin_offsetof(mpi_request, kind) &&
+                   L_REQ_REFS == __builtin_offsetof(mpi_request, refs) &&
                    L_REQ_FLAGS == __builtin_offsetof(mpi_request, flags) &&
                    L_REQ_HANDLE == __builtin_offsetof(mpi_request, handle) &&
                    L_REQ_DONE == __builtin_offsetof(mpi_request, done) &&

@@ -2,9 +2,10 @@
  * caller), as the original had MPI_Wait in assembly: its blocking case -- a valid
  * handle, a plain request (wait.c) not complete yet, its `done` element empty, a context
  * at hand -- marks the request read, sends the I-structure read of `done` to the context's
- * continuation and returns the context to suspend on. Everything else (the value is
- * there, the request is complete or not plain, a bad handle): mpi_wait_begin_general
- * (wait.c), before any change. Offsets: irecv_layout.h, arrivals_layout.h (checked in
+ * continuation and returns the context to suspend on; and a plain send complete
+ * already (after a one-sided send) with no status asked for is finished. Everything
+ * else (the value is there, a receive complete, a request not plain, a bad handle):
+ * mpi_wait_begin_general (wait.c), before any change. Offsets: irecv_layout.h, arrivals_layout.h (checked in
  * wait.c). */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
@@ -27,7 +28,7 @@ mpi_wait_begin:
 	li	a2, L_WAIT_PLAIN
 	and	a2, a3, a2
 	li	a4, L_RF_ACTIVE
-	bne	a2, a4, .Lgeneral
+	bne	a2, a4, .Lcomplete
 	.insn r 0x0b, 2, 0, a2, a5, x0		/* rtag of `done` */
 	andi	a2, a2, 1			/* the value is there: the general way takes it */
 	bnez	a2, .Lgeneral
@@ -44,6 +45,25 @@ mpi_wait_begin:
 	lw	a1, L_CTX_CONT(a4)
 	SEND(7, a2, a1)				/* ird */
 	mv	a0, a4
+	ret
+.Lcomplete:	/* A plain send complete already (a one-sided send's), no status asked for:
+	 * finish_plain -- the cell goes back unless a protocol reference holds it. */
+	li	a4, L_RF_ACTIVE_COMPLETE
+	bne	a2, a4, .Lgeneral
+	bnez	a1, .Lgeneral
+	lhu	a2, L_REQ_KIND(a5)
+	li	a4, L_REQ_RECV
+	beq	a2, a4, .Lgeneral		/* (a receive's way makes progress: C) */
+	ori	a3, a3, L_RF_COMPLETE | L_RF_USER_FREED
+	sh	a3, L_REQ_FLAGS(a5)
+	lhu	a2, L_REQ_REFS(a5)
+	bnez	a2, 1f
+	LA(a4, mpi_request_pool)		/* pool_put */
+	lw	a2, 0(a4)
+	sw	a2, 0(a5)
+	sw	a5, 0(a4)
+1:	sw	zero, 0(a0)			/* MPI_REQUEST_NULL */
+	li	a0, 0
 	ret
 .Lgeneral:
 	tail	mpi_wait_begin_general
