@@ -321,25 +321,12 @@ _Static_assert(OP_DIRECT == L_OP_DIRECT && REQ_RREQ == L_REQ_RREQ &&
                    __builtin_offsetof(drain_waiter, pooled) == 8,
                "irecv.S: proto_direct_begin's layout");
 
-/* MPI_Irecv's end when its caller was resumed with the segment (frame): the receive
- * request's words (from the request), the invocation; what queued behind it leaves. */
-int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
-  if (__builtin_expect(!frame, 0)) return MPI_SUCCESS; /* created behind others */
-  const mpi_request *r = req_of(*request);
-  const unsigned pe = r->pe;
-  const emx_gaddr_t g = frame + ARGS;
-  emx_send(EMX_PKT_syswr, g, req_gaddr(r));
-  emx_send(EMX_PKT_syswr, g + 1, (uint32_t)(uintptr_t)r->buf);
-  emx_send(EMX_PKT_syswr, g + 2, r->capacity);
-  emx_send(EMX_PKT_syswr, g + 3, r->tag | (uint32_t)r->ctx << 16);
-  emx_send(EMX_PKT_invoke1, frame + 1 + REQ_RREQ, mpi_me);
-  outbox *b = &mpi_outboxes[pe];
-  outbox_op *o = b->head;
-  b->head = o->next;
-  pool_put(&mpi_op_pool, o);
-  --mpi_outbox_pending;
-  if (b->head == 0) b->tail = 0;
-  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) proto_after_invocation(b, pe);
+/* mpi_irecv_end (MPI_Irecv's end when its caller was resumed with the segment: the
+ * receive request's words from the request, the invocation, the op out of the outbox) is
+ * irecv.S's; what queued behind the op, or computations waiting for the empty outbox: */
+int irecv_end_after(outbox *b, unsigned pe);
+int irecv_end_after(outbox *b, unsigned pe) {
+  proto_after_invocation(b, pe);
   return MPI_SUCCESS;
 }
 
