@@ -164,6 +164,9 @@ mpi_irecv_begin:
 7:	sw	t5, L_KEY_TAIL(a7)
 	lw	a1, L_REQ_HANDLE(t3)
 	sw	a1, 0(a6)			/* *request */
+	/* By remote thread creation (the default: neither of the two below) */
+	LW_G(a1, mpi_rreq_by_creation)
+	bnez	a1, 9f
 	/* A pair: -mpi-option=rreq-pairs, nothing waiting for an operand segment, a word-
 	 * aligned buffer of fewer than L_RREQ_PAIR_BYTES, a tag below the pair form's
 	 * limit or MPI_ANY_TAG. Else a creation (or a staged record): mpi_irecv_request. */

@@ -574,6 +574,7 @@ enum {
  * address: rreq_pairs_agree). */
 extern emx_static_frame_t *mpi_rreq_frames;
 extern int mpi_rreq_pairs;
+extern int mpi_rreq_by_creation; /* neither rreq-pairs nor staged records (irecv.S) */
 void rreq_pairs_init(void);
 void rreq_pairs_agree(void);
 /* Whether a receive request (context, buffer address, capacity, tag or TAG_ANY16) goes

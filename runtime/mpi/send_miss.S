@@ -131,7 +131,6 @@ send_miss:
 	lw	t0, 0(a7)			/* the creation's op */
 	sw	t0, 0(a6)
 	sw	zero, 0(a7)
-	LW_G(t3, mpi_me)			/* t3: this PE */
 	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
 	LA(t4, mpi_counters)
@@ -143,7 +142,7 @@ send_miss:
 	li	t1, 4 << 24
 	or	t0, t0, t1
 	sw	t0, L_OP_HDR(a7)
-	slli	t0, t3, 22
+	LW_G(t0, mpi_me_gaddr)
 	srli	t1, a0, 2
 	or	t0, t0, t1
 	sw	t0, L_OP_W(a7)			/* the request's global address */
@@ -198,10 +197,7 @@ send_miss:
 	sw	t0, L_OP_HDR(a7)
 	addi	t1, t1, 8
 	sw	t1, L_OP_W(a7)
-	LW_G(t0, mpi_idx_tmp_answer)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
-	slli	t0, t0, 16
-	slli	t1, t3, 22
-	or	t0, t0, t1
+	LW_G(t0, mpi_tmp_answer_word)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
 	or	t0, t0, a1
 	sw	t0, L_OP_W + 4(a7)
 	j	.Lqueue

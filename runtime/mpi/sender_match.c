@@ -352,6 +352,7 @@ EMX_HANDLER(mpi_h_rreq);
  * (mpi_internal.h): the frame names the source, the slot the context. */
 emx_static_frame_t *mpi_rreq_frames;
 int mpi_rreq_pairs;
+int mpi_rreq_by_creation; /* neither pairs nor staged records: irecv.S's test */
 
 static void mpi_t_rreq(uint32_t left, uint32_t right, uint32_t cont) {
   const emx_static_frame_t *f = emx_frame();
@@ -389,6 +390,7 @@ void rreq_pairs_agree(void) {
   /* (Two scalar reductions: the vector one would link a large buffer in.) */
   const int32_t high = emx_max_i32(base), low = emx_min_i32(base);
   mpi_rreq_pairs = mpi_opt.rreq_pairs && base != 0 && high == base && low == base;
+  mpi_rreq_by_creation = !mpi_rreq_pairs && !mpi_opt.staged_records;
 }
 
 /* data = the request's address here; bits: 1 = a receive request, 0 = a send request.
