@@ -15,6 +15,18 @@
 #include "arrivals_layout.h"
 #include "mpi_asm.h"
 
+/* The first creation into the empty outbox t0 of PE a1 (none waits, no segment is
+ * asked): its operand segment asked for, one creation, one segment asked. Uses t1, t2. */
+.macro FIRST_CREATION
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t2, a1, 22
+	or	t1, t1, t2
+	SEND(3, t1, zero)
+	li	t2, 1
+	sw	t2, L_OB_ASKED(t0)
+	sw	t2, L_OB_CREATES(t0)
+.endm
+
 	.text
 /* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c; a0: the new
  * send request): the usual case -- get or sync, nothing waiting for credits to the
@@ -50,13 +62,7 @@ send_only:
 	beqz	a7, .Lonly_general
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lonly_general
-	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t4, a1, 22
-	or	t1, t1, t4
-	SEND(3, t1, zero)
-	li	t2, 1				/* one creation, one segment asked (the outbox */
-	sw	t2, L_OB_ASKED(t0)		/* was empty: none before) */
-	sw	t2, L_OB_CREATES(t0)
+	FIRST_CREATION
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
@@ -161,13 +167,7 @@ send_miss:
 	bnez	t1, .Lbehind
 	/* It was empty (no creation waits, no segment asked: send_only's case): the op
 	 * heads it, its segment asked for */
-	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t2, a1, 22
-	or	t1, t1, t2
-	SEND(3, t1, zero)
-	li	t2, 1
-	sw	t2, L_OB_ASKED(t0)
-	sw	t2, L_OB_CREATES(t0)
+	FIRST_CREATION
 	sw	a7, L_OB_HEAD(t0)
 	sw	a7, L_OB_TAIL(t0)
 	LA(t1, mpi_outbox_pending)
