@@ -9,6 +9,8 @@
  * receiver's queue meanwhile, as sendq_add leaves it): the op with its words heads or
  * joins the receiver's outbox, and the operand segment is asked for unless two are asked
  * already (creation.c's create).
+ * a1: what MPI_Isend's lookup found (put_to_posted_looked): the key's bucket offset | 1
+ * when no receive request is filed under it, else 0 (then it is looked for here).
  * Returns MPI_SUCCESS. Anything else: send_start (send_start_ok), before any change.
  * Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
 #include "irecv_layout.h"
@@ -92,19 +94,14 @@ send_only:
 	.type	send_miss, @function
 	.p2align 2
 send_miss:
+	addi	t3, a1, -1			/* t3: the key's bucket offset, if looked at */
 	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
 	lhu	a2, L_REQ_PE + 2(a0)		/* a2: the tag */
 	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
 	slli	t1, a2, 16
 	or	t1, t1, a1			/* t1: pt */
-	HASH
-	LA(t4, mpi_assoc)			/* no receive request filed under the key */
-	lw	t5, L_KQ_ANY_KEYS(t4)
-	bnez	t5, .Lgeneral
-	FIND_KEY 1f
-	lw	t6, L_KEY_HEAD(t5)
-	bnez	t6, .Lgeneral
-1:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
+	bltz	t3, .Llook
+.Lisq:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
 	lw	t5, L_KQ_ANY_KEYS(t4)
 	bnez	t5, .Lgeneral
 	FIND_KEY .Lgeneral
@@ -207,6 +204,15 @@ send_miss:
 	lui	t0, %hi(mpi_opt + L_OPT_SREQ_INLINE)
 	lbu	t0, %lo(mpi_opt + L_OPT_SREQ_INLINE)(t0)
 	beqz	t0, .Lchecked
+.Llook:	/* MPI_Isend did not look (or found a receive request): no receive request may be
+	 * filed under the key */
+	HASH
+	LA(t4, mpi_assoc)
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Lgeneral
+	FIND_KEY .Lisq
+	lw	t6, L_KEY_HEAD(t5)
+	beqz	t6, .Lisq
 .Lgeneral:
 	tail	send_start_ok
 	.size	send_miss, . - send_miss
