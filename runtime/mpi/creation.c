@@ -96,7 +96,7 @@ static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
  * continuation of the requesting computation, which waits for it (proto_direct_begin). */
 /* The answer goes as soon as the frame is known (on the critical path of every creation):
  * its address word from segment_reply_word (mpi_h_segment_reply's index and this PE),
- * the count after. */
+ * the frame's removal from the free list and the count after. */
 static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
   (void)addr;
   uint32_t *f = __emx_frame_pool;
@@ -106,11 +106,12 @@ static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
     else segment_carved(requester);
     return;
   }
-  __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
-  f[0] = (uint32_t)(uintptr_t)request_tmpl;
   const emx_gaddr_t g = mpi_me_gaddr | (uint32_t)(uintptr_t)f >> 2;
   if (cont) emx_send(EMX_PKT_invoke1, cont, g);
   else emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
+  /* (the frame leaves its free list after the answer: nothing runs here in between) */
+  __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
+  f[0] = (uint32_t)(uintptr_t)request_tmpl;
   ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
 }
 EMX_HANDLER(mpi_h_segment);
