@@ -198,12 +198,6 @@ send_miss:
 	or	t0, t0, a1
 	sw	t0, L_OP_W + 4(a7)
 	j	.Lqueue
-.Lbuffered:	/* with data (0 B completes at once: C), not in the send request's word */
-	lw	t0, L_REQ_CAPACITY(a0)
-	beqz	t0, .Lgeneral
-	lui	t0, %hi(mpi_opt + L_OPT_SREQ_INLINE)
-	lbu	t0, %lo(mpi_opt + L_OPT_SREQ_INLINE)(t0)
-	beqz	t0, .Lchecked
 .Llook:	/* MPI_Isend did not look (or found a receive request): no receive request may be
 	 * filed under the key */
 	HASH
@@ -213,6 +207,13 @@ send_miss:
 	FIND_KEY .Lisq
 	lw	t6, L_KEY_HEAD(t5)
 	beqz	t6, .Lisq
+	j	.Lgeneral
+.Lbuffered:	/* with data (0 B completes at once: C), not in the send request's word */
+	lw	t0, L_REQ_CAPACITY(a0)
+	beqz	t0, .Lgeneral
+	lui	t0, %hi(mpi_opt + L_OPT_SREQ_INLINE)
+	lbu	t0, %lo(mpi_opt + L_OPT_SREQ_INLINE)(t0)
+	beqz	t0, .Lchecked
 .Lgeneral:
 	tail	send_start_ok
 	.size	send_miss, . - send_miss
