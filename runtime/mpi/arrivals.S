@@ -25,8 +25,9 @@
  * temporary buffer this PE gave (receiver_match.c's sreq_core, as sreq.S's buffered case):
  * the words are copied into the receive, which completes, the send request's credit goes
  * back, the buffer to its free list; an empty message just completes. Anything else:
- * sreq_arrived (receiver_match.c). a0 sender PE, a1 bits, a2 the four words (its request,
- * data, bytes, tag | context << 16). */
+ * sreq_arrived (receiver_match.c). a0 sender PE, a1 bits, the four words (its request,
+ * data, bytes, tag | context << 16) in the frame tp from word 4 on: it is entered only from
+ * its thread. */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
 #include "sreq_layout.h"
@@ -279,17 +280,16 @@ rreq_arrived_words:
 	.p2align 2
 mpi_sreq_thread_both:
 	FRAME_BACK_ONLY				/* (the inbound count: each way below) */
-	addi	a2, tp, 16
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
 	.size	mpi_sreq_thread_both, . - mpi_sreq_thread_both
 
 	.globl	sreq_both
 	.type	sreq_both, @function
-sreq_both:	/* (a send's tag is named) */
+sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	andi	t0, a1, L_SREQ_FALLBACK
 	bnez	t0, .Ls_general
-	lw	t0, 12(a2)			/* tag | context << 16 */
+	lw	t0, 28(tp)			/* tag | context << 16 */
 	slli	t1, t0, 16
 	or	t1, t1, a0			/* t1: pt */
 	srli	t2, t0, 16			/* t2: the context */
@@ -329,13 +329,13 @@ sreq_both:	/* (a send's tag is named) */
 	 * posted list), the send having completed at its sender. t0 the credits, a7 where,
 	 * t4 the table, t5 the key, t6 the entry. */
 	bnez	a1, .Ls_general			/* (the data in the request, SREQ_INLINE: C) */
-	lw	t1, 8(a2)			/* t1: the bytes sent */
+	lw	t1, 24(tp)			/* t1: the bytes sent */
 	beqz	t1, .Ls_empty
 	lw	a3, L_REQ_CAPACITY(a6)
 	mv	a4, t1				/* a4: the bytes taken, min(sent, capacity) */
 	bgeu	a3, t1, 1f
 	mv	a4, a3
-1:	lw	a5, 4(a2)			/* a5: the data (in the temporary buffer) */
+1:	lw	a5, 20(tp)			/* a5: the data (in the temporary buffer) */
 	lw	t2, L_REQ_BUF(a6)		/* t2: the receive buffer */
 	or	t3, a5, t2
 	or	t3, t3, a4
@@ -368,6 +368,7 @@ sreq_both:	/* (a send's tag is named) */
 	ret
 .Ls_general:
 	INBOUND -1
+	addi	a2, tp, 16			/* the words */
 	tail	sreq_arrived
 	.size	sreq_both, . - sreq_both
 

@@ -321,10 +321,7 @@ proto_direct_begin:
 	sb	t4, L_OP_HDR(a7)
 	sw	a7, L_OB_HEAD(t1)
 	sw	a7, L_OB_TAIL(t1)
-	LA(t4, mpi_outbox_pending)
-	lw	t5, 0(t4)
-	addi	t5, t5, 1
-	sw	t5, 0(t4)
+	ADD_G	mpi_outbox_pending, 1, t4, t5
 	LW_G(t4, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
 	slli	t5, a0, 22
 	or	t4, t4, t5
@@ -358,10 +355,7 @@ proto_direct_begin:
 	lw	t4, L_OB_TAIL(t1)
 	sw	a7, 0(t4)
 	sw	a7, L_OB_TAIL(t1)
-	LA(t4, mpi_outbox_pending)
-	lw	t5, 0(t4)
-	addi	t5, t5, 1
-	sw	t5, 0(t4)
+	ADD_G	mpi_outbox_pending, 1, t4, t5
 	lw	t4, L_OB_CREATES(t1)
 	addi	t4, t4, 1
 	sw	t4, L_OB_CREATES(t1)
@@ -430,10 +424,7 @@ mpi_irecv_end:
 	lw	t2, 0(t1)
 	sw	t2, 0(a3)
 	sw	a3, 0(t1)
-	LA(t1, mpi_outbox_pending)
-	lw	t2, 0(t1)
-	addi	t2, t2, -1
-	sw	t2, 0(t1)
+	ADD_G	mpi_outbox_pending, -1, t1, t2
 	bnez	t0, 8f
 	sw	zero, L_OB_TAIL(a0)
 	lw	t0, L_OB_DRAINED(a0)

@@ -7,6 +7,15 @@
 #define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
 #define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+#define SW_G(rs, sym, tmp) lui tmp, %hi(sym); sw rs, %lo(sym)(tmp)
+
+/* The global word \sym += \n (the linker makes each access one gp-relative instruction
+ * when it can). Uses \tmp, \tmp2. */
+.macro ADD_G sym, n, tmp, tmp2
+	LW_G(\tmp, \sym)
+	addi	\tmp, \tmp, \n
+	SW_G(\tmp, \sym, \tmp2)
+.endm
 
 /* t3 = the bucket's byte offset of key (pt t1, context t2): kq_hash. Uses t4. */
 .macro HASH

@@ -434,7 +434,6 @@ void mpi_sreq_thread_general(uint32_t v, uint32_t unused, uint32_t cont); /* (sr
 void proto_sreq_thread(emx_thread_fn fn);
 /* A creation's frame holds the request's words from this word on (creation.c). */
 enum { REQ_ARGS_WORD = 4 };
-void sreq_both(unsigned pe, unsigned bits, const uint32_t *w); /* matching on both sides */
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */

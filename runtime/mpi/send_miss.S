@@ -98,8 +98,7 @@ send_miss:
 	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
 	lhu	a2, L_REQ_PE + 2(a0)		/* a2: the tag */
 	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
-	slli	t1, a2, 16
-	or	t1, t1, a1			/* t1: pt */
+	lw	t1, L_REQ_PE(a0)		/* t1: pt (pe | tag << 16) */
 	bltz	t3, .Llook
 .Lisq:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
 	lw	t5, L_KQ_ANY_KEYS(t4)
@@ -167,10 +166,7 @@ send_miss:
 	FIRST_CREATION
 	sw	a7, L_OB_HEAD(t0)
 	sw	a7, L_OB_TAIL(t0)
-	LA(t1, mpi_outbox_pending)
-	lw	t2, 0(t1)
-	addi	t2, t2, 1
-	sw	t2, 0(t1)
+	ADD_G	mpi_outbox_pending, 1, t1, t2
 	li	a0, 0
 	ret
 .Lbehind:

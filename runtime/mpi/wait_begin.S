@@ -11,6 +11,11 @@
 #include "arrivals_layout.h"
 #include "mpi_asm.h"
 
+	.section .sdata, "aw"
+	.p2align 2
+wait_plain:	/* the flags a plain request not complete may not have but RF_ACTIVE */
+	.word	L_WAIT_PLAIN
+
 	.text
 	.globl	mpi_wait_begin
 	.type	mpi_wait_begin, @function
@@ -25,10 +30,10 @@ mpi_wait_begin:
 	lw	a3, L_REQ_HANDLE(a5)		/* which the handle names */
 	bne	a3, a4, .Lgeneral
 	lhu	a3, L_REQ_FLAGS(a5)		/* a3: its flags: plain, not complete */
-	li	a2, L_WAIT_PLAIN
-	and	a2, a3, a2
-	li	a4, L_RF_ACTIVE
-	bne	a2, a4, .Lcomplete
+	xori	a2, a3, L_RF_ACTIVE
+	LW_G(a4, wait_plain)
+	and	a2, a2, a4
+	bnez	a2, .Lcomplete
 	.insn r 0x0b, 2, 0, a2, a5, x0		/* rtag of `done` */
 	andi	a2, a2, 1			/* the value is there: the general way takes it */
 	bnez	a2, .Lgeneral
@@ -48,7 +53,7 @@ mpi_wait_begin:
 	ret
 .Lcomplete:	/* A plain send complete already (a one-sided send's), no status asked for:
 	 * finish_plain -- the cell goes back unless a protocol reference holds it. */
-	li	a4, L_RF_ACTIVE_COMPLETE
+	li	a4, L_RF_COMPLETE
 	bne	a2, a4, .Lgeneral
 	bnez	a1, .Lgeneral
 	lhu	a2, L_REQ_KIND(a5)
