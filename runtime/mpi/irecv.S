@@ -220,10 +220,7 @@ mpi_irecv_begin:
 	beqz	a1, 9f
 	mv	a0, t3
 	tail	mpi_irecv_request		/* returns MPI_SUCCESS */
-9:	LA(a1, mpi_counters)
-	lw	a2, L_COUNT_RECV_REQUESTS(a1)
-	addi	a2, a2, 1
-	sw	a2, L_COUNT_RECV_REQUESTS(a1)
+9:	ADD_G	mpi_counters+L_COUNT_RECV_REQUESTS, 1, a1, a2
 	mv	a0, t0				/* to the peer PE, the request (its words are */
 	mv	a1, t3				/* read from it when they go) */
 	tail	proto_direct_begin		/* the caller waits for the segment */

@@ -29,6 +29,10 @@
 	sw	t2, L_OB_CREATES(t0)
 .endm
 
+	.section .sdata, "aw"
+	.p2align 2
+isq_one:	.word	L_ISQ_ONE		/* refs, isq_count: one reference, one entry */
+
 	.text
 /* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c; a0: the new
  * send request): the usual case -- get or sync, nothing waiting for credits to the
@@ -126,7 +130,7 @@ send_miss:
 	sw	t5, L_REQ_ISQ_KEY(a0)
 	KQ_APPEND t6, t0
 	sw	t6, L_REQ_ISQ_NEWEST(a0)
-	li	t0, L_ISQ_ONE
+	LW_G(t0, isq_one)			/* (a word: one gp-relative load) */
 	sw	t0, L_REQ_REFS(a0)
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
@@ -135,10 +139,7 @@ send_miss:
 	sw	zero, 0(a7)
 	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
-	LA(t4, mpi_counters)
-	lw	t1, L_COUNT_SEND_REQUESTS(t4)
-	addi	t1, t1, 1
-	sw	t1, L_COUNT_SEND_REQUESTS(t4)
+	ADD_G	mpi_counters+L_COUNT_SEND_REQUESTS, 1, t1, t4
 	/* A send request (kind 0), the protocol in its bits, 4 words */
 	slli	t0, a5, 16
 	li	t1, 4 << 24
