@@ -34,19 +34,20 @@ CREATION = ["proto_create", "proto_create4", "create_refill", "mpi_h_segment_rep
 SEGMENT = ["mpi_h_segment", "segment_carved", "emx_frame_alloc", "__emx_frame_refill",
            "request_thread"]
 COMPLETION = ["MPI_Wait", "wait_named", "wait_blocking", "block_on", "mpi_wait_begin",
+              "mpi_wait_begin_general",
               "mpi_wait_end", "progress_success", "mpi_progress", "__emx_resume",
               "__emx_wait"]
 # (path, run, functions): the functions a message's path runs through, in order.
 PATHS = [
     ("receive request, issuer (MPI_Irecv ... creation)", "advance",
      ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "recv_start", "mpi_irecv_request",
-      "proto_direct_begin", "direct_slow", "mpi_irecv_end"] + CREATION),
+      "proto_direct_begin", "direct_slow", "mpi_irecv_end", "irecv_end_after"] + CREATION),
     ("receive request, on the sender", "advance",
      SEGMENT + ["mpi_rreq_thread", "rreq_arrived_words", "mpi_t_rreq", "mpi_h_rreq",
                 "mpi_h_stage", "rreq_arrived", "kq_push"]),
     ("one-sided send (MPI_Isend hit)", "advance",
      ["MPI_Isend", "start_send", "send_started", "send_start"]),
-    ("removal", "advance", ["mpi_h_remove"]),
+    ("removal", "advance", ["mpi_h_remove", "remove_general"]),
     ("completion (MPI_Wait, one blocks)", "advance", COMPLETION),
     ("receive posted (receiver-only MPI_Irecv)", "naive",
      ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "mpi_irecv_post", "recv_start"]),

@@ -25,8 +25,9 @@
  * temporary buffer this PE gave (receiver_match.c's sreq_core, as sreq.S's buffered case):
  * the words are copied into the receive, which completes, the send request's credit goes
  * back, the buffer to its free list; an empty message just completes. Anything else:
- * sreq_arrived (receiver_match.c). a0 sender PE, a1 bits, a2 the four words (its request,
- * data, bytes, tag | context << 16). */
+ * sreq_arrived (receiver_match.c). a0 sender PE, a1 bits, the four words (its request,
+ * data, bytes, tag | context << 16) in the frame tp from word 4 on: it is entered only from
+ * its thread. */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
 #include "sreq_layout.h"
@@ -101,7 +102,6 @@
 	.type	mpi_rreq_thread, @function
 	.p2align 2
 mpi_rreq_thread:
-	FRAME_FREE
 	addi	a2, tp, 16
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
@@ -216,6 +216,7 @@ rreq_arrived_words:
 	addi	t2, t2, 1
 	sh	t2, L_SENDQ_CREDITS(t0)
 	UNREF	a6
+	FRAME_FREE
 	ret
 .Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
 	LA(t4, mpi_assoc)
@@ -229,6 +230,7 @@ rreq_arrived_words:
 	sw	a4, L_RR_BUF(a6)
 	sw	a5, L_RR_CAPACITY(a6)
 	KQ_APPEND a6, a7
+	FRAME_FREE
 	ret
 .Lbuffered:	/* Buffered's rule: the data goes to the receiver's buffer anyway, this receive
 	 * request is dropped (rreq_arrived's usual case): our send's own entry goes; a send
@@ -255,8 +257,10 @@ rreq_arrived_words:
 	addi	t2, t2, 1
 	sw	t2, L_COUNT_CONCURRENT(t3)
 	UNREF	a6
+	FRAME_FREE
 	ret
 .Lcrossed_c:	/* rreq_arrived(pe, rreq, buf, capacity, tag, ctx) decides (sender_match.c) */
+	FRAME_FREE
 	mv	a1, a3
 	mv	a2, a4
 	mv	a3, a5
@@ -264,6 +268,7 @@ rreq_arrived_words:
 	mv	a5, t2
 	tail	rreq_arrived
 .Lgeneral:
+	FRAME_FREE
 	tail	rreq_words_general
 	.size	rreq_arrived_words, . - rreq_arrived_words
 
@@ -275,17 +280,16 @@ rreq_arrived_words:
 	.p2align 2
 mpi_sreq_thread_both:
 	FRAME_BACK_ONLY				/* (the inbound count: each way below) */
-	addi	a2, tp, 16
 	srli	a1, a0, 10
 	andi	a0, a0, 0x3ff
 	.size	mpi_sreq_thread_both, . - mpi_sreq_thread_both
 
 	.globl	sreq_both
 	.type	sreq_both, @function
-sreq_both:	/* (a send's tag is named) */
+sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	andi	t0, a1, L_SREQ_FALLBACK
 	bnez	t0, .Ls_general
-	lw	t0, 12(a2)			/* tag | context << 16 */
+	lw	t0, 28(tp)			/* tag | context << 16 */
 	slli	t1, t0, 16
 	or	t1, t1, a0			/* t1: pt */
 	srli	t2, t0, 16			/* t2: the context */
@@ -325,13 +329,13 @@ sreq_both:	/* (a send's tag is named) */
 	 * posted list), the send having completed at its sender. t0 the credits, a7 where,
 	 * t4 the table, t5 the key, t6 the entry. */
 	bnez	a1, .Ls_general			/* (the data in the request, SREQ_INLINE: C) */
-	lw	t1, 8(a2)			/* t1: the bytes sent */
+	lw	t1, 24(tp)			/* t1: the bytes sent */
 	beqz	t1, .Ls_empty
 	lw	a3, L_REQ_CAPACITY(a6)
 	mv	a4, t1				/* a4: the bytes taken, min(sent, capacity) */
 	bgeu	a3, t1, 1f
 	mv	a4, a3
-1:	lw	a5, 4(a2)			/* a5: the data (in the temporary buffer) */
+1:	lw	a5, 20(tp)			/* a5: the data (in the temporary buffer) */
 	lw	t2, L_REQ_BUF(a6)		/* t2: the receive buffer */
 	or	t3, a5, t2
 	or	t3, t3, a4
@@ -364,5 +368,67 @@ sreq_both:	/* (a send's tag is named) */
 	ret
 .Ls_general:
 	INBOUND -1
+	addi	a2, tp, 16			/* the words */
 	tail	sreq_arrived
 	.size	sreq_both, . - sreq_both
+
+	/* mpi_h_remove (records.c names it): a removal, the special packet a one-sided
+	 * sender sends for our request it matched (a0: its address here; a1: the sender's
+	 * PE | bits << 10, 1: a receive request, 0: a send request). Its usual case by hand,
+	 * as the original's removal handler: the entry alone heads a concrete tag's key of
+	 * the request-issued queue, and the key may go idle without a sweep. The entry goes
+	 * (isq_remove_fast), the request's reference with it; for a receive request its
+	 * credit comes back (rreq_credit_back: rreq_credits_came if that has more to do).
+	 * Anything else:
+	 * remove_general (sender_match.c), before any change. */
+	.globl	mpi_h_remove
+	.type	mpi_h_remove, @function
+	.p2align 2
+mpi_h_remove:
+	srli	a3, a1, 10			/* a3: the side */
+	LA(t4, mpi_isq_send)			/* t4: the request-issued queue */
+	beqz	a3, 1f
+	LA(t4, mpi_isq_recv)
+1:	lw	t0, L_REQ_HANDLE(a0)		/* req_live */
+	andi	t0, t0, -8
+	bne	t0, a0, .Lrm_general
+	lhu	t0, L_REQ_ISQ_COUNT(a0)		/* its own entry, its only one, */
+	li	t1, 1
+	bne	t0, t1, .Lrm_general
+	lw	t0, L_REQ_ISQ_NEWEST(a0)
+	addi	t6, a0, L_REQ_ISQ_OWN		/* t6: the entry */
+	bne	t0, t6, .Lrm_general
+	lw	t5, L_REQ_ISQ_KEY(a0)		/* t5: its key, */
+	lw	t0, L_KEY_HEAD(t5)
+	bne	t0, t6, .Lrm_general		/* which it heads */
+	lhu	t0, L_KEY_PT + 2(t5)		/* a concrete tag (kq_pop) */
+	li	t1, 0xffff
+	beq	t0, t1, .Lrm_general
+	beqz	a3, 2f
+	lhu	a6, L_REQ_PE(a0)		/* a6: its sender */
+	LW_G(a4, mpi_rreq_credits)
+	slli	t0, a6, 2
+	add	a4, a4, t0			/* a4: the credits for the sender */
+	lw	a5, 0(a4)
+	addi	a5, a5, 1			/* a5: one back (rreq_credit_back) */
+2:	KQ_TAKE t0, t1, t2, .Lrm_general	/* isq_take */
+	sh	zero, L_REQ_ISQ_COUNT(a0)
+	sw	zero, L_REQ_ISQ_REQ(a0)
+	beqz	a3, 3f
+	sw	a5, 0(a4)
+3:	LA(t3, mpi_counters)
+	lw	t2, L_COUNT_REMOVALS(t3)
+	addi	t2, t2, 1
+	sw	t2, L_COUNT_REMOVALS(t3)
+	UNREF	a0
+	beqz	a3, 4f				/* the credit: more to do? */
+	LW_G(t0, mpi_held_pending)
+	bnez	t0, 5f
+	LW_G(t0, mpi_rreq_return_at)
+	bgeu	a5, t0, 5f
+4:	.insn i 0x0b, 1, x0, x0, 0		/* the thread ends (no stack to give back) */
+5:	mv	a0, a6
+	tail	rreq_credits_came
+.Lrm_general:
+	tail	remove_general
+	.size	mpi_h_remove, . - mpi_h_remove

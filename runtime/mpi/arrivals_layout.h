@@ -31,6 +31,7 @@
 #define L_SREQ_FALLBACK 8
 #define L_COUNT_ONE_SIDED 0     /* mpi_counters[C_ONE_SIDED] */
 #define L_COUNT_CONCURRENT 16   /* mpi_counters[C_CONCURRENT] */
+#define L_COUNT_REMOVALS 24     /* mpi_counters[C_REMOVALS] */
 
 #define L_COUNT_SEND_REQUESTS 4 /* mpi_counters[C_SEND_REQUESTS] */
 #define L_OB_HEAD 0             /* creation.c's outbox */
@@ -52,5 +53,10 @@
 #define L_SQ_TMP_CREDIT 0x600   /* SQ_TMP | SQ_CREDIT */
 #define L_MATCH_BOTH 0
 #define L_REQ_ARGS 4            /* REQ_ARGS_WORD: the first word of a frame's request */
+#define L_WAIT_PLAIN 0x5c1f     /* wait.c's PLAIN_FLAGS | RF_COMPLETE (checked there) */
+#define L_RF_READER 32
+#define L_REQ_RECV 2            /* mpi_request.kind of a receive */
+#define L_CTX_NEXT 16           /* emx_ctx_t.ra: the free list's link */
+#define L_CTX_CONT 28           /* emx_ctx_t.cont */
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "arrivals_layout.h"
+#include "irecv_layout.h"
 #include "mpi_internal.h"
 
 enum { OP_CREATE, OP_REMOVAL, OP_DIRECT };
@@ -95,7 +96,7 @@ static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
  * continuation of the requesting computation, which waits for it (proto_direct_begin). */
 /* The answer goes as soon as the frame is known (on the critical path of every creation):
  * its address word from segment_reply_word (mpi_h_segment_reply's index and this PE),
- * the count after. */
+ * the frame's removal from the free list and the count after. */
 static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
   (void)addr;
   uint32_t *f = __emx_frame_pool;
@@ -105,11 +106,12 @@ static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
     else segment_carved(requester);
     return;
   }
-  __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
-  f[0] = (uint32_t)(uintptr_t)request_tmpl;
   const emx_gaddr_t g = mpi_me_gaddr | (uint32_t)(uintptr_t)f >> 2;
   if (cont) emx_send(EMX_PKT_invoke1, cont, g);
   else emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
+  /* (the frame leaves its free list after the answer: nothing runs here in between) */
+  __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
+  f[0] = (uint32_t)(uintptr_t)request_tmpl;
   ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
 }
 EMX_HANDLER(mpi_h_segment);
@@ -289,7 +291,8 @@ static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, out
 #define RREQ_WORDS(r) req_gaddr(r), (uint32_t)(uintptr_t)(r)->buf, (r)->capacity, \
                       (r)->tag | (uint32_t)(r)->ctx << 16
 
-static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, const mpi_request *r) {
+uintptr_t direct_slow(unsigned pe, const mpi_request *r);
+uintptr_t direct_slow(unsigned pe, const mpi_request *r) {
   rreq_credit_low(pe);
   outbox *b = &mpi_outboxes[pe];
   if (b->head != 0 || pe == mpi_me) {
@@ -302,69 +305,31 @@ static uintptr_t __attribute__((noinline)) direct_slow(unsigned pe, const mpi_re
   return direct_ask(b, mpi_op_pool.free, c, pe);
 }
 
-/* A receive request created by the issuing computation itself (MPI_Irecv: irecv.S ends
- * in it): it asks for the operand segment with its own continuation and returns the
- * context to suspend on (mpi.h compiles the suspension into MPI_Irecv's caller, as for
- * MPI_Wait), or 0 when something before it waited in pe's outbox (direct_slow). Its op
- * heads the outbox meanwhile, so that messages to pe issued by handlers in between
- * leave behind the invocation; pe answers in order, this answer first. The words are
- * the request's (mpi_irecv_end reads them there). */
-uintptr_t proto_direct_begin(unsigned pe, const mpi_request *r) {
-  outbox *b = &mpi_outboxes[pe];
-  outbox_op *o = mpi_op_pool.free;
-  emx_ctx_t *c = __emx_ctx_pool;
-  if (__builtin_expect(mpi_rreq_credits[pe] <= mpi_rreq_ask_at || pe == mpi_me || !o || !c ||
-                           (b->head != 0 && !o->next),
-                       0))
-    return direct_slow(pe, r);
-  __emx_ctx_pool = (emx_ctx_t *)(uintptr_t)c->ra; /* emx_ctx_new, its refill apart */
-  if (__builtin_expect(b->head != 0, 0)) {
-    /* Creations wait before it (the naive ping-pong's buffered sender, its send request
-     * still asking): it is one more, the words in its op, and the computation waits until
-     * the outbox is empty, as in proto_drain_wait, without a call: the waiter is an op
-     * cell, the caller suspends (mpi_irecv_end then has nothing to do). */
-    drain_waiter *w = (drain_waiter *)o->next;
-    mpi_op_pool.free = ((outbox_op *)w)->next;
-    const uint32_t words[4] = {RREQ_WORDS(r)};
-    o->op = OP_CREATE;
-    o->kind = REQ_RREQ;
-    o->bits = 0;
-    o->n = 4;
-    for (unsigned k = 0; k < 4; ++k) o->w[k] = words[k];
-    enqueue(b, o);
-    ++b->creates; /* (as create) */
-    if (b->asked < MAX_ASKED) {
-      emx_invoke(pe, mpi_idx_segment, mpi_me, 0);
-      ++b->asked;
-    }
-    w->ctx = c;
-    w->next = b->drained;
-    w->pooled = 1;
-    b->drained = w;
-    return (uintptr_t)c;
-  }
-  return direct_ask(b, o, c, pe);
-}
+/* proto_direct_begin(pe, r) is irecv.S's (MPI_Irecv ends in it): a receive request created
+ * by the issuing computation itself. It asks for the operand segment with its own
+ * continuation and returns the context to suspend on (mpi.h compiles the suspension into
+ * MPI_Irecv's caller, as for MPI_Wait); its op heads pe's outbox meanwhile, so that
+ * messages to pe issued by handlers in between leave behind the invocation (pe answers
+ * in order, this answer first; mpi_irecv_end reads the words from the request). Behind
+ * other creations to pe (the naive ping-pong's buffered sender, its send request still
+ * asking) it is one more creation, its words in its op, and the computation waits until
+ * the outbox is empty, as in proto_drain_wait, without a call: the waiter is an op cell,
+ * the caller suspends (mpi_irecv_end then has nothing to do). Anything else (credits to
+ * ask for, no cell or context at hand, pe this PE): direct_slow, which returns the
+ * context or 0 once the outbox is empty. */
+_Static_assert(OP_DIRECT == L_OP_DIRECT && REQ_RREQ == L_REQ_RREQ &&
+                   L_OP_RREQ_HDR == (OP_CREATE | REQ_RREQ << 8 | 4u << 24) &&
+                   __builtin_offsetof(drain_waiter, ctx) == 0 &&
+                   __builtin_offsetof(drain_waiter, next) == 4 &&
+                   __builtin_offsetof(drain_waiter, pooled) == 8,
+               "irecv.S: proto_direct_begin's layout");
 
-/* MPI_Irecv's end when its caller was resumed with the segment (frame): the receive
- * request's words (from the request), the invocation; what queued behind it leaves. */
-int mpi_irecv_end(MPI_Request *request, uint32_t frame) {
-  if (__builtin_expect(!frame, 0)) return MPI_SUCCESS; /* created behind others */
-  const mpi_request *r = req_of(*request);
-  const unsigned pe = r->pe;
-  const emx_gaddr_t g = frame + ARGS;
-  emx_send(EMX_PKT_syswr, g, req_gaddr(r));
-  emx_send(EMX_PKT_syswr, g + 1, (uint32_t)(uintptr_t)r->buf);
-  emx_send(EMX_PKT_syswr, g + 2, r->capacity);
-  emx_send(EMX_PKT_syswr, g + 3, r->tag | (uint32_t)r->ctx << 16);
-  emx_send(EMX_PKT_invoke1, frame + 1 + REQ_RREQ, mpi_me);
-  outbox *b = &mpi_outboxes[pe];
-  outbox_op *o = b->head;
-  b->head = o->next;
-  pool_put(&mpi_op_pool, o);
-  --mpi_outbox_pending;
-  if (b->head == 0) b->tail = 0;
-  if (__builtin_expect(b->head != 0 || b->drained != 0, 0)) proto_after_invocation(b, pe);
+/* mpi_irecv_end (MPI_Irecv's end when its caller was resumed with the segment: the
+ * receive request's words from the request, the invocation, the op out of the outbox) is
+ * irecv.S's; what queued behind the op, or computations waiting for the empty outbox: */
+int irecv_end_after(outbox *b, unsigned pe);
+int irecv_end_after(outbox *b, unsigned pe) {
+  proto_after_invocation(b, pe);
   return MPI_SUCCESS;
 }
 

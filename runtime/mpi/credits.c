@@ -62,6 +62,7 @@ uint32_t mpi_held_total;
 unsigned mpi_idx_credit;
 static uint32_t share;        /* credits per sender */
 unsigned mpi_idx_tmp_answer; /* (send_miss.S too) */
+uint32_t mpi_tmp_answer_word; /* emx_special_addr(mpi_me, mpi_idx_tmp_answer, 0) (send_miss.S) */
 uint32_t mpi_rreq_return_at;  /* receiver: twice rreq_initial */
 uint32_t mpi_rreq_ask_at;     /* receiver: asks for more at this many (half the initial) */
 static uint32_t rreq_initial; /* a receiver's credits for receive requests to start with */
@@ -352,6 +353,7 @@ void credits_init(void) {
   rreq_wanted = calloc(n, sizeof *rreq_wanted);
   rreq_asking = calloc(n, sizeof *rreq_asking);
   mpi_idx_tmp_answer = EMX_HANDLER_INDEX(mpi_h_tmp_answer);
+  mpi_tmp_answer_word = emx_special_addr(mpi_me, mpi_idx_tmp_answer, 0);
   idx_rreq_pool = EMX_HANDLER_INDEX(mpi_h_rreq_pool);
   idx_rreq_grant = EMX_HANDLER_INDEX(mpi_h_rreq_grant);
   if (!mpi_send_queues || !mpi_senders || !mpi_rreq_credits || !rreq_wanted || !rreq_asking)

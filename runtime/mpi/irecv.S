@@ -16,10 +16,9 @@
  * the last branch to .Lgeneral. Fields go into the free cell early (its first word links
  * the free list; the others are anybody's while it is free), which frees registers. */
 #include "irecv_layout.h"
+#include "arrivals_layout.h"
 
-#define SEND(type, addr, data) .insn r 0x0b, 0, type, x0, addr, data
-#define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
-#define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+#include "mpi_asm.h"
 
 /* Committed: the cell leaves the pool (pool_get) with the rest of req_new's fields. */
 .macro COMMIT
@@ -165,6 +164,9 @@ mpi_irecv_begin:
 7:	sw	t5, L_KEY_TAIL(a7)
 	lw	a1, L_REQ_HANDLE(t3)
 	sw	a1, 0(a6)			/* *request */
+	/* By remote thread creation (the default: neither of the two below) */
+	LW_G(a1, mpi_rreq_by_creation)
+	bnez	a1, 9f
 	/* A pair: -mpi-option=rreq-pairs, nothing waiting for an operand segment, a word-
 	 * aligned buffer of fewer than L_RREQ_PAIR_BYTES, a tag below the pair form's
 	 * limit or MPI_ANY_TAG. Else a creation (or a staged record): mpi_irecv_request. */
@@ -218,10 +220,7 @@ mpi_irecv_begin:
 	beqz	a1, 9f
 	mv	a0, t3
 	tail	mpi_irecv_request		/* returns MPI_SUCCESS */
-9:	LA(a1, mpi_counters)
-	lw	a2, L_COUNT_RECV_REQUESTS(a1)
-	addi	a2, a2, 1
-	sw	a2, L_COUNT_RECV_REQUESTS(a1)
+9:	ADD_G	mpi_counters+L_COUNT_RECV_REQUESTS, 1, a1, a2
 	mv	a0, t0				/* to the peer PE, the request (its words are */
 	mv	a1, t3				/* read from it when they go) */
 	tail	proto_direct_begin		/* the caller waits for the segment */
@@ -279,3 +278,155 @@ mpi_irecv_begin:
 .Lgeneral:
 	tail	mpi_irecv_general
 	.size	mpi_irecv_begin, . - mpi_irecv_begin
+
+	/* proto_direct_begin (creation.c says what it does): a0 the peer PE, a1 the receive
+	 * request; returns the context to suspend on. Its usual cases by hand: a credit
+	 * above the asking mark, another PE, an op cell and a context at hand; the outbox
+	 * empty (the op heads it, OP_DIRECT, the segment asked for with the context's
+	 * continuation) or, behind other creations, a second op cell for the waiter.
+	 * Anything else: direct_slow (creation.c), before any change. */
+	.globl	proto_direct_begin
+	.type	proto_direct_begin, @function
+	.p2align 2
+proto_direct_begin:
+	LW_G(a4, mpi_rreq_credits)
+	slli	a3, a0, 2
+	add	a4, a4, a3
+	lw	a4, 0(a4)			/* the credits for pe */
+	LW_G(a3, mpi_rreq_ask_at)
+	bgeu	a3, a4, .Ldslow			/* credits to ask for first */
+	LW_G(a3, mpi_me)
+	beq	a3, a0, .Ldslow
+	LA(a6, mpi_op_pool)
+	lw	a7, 0(a6)			/* a7: the op */
+	beqz	a7, .Ldslow
+	LW_G(t0, __emx_ctx_pool)		/* t0: the context */
+	beqz	t0, .Ldslow
+	LW_G(t1, mpi_outboxes)
+	slli	t2, a0, L_OB_SHIFT
+	add	t1, t1, t2			/* t1: the outbox */
+	lw	t2, L_OB_HEAD(t1)
+	lw	t3, 0(a7)			/* t3: the next op cell */
+	bnez	t2, .Lbehind
+	/* direct_ask: the op heads the empty outbox, the segment comes to the context */
+	sw	t3, 0(a6)
+	lw	t4, L_CTX_NEXT(t0)		/* __emx_ctx_get */
+	lui	t5, %hi(__emx_ctx_pool)
+	sw	t4, %lo(__emx_ctx_pool)(t5)
+	sw	zero, 0(a7)
+	li	t4, L_OP_DIRECT
+	sb	t4, L_OP_HDR(a7)
+	sw	a7, L_OB_HEAD(t1)
+	sw	a7, L_OB_TAIL(t1)
+	ADD_G	mpi_outbox_pending, 1, t4, t5
+	LW_G(t4, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
+	slli	t5, a0, 22
+	or	t4, t4, t5
+	lw	t5, L_CTX_CONT(t0)
+	SEND(3, t4, t5)
+	mv	a0, t0
+	ret
+.Lbehind:	/* one more creation, the words in its op; t3 the waiter's cell */
+	beqz	t3, .Ldslow
+	lw	t4, 0(t3)			/* both cells out of the pool */
+	sw	t4, 0(a6)
+	lw	t4, L_CTX_NEXT(t0)		/* __emx_ctx_get */
+	lui	t5, %hi(__emx_ctx_pool)
+	sw	t4, %lo(__emx_ctx_pool)(t5)
+	li	t4, L_OP_RREQ_HDR
+	sw	t4, L_OP_HDR(a7)
+	LW_G(t4, mpi_me_gaddr)			/* the receive request's words (RREQ_WORDS) */
+	srli	t5, a1, 2
+	or	t4, t4, t5
+	sw	t4, L_OP_W(a7)
+	lw	t4, L_REQ_BUF(a1)
+	sw	t4, L_OP_W + 4(a7)
+	lw	t4, L_REQ_CAPACITY(a1)
+	sw	t4, L_OP_W + 8(a7)
+	lhu	t4, L_REQ_PE + 2(a1)		/* tag | context << 16 */
+	lhu	t5, L_REQ_CTX(a1)
+	slli	t5, t5, 16
+	or	t4, t4, t5
+	sw	t4, L_OP_W + 12(a7)
+	sw	zero, 0(a7)			/* enqueue: behind the tail */
+	lw	t4, L_OB_TAIL(t1)
+	sw	a7, 0(t4)
+	sw	a7, L_OB_TAIL(t1)
+	ADD_G	mpi_outbox_pending, 1, t4, t5
+	lw	t4, L_OB_CREATES(t1)
+	addi	t4, t4, 1
+	sw	t4, L_OB_CREATES(t1)
+	lw	t4, L_OB_ASKED(t1)		/* its segment, unless two are asked */
+	li	t5, L_MAX_ASKED
+	bgeu	t4, t5, 1f
+	addi	t4, t4, 1
+	sw	t4, L_OB_ASKED(t1)
+	LW_G(t4, mpi_segment_word)
+	slli	t5, a0, 22
+	or	t4, t4, t5
+	SEND(3, t4, zero)
+1:	sw	t0, 0(t3)			/* the waiter: the context, */
+	lw	t4, L_OB_DRAINED(t1)
+	sw	t4, 4(t3)			/* next, */
+	li	t4, 1
+	sw	t4, 8(t3)			/* pooled */
+	sw	t3, L_OB_DRAINED(t1)
+	mv	a0, t0
+	ret
+.Ldslow:
+	tail	direct_slow
+	.size	proto_direct_begin, . - proto_direct_begin
+
+	/* mpi_irecv_end(request, frame): MPI_Irecv's end when its caller was resumed with the
+	 * operand segment (frame; 0: the request was created behind others, nothing to do):
+	 * the receive request's four words by remote writes (RREQ_WORDS), the invocation,
+	 * then its op leaves the head of the peer's outbox (back to its pool); what queued
+	 * behind it, or computations waiting for the empty outbox: irecv_end_after
+	 * (creation.c). Returns MPI_SUCCESS. */
+	.globl	mpi_irecv_end
+	.type	mpi_irecv_end, @function
+	.p2align 2
+mpi_irecv_end:
+	beqz	a1, 9f
+	lw	a4, 0(a0)
+	andi	a4, a4, -8			/* a4: the request */
+	LW_G(a3, mpi_me_gaddr)
+	srli	t0, a4, 2
+	or	a3, a3, t0			/* its global address */
+	addi	a2, a1, L_REQ_ARGS
+	SEND(4, a2, a3)
+	lw	t0, L_REQ_BUF(a4)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+	lw	t0, L_REQ_CAPACITY(a4)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+	lhu	t0, L_REQ_PE + 2(a4)		/* tag | context << 16 */
+	lhu	t1, L_REQ_CTX(a4)
+	slli	t1, t1, 16
+	or	t0, t0, t1
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+	LW_G(t1, mpi_me)
+	addi	t0, a1, 1 + L_REQ_RREQ		/* slot 1 + REQ_RREQ */
+	SEND(0, t0, t1)
+	lhu	a1, L_REQ_PE(a4)		/* a1: the peer */
+	LW_G(a0, mpi_outboxes)
+	slli	t0, a1, L_OB_SHIFT
+	add	a0, a0, t0			/* a0: its outbox */
+	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
+	lw	t0, 0(a3)			/* t0: the next */
+	sw	t0, L_OB_HEAD(a0)
+	LA(t1, mpi_op_pool)			/* pool_put */
+	lw	t2, 0(t1)
+	sw	t2, 0(a3)
+	sw	a3, 0(t1)
+	ADD_G	mpi_outbox_pending, -1, t1, t2
+	bnez	t0, 8f
+	sw	zero, L_OB_TAIL(a0)
+	lw	t0, L_OB_DRAINED(a0)
+	bnez	t0, 8f
+9:	li	a0, 0
+	ret
+8:	tail	irecv_end_after
+	.size	mpi_irecv_end, . - mpi_irecv_end

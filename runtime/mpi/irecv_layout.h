@@ -48,5 +48,7 @@
 #define L_PROTO_GET 1
 #define L_OPT_STAGED 1 /* mpi_options.staged_records */
 #define L_REQ_RREQ 1   /* the kind of a receive request (creation.c) */
+#define L_OP_DIRECT 2  /* creation.c's ops (checked there) */
+#define L_OP_RREQ_HDR 0x04000100 /* OP_CREATE, REQ_RREQ, no bits, 4 words */
 
 #endif

@@ -9,6 +9,15 @@
 #define SENDD(type, base, disp, data) .insn s 0x2b, type, data, disp(base)
 #define LA(rd, sym) lui rd, %hi(sym); addi rd, rd, %lo(sym)
 #define LW_G(rd, sym) lui rd, %hi(sym); lw rd, %lo(sym)(rd)
+#define SW_G(rs, sym, tmp) lui tmp, %hi(sym); sw rs, %lo(sym)(tmp)
+
+/* The global word \sym += \n (the linker makes each access one gp-relative instruction
+ * when it can). Uses \tmp, \tmp2. */
+.macro ADD_G sym, n, tmp, tmp2
+	LW_G(\tmp, \sym)
+	addi	\tmp, \tmp, \n
+	SW_G(\tmp, \sym, \tmp2)
+.endm
 
 /* t3 = the bucket's byte offset of key (pt t1, context t2): kq_hash. Uses t4. */
 .macro HASH

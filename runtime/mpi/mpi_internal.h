@@ -81,10 +81,13 @@ typedef struct {
 static inline unsigned kq_hash(uint32_t pt, uint32_t ctx) {
   return ((pt + ctx * 0x10001u) * 2654435761u) >> (32 - KQ_BITS);
 }
-static inline kq_key *kq_find(const kq_table *t, uint32_t pt, uint32_t ctx) {
-  kq_key *k = t->bucket[kq_hash(pt, ctx)];
+static inline kq_key *kq_find_at(const kq_table *t, unsigned h, uint32_t pt, uint32_t ctx) {
+  kq_key *k = t->bucket[h];
   while (k && (k->pt != pt || k->ctx != ctx)) k = k->chain;
   return k;
+}
+static inline kq_key *kq_find(const kq_table *t, uint32_t pt, uint32_t ctx) {
+  return kq_find_at(t, kq_hash(pt, ctx), pt, ctx);
 }
 
 /* Appends item to the FIFO of (pt, ctx); returns the key, valid while the item is in it
@@ -431,7 +434,6 @@ void mpi_sreq_thread_general(uint32_t v, uint32_t unused, uint32_t cont); /* (sr
 void proto_sreq_thread(emx_thread_fn fn);
 /* A creation's frame holds the request's words from this word on (creation.c). */
 enum { REQ_ARGS_WORD = 4 };
-void sreq_both(unsigned pe, unsigned bits, const uint32_t *w); /* matching on both sides */
 void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
@@ -542,7 +544,7 @@ enum { FETCH_BLOCK_WORDS = 2048 };
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
 int send_start_ok(mpi_request *s); /* send_start, then MPI_SUCCESS (for tail calls) */
-int send_miss(mpi_request *s);     /* MPI_Isend's short miss, both sides (send_miss.S) */
+int send_miss(mpi_request *s, uint32_t looked); /* MPI_Isend's short miss, both sides (send_miss.S) */
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
 /* A buffered send whose receiver had no memory for it goes as sync (the receiver reads
@@ -574,6 +576,7 @@ enum {
  * address: rreq_pairs_agree). */
 extern emx_static_frame_t *mpi_rreq_frames;
 extern int mpi_rreq_pairs;
+extern int mpi_rreq_by_creation; /* neither rreq-pairs nor staged records (irecv.S) */
 void rreq_pairs_init(void);
 void rreq_pairs_agree(void);
 /* Whether a receive request (context, buffer address, capacity, tag or TAG_ANY16) goes
@@ -607,18 +610,28 @@ extern unsigned mpi_wild_pending;
  * advance and filed here, the message is short and aligned: remote writes straight into
  * the receive buffer and request, then tell the receiver to forget its issued request.
  * 0 if not this case (nothing was sent). */
-static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsigned tag,
-                                                               unsigned ctx, const void *buf,
-                                                               uint32_t bytes, int leaf) {
+static inline __attribute__((always_inline)) int put_to_posted_looked(unsigned pe, unsigned tag,
+                                                                      unsigned ctx, const void *buf,
+                                                                      uint32_t bytes, int leaf,
+                                                                      uint32_t *looked) {
   /* leaf: only cases that need no call go this way (a function that calls saves
    * registers): a message for the word-by-word loop, a key that may go idle without a
-   * sweep. Never with an MPI_ANY_TAG key to compare with. */
+   * sweep. Never with an MPI_ANY_TAG key to compare with. looked (or 0): set to the
+   * key's bucket offset | 1 when no receive request is filed under the key (send_miss
+   * need not look again), else 0. */
+  if (looked) *looked = 0;
   if (mpi_matching != MATCH_BOTH || mpi_assoc.any_keys || (leaf && bytes > 4 * SHORT_WORDS) ||
       mpi_outbox_pending)
     return 0;
-  kq_key *key = kq_find(&mpi_assoc, kq_pt(pe, tag), ctx);
+  const uint32_t pt = kq_pt(pe, tag);
+  const unsigned h = kq_hash(pt, ctx);
+  kq_key *key = kq_find_at(&mpi_assoc, h, pt, ctx);
   recv_record *rr = key ? (recv_record *)key->head : 0;
-  if (!rr || (leaf && !rr->link.next && mpi_assoc.idle >= KQ_IDLE_MAX) ||
+  if (!rr) {
+    if (looked) *looked = h << 2 | 1;
+    return 0;
+  }
+  if ((leaf && !rr->link.next && mpi_assoc.idle >= KQ_IDLE_MAX) ||
       !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16, 0))
     return 0;
   if (leaf) {
@@ -631,6 +644,11 @@ static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsi
   emx_invoke(pe, mpi_idx_remove, mpi_me | 1u << 10, (rr->rreq & EMX_GADDR_LOCAL_MASK) << 2);
   pool_put(&mpi_recv_record_pool, rr);
   return 1;
+}
+static inline __attribute__((always_inline)) int put_to_posted(unsigned pe, unsigned tag,
+                                                               unsigned ctx, const void *buf,
+                                                               uint32_t bytes, int leaf) {
+  return put_to_posted_looked(pe, tag, ctx, buf, bytes, leaf, 0);
 }
 /* put_to_posted for any size (its own function: it calls). */
 int put_to_posted_any(unsigned pe, unsigned tag, unsigned ctx, const void *buf, uint32_t bytes);

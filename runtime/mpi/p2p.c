@@ -209,11 +209,14 @@ start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int de
   s->comm = comm;
   *request = req_handle(s);
   if (mpi_matching != MATCH_BOTH) return send_only(s); /* no lookup here */
-  if (bytes <= 4 * SHORT_WORDS && put_to_posted(s->pe, s->tag, s->ctx, s->buf, bytes, 1)) {
-    s->flags |= RF_COMPLETE;
-    return MPI_SUCCESS;
+  if (bytes <= 4 * SHORT_WORDS) {
+    uint32_t looked;
+    if (put_to_posted_looked(s->pe, s->tag, s->ctx, s->buf, bytes, 1, &looked)) {
+      s->flags |= RF_COMPLETE;
+      return MPI_SUCCESS;
+    }
+    return send_miss(s, looked);
   }
-  if (bytes <= 4 * SHORT_WORDS) return send_miss(s);
   return send_started(s);
 }
 

@@ -9,11 +9,29 @@
  * receiver's queue meanwhile, as sendq_add leaves it): the op with its words heads or
  * joins the receiver's outbox, and the operand segment is asked for unless two are asked
  * already (creation.c's create).
+ * a1: what MPI_Isend's lookup found (put_to_posted_looked): the key's bucket offset | 1
+ * when no receive request is filed under it, else 0 (then it is looked for here).
  * Returns MPI_SUCCESS. Anything else: send_start (send_start_ok), before any change.
  * Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
 #include "mpi_asm.h"
+
+/* The first creation into the empty outbox t0 of PE a1 (none waits, no segment is
+ * asked): its operand segment asked for, one creation, one segment asked. Uses t1, t2. */
+.macro FIRST_CREATION
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t2, a1, 22
+	or	t1, t1, t2
+	SEND(3, t1, zero)
+	li	t2, 1
+	sw	t2, L_OB_ASKED(t0)
+	sw	t2, L_OB_CREATES(t0)
+.endm
+
+	.section .sdata, "aw"
+	.p2align 2
+isq_one:	.word	L_ISQ_ONE		/* refs, isq_count: one reference, one entry */
 
 	.text
 /* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c; a0: the new
@@ -50,13 +68,7 @@ send_only:
 	beqz	a7, .Lonly_general
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lonly_general
-	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t4, a1, 22
-	or	t1, t1, t4
-	SEND(3, t1, zero)
-	li	t2, 1				/* one creation, one segment asked (the outbox */
-	sw	t2, L_OB_ASKED(t0)		/* was empty: none before) */
-	sw	t2, L_OB_CREATES(t0)
+	FIRST_CREATION
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
@@ -86,19 +98,13 @@ send_only:
 	.type	send_miss, @function
 	.p2align 2
 send_miss:
+	addi	t3, a1, -1			/* t3: the key's bucket offset, if looked at */
 	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
 	lhu	a2, L_REQ_PE + 2(a0)		/* a2: the tag */
 	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
-	slli	t1, a2, 16
-	or	t1, t1, a1			/* t1: pt */
-	HASH
-	LA(t4, mpi_assoc)			/* no receive request filed under the key */
-	lw	t5, L_KQ_ANY_KEYS(t4)
-	bnez	t5, .Lgeneral
-	FIND_KEY 1f
-	lw	t6, L_KEY_HEAD(t5)
-	bnez	t6, .Lgeneral
-1:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
+	lw	t1, L_REQ_PE(a0)		/* t1: pt (pe | tag << 16) */
+	bltz	t3, .Llook
+.Lisq:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
 	lw	t5, L_KQ_ANY_KEYS(t4)
 	bnez	t5, .Lgeneral
 	FIND_KEY .Lgeneral
@@ -124,26 +130,22 @@ send_miss:
 	sw	t5, L_REQ_ISQ_KEY(a0)
 	KQ_APPEND t6, t0
 	sw	t6, L_REQ_ISQ_NEWEST(a0)
-	li	t0, L_ISQ_ONE
+	LW_G(t0, isq_one)			/* (a word: one gp-relative load) */
 	sw	t0, L_REQ_REFS(a0)
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	lw	t0, 0(a7)			/* the creation's op */
 	sw	t0, 0(a6)
 	sw	zero, 0(a7)
-	LW_G(t3, mpi_me)			/* t3: this PE */
 	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
-	LA(t4, mpi_counters)
-	lw	t1, L_COUNT_SEND_REQUESTS(t4)
-	addi	t1, t1, 1
-	sw	t1, L_COUNT_SEND_REQUESTS(t4)
+	ADD_G	mpi_counters+L_COUNT_SEND_REQUESTS, 1, t1, t4
 	/* A send request (kind 0), the protocol in its bits, 4 words */
 	slli	t0, a5, 16
 	li	t1, 4 << 24
 	or	t0, t0, t1
 	sw	t0, L_OP_HDR(a7)
-	slli	t0, t3, 22
+	LW_G(t0, mpi_me_gaddr)
 	srli	t1, a0, 2
 	or	t0, t0, t1
 	sw	t0, L_OP_W(a7)			/* the request's global address */
@@ -155,6 +157,20 @@ send_miss:
 	or	t0, t0, a2
 	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
 .Lqueue:	/* ... joins the receiver's outbox */
+	LW_G(t0, mpi_outboxes)
+	slli	t1, a1, L_OB_SHIFT
+	add	t0, t0, t1			/* t0: the outbox */
+	lw	t1, L_OB_TAIL(t0)
+	bnez	t1, .Lbehind
+	/* It was empty (no creation waits, no segment asked: send_only's case): the op
+	 * heads it, its segment asked for */
+	FIRST_CREATION
+	sw	a7, L_OB_HEAD(t0)
+	sw	a7, L_OB_TAIL(t0)
+	ADD_G	mpi_outbox_pending, 1, t1, t2
+	li	a0, 0
+	ret
+.Lbehind:
 	OUTBOX_CREATE a7, a1
 	li	a0, 0
 	ret
@@ -175,13 +191,20 @@ send_miss:
 	sw	t0, L_OP_HDR(a7)
 	addi	t1, t1, 8
 	sw	t1, L_OP_W(a7)
-	LW_G(t0, mpi_idx_tmp_answer)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
-	slli	t0, t0, 16
-	slli	t1, t3, 22
-	or	t0, t0, t1
+	LW_G(t0, mpi_tmp_answer_word)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
 	or	t0, t0, a1
 	sw	t0, L_OP_W + 4(a7)
 	j	.Lqueue
+.Llook:	/* MPI_Isend did not look (or found a receive request): no receive request may be
+	 * filed under the key */
+	HASH
+	LA(t4, mpi_assoc)
+	lw	t5, L_KQ_ANY_KEYS(t4)
+	bnez	t5, .Lgeneral
+	FIND_KEY .Lisq
+	lw	t6, L_KEY_HEAD(t5)
+	beqz	t6, .Lisq
+	j	.Lgeneral
 .Lbuffered:	/* with data (0 B completes at once: C), not in the send request's word */
 	lw	t0, L_REQ_CAPACITY(a0)
 	beqz	t0, .Lgeneral

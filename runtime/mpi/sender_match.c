@@ -25,6 +25,10 @@ AT(mpi_request, isq_own.req, L_REQ_ISQ_REQ);
 AT(mpi_request, isq_own.key, L_REQ_ISQ_KEY);
 AT(mpi_request, isq_own.link.seq, L_REQ_ISQ_SEQ);
 AT(mpi_request, isq_newest, L_REQ_ISQ_NEWEST);
+_Static_assert(L_COUNT_REMOVALS == 4 * C_REMOVALS && L_KEY_PT == __builtin_offsetof(kq_key, pt) &&
+                   sizeof(((kq_key *)0)->pt) == 4,
+               "arrivals.S: mpi_h_remove's layout");
+AT(mpi_request, isq_newest, L_REQ_ISQ_NEWEST);
 AT(mpi_request, pe, L_REQ_PE);
 AT(mpi_request, tag, L_REQ_PE + 2);
 AT(mpi_request, ctx, L_REQ_CTX);
@@ -348,6 +352,7 @@ EMX_HANDLER(mpi_h_rreq);
  * (mpi_internal.h): the frame names the source, the slot the context. */
 emx_static_frame_t *mpi_rreq_frames;
 int mpi_rreq_pairs;
+int mpi_rreq_by_creation; /* neither pairs nor staged records: irecv.S's test */
 
 static void mpi_t_rreq(uint32_t left, uint32_t right, uint32_t cont) {
   const emx_static_frame_t *f = emx_frame();
@@ -385,13 +390,16 @@ void rreq_pairs_agree(void) {
   /* (Two scalar reductions: the vector one would link a large buffer in.) */
   const int32_t high = emx_max_i32(base), low = emx_min_i32(base);
   mpi_rreq_pairs = mpi_opt.rreq_pairs && base != 0 && high == base && low == base;
+  mpi_rreq_by_creation = !mpi_rreq_pairs && !mpi_opt.staged_records;
 }
 
 /* data = the request's address here; bits: 1 = a receive request, 0 = a send request.
  * After every one-sided send the receiver runs this, often just before the next message
- * arrives: the usual case (the entry heads its key, the request stays) is short. */
-void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr) {
-  (void)addr;
+ * arrives: its usual case (the entry alone heads its key, nothing more to do for the
+ * credit) is arrivals.S's mpi_h_remove, by hand; this the rest. */
+void mpi_h_remove(uint32_t request, uint32_t arg16, uint32_t addr);
+void remove_general(uint32_t request, uint32_t arg16);
+void remove_general(uint32_t request, uint32_t arg16) {
   mpi_request *r = (mpi_request *)(uintptr_t)request;
   kq_table *t = record_bits(arg16) ? &mpi_isq_recv : &mpi_isq_send;
   if (!req_live(r) || !isq_remove_fast(t, r))

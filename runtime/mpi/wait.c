@@ -6,6 +6,8 @@
  * I-structure read). Waiting for any of several requests arms them (requests.c). */
 #include <stdio.h>
 
+#include "arrivals_layout.h"
+#include "irecv_layout.h"
 #include "mpi_internal.h"
 
 void __attribute__((noinline)) mpi_progress(void) { emx_yield(); }
@@ -122,11 +124,24 @@ static int __attribute__((noinline)) progress_success(void) {
 }
 
 /* The common case: an active, non-persistent, unarmed request. */
+enum {
+  PLAIN_FLAGS = RF_ACTIVE | RF_USER_FREED | RF_CANCEL_WAIT | RF_PERSISTENT | RF_ARMED |
+                RF_NULL_PEER | RF_PACKED | RF_CANCELLED
+};
 static inline int plain(MPI_Request h) {
-  return req_handle_ok(h) &&
-         (req_of(h)->flags & (RF_ACTIVE | RF_USER_FREED | RF_CANCEL_WAIT | RF_PERSISTENT | RF_ARMED | RF_NULL_PEER | RF_PACKED |
-                      RF_CANCELLED)) == RF_ACTIVE;
+  return req_handle_ok(h) && (req_of(h)->flags & PLAIN_FLAGS) == RF_ACTIVE;
 }
+/* The layout wait_begin.S relies on. */
+_Static_assert(L_WAIT_PLAIN == (PLAIN_FLAGS | RF_COMPLETE) && L_RF_READER == RF_READER &&
+                   L_REQ_RECV == REQ_RECV && L_REQ_KIND == __builtin_offsetof(mpi_request, kind) &&
+                   L_REQ_REFS == __builtin_offsetof(mpi_request, refs) &&
+                   L_REQ_FLAGS == __builtin_offsetof(mpi_request, flags) &&
+                   L_REQ_HANDLE == __builtin_offsetof(mpi_request, handle) &&
+                   L_REQ_DONE == __builtin_offsetof(mpi_request, done) &&
+                   L_CTX_NEXT == __builtin_offsetof(emx_ctx_t, ra) &&
+                   L_CTX_CONT == __builtin_offsetof(emx_ctx_t, cont) && EMX_PKT_iread == 7 &&
+                   EMX_TAG_PRESENT == 1,
+               "wait_begin.S: the layout");
 
 /* A plain request that has completed: its status (a receive's, without truncation),
  * and the cell goes back. Returns 0 if it must go the general way (truncated). */
@@ -249,7 +264,9 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 uintptr_t wait_begin(MPI_Request *request, MPI_Status *status, const char *fn) {
   return wait_common(request, status, fn, 1);
 }
-uintptr_t mpi_wait_begin(MPI_Request *request, MPI_Status *status) {
+/* mpi_wait_begin is wait_begin.S: the blocking case by hand; everything else here. */
+uintptr_t mpi_wait_begin_general(MPI_Request *request, MPI_Status *status);
+uintptr_t mpi_wait_begin_general(MPI_Request *request, MPI_Status *status) {
   return wait_common(request, status, "MPI_Wait", 1);
 }
 int wait_end(MPI_Request *request, MPI_Status *status, uint32_t value, const char *fn) {
