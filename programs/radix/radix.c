@@ -8,7 +8,7 @@
 static int fail_arg(const radix_args *a, const char *what, const char *value) {
   if (a->me == 0)
     fprintf(stderr, "radix: %s '%s' (usage: N RADIX SEED [keys=random|equal] [batch=B] "
-            "[global=steps|fused|scalar|chain|read])\n",
+            "[global=steps|fused|scalar|scalar_fused|chain|read])\n",
             what, value);
   return 0;
 }
@@ -40,7 +40,7 @@ int radix_parse(int argc, char **argv, int parallel, radix_args *a) {
     else if (strncmp(argv[i], "batch=", 6) == 0) {
       if (!parse_u32(argv[i] + 6, &a->batch)) return fail_arg(a, "bad batch", argv[i]);
     } else if (strncmp(argv[i], "global=", 7) == 0) {
-      static const char *const names[] = {"steps", "fused", "scalar", "chain", "read"};
+      static const char *const names[] = {"steps", "fused", "scalar", "chain", "read", "scalar_fused"};
       const char *g = argv[i] + 7;
       a->global_step = -1;
       for (int m = 0; m < (int)(sizeof names / sizeof *names); ++m)
@@ -150,6 +150,10 @@ void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *sta
         start[d] = (uint32_t)emx_scan_i32((int32_t)cnt[d], 0);
       }
       break;
+    case RADIX_GLOBAL_SCALAR_FUSED:
+      for (uint32_t d = 0; d < a->radix; ++d)
+        total[d] = emx_sum_scan_i32((int32_t)cnt[d], (int32_t *)&start[d]);
+      break;
     case RADIX_GLOBAL_FUSED:
       emx_sum_scan_vec_i32(total, (int32_t *)start, a->radix);
       break;
@@ -251,6 +255,7 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     emx_result_int("scalar_global", a->global_step == RADIX_GLOBAL_SCALAR);
     emx_result_int("chain_global", a->global_step == RADIX_GLOBAL_CHAIN);
     emx_result_int("read_global", a->global_step == RADIX_GLOBAL_READ);
+    emx_result_int("scalar_fused_global", a->global_step == RADIX_GLOBAL_SCALAR_FUSED);
     emx_result_int("clocks", (long long)clocks);
     emx_result("time_us", total_us);
     emx_result("keys_per_s", a->n / (total_us * 1e-6));

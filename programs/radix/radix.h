@@ -17,7 +17,7 @@
  * by remote reads and sums them, all for the sum, the lower-numbered PEs' for the prefix
  * (read). */
 enum { RADIX_GLOBAL_STEPS, RADIX_GLOBAL_FUSED, RADIX_GLOBAL_SCALAR, RADIX_GLOBAL_CHAIN,
-       RADIX_GLOBAL_READ };
+       RADIX_GLOBAL_READ, RADIX_GLOBAL_SCALAR_FUSED };
 
 typedef struct {
   uint32_t n;          /* total keys N */
