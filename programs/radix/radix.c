@@ -8,7 +8,7 @@
 static int fail_arg(const radix_args *a, const char *what, const char *value) {
   if (a->me == 0)
     fprintf(stderr, "radix: %s '%s' (usage: N RADIX SEED [keys=random|equal] [batch=B] "
-            "[global=scalar_fused|scalar|steps|fused|chain|read])\n",
+            "[global=scalar|scalar_fused|steps|fused|chain|read])\n",
             what, value);
   return 0;
 }
@@ -34,7 +34,7 @@ int radix_parse(int argc, char **argv, int parallel, radix_args *a) {
   while ((1u << a->bits) < a->radix) ++a->bits;
   a->passes = (32 + a->bits - 1) / a->bits;
   a->batch = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) ? 0 : RADIX_DEFAULT_BATCH;
-  a->global_step = RADIX_GLOBAL_SCALAR_FUSED;
+  a->global_step = RADIX_GLOBAL_SCALAR;
   for (int i = 4; i < argc; ++i) {
     if (strcmp(argv[i], "keys=random") == 0) a->equal_keys = 0;
     else if (strcmp(argv[i], "keys=equal") == 0) a->equal_keys = 1;
@@ -142,7 +142,7 @@ void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *sta
   /* start first receives the exclusive prefix over lower PEs, then the digit offsets.
    * The paper's steps: (2) the global sum of the counts over all PEs and (3) their
    * prefix over the lower-numbered PEs; by default with the EM-C layer's scalar
-   * collectives, one butterfly per digit value giving both (radix.h: RADIX_GLOBAL_*). */
+   * collectives per digit value, the sum and then the prefix (radix.h: RADIX_GLOBAL_*). */
   int32_t *total = a->scratch;
   memcpy(total, cnt, a->radix * 4);
   switch (a->global_step) {

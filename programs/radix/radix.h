@@ -11,14 +11,15 @@
 #include <stdint.h>
 
 /* The global step (global=...), the paper's (2) sum and (3) prefix over lower-numbered
- * PEs of each digit value's count: by default (scalar_fused) the EM-C layer's scalar
- * collectives, one butterfly per digit value that gives both (emx_sum_scan_i32); the
- * scalar sum and then the scalar prefix, two butterflies per digit value (scalar); the
- * runtime's vector collectives, the sum and then the prefix as two butterflies over all
- * digit values at once (steps), or both in one (fused); the sum by a vector butterfly and
- * the prefix passed along the PEs, PE p - 1 to PE p (chain); every PE reads every other
- * PE's counts by remote reads and sums them, all for the sum, the lower-numbered PEs'
- * for the prefix (read). docs/experiments/radix.md, section 6. */
+ * PEs of each digit value's count: by default (scalar) the EM-C layer's scalar
+ * collectives per digit value, the sum and then the prefix, two butterflies
+ * (emx_sum_i32, emx_scan_i32); one butterfly per digit value that gives both
+ * (scalar_fused, emx_sum_scan_i32); the runtime's vector collectives, the sum and then
+ * the prefix as two butterflies over all digit values at once (steps), or both in one
+ * (fused); the sum by a vector butterfly and the prefix passed along the PEs, PE p - 1 to
+ * PE p (chain); every PE reads every other PE's counts by remote reads and sums them, all
+ * for the sum, the lower-numbered PEs' for the prefix (read).
+ * docs/experiments/radix.md, section 6. */
 enum { RADIX_GLOBAL_STEPS, RADIX_GLOBAL_FUSED, RADIX_GLOBAL_SCALAR, RADIX_GLOBAL_CHAIN,
        RADIX_GLOBAL_READ, RADIX_GLOBAL_SCALAR_FUSED };
 
@@ -42,7 +43,7 @@ typedef struct {
 } radix_args;
 
 /* Parses "N RADIX SEED [keys=random|equal] [batch=B]
- * [global=scalar_fused|scalar|steps|fused|chain|read]"; on a bad
+ * [global=scalar|scalar_fused|steps|fused|chain|read]"; on a bad
  * argument prints why on
  * PE 0 and returns 0. batch defaults to 0 on machines with direct remote access (a
  * SYSWR stream never overflows the input buffer) and to RADIX_DEFAULT_BATCH on EM-X'
