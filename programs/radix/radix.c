@@ -8,7 +8,7 @@
 static int fail_arg(const radix_args *a, const char *what, const char *value) {
   if (a->me == 0)
     fprintf(stderr, "radix: %s '%s' (usage: N RADIX SEED [keys=random|equal] [batch=B] "
-            "[global=steps|fused|scalar|chain|read])\n",
+            "[global=scalar|scalar_fused|steps|fused|chain|read])\n",
             what, value);
   return 0;
 }
@@ -34,13 +34,14 @@ int radix_parse(int argc, char **argv, int parallel, radix_args *a) {
   while ((1u << a->bits) < a->radix) ++a->bits;
   a->passes = (32 + a->bits - 1) / a->bits;
   a->batch = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) ? 0 : RADIX_DEFAULT_BATCH;
+  a->global_step = RADIX_GLOBAL_SCALAR;
   for (int i = 4; i < argc; ++i) {
     if (strcmp(argv[i], "keys=random") == 0) a->equal_keys = 0;
     else if (strcmp(argv[i], "keys=equal") == 0) a->equal_keys = 1;
     else if (strncmp(argv[i], "batch=", 6) == 0) {
       if (!parse_u32(argv[i] + 6, &a->batch)) return fail_arg(a, "bad batch", argv[i]);
     } else if (strncmp(argv[i], "global=", 7) == 0) {
-      static const char *const names[] = {"steps", "fused", "scalar", "chain", "read"};
+      static const char *const names[] = {"steps", "fused", "scalar", "chain", "read", "scalar_fused"};
       const char *g = argv[i] + 7;
       a->global_step = -1;
       for (int m = 0; m < (int)(sizeof names / sizeof *names); ++m)
@@ -139,8 +140,9 @@ static void read_counts(const radix_args *a, const uint32_t *cnt, int32_t *total
 
 void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *start) {
   /* start first receives the exclusive prefix over lower PEs, then the digit offsets.
-   * The paper's steps: (2) the global sum of the counts over all PEs, then (3) their
-   * prefix over the lower-numbered PEs (radix.h: RADIX_GLOBAL_*). */
+   * The paper's steps: (2) the global sum of the counts over all PEs and (3) their
+   * prefix over the lower-numbered PEs; by default with the EM-C layer's scalar
+   * collectives per digit value, the sum and then the prefix (radix.h: RADIX_GLOBAL_*). */
   int32_t *total = a->scratch;
   memcpy(total, cnt, a->radix * 4);
   switch (a->global_step) {
@@ -149,6 +151,10 @@ void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *sta
         total[d] = emx_sum_i32((int32_t)cnt[d]);
         start[d] = (uint32_t)emx_scan_i32((int32_t)cnt[d], 0);
       }
+      break;
+    case RADIX_GLOBAL_SCALAR_FUSED:
+      for (uint32_t d = 0; d < a->radix; ++d)
+        total[d] = emx_sum_scan_i32((int32_t)cnt[d], (int32_t *)&start[d]);
       break;
     case RADIX_GLOBAL_FUSED:
       emx_sum_scan_vec_i32(total, (int32_t *)start, a->radix);
@@ -160,7 +166,7 @@ void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *sta
       emx_allreduce_vec_i32(total, a->radix, EMX_OP_SUM);
       chain_prefix(a, cnt, start);
       break;
-    default: {
+    default: { /* RADIX_GLOBAL_STEPS */
       emx_allreduce_vec_i32(total, a->radix, EMX_OP_SUM);
       int32_t *mine = a->scratch + a->radix;
       memcpy(mine, cnt, a->radix * 4);
@@ -251,6 +257,7 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     emx_result_int("scalar_global", a->global_step == RADIX_GLOBAL_SCALAR);
     emx_result_int("chain_global", a->global_step == RADIX_GLOBAL_CHAIN);
     emx_result_int("read_global", a->global_step == RADIX_GLOBAL_READ);
+    emx_result_int("scalar_fused_global", a->global_step == RADIX_GLOBAL_SCALAR_FUSED);
     emx_result_int("clocks", (long long)clocks);
     emx_result("time_us", total_us);
     emx_result("keys_per_s", a->n / (total_us * 1e-6));

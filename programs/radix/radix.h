@@ -10,14 +10,18 @@
 #include <stdio.h>
 #include <stdint.h>
 
-/* The global step (global=...): the paper's (2) sum and (3) prefix over lower-numbered
- * PEs as two vector butterflies (steps); both in one butterfly (fused); the scalar global
- * sum and prefix once per digit value (scalar); the sum by a butterfly and the prefix
- * passed along the PEs, PE p - 1 to PE p (chain); every PE reads every other PE's counts
- * by remote reads and sums them, all for the sum, the lower-numbered PEs' for the prefix
- * (read). */
+/* The global step (global=...), the paper's (2) sum and (3) prefix over lower-numbered
+ * PEs of each digit value's count: by default (scalar) the EM-C layer's scalar
+ * collectives per digit value, the sum and then the prefix, two butterflies
+ * (emx_sum_i32, emx_scan_i32); one butterfly per digit value that gives both
+ * (scalar_fused, emx_sum_scan_i32); the runtime's vector collectives, the sum and then
+ * the prefix as two butterflies over all digit values at once (steps), or both in one
+ * (fused); the sum by a vector butterfly and the prefix passed along the PEs, PE p - 1 to
+ * PE p (chain); every PE reads every other PE's counts by remote reads and sums them, all
+ * for the sum, the lower-numbered PEs' for the prefix (read).
+ * docs/experiments/radix.md, section 6. */
 enum { RADIX_GLOBAL_STEPS, RADIX_GLOBAL_FUSED, RADIX_GLOBAL_SCALAR, RADIX_GLOBAL_CHAIN,
-       RADIX_GLOBAL_READ };
+       RADIX_GLOBAL_READ, RADIX_GLOBAL_SCALAR_FUSED };
 
 typedef struct {
   uint32_t n;          /* total keys N */
@@ -38,7 +42,8 @@ typedef struct {
   uint32_t sum, sum_sq; /* checksums of this PE's generated keys (radix_generate) */
 } radix_args;
 
-/* Parses "N RADIX SEED [keys=random|equal] [batch=B] [global=steps|fused|scalar|chain|read]"; on a bad
+/* Parses "N RADIX SEED [keys=random|equal] [batch=B]
+ * [global=scalar|scalar_fused|steps|fused|chain|read]"; on a bad
  * argument prints why on
  * PE 0 and returns 0. batch defaults to 0 on machines with direct remote access (a
  * SYSWR stream never overflows the input buffer) and to RADIX_DEFAULT_BATCH on EM-X'
@@ -91,7 +96,7 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
 
 /* Parallel sorts: the global step. From this PE's digit counts, every digit's start as a
  * global index (its place among all PEs' keys of smaller digits and of the same digit on
- * lower-numbered PEs): the runtime's butterfly, sum and prefix at once. */
+ * lower-numbered PEs), by the strategy global= names (radix_args.global_step). */
 void radix_global_starts(const radix_args *a, const uint32_t *cnt, uint32_t *start);
 
 /* A global index turned into a global address of array `base` (same address on every

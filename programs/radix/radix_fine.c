@@ -1,13 +1,14 @@
 /* Parallel radix sort, fine grain (the paper's steps 1-6): per pass, count the local
- * digits; the global sum and the prefix over lower-numbered PEs by the runtime's
- * butterfly; every digit's start turned into a global pointer once; then every key goes
- * to its place by one remote write (SYSWR) through its digit's pointer, which moves on to
- * the next PE's block at a block boundary, its own PE's included; then a global sync
- * (fences to every PE, this one too, + barrier).
+ * digits; the global sum and the prefix over lower-numbered PEs by the EM-C layer's
+ * butterflies (radix.h: global=); every digit's start turned into a global pointer
+ * once; then every key goes to its place by one remote write (SYSWR) through its
+ * digit's pointer, which moves on to the next PE's block at a block boundary, its own
+ * PE's included; then a global sync (fences to every PE, this one too, + barrier).
  * On EM-X' and EM-4 every remote write is a thread on its receiver, which cannot run
  * while the receiver's own send loop (one atomic thread) runs: the loop suspends itself
  * every `batch` keys (emx_yield) so that the input buffer is drained.
- *   radix_fine N RADIX SEED [keys=random|equal] [batch=B]   docs/experiments/radix.md */
+ *   radix_fine N RADIX SEED [keys=random|equal] [batch=B] [global=...]
+ *   docs/experiments/radix.md */
 #include "radix.h"
 
 static radix_cursor *cur; /* per digit: where its next key goes */

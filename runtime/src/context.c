@@ -1,5 +1,6 @@
 /* Contexts, thread stacks and the start-up of the EM-C-like layer (emx/threads.h;
  * the suspension itself is context.S). */
+#include <emx/collective.h>
 #include <emx/threads.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,7 @@ void __emx_rt_init(void) {
     __emx_fatal("more than 64 special handlers (EMX_HANDLER)");
   emx_set_handler_table(__emx_handlers_start);
   emx_set_thread_stack(__emx_stack_new());
+  __emx_collective_init();
 }
 
 void __emx_fatal(const char *why) {

@@ -109,20 +109,28 @@ EXPERIMENTS = [
     Experiment("micro.remote_write", "micro",
                "Remote write (SYSWR) block throughput from PE 0, to one PE and to all",
                write_runs, write_figures, plot=_bars(["cycles_per_word"], "clocks per word"),
+               # The paper gives the block transfer's clocks per word as the cost of its
+               # sending loop (the cause it names: EM-4's separate address updates, EM-X's
+               # auto-increment load and register-relative send; "2 instructions per
+               # word"): the sender's loop is compared, send_cycles_per_word. The time
+               # until the last word has landed (cycles_per_word) adds the receivers'
+               # side, on EM-4 a handler thread per word (docs/microbenchmarks.md).
                published=[
-                   Published("cycles_per_word", 2.0, {"machine": "emx80-16mhz", "target": "one"},
+                   Published("send_cycles_per_word", 2.0,
+                             {"machine": "emx80-16mhz", "target": "one"},
                              f"{RADIX}: EM-X's block transfer, 2 clocks per word",
                              "clocks/word", tolerance=5),
-                   Published("cycles_per_word", 5.0, {"machine": "em4", "target": "all"},
+                   Published("send_cycles_per_word", 5.0, {"machine": "em4", "target": "all"},
                              f"{RADIX}: EM-4's block transfer, 5 clocks per word",
                              "clocks/word", tolerance=5),
                ],
                checks=[Check("EM-X's block transfer (2 clocks a word) is 2.5 times EM-4's "
                              "(5 clocks: separate address updates).", RADIX,
-                             lambda t: {"EM-4 / EM-X clocks per word":
-                                        value(t, "cycles_per_word", machine="em4", target="all")
-                                        / value(t, "cycles_per_word", machine="emx80-16mhz",
-                                                target="one")},
+                             lambda t: {"EM-4 / EM-X clocks per word of the sending loop":
+                                        value(t, "send_cycles_per_word", machine="em4",
+                                              target="all")
+                                        / value(t, "send_cycles_per_word",
+                                                machine="emx80-16mhz", target="one")},
                              lambda f: about(min(f.values()), 2.5, 0.05), "ratio = 2.5 +- 5 %")],
                quick=QUICK.split(";")[0] + "; 1024 words instead of 16384 to one PE (the start and "
                      "the last word's trip weigh a little more)",

@@ -15,11 +15,17 @@
 
 typedef enum { EMX_OP_SUM, EMX_OP_MAX, EMX_OP_MIN } emx_op_t;
 
+#include "butterfly.h"
+
 void emx_barrier(void);
 
 int32_t emx_allreduce_i32(int32_t x, emx_op_t op);
 float emx_allreduce_f32(float x, emx_op_t op);
-static inline int32_t emx_sum_i32(int32_t x) { return emx_allreduce_i32(x, EMX_OP_SUM); }
+/* Integer sums and prefix sums are inline: compiled into the caller, their suspensions
+ * keep only its live values (emx/butterfly.h), as EM-C's did. */
+static inline int32_t emx_sum_i32(int32_t x) {
+  return (int32_t)__emx_butterfly((uint32_t)x, EMX__T_I32, EMX_OP_SUM, 0, 0);
+}
 static inline int32_t emx_max_i32(int32_t x) { return emx_allreduce_i32(x, EMX_OP_MAX); }
 static inline int32_t emx_min_i32(int32_t x) { return emx_allreduce_i32(x, EMX_OP_MIN); }
 static inline float emx_sum_f32(float x) { return emx_allreduce_f32(x, EMX_OP_SUM); }
@@ -28,7 +34,15 @@ static inline float emx_min_f32(float x) { return emx_allreduce_f32(x, EMX_OP_MI
 
 /* Prefix sums in PE order: PE p gets x(0) + ... + x(p) (inclusive) or + x(p-1)
  * (exclusive; 0 on PE 0). */
-int32_t emx_scan_i32(int32_t x, int inclusive);
+static inline int32_t emx_scan_i32(int32_t x, int inclusive) {
+  uint32_t below;
+  (void)__emx_butterfly((uint32_t)x, EMX__T_I32, EMX_OP_SUM, 0, &below);
+  return (int32_t)below + (inclusive ? x : 0);
+}
+/* Both in one butterfly: returns the sum over all PEs, *below the exclusive prefix. */
+static inline int32_t emx_sum_scan_i32(int32_t x, int32_t *below) {
+  return (int32_t)__emx_butterfly((uint32_t)x, EMX__T_I32, EMX_OP_SUM, 0, (uint32_t *)below);
+}
 float emx_scan_f32(float x, int inclusive);
 static inline int32_t emx_prefix_sum_i32(int32_t x) { return emx_scan_i32(x, 1); }
 static inline int32_t emx_exclusive_prefix_sum_i32(int32_t x) { return emx_scan_i32(x, 0); }
