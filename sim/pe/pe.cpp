@@ -125,9 +125,9 @@ void Pe::execute() {
       case Resume::after_sync:
         sync();
         machine_.catch_up();
-        take_next_guarded(hart_);
+        dispatching(hart_, &Pe::take_next);
         break;
-      case Resume::take_next: take_next_guarded(hart_); break;
+      case Resume::take_next: dispatching(hart_, &Pe::take_next); break;
       case Resume::retry: break;  // the ISS executes the instruction again
       case Resume::stop:
         if (!handle_stop(handed_stop_)) return;
@@ -180,8 +180,12 @@ bool Pe::handle_stop(iss::Hart::Stop stop) {
 
 void Pe::end_thread(iss::Hart& h) {
   ++interactions_;
+  dispatching(h, &Pe::next_thread);
+}
+
+void Pe::dispatching(iss::Hart& h, void (Pe::*step)(iss::Hart&)) {
   try {
-    next_thread(h);
+    (this->*step)(h);
   } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
     state_ = State::stopped;
     observer_.pe_error(id_, h.cycles, e.what());
@@ -366,23 +370,13 @@ void Pe::take_next(iss::Hart& h) {
   if (!input_.empty()) prefetch(dispatcher_.frame_word(memory_, input_.front()));  // while it runs
 }
 
-void Pe::take_next_guarded(iss::Hart& h) {
-  try {
-    take_next(h);
-  } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
-    state_ = State::stopped;
-    observer_.pe_error(id_, h.cycles, e.what());
-    h.request_stop();
-  }
-}
-
 void Pe::wake(iss::Hart& h, uint64_t at) {
   parked_ = false;
   wake_pending_ = false;
   h.cycles = std::max(h.cycles, at);
   idle_cycles_ += h.cycles - idle_since_;
   machine_.catch_up();
-  take_next_guarded(h);
+  dispatching(h, &Pe::take_next);
 }
 
 void Pe::run_inline(uint64_t at, bool by_event) {
