@@ -3,7 +3,7 @@
 
     bench/mpi_ring.py [--pes 80] [--iter 1000] [--bytes 8] [--runs 3]
                       [--mode sendrecv|preposted|both] [--variants default|all]
-                      [--against OTHER_EMX]
+                      [--against OTHER_EMX] [--host-instructions]
 
 Runs build/programs/bench_mpi_ring.elf: every rank exchanges ITER rounds of BYTES-byte
 messages with both ring neighbours, either by MPI_Sendrecv (requests of the two sides
@@ -20,11 +20,21 @@ run are beside. A benchmark, not a test: the rate depends on the host.
 OTHER_EMX (for example a copy of main's build/sim/emx), alternately, so that both meet
 the same load; prints both rates, the ratio of their medians, and checks that the
 simulated figures are the same.
+--host-instructions: instead, runs each once under valgrind's cachegrind (apt-get install
+valgrind) and prints the host instructions per simulated message, by the simulator's
+component (the ISS, the network with its driver and output ports, the SystemC kernel, the
+PE and machine glue): a count that, unlike CPU time, does not depend on the host's load,
+so a change's effect shows in one run (use --iter 300: valgrind runs it ~20x slower).
 """
 import argparse
+import json
 import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "python"))
@@ -33,10 +43,20 @@ MODES = {"sendrecv": 0, "preposted": 1}
 VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "sync")]
 
 
+def flags_of(variant):
+    """The emx arguments of a variant: None (the default library), "all", or a pair."""
+    return ([] if variant is None else ["-mpi-option=all"] if variant == "all" else
+            [f"-mpi-matching={variant[0]}", f"-mpi-protocol={variant[1]}"])
+
+
+def name_of(variant):
+    return ("default (both/get)" if variant is None else "-mpi-option=all" if variant == "all"
+            else f"{variant[0]}/{variant[1]}")
+
+
 def measure(a, mode, variant):
     """Median rate and wall time per binary: this build's ("this"), and a.against's."""
-    flags = ([] if variant is None else ["-mpi-option=all"] if variant == "all" else
-             [f"-mpi-matching={variant[0]}", f"-mpi-protocol={variant[1]}"])
+    flags = flags_of(variant)
     binaries = {"this": sim.binary()}
     if a.against:
         binaries["against"] = os.path.abspath(a.against)
@@ -60,6 +80,58 @@ def measure(a, mode, variant):
     return msgs, s, med
 
 
+# Host functions by component, tried in this order on the function's qualified name.
+COMPONENTS = [
+    ("ISS", ("emx::iss::",)),
+    ("network", ("emx::net::", "NetworkDriver::", "OutputPorts::", "EarliestClock")),
+    ("SystemC kernel", ("sc_core::", "sc_cor", "qt_")),
+    ("PE and machine", ("emx::pe::", "emx::machine::")),
+]
+
+
+def host_instructions(a, mode, flags):
+    """Host instructions per simulated message: total and by component (cachegrind)."""
+    with tempfile.TemporaryDirectory() as d:
+        out, stats = os.path.join(d, "cg.out"), os.path.join(d, "s.json")
+        subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                        f"--cachegrind-out-file={out}", sim.binary(), "run", "-q",
+                        "--pes", str(a.pes), "--stats", stats,
+                        sim.program_path("bench_mpi_ring"), str(a.iter), str(a.bytes),
+                        str(MODES[mode]), *flags], check=True, capture_output=True)
+        with open(stats) as f:
+            msgs = next(r["value"] for r in json.load(f)["results"] if r["name"] == "messages")
+        listing = subprocess.run(["cg_annotate", "--auto=no", "--show=Ir", "--threshold=0", out],
+                                 check=True, capture_output=True, text=True).stdout
+    parts = {name: 0 for name, _ in COMPONENTS}
+    parts["other"] = total = 0
+    for line in listing.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+(.*)$", line)
+        if not m:
+            continue
+        count, function = int(m.group(1).replace(",", "")), m.group(2).split("(")[0]
+        if "PROGRAM TOTALS" in function:
+            total = count
+            continue
+        part = next((name for name, keys in COMPONENTS if any(k in function for k in keys)),
+                    "other")
+        parts[part] += count
+    return total / msgs, {k: v / msgs for k, v in parts.items()}
+
+
+def print_host_instructions(a, modes, variants):
+    if not shutil.which("valgrind"):
+        sys.exit("--host-instructions needs valgrind: apt-get install valgrind")
+    print(f"{a.pes} ranks, {a.iter} rounds of 2 messages of {a.bytes} bytes per rank; host "
+          "instructions per simulated message (start-up and end included)")
+    names = [name for name, _ in COMPONENTS] + ["other"]
+    print(f"{'variant':<20} {'mode':<10} {'total':>8} " + " ".join(f"{n:>15}" for n in names))
+    for v in variants:
+        for mode in modes:
+            total, parts = host_instructions(a, mode, flags_of(v))
+            print(f"{name_of(v):<20} {mode:<10} {total:>8.0f} " +
+                  " ".join(f"{parts[n]:>15.0f}" for n in names))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pes", type=int, default=80)
@@ -73,11 +145,16 @@ def main():
                     help="default: the default library, and beside it -mpi-option=all "
                          "(staged requests) with the host time per message of the two; "
                          "all: the six variants")
+    ap.add_argument("--host-instructions", action="store_true",
+                    help="host instructions per message by component, under valgrind")
     a = ap.parse_args()
     sim.ensure_built()
     os.environ["EMX"] = sim.binary()  # this build's, also when --against switches
     modes = ["sendrecv", "preposted"] if a.mode == "both" else [a.mode]
     variants = [None, "all"] if a.variants == "default" else VARIANTS
+    if a.host_instructions:
+        print_host_instructions(a, modes, variants)
+        return 0
     per_msg = {}
     print(f"{a.pes} ranks, {a.iter} rounds of 2 messages of {a.bytes} bytes per rank; "
           f"median of {a.runs} runs")
@@ -91,8 +168,7 @@ def main():
             msgs, s, med = measure(a, mode, v)
             rate, wall = med["this"]
             per_msg[(v, mode)] = 1 / rate
-            name = ("default (both/get)" if v is None else "-mpi-option=all" if v == "all"
-                    else f"{v[0]}/{v[1]}")
+            name = name_of(v)
             other = ""
             if a.against:
                 o_rate, o_wall = med["against"]

@@ -102,6 +102,10 @@ class Hart {
   Stop run(uint64_t cycle_limit);
   // From a HartEnv callback: return from run() after the current instruction.
   void request_stop() { stop_requested_ = true; }
+  // From the environment call of an instruction (send, thread end, tag read, CSR): give
+  // the instruction up, as if the run had stopped before it; it runs again when run() is
+  // called next. The environment must have changed nothing.
+  void request_retry() { retry_requested_ = stop_requested_ = true; }
   const Fault& fault() const { return fault_; }
 
   // Instruction profile (emx run --profile): per code word, how often it retired and the
@@ -174,7 +178,7 @@ class Hart {
   std::shared_ptr<const DecodedCode> code_;
   uint32_t code_base_ = 0, code_bytes_ = 0;
   uint32_t pe_id_ = 0, pe_count_ = 1, clock_khz_ = 16000;
-  bool stop_requested_ = false;
+  bool stop_requested_ = false, retry_requested_ = false;
   Fault fault_;
   Profile profile_;
 };

@@ -82,12 +82,30 @@
     fp::resume(frm);                 \
   } while (0)
 
+// After an environment call: the instruction given up (Hart::request_retry). An
+// environment call ends its segment, so only its own clocks were charged.
+#define RETRY_POINT()                                        \
+  do {                                                       \
+    if (__builtin_expect(retry_requested_, 0)) {             \
+      retry_requested_ = false;                              \
+      if constexpr (kProfile) {                              \
+        cycles -= d.cost();                                  \
+        --profile_.count[dp - code];                         \
+      } else {                                               \
+        cycles -= d.seg_cost;                                \
+      }                                                      \
+      --instret;                                             \
+      return dp;                                             \
+    }                                                        \
+  } while (0)
+
 #define CSR_OP(op, operand, write)                                           \
   do {                                                                       \
     SYNC_OUT();                                                              \
     if (env_ && isa::csr::needs_exact_clock(static_cast<unsigned>(IMM))) {  \
       env_->clock_read(*this);                                               \
       SYNC_IN();                                                             \
+      RETRY_POINT();                                                         \
     }                                                                        \
     uint32_t csr_old_;                                                       \
     if (!csr_access(static_cast<unsigned>(IMM), op, operand, write, csr_old_)) \
@@ -102,6 +120,7 @@
     SYNC_OUT();                                                              \
     env_->send(*this, type, send_addr_, send_data_);                         \
     SYNC_IN();                                                               \
+    RETRY_POINT();                                                           \
   } while (0)
 
 #define END_THREAD()                                                         \
@@ -123,6 +142,7 @@
       SYNC_OUT();                                     \
       env_->settle(*this);                            \
       SYNC_IN();                                      \
+      RETRY_POINT();                                  \
       tag_ = mem_.tag(tag_at_);                       \
     }                                                 \
     tag_;                                             \

@@ -93,17 +93,48 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
 uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   uint64_t due = 0, seen = UINT64_MAX;
   for (;;) {
-    if (stopping_ || next == UINT64_MAX || next >= run_ahead_limit) return next;
-    const uint64_t callbacks = fabric_.delivered() + accepted_;
+    const uint64_t w = agenda_.empty() ? UINT64_MAX : agenda_.top().first;
+    const uint64_t first = std::min(next, w);
+    if (stopping_ || first == UINT64_MAX || first >= run_ahead_limit) return first;
+    const uint64_t callbacks = fabric_.delivered() + accepted_ + inline_runs_;
     if (callbacks != seen) {
       seen = callbacks;
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
-      if (gap == sc_core::SC_ZERO_TIME) return next;  // something runs at this time
+      if (gap == sc_core::SC_ZERO_TIME) {  // something runs at this time
+        // A PE due now cannot wait for the next activation: it wakes as usual.
+        while (!agenda_.empty() && agenda_.top().first <= now) {
+          const unsigned pe = agenda_.top().second;
+          agenda_.pop();
+          pes_[pe]->run_inline(now, true);
+        }
+        return agenda_.empty() ? next : std::min(next, agenda_.top().first);
+      }
       due = now + gap.value() / period_ps_;  // the next process's clock
     }
-    if (next > due) return next;
-    next = process_through(next);
+    if (first > due) return first;
+    if (next <= w) {
+      next = process_through(next);
+      continue;
+    }
+    // The network has nothing left before w: a parked PE starts there, after the
+    // catch-up its SystemC thread would make at w, unless another process runs at w too
+    // (then its SystemC thread does, at w).
+    const unsigned pe = agenda_.top().second;
+    agenda_.pop();
+    if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
+    if (fabric_.delivered() + accepted_ + inline_runs_ != seen) {  // it woke a process?
+      const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
+      due = now + gap.value() / period_ps_;
+    }
+    ++inline_runs_;
+    pes_[pe]->run_inline(w, w >= due);
+    next = std::min(next, next_time());
   }
+}
+
+void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
+  agenda_.push({cycle, pe});
+  wake_at(cycle);
 }
 
 void NetworkDriver::wake_at(uint64_t cycle) {
@@ -203,6 +234,11 @@ uint64_t Machine::instructions() const {
   uint64_t n = 0;
   for (const auto& p : pes_) n += p->hart().instret;
   return n;
+}
+
+bool Machine::run_later(unsigned pe, uint64_t cycle) {
+  driver_->run_later(pe, cycle);
+  return true;
 }
 
 void Machine::enqueue(net::Packet& p, uint64_t cycle, bool reply) {

@@ -6,6 +6,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <queue>
+#include <utility>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -49,6 +51,8 @@ class NetworkDriver : public sc_core::sc_module {
   void wake_at(uint64_t cycle);  // make sure we run at this clock
   // Running ahead of SystemC time (run_ahead) stops before this clock.
   uint64_t run_ahead_limit = UINT64_MAX;
+  // Parked PEs to start at a clock from this process (Pe::run_inline), in time order.
+  void run_later(unsigned pe, uint64_t cycle);
  private:
   void drive();  // SC_METHOD
   // Everything up to and including clock `now`; returns next_time() after it.
@@ -74,6 +78,11 @@ class NetworkDriver : public sc_core::sc_module {
   // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
   // last one in a stream).
   std::vector<uint64_t> stall_;
+  // (clock, PE) of run_later, earliest first; inline_runs_: how many ran (PE code).
+  std::priority_queue<std::pair<uint64_t, unsigned>, std::vector<std::pair<uint64_t, unsigned>>,
+                      std::greater<>>
+      agenda_;
+  uint64_t inline_runs_ = 0;
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {
@@ -107,6 +116,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   void catch_up() override { driver_->catch_up(); }
   size_t floating_sends(unsigned pe) const override { return ports_->floating_count(pe); }
   uint64_t take_send_stall(unsigned pe) override { return ports_->take_shift(pe); }
+  bool run_later(unsigned pe, uint64_t cycle) override;
   // pe::PeObserver
   void pe_faulted(unsigned pe, const iss::Fault& fault) override;
   void pe_error(unsigned pe, uint64_t cycle, const std::string& what,

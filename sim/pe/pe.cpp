@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 #include "isa/csr_numbers.h"
 
@@ -89,6 +91,7 @@ void Pe::sync_to(uint64_t cycle) {
     const uint64_t target = std::min(cycle, hart_.cycles) * period_ps_,
                    now = sc_core::sc_time_stamp().value();
     if (target <= now) break;
+    must_not_wait();
     alarms_.wait_until(target, now);
   }
   ++syncs_;
@@ -100,6 +103,8 @@ void Pe::execute() {
   // provisional clock runs past it only executes a few instructions more.
   lazy_sends_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
                 hart_.profile().count.empty();
+  inline_ok_ = lazy_sends_;
+  span_ = cfg_.sim.quantum_cycles;
   if (started_) {
     ++threads_;  // the loader's thread (main) is one of the PE's threads
     state_ = State::running;
@@ -109,45 +114,79 @@ void Pe::execute() {
     end_thread(hart_);  // nothing to run yet: wait for the first packet
     if (state_ == State::stopped) return;
   }
+  for (;;) {
+    if (parked_) {
+      wait(token_ready_);
+      if (parked_) wake(hart_, now_cycles());  // an arrival's wake-up
+    }
+    // What run_inline handed over, if anything.
+    switch (std::exchange(resume_, Resume::none)) {
+      case Resume::none: break;
+      case Resume::end_thread: end_thread(hart_); break;
+      case Resume::after_sync:
+        sync();
+        machine_.catch_up();
+        dispatching(hart_, &Pe::take_next);
+        break;
+      case Resume::take_next: dispatching(hart_, &Pe::take_next); break;
+      case Resume::retry: break;  // the ISS executes the instruction again
+      case Resume::stop:
+        if (!handle_stop(handed_stop_)) return;
+        break;
+    }
+    if (state_ == State::stopped) return;
+    if (parked_) continue;
+    if (!handle_stop(run_span())) return;
+  }
+}
+
+iss::Hart::Stop Pe::run_span() {
   const uint64_t q = cfg_.sim.quantum_cycles;
   // The adaptive quantum: q x 2^k, k growing while the PE computes alone (its state then
   // stays in the host's caches for longer: at 1024 PEs a quantum of 1000 clocks finds it
   // cold every time), back to q at its first interaction.
   const uint64_t q_max = std::max(q, cfg_.sim.quantum_max_cycles);
-  uint64_t span = q;
   const uint64_t limit = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
-  for (;;) {
-    // Quantum boundaries are multiples of the quantum, so runs do not depend on start
-    // offsets; the last one is the cycle limit, whatever the quantum.
-    const uint64_t interactions = interactions_;
-    const iss::Hart::Stop stop = hart_.run(std::min((hart_.cycles / span + 1) * span, limit));
-    span = interactions_ != interactions ? q : std::min(span * 2, q_max);
-    switch (stop) {
-      case iss::Hart::Stop::limit:
-        if (hart_.cycles >= limit) {
-          // The run ends here (Machine::run reports the cycle limit): no wake-up after it,
-          // and none at it, which would run this loop again without advancing.
-          at_cycle_limit_ = true;
-          wait(never_);
-        }
-        sync();
-        break;
-      case iss::Hart::Stop::stopped:
-        return;
-      case iss::Hart::Stop::fault:
-        settle_sends(hart_);
-        state_ = State::stopped;
-        sync();
-        observer_.pe_faulted(id_, hart_.fault());
-        return;
-    }
+  // Quantum boundaries are multiples of the quantum, so runs do not depend on start
+  // offsets; the last one is the cycle limit, whatever the quantum.
+  const uint64_t interactions = interactions_;
+  const iss::Hart::Stop stop =
+      hart_.run(std::min((hart_.cycles / span_ + 1) * span_, limit));
+  span_ = interactions_ != interactions ? q : std::min(span_ * 2, q_max);
+  return stop;
+}
+
+bool Pe::handle_stop(iss::Hart::Stop stop) {
+  switch (stop) {
+    case iss::Hart::Stop::limit:
+      if (cfg_.sim.max_cycles && hart_.cycles >= cfg_.sim.max_cycles) {
+        // The run ends here (Machine::run reports the cycle limit): no wake-up after it,
+        // and none at it, which would run this loop again without advancing.
+        at_cycle_limit_ = true;
+        wait(never_);
+      }
+      sync();
+      return true;
+    case iss::Hart::Stop::stopped:  // parked, handed over, or the program's end
+      return parked_ || resume_ != Resume::none;
+    case iss::Hart::Stop::fault:
+      settle_sends(hart_);
+      state_ = State::stopped;
+      sync();
+      observer_.pe_faulted(id_, hart_.fault());
+      return false;
   }
+  return false;
 }
 
 void Pe::end_thread(iss::Hart& h) {
   ++interactions_;
+  dispatching(h, &Pe::next_thread);
+}
+
+void Pe::dispatching(iss::Hart& h, void (Pe::*step)(iss::Hart&)) {
   try {
-    next_thread(h);
+    (this->*step)(h);
   } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
     state_ = State::stopped;
     observer_.pe_error(id_, h.cycles, e.what());
@@ -156,6 +195,8 @@ void Pe::end_thread(iss::Hart& h) {
 }
 
 void Pe::settle(iss::Hart& h) {
+  // It waits: not in run_inline (the SystemC thread executes the instruction again).
+  if (inline_) return retry(h);
   // The clock with floating sends is provisional, a lower bound of the exact one: reach it
   // first, and by then the network has usually taken those sends, so that settling them
   // needs no wait of its own.
@@ -166,8 +207,19 @@ void Pe::settle(iss::Hart& h) {
   machine_.catch_up();
 }
 
+void Pe::clock_read(iss::Hart& h) {
+  if (inline_ && machine_.floating_sends(id_)) return retry(h);
+  ++interactions_;
+  settle_sends(h);
+}
+
+void Pe::must_not_wait() const {
+  if (inline_) throw std::logic_error(fmt::format("PE {}: a wait in run_inline", id_));
+}
+
 void Pe::settle_sends(iss::Hart& h) {
   while (machine_.floating_sends(id_)) {
+    must_not_wait();
     settling_ = true;
     wait(sends_settled_);
     settling_ = false;
@@ -180,9 +232,10 @@ void Pe::settle_sends(iss::Hart& h) {
 // stall clocks, which were busy clocks, not idle ones; the next thread starts at that
 // clock or at the one it waited for, whichever is later, and sees every packet that
 // arrived by then.
-void Pe::settle_late(iss::Hart& h, uint64_t end) {
+bool Pe::settle_late(iss::Hart& h, uint64_t end) {
   late_end_ = kNoLateEnd;
   while (machine_.floating_sends(id_)) {
+    must_not_wait();
     settling_ = true;
     wait(sends_settled_);
     settling_ = false;
@@ -192,9 +245,11 @@ void Pe::settle_late(iss::Hart& h, uint64_t end) {
   idle_cycles_ -= std::min(stall, h.cycles - end);
   if (end + stall > h.cycles) {
     h.cycles = end + stall;
+    if (inline_) return false;  // the SystemC thread syncs
     sync();
   }
   machine_.catch_up();
+  return true;
 }
 
 void Pe::finish_run() {
@@ -249,8 +304,10 @@ void Pe::next_thread(iss::Hart& h) {
   const bool shortcuts = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
                          (!cfg_.sim.max_cycles || h.cycles < cfg_.sim.max_cycles);
   const uint64_t end = h.cycles;  // provisional while sends float
-  bool unsettled = shortcuts && machine_.floating_sends(id_) &&
-                   !(!input_.empty() && input_.front().ready_at <= end);
+  const bool unsettled = shortcuts && machine_.floating_sends(id_) &&
+                         !(!input_.empty() && input_.front().ready_at <= end);
+  if (inline_ && !unsettled && machine_.floating_sends(id_))
+    return hand_over(h, Resume::end_thread);  // settling them waits: nothing done yet
   if (!unsettled) settle_sends(h);  // the thread ends at its real clock
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
@@ -258,29 +315,44 @@ void Pe::next_thread(iss::Hart& h) {
     if (tracer_) tracer_->thread_end(id_, h.cycles);
   }
   const bool head_ready = shortcuts && !input_.empty() && input_.front().ready_at <= h.cycles;
-  if (!head_ready && !(shortcuts && input_.empty())) sync();
+  if (!head_ready && !(shortcuts && input_.empty())) {
+    if (inline_) return hand_over(h, Resume::after_sync);
+    sync();
+  }
   machine_.catch_up();
+  take_next(h);
+}
+
+void Pe::take_next(iss::Hart& h) {
   for (;;) {
     if (!input_.empty()) {
       const uint64_t ready = input_.front().ready_at;
       if (ready <= h.cycles) {
-        if (!unsettled) break;
-        unsettled = false;
-        settle_late(h, end);
+        if (late_end_ == kNoLateEnd) break;
+        if (inline_ && machine_.floating_sends(id_)) return hand_over(h, Resume::take_next);
+        if (!settle_late(h, late_end_)) return hand_over(h, Resume::after_sync);
         continue;
       }
       idle_cycles_ += ready - h.cycles;  // the matching unit is still at work on it
       h.cycles = ready;
+      if (inline_) return hand_over(h, Resume::after_sync);
       sync();
       machine_.catch_up();
       continue;
     }
     state_ = State::idle;
-    idle_from_ = h.cycles;
-    const uint64_t since = h.cycles;
+    idle_from_ = idle_since_ = h.cycles;
+    if (inline_ok_) {
+      // Parked: the SystemC thread waits outside the ISS (execute), and an arrival may
+      // start the next thread from the network's process instead (run_inline).
+      parked_ = true;
+      wake_pending_ = false;
+      h.request_stop();
+      return;
+    }
     wait(token_ready_);
     h.cycles = std::max(h.cycles, now_cycles());
-    idle_cycles_ += h.cycles - since;
+    idle_cycles_ += h.cycles - idle_since_;
     machine_.catch_up();
   }
   state_ = State::running;
@@ -299,10 +371,42 @@ void Pe::next_thread(iss::Hart& h) {
   if (!input_.empty()) prefetch(dispatcher_.frame_word(memory_, input_.front()));  // while it runs
 }
 
+void Pe::wake(iss::Hart& h, uint64_t at) {
+  parked_ = false;
+  wake_pending_ = false;
+  h.cycles = std::max(h.cycles, at);
+  idle_cycles_ += h.cycles - idle_since_;
+  machine_.catch_up();
+  dispatching(h, &Pe::take_next);
+}
+
+void Pe::run_inline(uint64_t at, bool by_event) {
+  if (!parked_) return;
+  if (by_event) {
+    const uint64_t now = sc_core::sc_time_stamp().value(), t = at * period_ps_;
+    token_ready_.notify(sc_core::sc_time::from_value(t > now ? t - now : 0));
+    return;
+  }
+  inline_ = true;
+  wake(hart_, at);
+  iss::Hart::Stop stop = iss::Hart::Stop::stopped;
+  if (!parked_ && resume_ == Resume::none && state_ == State::running) stop = run_span();
+  inline_ = false;
+  if (parked_) return;  // idle again
+  if (resume_ == Resume::none) {
+    resume_ = Resume::stop;
+    handed_stop_ = stop;
+  }
+  token_ready_.notify(sc_core::SC_ZERO_TIME);  // its SystemC thread goes on from here
+}
+
 void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) {
   // A long stream without a thread end would let floating sends pile up (memory, and a
   // provisional clock lagging further and further): take their stalls now and then.
-  if (machine_.floating_sends(id_) >= kMaxFloatingSends) settle_sends(h);
+  if (machine_.floating_sends(id_) >= kMaxFloatingSends) {
+    if (inline_) return retry(h);
+    settle_sends(h);
+  }
   ++packets_sent_;
   ++interactions_;
   const uint64_t before = h.cycles;
@@ -333,9 +437,13 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
       // Only an idle execution unit waits for this event; a busy one looks at the input
       // buffer when its thread ends (a timed notification costs a heap operation).
       if (state_ == State::idle) {
-        const uint64_t now = sc_core::sc_time_stamp().value();
-        const uint64_t at = std::max(e.thread->ready_at, idle_from_) * period_ps_;
-        token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+        const uint64_t clock = std::max(e.thread->ready_at, idle_from_);
+        // A parked execution unit may be started by the network's process (run_inline),
+        // once per wake-up: the first arrival's clock is the earliest (arrival order).
+        if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
+          const uint64_t now = sc_core::sc_time_stamp().value(), at = clock * period_ps_;
+          token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+        }
       }
     }
     memory_unit_cycles_ += done - start;

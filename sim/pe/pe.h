@@ -89,10 +89,41 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // The run is over (Machine::run): an idle execution unit whose last thread's sends
   // were still to settle (next_thread) takes their stall clocks, if they are known.
   void finish_run();
+  // From the network driver's process (MachinePort::run_later), with the network
+  // processed through clock `at` and nothing else due by then in SystemC time: the
+  // parked execution unit starts its next thread at `at` and runs as its own SystemC
+  // thread would, until it parks again; where that thread would have to wait, it stops
+  // and hands over to its SystemC thread, which goes on from there. `by_event`: something
+  // else is due at `at` in SystemC time: wake the SystemC thread then, as usual.
+  void run_inline(uint64_t at, bool by_event);
 
  private:
   void execute();  // SC_THREAD: the execution unit
   void next_thread(iss::Hart& h);
+  // The rest of next_thread, from where the input buffer's head is looked at: takes the
+  // next thread, or parks the execution unit when nothing is in the buffer.
+  void take_next(iss::Hart& h);
+  // Runs next_thread or take_next, a dispatch error (PacketError) reported as the PE's.
+  void dispatching(iss::Hart& h, void (Pe::*step)(iss::Hart&));
+  // A parked execution unit woken at clock `at` by an arrival.
+  void wake(iss::Hart& h, uint64_t at);
+  // The ISS up to the next quantum boundary (the adaptive quantum: execute).
+  iss::Hart::Stop run_span();
+  // What the SystemC thread does after the ISS stopped; false: the thread ends.
+  bool handle_stop(iss::Hart::Stop stop);
+  // In run_inline, where the SystemC thread would wait: it stops there (the ISS at an
+  // instruction boundary) and says what the SystemC thread does to go on.
+  enum class Resume : uint8_t { none, end_thread, after_sync, take_next, retry, stop };
+  void hand_over(iss::Hart& h, Resume r) {
+    resume_ = r;
+    h.request_stop();
+  }
+  // An environment call that would wait, in run_inline: the instruction is given up.
+  void retry(iss::Hart& h) {
+    resume_ = Resume::retry;
+    h.request_retry();
+  }
+  void must_not_wait() const;  // a wait in run_inline is a bug
   uint64_t now_cycles() const;
   static void prefetch(const void* host_address) {
     if (host_address) __builtin_prefetch(host_address);
@@ -108,17 +139,15 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override;
   void end_thread(iss::Hart& h) override;
   void settle(iss::Hart& h) override;
-  void clock_read(iss::Hart& h) override {
-    ++interactions_;
-    settle_sends(h);
-  }
+  void clock_read(iss::Hart& h) override;
   // The timer (docs/pe.md): CSR emx.timer_arm. Each armed timer is a pending 1-input
   // invocation; fire_timers (an SC_METHOD) delivers the due ones as arrivals.
   void arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) override;
   void fire_timers();
   // Wait until no send floats, then take the stall clocks into the local clock.
   void settle_sends(iss::Hart& h);
-  void settle_late(iss::Hart& h, uint64_t end);
+  // False: in run_inline, the rest (a sync, a catch-up) is the SystemC thread's.
+  bool settle_late(iss::Hart& h, uint64_t end);
   static constexpr uint64_t kNoLateEnd = UINT64_MAX;
   uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
   static constexpr size_t kMaxFloatingSends = 256;
@@ -157,6 +186,16 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   sc_core::sc_event sends_settled_;  // the last floating send was accepted
   sc_core::sc_event never_;          // waited for at the cycle limit, never notified
   bool at_cycle_limit_ = false;
+  // Parked: idle outside the ISS, its SystemC thread waiting for token_ready_ in
+  // execute(), so that the network driver may run it (run_inline).
+  bool parked_ = false;
+  bool inline_ = false;       // in run_inline
+  bool inline_ok_ = false;    // run_inline allowed (with lazy sends only)
+  bool wake_pending_ = false;  // parked, and a wake-up is on its way (event or driver)
+  Resume resume_ = Resume::none;
+  iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
+  uint64_t span_ = 0;        // the adaptive quantum's present span (execute)
+  uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
   struct Timer {
     uint64_t at;    // the clock of delivery
     uint32_t cont;  // the continuation it invokes

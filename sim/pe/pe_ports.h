@@ -29,6 +29,14 @@ class MachinePort {
   // execution unit's clock (taking them resets them; only when none float).
   virtual size_t floating_sends(unsigned pe) const = 0;
   virtual uint64_t take_send_stall(unsigned pe) = 0;
+  // An arrival readied a thread for `pe`, whose execution unit is parked (idle outside
+  // the ISS) and may start it at clock `cycle` from the network's own process
+  // (Pe::run_inline) rather than switch to its SystemC thread. False: it cannot, and the
+  // PE wakes its thread as usual.
+  virtual bool run_later(unsigned pe, uint64_t cycle) {
+    (void)pe, (void)cycle;
+    return false;
+  }
 };
 
 // Lifecycle events of a PE.

@@ -231,11 +231,16 @@ class TemporalDecoupling(unittest.TestCase):
 
     def test_idle_and_late_settled_thread_ends_match_the_waiting_ones(self):
         # Untraced, an execution unit with an empty input buffer idles without reaching its
-        # clock first, and a thread that ends with sends floating and no head ready settles
-        # them after that wait (Pe::next_thread, settle_late); traced, it waits for its
-        # clock, and for each stalled send. Every figure of every PE is the same.
+        # clock first, parked outside the ISS, and the network's process starts its next
+        # thread itself where nothing else runs by then (Pe::run_inline; an rtag settle,
+        # a clock read or a wait at a thread's end there goes back to its SystemC
+        # thread); a thread that ends with sends floating and no head ready settles them
+        # after that wait (Pe::next_thread, settle_late). Traced, it waits for its clock,
+        # and for each stalled send. Every figure of every PE is the same.
         for args in (("--pes", "16", "bench_mpi_ring", "20", "8", "0"),
                      ("--pes", "16", "bench_mpi_ring", "20", "8", "1"),
+                     ("--pes", "4", "mpi_pingpong", "advance", "4", "20"),
+                     ("--pes", "4", "rt_suspend"),
                      ("--pes", "4", "machine_checks", "backpressure"),
                      ("bench_stream", "2", "1024")):  # stalls settled late, idle after them
             fast, exact = self.untraced_and_traced(args)
