@@ -150,7 +150,6 @@ int main(void) {
   static const emx_thread_fn lean_template[2] = {0, __emx_resume_frame};
   lean_frame = emx_frame_alloc(lean_template);
   lean_cont = emx_continuation(lean_frame, 1);
-  __emx_stack_own();
   const uint32_t l0 = timed(yields_0_live_lean), l4 = timed(yields_4_live_lean);
   const uint32_t n0 = timed(no_yields_0_live), n4 = timed(no_yields_4_live);
   const double self = (double)self_cycles / (TIMING_ROUNDS + 1);

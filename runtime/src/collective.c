@@ -114,7 +114,6 @@ static void combine_vec(kind k, uint32_t *out, const uint32_t *lo, const uint32_
  * the scalar butterfly (emx/butterfly.h), with a block per message. */
 static void butterfly_vec(uint32_t *v, uint32_t *below, unsigned n, kind k) {
   const uint32_t parity = __emx_coll_calls++ & 1, set = parity * EMX__BFLY_MAX_STEPS;
-  __emx_stack_own();
   for (const __emx_bfly_step *s = __emx_bfly_steps; s != __emx_bfly_end; ++s) {
     const unsigned step = (unsigned)(s->element - __emx_coll_elements[0]);
     uint32_t *in = chunks[parity][step];

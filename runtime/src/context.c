@@ -88,15 +88,6 @@ void *__emx_stack_new(void) {
   return top;
 }
 
-/* emx/threads.h, __emx_stack_own: the shared stack becomes the caller's; new threads
- * get one from the pool, or a new one. */
-void __emx_stack_claim(void) {
-  uint32_t *s = __emx_stack_pool;
-  if (s) __emx_stack_pool = (void *)(uintptr_t)s[STACK_NEXT / 4];
-  else s = __emx_stack_new();
-  emx_set_thread_stack(s);
-}
-
 unsigned emx_stacks_made(void) { return stack_count; }
 unsigned emx_contexts_made(void) { return ctx_count; }
 unsigned emx_stacks_free(void) {

@@ -42,8 +42,7 @@ extern emx_gaddr_t __emx_coll_cont;
 void __emx_collective_init(void);
 
 /* Waits for local element e (its global address): the I-structure read names the
- * collective's frame, whose lean suspension keeps only the live values. The caller has
- * made its stack its own (__emx_stack_own). */
+ * collective's frame, whose lean suspension keeps only the live values. */
 static inline uint32_t __emx_bfly_wait(emx_gaddr_t e) {
   emx_send(EMX_PKT_iread, e, __emx_coll_cont);
   return __emx_suspend_frame(__emx_coll_frame);
@@ -78,7 +77,6 @@ EMX__ALWAYS_INLINE uint32_t __emx_butterfly(uint32_t value, __emx_elem_type type
                                             uint32_t identity, uint32_t *below) {
   const uint32_t set = (__emx_coll_calls++ & 1) * EMX__BFLY_MAX_STEPS;
   uint32_t lower = identity;
-  __emx_stack_own();
   for (const __emx_bfly_step *s = __emx_bfly_steps; s != __emx_bfly_end; ++s) {
     emx_gaddr_t to = s->to + set;
     if (__builtin_expect(s->count == 1, 1)) emx_iwrite(to, value);

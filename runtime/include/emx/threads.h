@@ -91,10 +91,10 @@ static inline emx_reply_t __emx_suspend(emx_ctx_t *c) {
 }
 
 /* The lean suspension of a wait that owns a frame for its whole activation, as an EM-C
- * function's thread owned its operand segment: no context from the free list, no stack
- * check (the caller made its stack its own once, __emx_stack_own), no early-reply check
- * (the request is sent in this same thread). __emx_wait_frame saves sp, ra, tp, s0 in
- * f and ends; the reply starts __emx_resume_frame (f's template), which reloads them.
+ * function's thread owned its operand segment: no context from the free list, no
+ * early-reply check (the request is sent in this same thread). __emx_wait_frame saves
+ * sp, ra, tp, s0 in f, makes a shared stack its own as __emx_wait does, and ends; the
+ * reply starts __emx_resume_frame (f's template), which reloads the four and returns.
  * The live values are GCC's, in the stack frame, as with __emx_suspend. One wait per
  * frame at a time. */
 void __emx_resume_frame(uint32_t, uint32_t, uint32_t); /* a lean frame's template slot */
@@ -102,17 +102,6 @@ static inline uint32_t __emx_suspend_frame(void *f) {
   register uint32_t a0 __asm__("a0") = (uint32_t)(uintptr_t)f;
   __asm__ volatile("jal __emx_wait_frame" : "+r"(a0) : : "a1", "a2", EMX__SUSPEND_CLOBBERS);
   return a0;
-}
-
-/* Makes the stack this computation runs on its own if it is the shared thread stack
- * (what __emx_wait checks at every suspension), so that __emx_suspend_frame may end the
- * thread without the check: 4 instructions. */
-void __emx_stack_claim(void);
-static inline void __emx_stack_own(void) {
-  uint32_t below, size;
-  __asm__ volatile("csrr %0, 0x801\n\tlw %1, 4(%0)\n\tsub %0, %0, sp"
-                   : "=&r"(below), "=&r"(size));
-  if (__builtin_expect(below < size, 0)) __emx_stack_claim();
 }
 
 /* Sends one packet whose data word is a fresh context's continuation, and waits for the
