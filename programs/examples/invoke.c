@@ -29,6 +29,10 @@ int main(int argc, char **argv) {
     const uint32_t v = emx_ctx_wait(c).a0;     /* main's thread ends; the answer resumes it */
     printf("PE 1 computed %u * %u = %u\n", n, n, (unsigned)v);
     emx_result_int("square", v);
+  } else {
+    /* PE 1's own main is busy when the packet arrives: the thread it readies waits. */
+    volatile uint32_t sum = 0;
+    for (unsigned i = 0; i < 200; ++i) sum += i;
   }
   emx_barrier();
   return 0;

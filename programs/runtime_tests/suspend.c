@@ -5,7 +5,9 @@
  *                               machine's part: send, network loop, dispatch)
  *   yield_cycles_0_live         one emx_yield() in a loop with no live value
  *   yield_cycles_4_live         the same with 4 live integers
- *   suspend_resume_cycles_0_live, _4_live   yield minus the machine's part */
+ *   suspend_resume_cycles_0_live, _4_live   yield minus the machine's part
+ *   lean_suspend_resume_cycles_0_live, _4_live   the same with the lean suspension
+ *                               in a frame (__emx_suspend_frame, the collectives') */
 #include <emx/emc.h>
 #include <stdio.h>
 
@@ -46,28 +48,40 @@ static void other(uint32_t *args) { other_digest = mix(args[0], 1, args[1]); }
 
 static volatile unsigned left; /* a global counter: the loop itself keeps nothing live */
 
-static uint32_t yields_0_live(void) {
-  const uint32_t t0 = (uint32_t)emx_cycles();
-  while (left) {
-    --left;
-    emx_yield();
-  }
-  return (uint32_t)emx_cycles() - t0;
+/* The yield of the loops below: a context's (emx_yield), or the lean suspension in a
+ * frame the loop owns (__emx_suspend_frame, the runtime's collectives' wait). */
+static void *lean_frame;
+static emx_gaddr_t lean_cont;
+static inline void lean_yield(void) {
+  emx_send(EMX_PKT_invoke1, lean_cont, 0);
+  (void)__emx_suspend_frame(lean_frame);
 }
 
-static uint32_t live4[4];
-static uint32_t yields_4_live(void) {
-  uint32_t a = live4[0], b = live4[1], c = live4[2], d = live4[3];
-  const uint32_t t0 = (uint32_t)emx_cycles();
-  while (left) {
-    --left;
-    emx_yield();
-    a += 1, b += 2, c += 3, d += 4; /* the four are used after the yield... */
+#define YIELD_LOOPS(suffix, yield)                                                  \
+  static uint32_t yields_0_live##suffix(void) {                                     \
+    const uint32_t t0 = (uint32_t)emx_cycles();                                      \
+    while (left) {                                                                   \
+      --left;                                                                        \
+      yield();                                                                       \
+    }                                                                                \
+    return (uint32_t)emx_cycles() - t0;                                              \
+  }                                                                                  \
+  static uint32_t yields_4_live##suffix(void) {                                     \
+    uint32_t a = live4[0], b = live4[1], c = live4[2], d = live4[3];                 \
+    const uint32_t t0 = (uint32_t)emx_cycles();                                      \
+    while (left) {                                                                   \
+      --left;                                                                        \
+      yield();                                                                       \
+      a += 1, b += 2, c += 3, d += 4; /* the four are used after the yield... */     \
+    }                                                                                \
+    const uint32_t t = (uint32_t)emx_cycles() - t0;                                  \
+    live4[0] = a, live4[1] = b, live4[2] = c, live4[3] = d; /* ...and after it */    \
+    return t;                                                                        \
   }
-  const uint32_t t = (uint32_t)emx_cycles() - t0;
-  live4[0] = a, live4[1] = b, live4[2] = c, live4[3] = d; /* ...and after the loop */
-  return t;
-}
+
+static uint32_t live4[4];
+YIELD_LOOPS(, emx_yield)
+YIELD_LOOPS(_lean, lean_yield)
 static uint32_t no_yields_4_live(void) { /* the same loop, nothing suspended */
   uint32_t a = live4[0], b = live4[1], c = live4[2], d = live4[3];
   const uint32_t t0 = (uint32_t)emx_cycles();
@@ -133,16 +147,24 @@ int main(void) {
   emx_frame_free(frame);
 
   const uint32_t y0 = timed(yields_0_live), y4 = timed(yields_4_live);
+  static const emx_thread_fn lean_template[2] = {0, __emx_resume_frame};
+  lean_frame = emx_frame_alloc(lean_template);
+  lean_cont = emx_continuation(lean_frame, 1);
+  const uint32_t l0 = timed(yields_0_live_lean), l4 = timed(yields_4_live_lean);
   const uint32_t n0 = timed(no_yields_0_live), n4 = timed(no_yields_4_live);
   const double self = (double)self_cycles / (TIMING_ROUNDS + 1);
   const double c0 = (double)(y0 - n0) / TIMING_ROUNDS, c4 = (double)(y4 - n4) / TIMING_ROUNDS;
+  const double d0 = (double)(l0 - n0) / TIMING_ROUNDS, d4 = (double)(l4 - n4) / TIMING_ROUNDS;
   emx_result("self_invocation_cycles", self);
   emx_result("yield_cycles_0_live", c0);
   emx_result("yield_cycles_4_live", c4);
   emx_result("suspend_resume_cycles_0_live", c0 - self);
   emx_result("suspend_resume_cycles_4_live", c4 - self);
+  emx_result("lean_suspend_resume_cycles_0_live", d0 - self);
+  emx_result("lean_suspend_resume_cycles_4_live", d4 - self);
   printf("machine's self invocation %.2f clocks; yield %.2f clocks with 0 live values, "
          "%.2f with 4: suspend+resume %.2f and %.2f clocks\n",
          self, c0, c4, c0 - self, c4 - self);
+  printf("lean (frame) suspension: suspend+resume %.2f and %.2f clocks\n", d0 - self, d4 - self);
   return got == expect && other_digest == expect2 ? 0 : 1;
 }

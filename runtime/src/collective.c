@@ -20,10 +20,16 @@
 #include <emx/remote.h>
 #include <math.h>
 
+#include "layer_internal.h"
+
 __emx_bfly_step __emx_bfly_steps[EMX__BFLY_MAX_STEPS];
 const __emx_bfly_step *__emx_bfly_end = __emx_bfly_steps;
 volatile uint32_t __emx_coll_elements[2][EMX__BFLY_MAX_STEPS];
 uint32_t __emx_coll_calls;
+emx_ctx_t *__emx_coll_frame;
+emx_gaddr_t __emx_coll_cont;
+
+static const emx_thread_fn coll_frame_template[3] = {0, __emx_resume_frame, __emx_resume_frame};
 
 /* This PE's steps (emx/butterfly.h), from the start-up of the layer. Step k: the block
  * of 2^k PEs starting at `start` and its partner block `partner`; PE start+o sends to
@@ -45,6 +51,10 @@ void __emx_collective_init(void) {
                              partner < start};
   }
   __emx_bfly_end = s;
+  emx_ctx_t *f = (emx_ctx_t *)__emx_frames_carve(1);
+  f->tmpl = coll_frame_template;
+  __emx_coll_cont = f->cont = emx_gaddr_mine(&f->slot);
+  __emx_coll_frame = f;
 }
 
 void emx_barrier(void) { (void)__emx_butterfly(0, EMX__T_NONE, EMX_OP_SUM, 0, 0); }
@@ -113,7 +123,7 @@ static void butterfly_vec(uint32_t *v, uint32_t *below, unsigned n, kind k) {
       emx_iwrite_flag(to, 1);
     }
     uint32_t flag;
-    if (!__emx_itake(s->element + set, &flag)) (void)emx_iread(s->self + set);
+    if (!__emx_itake(s->element + set, &flag)) (void)__emx_bfly_wait(s->self + set);
     if (s->lower) {
       if (below) combine_vec(k, below, in, below, n);
       combine_vec(k, v, in, v, n);

@@ -24,6 +24,7 @@ __emx_wait:
 	sw	ra, CTX_RA(a0)
 	sw	tp, CTX_TP(a0)
 	sw	s0, CTX_S0(a0)
+.Lend_owning_the_stack:
 	/* Are we on the shared thread stack, i.e. top - size < sp <= top? */
 	csrr	t0, CSR_THREAD_STACK
 	lw	t1, STACK_SIZE(t0)
@@ -67,6 +68,30 @@ __emx_resume:
 	sw	t0, CTX_SP(tp)
 	END
 	.size	__emx_resume, . - __emx_resume
+
+/* The lean pair (emx/threads.h, __emx_suspend_frame): a0 = the wait's own frame. */
+	.globl	__emx_wait_frame
+	.type	__emx_wait_frame, @function
+	.p2align 2
+__emx_wait_frame:
+	sw	sp, CTX_SP(a0)
+	sw	ra, CTX_RA(a0)
+	sw	tp, CTX_TP(a0)
+	sw	s0, CTX_S0(a0)
+	j	.Lend_owning_the_stack
+	.size	__emx_wait_frame, . - __emx_wait_frame
+
+/* The frame's template starts here: tp = the frame, a0 = the reply. */
+	.globl	__emx_resume_frame
+	.type	__emx_resume_frame, @function
+	.p2align 2
+__emx_resume_frame:
+	lw	sp, CTX_SP(tp)
+	lw	ra, CTX_RA(tp)
+	lw	s0, CTX_S0(tp)
+	lw	tp, CTX_TP(tp)
+	ret
+	.size	__emx_resume_frame, . - __emx_resume_frame
 
 /* __emx_resume_direct(ctx, a0, a1, cont): a running thread becomes the resumed
  * computation (a handler that has the reply in hand saves a packet round trip). */

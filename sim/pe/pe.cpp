@@ -266,6 +266,7 @@ void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
   tracer_ = t;
   symbols_ = symbols;
   resume_entry_ = symbols->address_of("__emx_resume");
+  resume_frame_entry_ = symbols->address_of("__emx_resume_frame");
   resume_ra_offset_ = symbols->address_of("__emx_ctx_ra_offset");
 }
 
@@ -275,10 +276,13 @@ void Pe::trace_thread_begin(uint64_t cycle, const ThreadToken& t) {
   shown.op0 = hart_.x[10];
   shown.op1 = hart_.x[11];
   std::string name = symbols_->describe(hart_.pc);
-  // A blocked computation of the runtime resumes through one stub: name the span by the
-  // code it returns into (saved in its context, which tp points to).
+  // A blocked computation of the runtime resumes through a stub (a context's, or a
+  // collective frame's): name the span by the code it returns into (saved in the
+  // context or frame, which tp points to, at the same offset).
   const uint32_t ra_at = hart_.x[4] + resume_ra_offset_;
-  if (resume_entry_ && hart_.pc == resume_entry_ && resume_ra_offset_ && memory_.valid(ra_at, 4))
+  const bool stub = (resume_entry_ && hart_.pc == resume_entry_) ||
+                    (resume_frame_entry_ && hart_.pc == resume_frame_entry_);
+  if (stub && resume_ra_offset_ && memory_.valid(ra_at, 4))
     name = "resume " + symbols_->describe(memory_.read32(ra_at));
   tracer_->thread_begin(id_, cycle, hart_.pc, name, shown);
 }

@@ -205,6 +205,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   uint64_t timers_fired_ = 0;
   const loader::SymbolTable* symbols_ = nullptr;
   uint32_t resume_entry_ = 0, resume_ra_offset_ = 0;  // the runtime's context resumption
+  uint32_t resume_frame_entry_ = 0;                    // and its collective frame's
 };
 
 }  // namespace emx::pe

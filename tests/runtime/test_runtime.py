@@ -33,6 +33,12 @@ class Suspension(Runs):
         # EM-C's figure: 4 live variables cost 8 clocks (a store and a load each).
         self.assertAlmostEqual(res["yield_cycles_4_live"] - res["yield_cycles_0_live"], 8, delta=0.5)
         self.assertLess(res["suspend_resume_cycles_0_live"], 30)
+        # The collectives' lean suspension in a frame: the same 8 clocks for 4 live values,
+        # and without the context and early-reply handling of emx_yield's.
+        self.assertAlmostEqual(res["lean_suspend_resume_cycles_4_live"]
+                               - res["lean_suspend_resume_cycles_0_live"], 8, delta=0.5)
+        self.assertLess(res["lean_suspend_resume_cycles_0_live"],
+                        res["suspend_resume_cycles_0_live"] - 8)
 
     def test_yield_takes_turns(self):
         out, _ = self.run_program("rt_yield")

@@ -35,7 +35,18 @@ extern const __emx_bfly_step *__emx_bfly_end; /* after this PE's last non-empty 
 extern uint32_t __emx_coll_calls;             /* collective calls so far (every PE alike) */
 /* The elements: set 1 follows set 0, EMX__BFLY_MAX_STEPS words on. */
 extern volatile uint32_t __emx_coll_elements[2][EMX__BFLY_MAX_STEPS];
+/* The frame a waiting step suspends in (the collective's own, as an EM-C function's
+ * operand segment: one collective at a time per PE) and its slot 1's global address. */
+extern emx_ctx_t *__emx_coll_frame;
+extern emx_gaddr_t __emx_coll_cont;
 void __emx_collective_init(void);
+
+/* Waits for local element e (its global address): the I-structure read names the
+ * collective's frame, whose lean suspension keeps only the live values. */
+static inline uint32_t __emx_bfly_wait(emx_gaddr_t e) {
+  emx_send(EMX_PKT_iread, e, __emx_coll_cont);
+  return __emx_suspend_frame(__emx_coll_frame);
+}
 
 typedef enum { EMX__T_I32, EMX__T_F32, EMX__T_NONE } __emx_elem_type; /* NONE: a barrier */
 
@@ -73,7 +84,7 @@ EMX__ALWAYS_INLINE uint32_t __emx_butterfly(uint32_t value, __emx_elem_type type
       for (uint32_t n = s->count; n; --n, to += s->stride) emx_iwrite(to, value);
     uint32_t other;
     /* Often already there: then no packet. */
-    if (!__emx_itake(s->element + set, &other)) other = emx_iread(s->self + set);
+    if (!__emx_itake(s->element + set, &other)) other = __emx_bfly_wait(s->self + set);
     if (s->lower) {
       if (below) lower = __emx_bfly_combine(type, op, other, lower);
       value = __emx_bfly_combine(type, op, other, value);

@@ -90,6 +90,20 @@ static inline emx_reply_t __emx_suspend(emx_ctx_t *c) {
   return (emx_reply_t){a0, a1, a2};
 }
 
+/* The lean suspension of a wait that owns a frame for its whole activation, as an EM-C
+ * function's thread owned its operand segment: no context from the free list, no
+ * early-reply check (the request is sent in this same thread). __emx_wait_frame saves
+ * sp, ra, tp, s0 in f, makes a shared stack its own as __emx_wait does, and ends; the
+ * reply starts __emx_resume_frame (f's template), which reloads the four and returns.
+ * The live values are GCC's, in the stack frame, as with __emx_suspend. One wait per
+ * frame at a time. */
+void __emx_resume_frame(uint32_t, uint32_t, uint32_t); /* a lean frame's template slot */
+static inline uint32_t __emx_suspend_frame(void *f) {
+  register uint32_t a0 __asm__("a0") = (uint32_t)(uintptr_t)f;
+  __asm__ volatile("jal __emx_wait_frame" : "+r"(a0) : : "a1", "a2", EMX__SUSPEND_CLOBBERS);
+  return a0;
+}
+
 /* Sends one packet whose data word is a fresh context's continuation, and waits for the
  * reply: the shape of remote read, I-structure read, remote requests. TYPE constant. */
 #define EMX__REQUEST(type, addr)                                  \
