@@ -253,11 +253,7 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     emx_result_int("pes", a->pes);
     emx_result_int("passes", a->passes);
     emx_result_int("batch", a->batch);
-    emx_result_int("fused_global", a->global_step == RADIX_GLOBAL_FUSED);
-    emx_result_int("scalar_global", a->global_step == RADIX_GLOBAL_SCALAR);
-    emx_result_int("chain_global", a->global_step == RADIX_GLOBAL_CHAIN);
-    emx_result_int("read_global", a->global_step == RADIX_GLOBAL_READ);
-    emx_result_int("scalar_fused_global", a->global_step == RADIX_GLOBAL_SCALAR_FUSED);
+    emx_result_int("global_step", a->global_step); /* RADIX_GLOBAL_*, the order of global= names */
     emx_result_int("clocks", (long long)clocks);
     emx_result("time_us", total_us);
     emx_result("keys_per_s", a->n / (total_us * 1e-6));
