@@ -264,6 +264,40 @@ class Errors(unittest.TestCase):
                    "unknown argument 'keys=sorted'")
 
 
+class Statements(unittest.TestCase):
+    """The paper's statement 1 as the report judges it, from tables made here (nothing
+    simulated): at the top of EM-X's curve (the largest size run), the 2.5 M-key
+    fractions shown beside it but not judged; a run that stops below 2.5 M keys leaves it
+    unmeasured (docs/experiments/radix.md, "Statement 1: which sizes")."""
+
+    @staticmethod
+    def table(rows):
+        import pandas as pd
+        return pd.DataFrame([{"machine": m, "radix": r, "keys": n, "of_ideal": f}
+                             for m, r, n, f in rows])
+
+    def setUp(self):
+        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        sys.path.insert(0, os.path.join(top, "python"))
+        from emx.experiments.radix import RADIX_CHECKS
+        self.check = RADIX_CHECKS["parallel"][0]
+
+    def test_judged_at_the_largest_size(self):
+        t = self.table([("EM-X", 256, 2500000, 0.775), ("EM-X", 256, 8388608, 0.871),
+                        ("EM-X", 64, 2500000, 0.873), ("EM-X", 64, 8388608, 0.905),
+                        ("EM-4", 256, 8388608, 0.2)])
+        f = self.check.figures(t)
+        self.assertEqual(f["EM-X radix 256, largest size (8388608 keys)"], 0.871)
+        self.assertEqual(f["EM-X radix 256 at 2.5 M keys (not judged)"], 0.775)
+        self.assertTrue(self.check.holds(f))
+        t.loc[(t["radix"] == 64) & (t["keys"] == 8388608), "of_ideal"] = 0.79
+        self.assertFalse(self.check.holds(self.check.figures(t)))
+
+    def test_unmeasured_below_2_5_m_keys(self):
+        with self.assertRaises(KeyError):
+            self.check.figures(self.table([("EM-X", 256, 262144, 0.34)]))
+
+
 class Experiments(unittest.TestCase):
     """The five declarations (python/emx/experiments/radix.py) in their quick versions:
     they run, write their tables and figures, and the tables show the mechanisms."""
