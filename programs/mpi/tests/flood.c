@@ -164,7 +164,10 @@ static void poll_while_sending(const char *how, int bytes) {
     for (int i = 0; i < bytes / 4; ++i)
       check(in[i] == peer * 1000 + i, "word %d from rank %d: %d", i, peer, in[i]);
   } else if (rank == 0) {
-    spin(5000); /* rank 1 polls by now */
+    for (int k = 0; k < 50; ++k) { /* in short threads: rank 1 posts, then polls */
+      spin(100);
+      emx_yield();
+    }
     for (int k = 0; k < 2; ++k) { /* tag 1 first: rank 1 polls for tag 0 meanwhile */
       const uint64_t t0 = emx_cycles();
       MPI_Isend(out, bytes, MPI_BYTE, 1, 1 - k, MPI_COMM_WORLD, &s[k]);
