@@ -44,13 +44,13 @@
 	beqz	a2, 1f
 	LW_G(t1, mpi_me)
 	beq	t1, a1, 1f
-	lw	t1, L_CTX_NEXT(a2)		/* __emx_ctx_get */
-	SW_G(t1, __emx_ctx_pool, t2)
 	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
 	slli	t2, a1, 22
 	or	t1, t1, t2
 	lw	t2, L_CTX_CONT(a2)
 	SEND(3, t1, t2)
+	lw	t1, L_CTX_NEXT(a2)		/* __emx_ctx_get (after: the request first) */
+	SW_G(t1, __emx_ctx_pool, t2)
 	li	t3, L_OP_DIRECT
 	j	2f
 1:	FIRST_CREATION
@@ -250,12 +250,12 @@ send_miss:
 
 	/* mpi_isend_end(request, frame): MPI_Isend's end when its caller was resumed with the
 	 * operand segment (frame; 0: it waited in isend_settle, nothing to do), as
-	 * mpi_irecv_end (irecv.S) for a receive: the op heading the receiver's outbox (ASK_SEGMENT)
-	 * gives the words -- a send request's four from the send (n 0), a tmp request's n
-	 * from the op -- by remote writes, the invocation of the op's kind with its bits,
-	 * then the op leaves the outbox (back to its pool); what queued behind it, or
-	 * computations waiting for the empty outbox: irecv_end_after (creation.c). Returns
-	 * MPI_SUCCESS. */
+	 * mpi_irecv_end (irecv.S) for a receive. The op heading the receiver's outbox
+	 * (ASK_SEGMENT) is a send request's (get, sync: its four words from the send, its
+	 * bits the protocol) or, buffered, the temporary buffer's request (its two words from
+	 * the op): the words by remote writes, the invocation, then the op leaves the outbox
+	 * (back to its pool); what queued behind it, or computations waiting for the empty
+	 * outbox: irecv_end_after (creation.c). Returns MPI_SUCCESS. */
 	.globl	mpi_isend_end
 	.type	mpi_isend_end, @function
 	.p2align 2
@@ -263,14 +263,9 @@ mpi_isend_end:
 	beqz	a1, 9f
 	lw	a4, 0(a0)
 	andi	a4, a4, -8			/* a4: the send */
-	lhu	a5, L_REQ_PE(a4)		/* a5: the receiver */
-	LW_G(a0, mpi_outboxes)
-	slli	t0, a5, L_OB_SHIFT
-	add	a0, a0, t0			/* a0: its outbox */
-	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
+	lbu	a3, L_REQ_PROTO(a4)		/* a3: its protocol */
 	addi	a2, a1, L_REQ_ARGS
-	lbu	t0, L_OP_HDR + 3(a3)		/* n */
-	bnez	t0, 2f
+	beqz	a3, 4f				/* buffered: the op's words */
 	LW_G(t1, mpi_me_gaddr)			/* the send request's words, from the send */
 	srli	t0, a4, 2
 	or	t1, t1, t0			/* its global address */
@@ -287,25 +282,17 @@ mpi_isend_end:
 	or	t0, t0, t1
 	addi	a2, a2, 1
 	SEND(4, a2, t0)
-	j	3f
-2:	addi	t1, a3, L_OP_W			/* n words from the op */
-	slli	t0, t0, 2
-	add	t2, t1, t0
-1:	lw	t0, 0(t1)
-	SEND(4, a2, t0)
-	addi	a2, a2, 1
-	addi	t1, t1, 4
-	bltu	t1, t2, 1b
-3:	lbu	t0, L_OP_HDR + 1(a3)		/* the slot 1 + kind */
-	add	t0, t0, a1
-	addi	t0, t0, 1
-	lbu	t1, L_OP_HDR + 2(a3)		/* me | bits << 10 */
-	slli	t1, t1, 10
+	addi	t0, a1, 1			/* slot 1 + REQ_SREQ (0), me | protocol << 10 */
+	slli	t1, a3, 10
 	LW_G(t2, mpi_me)
 	or	t1, t1, t2
 	SEND(0, t0, t1)
-	mv	a1, a5
-	lw	t0, 0(a3)			/* t0: the next op */
+	lhu	a1, L_REQ_PE(a4)		/* a1: the receiver */
+	LW_G(a0, mpi_outboxes)
+	slli	t0, a1, L_OB_SHIFT
+	add	a0, a0, t0			/* a0: its outbox */
+	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
+3:	lw	t0, 0(a3)			/* t0: the next op */
 	sw	t0, L_OB_HEAD(a0)
 	LA(t1, mpi_op_pool)			/* pool_put */
 	lw	t2, 0(t1)
@@ -319,4 +306,19 @@ mpi_isend_end:
 9:	li	a0, 0
 	ret
 8:	tail	irecv_end_after
+4:	lhu	a5, L_REQ_PE(a4)		/* a5: the receiver */
+	LW_G(a0, mpi_outboxes)
+	slli	t0, a5, L_OB_SHIFT
+	add	a0, a0, t0			/* a0: its outbox */
+	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
+	lw	t0, L_OP_W(a3)			/* the two words */
+	SEND(4, a2, t0)
+	lw	t0, L_OP_W + 4(a3)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+	addi	t0, a1, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
+	LW_G(t1, mpi_me)
+	SEND(0, t0, t1)
+	mv	a1, a5
+	j	3b
 	.size	mpi_isend_end, . - mpi_isend_end
