@@ -801,9 +801,10 @@ class OutsideSuite(Runs):
 
 
 class LiveValues(Runs):
-    """The suspension of a blocking MPI_Wait, MPI_Recv and MPI_Waitall, compiled into the
-    caller (mpi.h), keeps the caller's live integers and floats while another computation
-    on the PE leaves every callee-saved register changed (programs/mpi/tests/live.c)."""
+    """The suspension of a blocking MPI_Wait, MPI_Recv and MPI_Waitall, and of an MPI_Isend
+    that waits for its operand segment, compiled into the caller (mpi.h), keeps the
+    caller's live integers and floats while another computation on the PE leaves every
+    callee-saved register changed (programs/mpi/tests/live.c)."""
 
     def test_live_values_survive_blocking_waits(self):
         for matching, protocol in VARIANTS:
