@@ -266,59 +266,23 @@ mpi_isend_end:
 	lbu	a3, L_REQ_PROTO(a4)		/* a3: its protocol */
 	addi	a2, a1, L_REQ_ARGS
 	beqz	a3, 4f				/* buffered: the op's words */
-	LW_G(t1, mpi_me_gaddr)			/* the send request's words, from the send */
-	srli	t0, a4, 2
-	or	t1, t1, t0			/* its global address */
-	SEND(4, a2, t1)
-	lw	t0, L_REQ_BUF(a4)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
-	lw	t0, L_REQ_CAPACITY(a4)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
-	lhu	t0, L_REQ_PE + 2(a4)		/* tag | context << 16 */
-	lhu	t1, L_REQ_CTX(a4)
-	slli	t1, t1, 16
-	or	t0, t0, t1
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
+	REQ_WORDS a4, a2			/* the send request's words, from the send */
 	addi	t0, a1, 1			/* slot 1 + REQ_SREQ (0), me | protocol << 10 */
 	slli	t1, a3, 10
 	LW_G(t2, mpi_me)
 	or	t1, t1, t2
 	SEND(0, t0, t1)
-	lhu	a1, L_REQ_PE(a4)		/* a1: the receiver */
-	LW_G(a0, mpi_outboxes)
-	slli	t0, a1, L_OB_SHIFT
-	add	a0, a0, t0			/* a0: its outbox */
-	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
-3:	lw	t0, 0(a3)			/* t0: the next op */
-	sw	t0, L_OB_HEAD(a0)
-	LA(t1, mpi_op_pool)			/* pool_put */
-	lw	t2, 0(t1)
-	sw	t2, 0(a3)
-	sw	a3, 0(t1)
-	ADD_G	mpi_outbox_pending, -1, t1, t2
-	bnez	t0, 8f
-	sw	zero, L_OB_TAIL(a0)
-	lw	t0, L_OB_DRAINED(a0)
-	bnez	t0, 8f
-9:	li	a0, 0
-	ret
-8:	tail	irecv_end_after
-4:	lhu	a5, L_REQ_PE(a4)		/* a5: the receiver */
-	LW_G(a0, mpi_outboxes)
-	slli	t0, a5, L_OB_SHIFT
-	add	a0, a0, t0			/* a0: its outbox */
-	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
+	PEER_OUTBOX_HEAD
+3:	DIRECT_OP_OFF
+4:	mv	a5, a1				/* a5: the frame */
+	PEER_OUTBOX_HEAD
 	lw	t0, L_OP_W(a3)			/* the two words */
 	SEND(4, a2, t0)
 	lw	t0, L_OP_W + 4(a3)
 	addi	a2, a2, 1
 	SEND(4, a2, t0)
-	addi	t0, a1, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
+	addi	t0, a5, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
 	LW_G(t1, mpi_me)
 	SEND(0, t0, t1)
-	mv	a1, a5
 	j	3b
 	.size	mpi_isend_end, . - mpi_isend_end
