@@ -65,7 +65,9 @@ _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
 
 outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */
 uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) */
-mpi_pool mpi_op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
+/* In small data: gp-relative from the hand-written paths (one instruction, not two). */
+mpi_pool mpi_op_pool __attribute__((section(".sdata"))) = {.cell_bytes = sizeof(outbox_op),
+                                                           .batch_bytes = 8 * sizeof(outbox_op)};
 unsigned mpi_idx_segment;
 uint32_t mpi_segment_word; /* emx_special_addr(0, mpi_idx_segment, mpi_me) (send_miss.S) */
 static unsigned idx_segment_reply;
