@@ -473,6 +473,12 @@ void mpi_waitall_woken(MPI_Request *requests, MPI_Status *statuses, mpi_waitall_
 uintptr_t mpi_irecv_begin(void *buf, int count, MPI_Datatype type, int source, int tag,
                           MPI_Comm comm, MPI_Request *request);
 int mpi_irecv_end(MPI_Request *request, uint32_t frame);
+/* MPI_Isend likewise waits for its request's operand segment when it creates one (the
+ * original's order; -mpi-option=local-isend: it never waits): mpi_isend_begin returns
+ * the context to suspend on, mpi_isend_end writes and invokes the request. */
+uintptr_t mpi_isend_begin(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm, MPI_Request *request);
+int mpi_isend_end(MPI_Request *request, uint32_t frame);
 #if !defined(EMX_MPI_LIBRARY) && !defined(MPI_EMX_NO_INLINE_WAIT) && !defined(__cplusplus)
 #include <emx/threads.h>
 static inline int mpi_irecv_inline(void *buf, int count, MPI_Datatype type, int source,
@@ -483,6 +489,14 @@ static inline int mpi_irecv_inline(void *buf, int count, MPI_Datatype type, int 
 }
 #define MPI_Irecv(buf, count, type, source, tag, comm, request) \
   mpi_irecv_inline(buf, count, type, source, tag, comm, request)
+static inline int mpi_isend_inline(const void *buf, int count, MPI_Datatype type, int dest,
+                                   int tag, MPI_Comm comm, MPI_Request *request) {
+  const uintptr_t c = mpi_isend_begin(buf, count, type, dest, tag, comm, request);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return mpi_isend_end(request, __emx_suspend((emx_ctx_t *)c).a0);
+}
+#define MPI_Isend(buf, count, type, dest, tag, comm, request) \
+  mpi_isend_inline(buf, count, type, dest, tag, comm, request)
 static inline int mpi_wait_inline(MPI_Request *request, MPI_Status *status) {
   const uintptr_t c = mpi_wait_begin(request, status);
   if (__builtin_expect(c < 4096, 1)) return (int)c;

@@ -157,12 +157,7 @@ rreq_arrived_words:
 	add	t0, t0, t2
 	lw	t2, L_DL_NEXT(t0)
 	bne	t2, t0, .Lgeneral		/* sends wait for credits: C */
-	lw	a5, 0(t6)			/* a5: the entry's next */
-	bnez	a5, 4f
-	lw	t3, L_KQ_IDLE(t4)		/* the key will go idle, without a sweep */
-	li	t2, L_KQ_IDLE_MAX
-	bgeu	t3, t2, .Lgeneral
-4:	/* put_short: the words, then the size and the completion (or the size in it);
+	/* put_short: the words, then the size and the completion (or the size in it);
 	 * the bookkeeping after, so that the data leaves first */
 	slli	t2, a0, 22
 	srli	a4, a4, 2
@@ -185,11 +180,16 @@ rreq_arrived_words:
 	j	8f
 7:	addi	a1, t1, L_DONE_SIZED
 	SEND(6, a3, a1)				/* iwr: complete, with the size */
-8:	sw	a5, L_KEY_HEAD(t5)		/* isq_take */
+8:	lw	a5, 0(t6)			/* isq_take: the entry's next */
+	sw	a5, L_KEY_HEAD(t5)
+	li	a4, 0				/* a4: the table to sweep at the end, or 0 */
 	bnez	a5, 12f
-	lw	t3, L_KQ_IDLE(t4)
+	lw	t3, L_KQ_IDLE(t4)		/* the key goes idle (kq_key_emptied) */
 	addi	t3, t3, 1
 	sw	t3, L_KQ_IDLE(t4)
+	li	t2, L_KQ_IDLE_MAX
+	bgeu	t2, t3, 12f
+	mv	a4, t4				/* beyond the idle keys kept: kq_sweep */
 12:	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	LA(t3, mpi_counters)
@@ -217,7 +217,10 @@ rreq_arrived_words:
 	sh	t2, L_SENDQ_CREDITS(t0)
 	UNREF	a6
 	FRAME_FREE
+	bnez	a4, 13f
 	ret
+13:	mv	a0, a4				/* (after the data and the frame) */
+	tail	kq_sweep
 .Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
 	LA(t4, mpi_assoc)
 	FIND_KEY .Lgeneral			/* t5: the key (a new key: C) */

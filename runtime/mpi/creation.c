@@ -65,7 +65,9 @@ _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
 
 outbox *mpi_outboxes;           /* by peer PE (send_miss.S too) */
 uint32_t mpi_outbox_pending;    /* ops waiting, all peers (irecv.S looks at it) */
-mpi_pool mpi_op_pool = {.cell_bytes = sizeof(outbox_op), .batch_bytes = 8 * sizeof(outbox_op)};
+/* In small data: gp-relative from the hand-written paths (one instruction, not two). */
+mpi_pool mpi_op_pool __attribute__((section(".sdata"))) = {.cell_bytes = sizeof(outbox_op),
+                                                           .batch_bytes = 8 * sizeof(outbox_op)};
 unsigned mpi_idx_segment;
 uint32_t mpi_segment_word; /* emx_special_addr(0, mpi_idx_segment, mpi_me) (send_miss.S) */
 static unsigned idx_segment_reply;
@@ -199,9 +201,9 @@ void mpi_h_segment_reply_separate(uint32_t frame, uint32_t target, uint32_t addr
 EMX_HANDLER(mpi_h_segment_reply_separate); /* without the send's displacement form */
 
 /* A computation waits until pe's outbox is empty: every request it issued to pe has been
- * invoked there. MPI_Isend does not wait (it is local: the peer's handler may wait
- * behind a long computation there); MPI_Irecv waits for its own creation
- * (proto_direct_begin); MPI_Barrier waits for all peers. */
+ * invoked there. MPI_Isend and MPI_Irecv wait for their own creations (mpi_isend_end,
+ * isend_settle, proto_direct_begin; with -mpi-option=local-isend MPI_Isend does not);
+ * MPI_Barrier waits for all peers. */
 void proto_drain_all_wait(void) {
   for (unsigned pe = 0; mpi_outbox_pending && pe < emx_pe_count(); ++pe) proto_drain_wait(pe);
 }
@@ -331,6 +333,22 @@ int irecv_end_after(outbox *b, unsigned pe);
 int irecv_end_after(outbox *b, unsigned pe) {
   proto_after_invocation(b, pe);
   return MPI_SUCCESS;
+}
+
+/* mpi_isend_end (MPI_Isend's end when its caller was resumed with the segment: its op
+ * heads the outbox, OP_DIRECT, from send_miss.S's ASK_SEGMENT) is send_miss.S's, with
+ * irecv_end_after for what queued behind the op. */
+/* MPI_Isend's C paths: a creation of s's went into its receiver's outbox (or waits
+ * there behind others): the computation waits until the outbox is empty. */
+uintptr_t isend_settle(const mpi_request *s) {
+  const unsigned pe = s->pe;
+  if (mpi_opt.local_isend || (s->flags & RF_NULL_PEER) || pe == mpi_me) return MPI_SUCCESS;
+  outbox *b = &mpi_outboxes[pe];
+  if (!b->head) return MPI_SUCCESS;
+  drain_waiter *w = pool_get(&mpi_op_pool);
+  *w = (drain_waiter){emx_ctx_new(), b->drained, 1};
+  b->drained = w;
+  return (uintptr_t)w->ctx;
 }
 
 void irecv_settle(unsigned pe) { proto_drain_wait(pe); }

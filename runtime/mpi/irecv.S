@@ -390,43 +390,11 @@ mpi_irecv_end:
 	beqz	a1, 9f
 	lw	a4, 0(a0)
 	andi	a4, a4, -8			/* a4: the request */
-	LW_G(a3, mpi_me_gaddr)
-	srli	t0, a4, 2
-	or	a3, a3, t0			/* its global address */
 	addi	a2, a1, L_REQ_ARGS
-	SEND(4, a2, a3)
-	lw	t0, L_REQ_BUF(a4)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
-	lw	t0, L_REQ_CAPACITY(a4)
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
-	lhu	t0, L_REQ_PE + 2(a4)		/* tag | context << 16 */
-	lhu	t1, L_REQ_CTX(a4)
-	slli	t1, t1, 16
-	or	t0, t0, t1
-	addi	a2, a2, 1
-	SEND(4, a2, t0)
+	REQ_WORDS a4, a2
 	LW_G(t1, mpi_me)
 	addi	t0, a1, 1 + L_REQ_RREQ		/* slot 1 + REQ_RREQ */
 	SEND(0, t0, t1)
-	lhu	a1, L_REQ_PE(a4)		/* a1: the peer */
-	LW_G(a0, mpi_outboxes)
-	slli	t0, a1, L_OB_SHIFT
-	add	a0, a0, t0			/* a0: its outbox */
-	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
-	lw	t0, 0(a3)			/* t0: the next */
-	sw	t0, L_OB_HEAD(a0)
-	LA(t1, mpi_op_pool)			/* pool_put */
-	lw	t2, 0(t1)
-	sw	t2, 0(a3)
-	sw	a3, 0(t1)
-	ADD_G	mpi_outbox_pending, -1, t1, t2
-	bnez	t0, 8f
-	sw	zero, L_OB_TAIL(a0)
-	lw	t0, L_OB_DRAINED(a0)
-	bnez	t0, 8f
-9:	li	a0, 0
-	ret
-8:	tail	irecv_end_after
+	PEER_OUTBOX_HEAD
+	DIRECT_OP_OFF
 	.size	mpi_irecv_end, . - mpi_irecv_end

@@ -65,4 +65,5 @@ L_CHECK(1, EMX_PKT_invoke2l);
 L_CHECK(2, EMX_PKT_invoke2r);
 L_CHECK(22, EMX_GADDR_PE_SHIFT);
 L_AT(L_OPT_STAGED, mpi_options, staged_records);
+L_AT(L_OPT_LOCAL_ISEND, mpi_options, local_isend);
 L_CHECK(L_REQ_RREQ, REQ_RREQ);

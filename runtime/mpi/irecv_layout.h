@@ -47,6 +47,7 @@
 #define L_REFS_ISQ 0x00010001   /* one reference, one entry */
 #define L_PROTO_GET 1
 #define L_OPT_STAGED 1 /* mpi_options.staged_records */
+#define L_OPT_LOCAL_ISEND 5 /* mpi_options.local_isend */
 #define L_REQ_RREQ 1   /* the kind of a receive request (creation.c) */
 #define L_OP_DIRECT 2  /* creation.c's ops (checked there) */
 #define L_OP_RREQ_HDR 0x04000100 /* OP_CREATE, REQ_RREQ, no bits, 4 words */

@@ -158,4 +158,56 @@
 	INBOUND -1
 .endm
 
+/* The four words of request \req (its global address, buffer, capacity, tag | context
+ * << 16) by remote writes to \at and the three words after it (\at advances): a
+ * creation's words (irecv.S, send_miss.S). Uses t0, t1. */
+.macro REQ_WORDS req, at
+	LW_G(t1, mpi_me_gaddr)
+	srli	t0, \req, 2
+	or	t1, t1, t0			/* its global address */
+	SEND(4, \at, t1)
+	lw	t0, L_REQ_BUF(\req)
+	addi	\at, \at, 1
+	SEND(4, \at, t0)
+	lw	t0, L_REQ_CAPACITY(\req)
+	addi	\at, \at, 1
+	SEND(4, \at, t0)
+	lhu	t0, L_REQ_PE + 2(\req)		/* tag | context << 16 */
+	lhu	t1, L_REQ_CTX(\req)
+	slli	t1, t1, 16
+	or	t0, t0, t1
+	addi	\at, \at, 1
+	SEND(4, \at, t0)
+.endm
+
+/* a0 = the outbox of request a4's peer a1, a3 = the op heading it. Uses t0. */
+.macro PEER_OUTBOX_HEAD
+	lhu	a1, L_REQ_PE(a4)		/* a1: the peer */
+	LW_G(a0, mpi_outboxes)
+	slli	t0, a1, L_OB_SHIFT
+	add	a0, a0, t0			/* a0: its outbox */
+	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
+.endm
+
+/* The end of a creation by the issuing computation (mpi_irecv_end, mpi_isend_end): the
+ * op a3 heading outbox a0 of peer a1 leaves it, back to its pool; what queued behind it,
+ * or computations waiting for the empty outbox: irecv_end_after (creation.c). Returns
+ * MPI_SUCCESS; its label 9 returns it at once. */
+.macro DIRECT_OP_OFF
+	lw	t0, 0(a3)			/* t0: the next */
+	sw	t0, L_OB_HEAD(a0)
+	LA(t1, mpi_op_pool)			/* pool_put */
+	lw	t2, 0(t1)
+	sw	t2, 0(a3)
+	sw	a3, 0(t1)
+	ADD_G	mpi_outbox_pending, -1, t1, t2
+	bnez	t0, 8f
+	sw	zero, L_OB_TAIL(a0)
+	lw	t0, L_OB_DRAINED(a0)
+	bnez	t0, 8f
+9:	li	a0, 0
+	ret
+8:	tail	irecv_end_after
+.endm
+
 #endif

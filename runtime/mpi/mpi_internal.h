@@ -45,6 +45,7 @@ typedef struct {
   uint8_t rreq_pairs;     /* rreq-pairs: receive requests as 2-input pairs */
   uint8_t sreq_inline;    /* sreq-inline: buffered data of <= 4 bytes in the send request */
   uint8_t done_sized;     /* done-sized: a short message's size in its completion value */
+  uint8_t local_isend;    /* local-isend: MPI_Isend does not wait for its operand segment */
 } mpi_options;
 extern mpi_options mpi_opt;
 int mpi_parse_option(const char *arg, int *bad); /* 1: arg was an -mpi-option= */
@@ -472,6 +473,11 @@ static inline void irecv_settled(const mpi_request *r) {
   if (mpi_matching == MATCH_BOTH) irecv_settled_both(r);
 }
 uintptr_t proto_direct_begin(unsigned pe, const mpi_request *r);
+/* MPI_Isend's C paths (the paper's order, unless -mpi-option=local-isend): when the send
+ * s put a creation into its receiver's outbox, the context to suspend on until that
+ * outbox is empty (a pooled waiter, as proto_direct_begin's behind others); else
+ * MPI_SUCCESS (creation.c). */
+uintptr_t isend_settle(const mpi_request *s);
 void proto_drain_all_wait(void);
 static inline void proto_drain_all(void) {
   if (__builtin_expect(mpi_outbox_pending != 0, 0)) proto_drain_all_wait();
@@ -543,8 +549,12 @@ enum { FETCH_BLOCK_WORDS = 2048 };
 
 extern kq_table mpi_isq_send, mpi_isq_recv;
 void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
-int send_start_ok(mpi_request *s); /* send_start, then MPI_SUCCESS (for tail calls) */
-int send_miss(mpi_request *s, uint32_t looked); /* MPI_Isend's short miss, both sides (send_miss.S) */
+/* send_start, then MPI_SUCCESS or, when the send created a request that MPI_Isend waits
+ * for (isend_settle), the context to suspend on (for tail calls). */
+uintptr_t send_start_ok(mpi_request *s);
+/* MPI_Isend's short miss, both sides (send_miss.S): MPI_SUCCESS, or the context the
+ * caller suspends on until its creation's operand segment comes (mpi_isend_end). */
+uintptr_t send_miss(mpi_request *s, uint32_t looked);
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
 /* A buffered send whose receiver had no memory for it goes as sync (the receiver reads
@@ -689,8 +699,8 @@ static inline int sendq_credit_now(mpi_request *s) {
 }
 /* MPI_Isend's miss with matching on the receiver only (start_send, p2p.c): the usual
  * case, get or sync with a credit at hand, creates the send request by hand
- * (send_miss.S); anything else goes through send_start. Returns MPI_SUCCESS. */
-int send_only(mpi_request *s);
+ * (send_miss.S); anything else goes through send_start. Returns as send_miss. */
+uintptr_t send_only(mpi_request *s);
 /* Queues s (its send request's data word and bits) until it heads its receiver's queue
  * with a credit; tmp: buffered, its temporary buffer is asked for once it has one. */
 void sendq_add(mpi_request *s, uint32_t data, unsigned bits, int tmp);

@@ -19,6 +19,7 @@ static const struct {
     {"staged-records", offsetof(mpi_options, staged_records)},
     {"done-sized", offsetof(mpi_options, done_sized)},
     {"fetch-per-word", offsetof(mpi_options, fetch_per_word)},
+    {"local-isend", offsetof(mpi_options, local_isend)},
 };
 enum { N_OPTIONS = sizeof options / sizeof *options };
 

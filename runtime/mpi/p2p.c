@@ -182,19 +182,30 @@ static int irecv(const char *fn, void *buf, int count, MPI_Datatype type, int so
 }
 
 /* A new send request s that did not go out by the short one-sided send (start_send). */
-static int __attribute__((noinline)) send_started(mpi_request *s) {
+static uintptr_t __attribute__((noinline)) send_started(mpi_request *s) {
   if (s->capacity <= 4 * SHORT_WORDS ||
       !put_to_posted_any(s->pe, s->tag, s->ctx, s->buf, s->capacity))
-    send_start(s);
-  else
-    s->flags |= RF_COMPLETE;
+    return send_start_ok(s);
+  s->flags |= RF_COMPLETE;
   return MPI_SUCCESS;
+}
+
+/* isend() for start_send, and the wait for what it created (isend_settle). */
+static uintptr_t __attribute__((noinline)) isend_checked(const char *fn, const void *buf,
+                                                         int count, MPI_Datatype type,
+                                                         int dest, int tag, MPI_Comm comm,
+                                                         MPI_Request *request) {
+  const int err = isend(fn, buf, count, type, dest, tag, comm, mpi_protocol, 0, request);
+  return err ? (uintptr_t)err : isend_settle(req_of(*request));
 }
 
 /* MPI_Isend and MPI_Send: the fast path, or the checks that report as `fn`. It calls
  * nothing but in tail calls, so that it saves no registers: a request cell at hand, the
- * short one-sided send inline (put_to_posted), everything else after *request is set. */
-static inline __attribute__((always_inline)) int
+ * short one-sided send inline (put_to_posted), everything else after *request is set.
+ * MPI_SUCCESS, an error, or the context to suspend on until the operand segment of the
+ * request it created comes (mpi_isend_end; the paper's order, unless
+ * -mpi-option=local-isend). */
+static inline __attribute__((always_inline)) uintptr_t
 start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int dest, int tag,
            MPI_Comm comm, MPI_Request *request) {
   mpi_comm *c;
@@ -202,7 +213,7 @@ start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int de
   if (__builtin_expect(!args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) ||
                            !mpi_request_pool.free,
                        0))
-    return isend(fn, buf, count, type, dest, tag, comm, mpi_protocol, 0, request);
+    return isend_checked(fn, buf, count, type, dest, tag, comm, request);
   mpi_request *s = setup(REQ_SEND, c, c->ctx, (void *)buf, bytes, dest, tag);
   s->proto = (uint8_t)mpi_protocol;
   s->flags |= RF_ACTIVE;
@@ -220,9 +231,25 @@ start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int de
   return send_started(s);
 }
 
+/* With the suspension in the caller (mpi.h): done (its error code), or the context. */
+uintptr_t mpi_isend_begin(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm, MPI_Request *request) {
+  return start_send("MPI_Isend", buf, count, type, dest, tag, comm, request);
+}
+
+/* The wait for the operand segment in a function of its own (a function with a
+ * suspension saves every callee-saved register: not MPI_Isend's usual case). */
+static int __attribute__((noinline)) isend_wait(MPI_Request *request, uintptr_t c) {
+  return mpi_isend_end(request, __emx_suspend((emx_ctx_t *)c).a0);
+}
+
+/* MPI_Isend for callers without mpi.h's inline form (the library, C++,
+ * MPI_EMX_NO_INLINE_WAIT): it waits here for its request's operand segment. */
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
-  return start_send("MPI_Isend", buf, count, type, dest, tag, comm, request);
+  const uintptr_t c = start_send("MPI_Isend", buf, count, type, dest, tag, comm, request);
+  if (__builtin_expect(c < 4096, 1)) return (int)c;
+  return isend_wait(request, c);
 }
 /* Synchronous mode: the sync protocol completes the send only once it is matched (a
  * sender-side match means the receive is posted already). */
@@ -291,8 +318,10 @@ static uintptr_t __attribute__((noinline)) send_begin(const void *buf, int count
   if (args_ok(comm, buf, count, type, dest, tag, 0, &c, &bytes) &&
       put_to_posted_any(comm_pe(c, dest), (unsigned)tag, c->ctx, buf, bytes))
     return MPI_SUCCESS;
-  const int err = start_send("MPI_Send", buf, count, type, dest, tag, comm, r);
-  return err ? (uintptr_t)err : wait_begin(r, MPI_STATUS_IGNORE, "MPI_Send");
+  const uintptr_t w = start_send("MPI_Send", buf, count, type, dest, tag, comm, r);
+  if (w >= 4096) (void)isend_wait(r, w); /* its operand segment first, as MPI_Isend's */
+  else if (w) return w;
+  return wait_begin(r, MPI_STATUS_IGNORE, "MPI_Send");
 }
 
 /* MPI_Send's usual case: a blocking send that goes out one-sided at once needs no

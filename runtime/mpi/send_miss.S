@@ -11,8 +11,8 @@
  * already (creation.c's create).
  * a1: what MPI_Isend's lookup found (put_to_posted_looked): the key's bucket offset | 1
  * when no receive request is filed under it, else 0 (then it is looked for here).
- * Returns MPI_SUCCESS. Anything else: send_start (send_start_ok), before any change.
- * Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
+ * Returns MPI_SUCCESS or the context to suspend on (ASK_SEGMENT). Anything else:
+ * send_start (send_start_ok), before any change. Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
 #include "mpi_asm.h"
@@ -29,6 +29,36 @@
 	sw	t2, L_OB_CREATES(t0)
 .endm
 
+/* The operand segment for the creation that heads the empty outbox t0 of PE a1: by
+ * default MPI_Isend waits for it, as the original's issuing thread did (the answer to a
+ * context's continuation, a2 that context, the caller suspends on it and mpi_isend_end
+ * writes the words and invokes; t3 the op's mark OP_DIRECT: it heads the outbox meanwhile,
+ * as MPI_Irecv's, proto_direct_begin). With -mpi-option=local-isend, no context at hand,
+ * or a1 this PE: FIRST_CREATION (the answer's handler writes them), a2 and t3 0.
+ * Uses t1, t2. */
+.macro ASK_SEGMENT
+	lui	t1, %hi(mpi_opt + L_OPT_LOCAL_ISEND)	/* a byte */
+	lbu	t1, %lo(mpi_opt + L_OPT_LOCAL_ISEND)(t1)
+	bnez	t1, 1f
+	LW_G(a2, __emx_ctx_pool)
+	beqz	a2, 1f
+	LW_G(t1, mpi_me)
+	beq	t1, a1, 1f
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
+	slli	t2, a1, 22
+	or	t1, t1, t2
+	lw	t2, L_CTX_CONT(a2)
+	SEND(3, t1, t2)
+	lw	t1, L_CTX_NEXT(a2)		/* __emx_ctx_get (after: the request first) */
+	SW_G(t1, __emx_ctx_pool, t2)
+	li	t3, L_OP_DIRECT
+	j	2f
+1:	FIRST_CREATION
+	li	a2, 0
+	li	t3, 0
+2:
+.endm
+
 	.section .sdata, "aw"
 	.p2align 2
 isq_one:	.word	L_ISQ_ONE		/* refs, isq_count: one reference, one entry */
@@ -41,7 +71,8 @@ isq_one:	.word	L_ISQ_ONE		/* refs, isq_count: one reference, one entry */
  * the credit, the operand segment asked for first (the answer's handler runs only after
  * this computation ends, so nothing is lost by asking before the op is written), then
  * the op heads the outbox: the send request's kind and bits, no words (n 0) but the send
- * itself, whose four words the answer's handler (segment_reply.S) writes from it. Returns MPI_SUCCESS. Anything
+ * itself, whose four words the answer's handler (segment_reply.S) or mpi_isend_end writes
+ * from it. Returns MPI_SUCCESS or the context to suspend on (ASK_SEGMENT). Anything
  * else: send_start (send_start_ok), before any change. */
 	.globl	send_only
 	.type	send_only, @function
@@ -68,7 +99,7 @@ send_only:
 	beqz	a7, .Lonly_general
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lonly_general
-	FIRST_CREATION
+	ASK_SEGMENT
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
@@ -76,6 +107,7 @@ send_only:
 	sw	t1, 0(a6)
 	sw	zero, 0(a7)
 	slli	t1, a5, 16			/* a send request (kind 0), its bits, no words: */
+	or	t1, t1, t3			/* (its mark) */
 	sw	t1, L_OP_HDR(a7)
 	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
 	sw	a7, L_OB_HEAD(t0)		/* ... heads the empty outbox */
@@ -88,7 +120,7 @@ send_only:
 	lw	t2, %lo(mpi_counters + L_COUNT_SEND_REQUESTS)(t1)
 	addi	t2, t2, 1
 	sw	t2, %lo(mpi_counters + L_COUNT_SEND_REQUESTS)(t1)
-	li	a0, 0
+	mv	a0, a2				/* MPI_SUCCESS or the context */
 	ret
 .Lonly_general:
 	tail	send_start_ok
@@ -164,11 +196,12 @@ send_miss:
 	bnez	t1, .Lbehind
 	/* It was empty (no creation waits, no segment asked: send_only's case): the op
 	 * heads it, its segment asked for */
-	FIRST_CREATION
+	ASK_SEGMENT
+	sb	t3, L_OP_HDR(a7)		/* (its mark) */
 	sw	a7, L_OB_HEAD(t0)
 	sw	a7, L_OB_TAIL(t0)
 	ADD_G	mpi_outbox_pending, 1, t1, t2
-	li	a0, 0
+	mv	a0, a2				/* MPI_SUCCESS or the context */
 	ret
 .Lbehind:
 	OUTBOX_CREATE a7, a1
@@ -214,3 +247,42 @@ send_miss:
 .Lgeneral:
 	tail	send_start_ok
 	.size	send_miss, . - send_miss
+
+	/* mpi_isend_end(request, frame): MPI_Isend's end when its caller was resumed with the
+	 * operand segment (frame; 0: it waited in isend_settle, nothing to do), as
+	 * mpi_irecv_end (irecv.S) for a receive. The op heading the receiver's outbox
+	 * (ASK_SEGMENT) is a send request's (get, sync: its four words from the send, its
+	 * bits the protocol) or, buffered, the temporary buffer's request (its two words from
+	 * the op): the words by remote writes, the invocation, then the op leaves the outbox
+	 * (back to its pool); what queued behind it, or computations waiting for the empty
+	 * outbox: irecv_end_after (creation.c). Returns MPI_SUCCESS. */
+	.globl	mpi_isend_end
+	.type	mpi_isend_end, @function
+	.p2align 2
+mpi_isend_end:
+	beqz	a1, 9f
+	lw	a4, 0(a0)
+	andi	a4, a4, -8			/* a4: the send */
+	lbu	a3, L_REQ_PROTO(a4)		/* a3: its protocol */
+	addi	a2, a1, L_REQ_ARGS
+	beqz	a3, 4f				/* buffered: the op's words */
+	REQ_WORDS a4, a2			/* the send request's words, from the send */
+	addi	t0, a1, 1			/* slot 1 + REQ_SREQ (0), me | protocol << 10 */
+	slli	t1, a3, 10
+	LW_G(t2, mpi_me)
+	or	t1, t1, t2
+	SEND(0, t0, t1)
+	PEER_OUTBOX_HEAD
+3:	DIRECT_OP_OFF
+4:	mv	a5, a1				/* a5: the frame */
+	PEER_OUTBOX_HEAD
+	lw	t0, L_OP_W(a3)			/* the two words */
+	SEND(4, a2, t0)
+	lw	t0, L_OP_W + 4(a3)
+	addi	a2, a2, 1
+	SEND(4, a2, t0)
+	addi	t0, a5, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
+	LW_G(t1, mpi_me)
+	SEND(0, t0, t1)
+	j	3b
+	.size	mpi_isend_end, . - mpi_isend_end

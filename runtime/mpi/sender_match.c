@@ -190,9 +190,9 @@ static inline __attribute__((always_inline)) void send_request(mpi_request *s) {
   else sendq_add(s, data, s->proto, 0); /* behind others to this receiver, or for a credit */
 }
 
-int send_start_ok(mpi_request *s) {
+uintptr_t send_start_ok(mpi_request *s) {
   send_start(s);
-  return MPI_SUCCESS;
+  return isend_settle(s);
 }
 
 void send_start(mpi_request *s) {

@@ -145,7 +145,9 @@ class Threads(Runs):
                 longest_y, mean_y = self.waits("yield", matching, protocol)
                 self.assertGreater(longest, 4000)
                 self.assertLess(longest_y * 3, longest)
-                self.assertLess(mean_y * 4, mean)
+                # (by 3.5 on average, the MPI_Isend that waits for its operand segment
+                # ends the loop's thread too: docs/experiments/mpi.md, back substitution)
+                self.assertLess(mean_y * 3, mean)
 
 
 if __name__ == "__main__":

@@ -153,7 +153,8 @@ class ThreadMultiple(Runs):
 
 
 # -mpi-option= names (runtime/mpi/options.c): the shortcuts over the paper's mechanisms.
-OPTIONS = ["rreq-pairs", "sreq-inline", "staged-records", "done-sized", "fetch-per-word"]
+OPTIONS = ["rreq-pairs", "sreq-inline", "staged-records", "done-sized", "fetch-per-word",
+           "local-isend"]
 
 
 class Options(Runs):
@@ -442,27 +443,66 @@ class FlowControl(Runs):
             with self.subTest(matching=matching, protocol=protocol):
                 self.flood("outstanding", 1000, *variant_args(matching, protocol), pes=3)
 
-    def test_isend_returns_while_the_receiver_computes(self):
-        for matching, protocol in VARIANTS:
-            if protocol == "buffered":
-                continue  # test_isend_buffered_is_local
-            with self.subTest(matching=matching, protocol=protocol):
-                out, res = self.run_program("mpi_t_flood", "isend", 2000000, 20,
-                                            *variant_args(matching, protocol))
-                self.assertEqual(out, "isend: ok\n")
-                self.assertLess(res["isend_max_cycles"], 5000)
+    SPIN = 2000000
 
-    def test_isend_buffered_is_local(self):
-        # Under buffered MPI_Isend asks for the receiver's temporary buffer without
-        # waiting for the answer (which comes only once the receiver stops computing):
-        # the answer's thread writes the data and sends the send request (credits.c).
+    def isend_while_computing(self, matching, protocol, *options):
+        """mpi_t_flood isend: 20 MPI_Isend of 64 bytes to a rank that computes SPIN
+        clocks in one thread; the longest call's clocks."""
+        out, res = self.run_program("mpi_t_flood", "isend", self.SPIN, 20, *options,
+                                    *variant_args(matching, protocol))
+        self.assertEqual(out, "isend: ok\n")
+        return res["isend_max_cycles"]
+
+    def test_isend_waits_for_its_operand_segment(self):
+        # The paper's creation (the default): the issuing thread waits for its operand
+        # segment, which the receiver's handler gives only when the receiver's thread
+        # ends: the first MPI_Isend waits for the receiver's computation, and every
+        # message arrives intact.
+        for matching, protocol in VARIANTS:
+            with self.subTest(matching=matching, protocol=protocol):
+                longest = self.isend_while_computing(matching, protocol)
+                self.assertGreater(longest, self.SPIN // 2)
+                self.assertLess(longest, self.SPIN)
+
+    def test_isend_returns_while_the_receiver_computes(self):
+        # -mpi-option=local-isend (and `all`): MPI_Isend asks for the operand segment and
+        # returns; the answer's handler writes the request when the receiver answers.
+        for matching, protocol in VARIANTS:
+            for option in ("local-isend", "all"):
+                with self.subTest(matching=matching, protocol=protocol, option=option):
+                    longest = self.isend_while_computing(matching, protocol,
+                                                         f"-mpi-option={option}")
+                    self.assertLess(longest, 5000)
+
+    def test_isend_buffered_is_local_with_staged_records(self):
+        # Under buffered MPI_Isend asks for the receiver's temporary buffer; as a staged
+        # record (no operand segment to wait for) it returns at once, and the answer's
+        # thread writes the data and sends the send request (credits.c).
         for matching in MATCHINGS:
-            for options in ([], ["-mpi-option=staged-records"], ["-mpi-option=all"]):
-                with self.subTest(matching=matching, options=options):
-                    out, res = self.run_program("mpi_t_flood", "isend", 2000000, 20, *options,
-                                                *variant_args(matching, "buffered"))
-                    self.assertEqual(out, "isend: ok\n")
-                    self.assertLess(res["isend_max_cycles"], 5000)
+            with self.subTest(matching=matching):
+                longest = self.isend_while_computing(matching, "buffered",
+                                                     "-mpi-option=staged-records")
+                self.assertLess(longest, 5000)
+
+    def test_isend_waiting_while_its_receiver_polls(self):
+        # An MPI_Isend waits for its operand segment while its receiver polls, never
+        # blocking, for a message sent only after that MPI_Isend returns: every polling
+        # call lets the handlers run (docs/mpi.md, "MPI_Isend waits for its operand
+        # segment"); `crossed`: both ranks MPI_Isend to each other first. Each completes
+        # with its data intact; by default the MPI_Isend takes longer than with
+        # -mpi-option=local-isend (it waited).
+        for how in ("test", "testall", "testany", "testsome", "status", "iprobe", "crossed"):
+            for matching, protocol in VARIANTS:
+                for size in (4, 400):
+                    with self.subTest(how=how, matching=matching, protocol=protocol, size=size):
+                        cycles = {}
+                        for options in ([], ["-mpi-option=local-isend"]):
+                            out, res = self.run_program("mpi_t_flood", "poll", how, size,
+                                                        *options,
+                                                        *variant_args(matching, protocol))
+                            self.assertEqual(out, "poll: ok\n")
+                            cycles[bool(options)] = res["isend_max_cycles"]
+                        self.assertGreater(cycles[False], cycles[True])
 
     def test_thousands_of_small_unexpected_sends_from_many_ranks(self):
         # 15 ranks x 3000 send requests to a receiver that computes first. A send request
@@ -578,13 +618,16 @@ class FlowControl(Runs):
     def test_cancel_a_send_waiting_for_a_credit(self):
         # 40 sends on 2 PEs (32 credits): the last waits at the sender; MPI_Cancel takes it
         # out there (nobody else knows it), in every variant.
+        # (rank 0 computes in short threads: by default each MPI_Isend waits for its
+        # operand segment, given between them)
         for matching, protocol in VARIANTS:
-            with self.subTest(matching=matching, protocol=protocol):
-                out, res = self.run_program("mpi_t_flood", "cancel", 40, "-mpi-stats",
-                                            *variant_args(matching, protocol))
-                self.assertEqual(out, "cancel: ok\n")
-                self.assertEqual(res["mpi_credit_waits"], 8)
-                self.assertEqual(res["mpi_cells_in_use"], 0)
+            for options in ([], ["-mpi-option=local-isend"]):
+                with self.subTest(matching=matching, protocol=protocol, options=options):
+                    out, res = self.run_program("mpi_t_flood", "cancel", 40, "-mpi-stats",
+                                                *options, *variant_args(matching, protocol))
+                    self.assertEqual(out, "cancel: ok\n")
+                    self.assertEqual(res["mpi_credit_waits"], 8)
+                    self.assertEqual(res["mpi_cells_in_use"], 0)
 
     def test_two_receives_beyond_the_credits(self):
         # Two receives waiting for messages behind the credits (2 PEs: 32); the nearer
@@ -758,9 +801,10 @@ class OutsideSuite(Runs):
 
 
 class LiveValues(Runs):
-    """The suspension of a blocking MPI_Wait, MPI_Recv and MPI_Waitall, compiled into the
-    caller (mpi.h), keeps the caller's live integers and floats while another computation
-    on the PE leaves every callee-saved register changed (programs/mpi/tests/live.c)."""
+    """The suspension of a blocking MPI_Wait, MPI_Recv and MPI_Waitall, and of an MPI_Isend
+    that waits for its operand segment, compiled into the caller (mpi.h), keeps the
+    caller's live integers and floats while another computation on the PE leaves every
+    callee-saved register changed (programs/mpi/tests/live.c)."""
 
     def test_live_values_survive_blocking_waits(self):
         for matching, protocol in VARIANTS:

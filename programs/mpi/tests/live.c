@@ -1,4 +1,5 @@
-/* Live values across a blocking MPI_Wait, MPI_Recv and MPI_Waitall (tests/mpi, docs/mpi.md "Threads,
+/* Live values across a blocking MPI_Wait, MPI_Recv, MPI_Waitall and an MPI_Isend that waits for
+ * its operand segment (tests/mpi, docs/mpi.md "Threads,
  * atomicity, blocking"): mpi.h compiles the suspension into the caller, which keeps only
  * its live values; they must come back intact although other computations run on the
  * PE meanwhile and leave every register changed. Rank 0 holds integers and floats in
@@ -65,6 +66,12 @@ int main(int argc, char **argv) {
       MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
       check(pair[0] == k + 1 && pair[1] == k + 2, "round %d: MPI_Waitall received %d, %d", k,
             pair[0], pair[1]);
+      /* Not posted yet (rank 1 computes): a send request, whose creation waits for rank 1's
+       * operand segment (the default; local with -mpi-option=local-isend). */
+      int out = k * 11;
+      MPI_Request s;
+      MPI_Isend(&out, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &s);
+      MPI_Wait(&s, MPI_STATUS_IGNORE);
       bad += i0 != k || i1 != k * 3 || i2 != k * 5 || i3 != k * 7 || i4 != (k ^ 11) ||
              i5 != k + 13 || i6 != k * 17 || i7 != k - 19 || i8 != k * 23 || i9 != k + 29 ||
              i10 != k * 31 || i11 != (k ^ 37);
@@ -88,6 +95,10 @@ int main(int argc, char **argv) {
       MPI_Send(&next[0], 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
       delay(3000);
       MPI_Send(&next[1], 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
+      delay(3000);
+      int in = -1;
+      MPI_Recv(&in, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      check(in == v * 11, "round %d: MPI_Recv after MPI_Isend received %d", v, in);
     }
   }
   report("live");
