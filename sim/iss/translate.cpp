@@ -23,6 +23,7 @@
 #include <iterator>
 
 #include "fp_env.h"
+#include "isa/csr_numbers.h"
 #include "x86_asm.h"
 
 namespace emx::iss {
@@ -45,6 +46,21 @@ constexpr int kFpPool = 14;  // xmm1 .. xmm14
 // A block that stops before an instruction outside the subset (inside its segment) is
 // only worth its entry and exit when it runs this many instructions first.
 constexpr uint32_t kMinPartial = 4;
+
+// An environment instruction: a send, a thread or tag instruction, a CSR access (the last
+// of its segment). A block calls Hart::run_env for it: the interpreter's own semantics.
+// Not the FP CSRs: blocks round as frm was when they were entered.
+bool is_env(const Decoded& d) {
+  switch (isa::insn_info(d.op).tclass) {
+    case isa::TimingClass::send:
+    case isa::TimingClass::thread: return true;
+    case isa::TimingClass::csr: {
+      const uint32_t csr = static_cast<uint32_t>(d.imm);
+      return csr < isa::csr::fflags || csr > isa::csr::fcsr;
+    }
+    default: return false;
+  }
+}
 
 // The operands of an instruction of the subset; false when it is not in the subset.
 struct Operands {
@@ -82,7 +98,7 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
       return true;
     case Op::fmv_x_w: o.f1 = o.xd = true; return true;
     case Op::fmv_w_x: o.x1 = o.fd = true; return true;
-    default: return false;
+    default: return is_env(d);  // no host registers: they are in memory for the call
   }
 }
 
@@ -97,15 +113,19 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 
 // The layout facts the emitter needs from a hart (a friend of Hart).
 struct TranslationLayout {
-  int32_t f, instret, last_index, tags;
+  int32_t f, instret, last_index, tags, cycles, hart;
   uint32_t code_base, code_bytes;
   explicit TranslationLayout(const Hart& h)
       : f(offset_from_x(h, h.f)),
         instret(offset_from_x(h, h.instret)),
         last_index(offset_from_x(h, h.last_index_)),
         tags(offset_from_x(h, h.tags_)),
+        cycles(offset_from_x(h, h.cycles)),
+        hart(offset_from_x(h, h)),
         code_base(h.code_base_),
         code_bytes(h.code_bytes_) {}
+  // What a block calls for an environment instruction.
+  static uint32_t run_env(Hart* h, uint32_t index) { return h->run_env(index); }
 };
 
 std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
@@ -311,7 +331,7 @@ class BlockEmitter {
         go_to(k + static_cast<uint32_t>(d.imm / 4), false);
         break;
       case Op::jalr: jalr(k, d, pc); break;
-      default: break;  // not in the subset: operands() said so
+      default: env_call(k); break;  // operands() said it is one
     }
   }
 
@@ -331,6 +351,10 @@ class BlockEmitter {
       a_.bind(self_limit_);
       stores();
       exit(Translation::Exit::limit, entry_);
+    }
+    if (env_exit_.fixups.size()) {
+      a_.bind(env_exit_);
+      exit(Translation::Exit::env, 0);
     }
     for (auto& [k, label] : bails_) {
       a_.bind(label);
@@ -519,6 +543,26 @@ class BlockEmitter {
     stores();
     a_.shift_i(Asm::SHR, RAX, 2);
     a_.mov_rr(RDX, RAX);
+    go_to_rdx();
+  }
+  // The environment instruction at k, the segment's last: registers and clock to the
+  // hart, Hart::run_env, then on at the entry it names (or leave, as it says).
+  void env_call(uint32_t k) {
+    stores();
+    a_.store({RBX, lay_.cycles}, R12, true);
+    a_.lea(RDI, {RBX, lay_.hart});
+    a_.mov_ri(RSI, k);
+    a_.mov_ri64(RAX, reinterpret_cast<uint64_t>(&TranslationLayout::run_env));
+    a_.call_r(RAX);  // the stack is 16-byte aligned here (the trampoline's 7 pushes)
+    a_.load(R12, {RBX, lay_.cycles}, true);
+    a_.test_rr(RAX, RAX);
+    a_.jcc(E, env_exit_);
+    a_.mov_rr(RDX, RAX);  // 32-bit: the upper half of rax is not the callee's
+    a_.alu_ri(Asm::SUB, RDX, 1);
+    go_to_rdx();
+  }
+  // To the entry in edx, whose block is not known here.
+  void go_to_rdx() {
     a_.load(RAX, {R14, 0, RDX, 8}, true);
     Label none;
     a_.test_rr(RAX, RAX, true);
@@ -575,7 +619,7 @@ class BlockEmitter {
                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   int nx_ = 0, nf_ = 0;
   uint32_t xwritten_ = 0, fwritten_ = 0;
-  Label limit_, self_limit_, body_;
+  Label limit_, self_limit_, body_, env_exit_;
   std::vector<std::pair<uint32_t, Label>> bails_;  // stable: labels bound after the body
 };
 
@@ -604,7 +648,8 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   e.prologue();
   for (uint32_t j = index; j < k; ++j) e.emit(j);
   const isa::TimingClass last_class = isa::insn_info(code_[k - 1].op).tclass;
-  if (!complete || (last_class != isa::TimingClass::branch && last_class != isa::TimingClass::jump))
+  if (!complete || (last_class != isa::TimingClass::branch &&
+                    last_class != isa::TimingClass::jump && !is_env(code_[k - 1])))
     e.fall_through(k, complete);
   e.epilogue();
   const size_t n = a.bytes().size();

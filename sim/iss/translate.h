@@ -39,6 +39,7 @@ class Translation {
     limit,    // at a segment's entry, before charging it: the clock limit is reached
     resume,   // inside a charged segment: the interpreter runs this instruction on
     segment,  // at a segment's entry with no block yet
+    env,      // after an environment instruction (Hart::run_env: pc and the outcome set)
   };
   struct Result {
     Exit exit;
