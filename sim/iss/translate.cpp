@@ -234,11 +234,25 @@ class BlockEmitter {
     a_.alu_rr(Asm::CMP, R12, R13, true);
     a_.jcc(AE, limit_);
     charge();
+    loads();
+    a_.bind(body_);
+  }
+  // The guest registers of the instructions allocated since the last region's start.
+  void loads() {
     for (int r = 1; r < 32; ++r)
       if (xmap_[r] >= 0) a_.load(xmap_[r], {RBX, 4 * r});
     for (int r = 0; r < 32; ++r)
       if (fmap_[r] >= 0) a_.movss_load(fmap_[r], {RBX, lay_.f + 4 * r});
-    a_.bind(body_);
+  }
+  // More registers than the host holds: the registers written so far go back to the hart,
+  // and the next instructions get host registers afresh (then loads()).
+  void next_region() {
+    stores();
+    std::fill(std::begin(xmap_), std::end(xmap_), -1);
+    std::fill(std::begin(fmap_), std::end(fmap_), -1);
+    nx_ = nf_ = 0;
+    xwritten_ = fwritten_ = 0;
+    ++regions_;
   }
 
   // One instruction at entry k; control transfers end the block themselves.
@@ -356,10 +370,10 @@ class BlockEmitter {
       a_.bind(env_exit_);
       exit(Translation::Exit::env, 0);
     }
-    for (auto& [k, label] : bails_) {
-      a_.bind(label);
-      stores();
-      exit(Translation::Exit::resume, k);
+    for (Bail& b : bails_) {
+      a_.bind(b.label);
+      store_regs(b.xmap, b.fmap, b.xwritten, b.fwritten);
+      exit(Translation::Exit::resume, b.at);
     }
   }
 
@@ -524,8 +538,9 @@ class BlockEmitter {
     } else {
       const uint32_t target = k + static_cast<uint32_t>(d.imm / 4);
       if (taken_extra_) a_.alu_ri(Asm::ADD, R12, static_cast<int32_t>(taken_extra_), true);
-      if (target != entry_) stores();
-      go_to(target, target == entry_);
+      const bool self = target == entry_ && regions_ == 1;
+      if (!self) stores();
+      go_to(target, self);
     }
     a_.bind(not_taken);
     stores();
@@ -595,17 +610,24 @@ class BlockEmitter {
     a_.mov_ri(RDX, index);
     a_.jmp_abs(exit_);
   }
-  void stores() {
+  void stores() { store_regs(xmap_, fmap_, xwritten_, fwritten_); }
+  void store_regs(const int* xmap, const int* fmap, uint32_t xwritten, uint32_t fwritten) {
     for (int r = 1; r < 32; ++r)
-      if (xwritten_ >> r & 1) a_.store(x_mem(static_cast<unsigned>(r)), xmap_[r]);
+      if (xwritten >> r & 1) a_.store(x_mem(static_cast<unsigned>(r)), xmap[r]);
     for (int r = 0; r < 32; ++r)
-      if (fwritten_ >> r & 1) a_.movss_store({RBX, lay_.f + 4 * r}, fmap_[r]);
+      if (fwritten >> r & 1) a_.movss_store({RBX, lay_.f + 4 * r}, fmap[r]);
   }
+  // The exit to the interpreter at instruction k, with the registers of k's region.
   Label& bail(uint32_t k) {
-    for (auto& [at, label] : bails_)
-      if (at == k) return label;
-    bails_.emplace_back(k, Label{});
-    return bails_.back().second;
+    for (Bail& b : bails_)
+      if (b.at == k) return b.label;
+    Bail& b = bails_.emplace_back();
+    b.at = k;
+    std::copy(std::begin(xmap_), std::end(xmap_), b.xmap);
+    std::copy(std::begin(fmap_), std::end(fmap_), b.fmap);
+    b.xwritten = xwritten_;
+    b.fwritten = fwritten_;
+    return b.label;
   }
 
   Asm& a_;
@@ -619,8 +641,15 @@ class BlockEmitter {
                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   int nx_ = 0, nf_ = 0;
   uint32_t xwritten_ = 0, fwritten_ = 0;
+  int regions_ = 1;  // a branch to the entry stays in host registers only with one
   Label limit_, self_limit_, body_, env_exit_;
-  std::vector<std::pair<uint32_t, Label>> bails_;  // stable: labels bound after the body
+  struct Bail {
+    uint32_t at;
+    Label label;
+    int xmap[33], fmap[32];
+    uint32_t xwritten, fwritten;
+  };
+  std::vector<Bail> bails_;  // bound after the body
 };
 
 }  // namespace
@@ -636,17 +665,29 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   uint8_t* at = space_ + used_;
   Asm a(at);
   BlockEmitter e(a, lay, code_, index, taken_extra_, exit_);
-  // The instructions of the segment from `index` that the block runs.
+  // The instructions of the segment from `index` that the block runs, in regions of as
+  // many as the host's registers hold.
   const uint32_t last = index + code_[index].seg_count - 1;
   uint32_t k = index;
-  for (; k <= last; ++k) {
-    Operands o;
-    if (!operands(code_[k], host_fma, o) || !e.allocate(code_[k], o)) break;
+  for (bool first = true;; first = false) {
+    uint32_t j = k;
+    bool outside = false;  // at an instruction not in the subset
+    for (; j <= last; ++j) {
+      Operands o;
+      if (!operands(code_[j], host_fma, o)) {
+        outside = true;
+        break;
+      }
+      if (!e.allocate(code_[j], o)) break;
+    }
+    if (j == k) break;
+    first ? e.prologue() : e.loads();
+    for (; k < j; ++k) e.emit(k);
+    if (outside || k > last) break;
+    e.next_region();
   }
   const bool complete = k > last;
   if (k == index || (!complete && k - index < kMinPartial)) return nullptr;
-  e.prologue();
-  for (uint32_t j = index; j < k; ++j) e.emit(j);
   const isa::TimingClass last_class = isa::insn_info(code_[k - 1].op).tclass;
   if (!complete || (last_class != isa::TimingClass::branch &&
                     last_class != isa::TimingClass::jump && !is_env(code_[k - 1])))

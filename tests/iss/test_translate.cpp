@@ -138,6 +138,27 @@ TEST(Translate, DivisionSpecialCases) {
     for (uint32_t at : {0u, 20u, 40u}) EXPECT_TRUE(t.translated(Machine::kCode + at)) << at;
 }
 
+// A segment that names more guest registers than the host holds runs in one block, in
+// regions (registers stored and loaded afresh between them); a fault in the second region
+// leaves the registers of both as the interpreter does.
+TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
+  using namespace enc;
+  std::vector<uint32_t> code = {lui(7, Machine::kData >> 12),
+                                sw(6, 7, 0),  // onto the guard word the second time round
+                                addi(7, 7, 40)};
+  for (unsigned r = 10; r < 26; ++r) code.push_back(addi(r, r - 1, static_cast<int32_t>(r)));
+  code.push_back(b(1, 25, 0, -4 * 18));  // bne x25, x0: back to the sw
+  Machine t(code, true), i(code, false);
+  for (Machine* m : {&t, &i}) m->memory.set_tag(Machine::kData + 40, iss::kTagGuard);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::stack_overflow);
+  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 4);
+  EXPECT_EQ(t.hart->x[25], (10u + 25u) * 16u / 2u);  // x10 = 10, x11 = x10 + 11, ...
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
+}
+
 // The PE around the hart for the environment instructions (sends, end, tags, CSRs), which
 // blocks hand to Hart::run_env: a send queue that is full from the third send on (each
 // send then waits `stall` clocks), sends to PE 3 fault, `end` restarts the code a few times.
