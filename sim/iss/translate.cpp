@@ -114,7 +114,7 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 // The layout facts the emitter needs from a hart (a friend of Hart).
 struct TranslationLayout {
   int32_t f, instret, last_index, tags, cycles, hart;
-  uint32_t code_base, code_bytes;
+  uint32_t code_base, code_bytes, mem_span;
   explicit TranslationLayout(const Hart& h)
       : f(offset_from_x(h, h.f)),
         instret(offset_from_x(h, h.instret)),
@@ -123,7 +123,8 @@ struct TranslationLayout {
         cycles(offset_from_x(h, h.cycles)),
         hart(offset_from_x(h, h)),
         code_base(h.code_base_),
-        code_bytes(h.code_bytes_) {}
+        code_bytes(h.code_bytes_),
+        mem_span(h.mem_span_) {}
   // What a block calls for an environment instruction.
   static uint32_t run_env(Hart* h, uint32_t index) { return h->run_env(index); }
 };
@@ -144,6 +145,7 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
       words_(words),
       base_(h.code_base_),
       taken_extra_(h.taken_extra_),
+      mem_span_(h.mem_span_),
       space_(space),
       space_bytes_(bytes),
       table_(words + 1, nullptr),
@@ -174,7 +176,8 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
 Translation::~Translation() { munmap(space_, space_bytes_); }
 
 bool Translation::fits(const Hart& h) const {
-  return h.code_base_ == base_ && h.code_bytes_ / 4 == words_ && h.taken_extra_ == taken_extra_;
+  return h.code_base_ == base_ && h.code_bytes_ / 4 == words_ && h.taken_extra_ == taken_extra_ &&
+         h.mem_span_ == mem_span_;
 }
 
 Translation::Result Translation::run(Hart& h, const void* block, uint64_t limit) {
@@ -505,11 +508,22 @@ class BlockEmitter {
   void store(uint32_t k, const Decoded& d) {
     address(d);
     const unsigned sh = d.op == Op::sb ? 0 : d.op == Op::sh ? 1 : 2;
-    range_check(k, sh);
-    a_.mov_rr(RCX, RAX);  // not into the code
-    a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(lay_.code_base));
-    a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
-    a_.jcc(B, bail(k));
+    const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
+    if (lay_.code_base == mem::kGuardBytes && code_end + 4 <= top) {
+      // The code starts where the memory does (programs are linked so): in memory, aligned
+      // and not into the code is one compare, as range_check's, from the code's end.
+      a_.mov_rr(RCX, RAX);
+      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(code_end));
+      if (sh) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(sh));
+      a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>((top - code_end - (1u << sh)) >> sh));
+      a_.jcc(A, bail(k));
+    } else {
+      range_check(k, sh);
+      a_.mov_rr(RCX, RAX);  // not into the code
+      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(lay_.code_base));
+      a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
+      a_.jcc(B, bail(k));
+    }
     a_.mov_rr(RCX, RAX);  // not into a stack guard word
     a_.shift_i(Asm::SHR, RCX, 2);
     a_.add_rm64(RCX, {RBX, lay_.tags});

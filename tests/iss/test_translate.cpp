@@ -95,6 +95,24 @@ TEST(Translate, StoreOntoAGuardWordFaultsAtTheStore) {
   EXPECT_EQ(i.hart->fault().pc, t.hart->fault().pc);
 }
 
+TEST(Translate, StoreIntoTheCodeFaultsAtTheStore) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {lui(7, Machine::kCode >> 12), addi(7, 7, 20),
+                                      addi(5, 0, 3),
+                                      sw(5, 7, 4),  // the word after the code: stored
+                                      sw(5, 7, 0),  // the code's last word: a fault
+                                      kEnd};
+  Machine t(code, true), i(code, false);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::store_to_code);
+  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 16);
+  EXPECT_EQ(t.hart->fault().addr, Machine::kCode + 20);
+  EXPECT_EQ(t.memory.read32(Machine::kCode + 24), 3u);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode));
+}
+
 TEST(Translate, NanResultIsCanonicalWithItsFlag) {
   using namespace enc;
   const uint32_t fmv_w_x_f1 = r(0x53, 0, 0x78, 1, 5, 0), fmv_w_x_f2 = r(0x53, 0, 0x78, 2, 6, 0);
