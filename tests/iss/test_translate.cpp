@@ -44,6 +44,16 @@ void expect_same(const iss::Hart& a, const iss::Hart& b) {
   EXPECT_EQ(a.fflags, b.fflags);
 }
 
+// Runs both with a stack guard word at kData + 40: a store there faults, at `pc`.
+void run_to_guard_fault(Machine& t, Machine& i, uint32_t pc) {
+  for (Machine* m : {&t, &i}) m->memory.set_tag(Machine::kData + 40, iss::kTagGuard);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::stack_overflow);
+  EXPECT_EQ(t.hart->fault().pc, pc);
+  EXPECT_EQ(t.hart->fault().addr, Machine::kData + 40);
+}
+
 TEST(Translate, LoopWithTakenBranchClocks) {
   using namespace enc;
   const std::vector<uint32_t> code = {
@@ -82,12 +92,7 @@ TEST(Translate, StoreOntoAGuardWordFaultsAtTheStore) {
       sw(0, 7, 0), addi(7, 7, 4), j(0, -8),  // clear words upwards, for ever
   };
   Machine t(code, true), i(code, false);
-  for (Machine* m : {&t, &i}) m->memory.set_tag(Machine::kData + 40, iss::kTagGuard);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::stack_overflow);
-  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 4);
-  EXPECT_EQ(t.hart->fault().addr, Machine::kData + 40);
+  run_to_guard_fault(t, i, Machine::kCode + 4);
   EXPECT_EQ(t.hart->x[7], Machine::kData + 40);
   EXPECT_EQ(t.hart->instret, 1u + 10u * 3u);  // the lui and ten whole iterations
   EXPECT_EQ(t.hart->cycles, 1u + 10u * 3u + 1u);  // and the faulting store's clock
@@ -167,11 +172,7 @@ TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
   for (unsigned r = 10; r < 26; ++r) code.push_back(addi(r, r - 1, static_cast<int32_t>(r)));
   code.push_back(b(1, 25, 0, -4 * 18));  // bne x25, x0: back to the sw
   Machine t(code, true), i(code, false);
-  for (Machine* m : {&t, &i}) m->memory.set_tag(Machine::kData + 40, iss::kTagGuard);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::stack_overflow);
-  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 4);
+  run_to_guard_fault(t, i, Machine::kCode + 4);
   EXPECT_EQ(t.hart->x[25], (10u + 25u) * 16u / 2u);  // x10 = 10, x11 = x10 + 11, ...
   expect_same(*t.hart, *i.hart);
   if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
