@@ -22,9 +22,10 @@ the same load; prints both rates, the ratio of their medians, and checks that th
 simulated figures are the same.
 --host-instructions: instead, runs each once under valgrind's cachegrind (apt-get install
 valgrind) and prints the host instructions per simulated message, by the simulator's
-component (the ISS, the network with its driver and output ports, the SystemC kernel, the
-PE and machine glue): a count that, unlike CPU time, does not depend on the host's load,
-so a change's effect shows in one run (use --iter 300: valgrind runs it ~20x slower).
+component (the ISS with its translated blocks, the network with its driver and output
+ports, the SystemC kernel, the PE and machine glue): a count that, unlike CPU time, does
+not depend on the host's load, so a change's effect shows in one run (use --iter 300:
+valgrind runs it ~20x slower).
 """
 import argparse
 import json
@@ -80,9 +81,10 @@ def measure(a, mode, variant):
     return msgs, s, med
 
 
-# Host functions by component, tried in this order on the function's qualified name.
+# Host functions by component, tried in this order on the function's qualified name. Code
+# without a name ("???:???") is the ISS's translated blocks (sim/iss/translate.cpp).
 COMPONENTS = [
-    ("ISS", ("emx::iss::",)),
+    ("ISS", ("emx::iss::", "???:???")),
     ("network", ("emx::net::", "NetworkDriver::", "OutputPorts::", "EarliestClock")),
     ("SystemC kernel", ("sc_core::", "sc_cor", "qt_")),
     ("PE and machine", ("emx::pe::", "emx::machine::")),

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "fp_env.h"
 #include "fp_ops.h"
@@ -112,6 +113,18 @@ Hart::Stop Hart::run_translated(uint64_t cycle_limit) {
         block = tr.translate(*this, i);
       if (block) {
         const Translation::Result r = tr.run(*this, block, cycle_limit);
+        if (r.exit == Translation::Exit::env) {  // run_env set pc and env_leave_
+          if (env_error_) {
+            fflags |= fp::leave();
+            std::rethrow_exception(std::exchange(env_error_, nullptr));
+          }
+          if (env_leave_ != Stop::limit) {
+            result = env_leave_;
+            break;
+          }
+          mid_segment = false;
+          continue;
+        }
         pc = code_base_ + 4 * r.index;
         if (r.exit == Translation::Exit::limit) break;
         mid_segment = r.exit == Translation::Exit::resume;
@@ -126,6 +139,19 @@ Hart::Stop Hart::run_translated(uint64_t cycle_limit) {
   return result;
 }
 
+// The names the semantics (semantics.h) use for the code, in run_loop and run_env: the
+// locals code, code_end, base, span, stray_pc (a fetch outside the code) and ndp.
+#define PC_OF(p) (base + static_cast<uint32_t>((p) - code) * 4u)
+#define GOTO_PC(t)                                           \
+  do {                                                       \
+    const uint32_t goto_pc_ = (t), goto_off_ = goto_pc_ - base; \
+    if (__builtin_expect(goto_off_ < span, 1)) {             \
+      ndp = code + (goto_off_ >> 2);                         \
+    } else {                                                 \
+      stray_pc = goto_pc_;                                   \
+      ndp = code_end;                                        \
+    }                                                        \
+  } while (0)
 template <bool kProfile, bool kMixed>
 Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, bool mid_segment) {
   // Threaded dispatch (GCC's labels as values): each instruction's code ends with its own
@@ -166,17 +192,6 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
   const Decoded* const code_end = code + words;
   const uint32_t base = code_base_, span = code_bytes_;
   uint32_t stray_pc = base + span;  // the address of a fetch outside the code
-#define PC_OF(p) (base + static_cast<uint32_t>((p) - code) * 4u)
-#define GOTO_PC(t)                                           \
-  do {                                                       \
-    const uint32_t goto_pc_ = (t), goto_off_ = goto_pc_ - base; \
-    if (__builtin_expect(goto_off_ < span, 1)) {             \
-      ndp = code + (goto_off_ >> 2);                         \
-    } else {                                                 \
-      stray_pc = goto_pc_;                                   \
-      ndp = code_end;                                        \
-    }                                                        \
-  } while (0)
   stop_requested_ = false;
   if (!code) {  // no code at all: every fetch faults
     fault_ = Fault{FaultKind::fetch_outside_code, this->pc, this->pc, {}};
@@ -200,17 +215,9 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
     heat = code_->translation->heat().data();
   }
   [[maybe_unused]] uint64_t after_cost = 0;
-  // The semantics of one row of the table, run on the entry dp: returns the next entry.
-  auto execute = [&](auto op) __attribute__((always_inline)) {
-    [[maybe_unused]] const Decoded& d = *dp;
-    const Decoded* ndp = dp + 1;
-#define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
-  if constexpr (decltype(op)::value == isa::Op::id) { __VA_ARGS__; } else
-#include "isa/insns.def"
-#undef INSN
-    {}
-    return ndp;
-  };
+  auto execute =
+#include "execute_row.inc"
+      ;
   try {
     // The profiling loop charges and counts every instruction at its fetch.
 #define EMX_PROFILED_NEXT()                                                             \
@@ -303,10 +310,56 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
   this->instret = instret;
   if constexpr (!kMixed) fflags |= fp::leave();
   return result;
-#undef PC_OF
-#undef GOTO_PC
 #undef EMX_OFFSET
 #undef EMX_AT
 }
+
+uint32_t Hart::run_env(uint32_t index) noexcept {
+  constexpr bool kProfile = false;  // for RETRY_POINT
+  const Decoded* const code = code_->data();
+  const Decoded* const code_end = code + code_bytes_ / 4;
+  const uint32_t base = code_base_, span = code_bytes_;
+  uint32_t stray_pc = base + span;
+  const Decoded* const dp = code + index;
+  uint64_t cycles = this->cycles;
+  uint64_t& instret = this->instret;
+  uint64_t limit = ~uint64_t{0};  // SYNC_IN sets it to 0 on a stop request
+  const WordCheck checked_word{mem_span_};
+  auto execute =
+#include "execute_row.inc"
+      ;
+  const Decoded* ndp = nullptr;
+  try {
+    switch (dp->op) {
+#define INSN(id, ...) \
+  case isa::Op::id: ndp = execute(std::integral_constant<isa::Op, isa::Op::id>{}); break;
+#include "isa/insns.def"
+#undef INSN
+      default: throw Trap{FaultKind::illegal_instruction, 0, {}};
+    }
+  } catch (const Trap& t) {  // as run_loop's catch (the instruction ends its segment)
+    fault_ = Fault{t.kind, PC_OF(dp), t.addr, t.detail};
+    --instret;
+    this->pc = PC_OF(dp);
+    this->cycles = cycles;
+    env_leave_ = Stop::fault;
+    return 0;
+  } catch (...) {  // not through the block's frames: Hart::run_translated throws it again
+    env_error_ = std::current_exception();
+    this->pc = PC_OF(dp);
+    env_leave_ = Stop::fault;
+    return 0;
+  }
+  (void)limit;
+  this->cycles = cycles;
+  this->pc = ndp == code_end ? stray_pc : PC_OF(ndp);
+  // As run_loop at the next segment's entry: a stop request (retry included) ends the
+  // run there; outside the code, the interpreter faults.
+  env_leave_ = stop_requested_ ? Stop::stopped : Stop::limit;
+  if (stop_requested_ || ndp == code_end) return 0;
+  return 1 + static_cast<uint32_t>(ndp - code);
+}
+#undef PC_OF
+#undef GOTO_PC
 
 }  // namespace emx::iss

@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -159,6 +160,14 @@ class Hart {
   Stop run_loop(uint64_t cycle_limit, const int32_t** offsets_out = nullptr,
                 bool mid_segment = false);
   Stop run_translated(uint64_t cycle_limit);
+  // For a translated block: the environment instruction at entry `index` (a send, a thread
+  // or tag instruction, a CSR access: the last of its segment, charged already), by the
+  // interpreter's semantics. Returns 1 + the entry to go on at (a segment's entry, not yet
+  // entered), or 0 when the block must leave: env_leave_ says why (limit: go on at pc
+  // outside the blocks), env_error_ holds anything else the environment threw.
+  uint32_t run_env(uint32_t index) noexcept;
+  Stop env_leave_ = Stop::limit;
+  std::exception_ptr env_error_;
   friend class Translation;
   friend struct TranslationLayout;
   template <class T>

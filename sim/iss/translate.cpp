@@ -23,6 +23,7 @@
 #include <iterator>
 
 #include "fp_env.h"
+#include "isa/csr_numbers.h"
 #include "x86_asm.h"
 
 namespace emx::iss {
@@ -45,6 +46,21 @@ constexpr int kFpPool = 14;  // xmm1 .. xmm14
 // A block that stops before an instruction outside the subset (inside its segment) is
 // only worth its entry and exit when it runs this many instructions first.
 constexpr uint32_t kMinPartial = 4;
+
+// An environment instruction: a send, a thread or tag instruction, a CSR access (the last
+// of its segment). A block calls Hart::run_env for it: the interpreter's own semantics.
+// Not the FP CSRs: blocks round as frm was when they were entered.
+bool is_env(const Decoded& d) {
+  switch (isa::insn_info(d.op).tclass) {
+    case isa::TimingClass::send:
+    case isa::TimingClass::thread: return true;
+    case isa::TimingClass::csr: {
+      const uint32_t csr = static_cast<uint32_t>(d.imm);
+      return csr < isa::csr::fflags || csr > isa::csr::fcsr;
+    }
+    default: return false;
+  }
+}
 
 // The operands of an instruction of the subset; false when it is not in the subset.
 struct Operands {
@@ -82,7 +98,7 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
       return true;
     case Op::fmv_x_w: o.f1 = o.xd = true; return true;
     case Op::fmv_w_x: o.x1 = o.fd = true; return true;
-    default: return false;
+    default: return is_env(d);  // no host registers: they are in memory for the call
   }
 }
 
@@ -97,15 +113,20 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 
 // The layout facts the emitter needs from a hart (a friend of Hart).
 struct TranslationLayout {
-  int32_t f, instret, last_index, tags;
-  uint32_t code_base, code_bytes;
+  int32_t f, instret, last_index, tags, cycles, hart;
+  uint32_t code_base, code_bytes, mem_span;
   explicit TranslationLayout(const Hart& h)
       : f(offset_from_x(h, h.f)),
         instret(offset_from_x(h, h.instret)),
         last_index(offset_from_x(h, h.last_index_)),
         tags(offset_from_x(h, h.tags_)),
+        cycles(offset_from_x(h, h.cycles)),
+        hart(offset_from_x(h, h)),
         code_base(h.code_base_),
-        code_bytes(h.code_bytes_) {}
+        code_bytes(h.code_bytes_),
+        mem_span(h.mem_span_) {}
+  // What a block calls for an environment instruction.
+  static uint32_t run_env(Hart* h, uint32_t index) { return h->run_env(index); }
 };
 
 std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
@@ -124,6 +145,7 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
       words_(words),
       base_(h.code_base_),
       taken_extra_(h.taken_extra_),
+      mem_span_(h.mem_span_),
       space_(space),
       space_bytes_(bytes),
       table_(words + 1, nullptr),
@@ -154,7 +176,8 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
 Translation::~Translation() { munmap(space_, space_bytes_); }
 
 bool Translation::fits(const Hart& h) const {
-  return h.code_base_ == base_ && h.code_bytes_ / 4 == words_ && h.taken_extra_ == taken_extra_;
+  return h.code_base_ == base_ && h.code_bytes_ / 4 == words_ && h.taken_extra_ == taken_extra_ &&
+         h.mem_span_ == mem_span_;
 }
 
 Translation::Result Translation::run(Hart& h, const void* block, uint64_t limit) {
@@ -214,11 +237,25 @@ class BlockEmitter {
     a_.alu_rr(Asm::CMP, R12, R13, true);
     a_.jcc(AE, limit_);
     charge();
+    loads();
+    a_.bind(body_);
+  }
+  // The guest registers of the instructions allocated since the last region's start.
+  void loads() {
     for (int r = 1; r < 32; ++r)
       if (xmap_[r] >= 0) a_.load(xmap_[r], {RBX, 4 * r});
     for (int r = 0; r < 32; ++r)
       if (fmap_[r] >= 0) a_.movss_load(fmap_[r], {RBX, lay_.f + 4 * r});
-    a_.bind(body_);
+  }
+  // More registers than the host holds: the registers written so far go back to the hart,
+  // and the next instructions get host registers afresh (then loads()).
+  void next_region() {
+    stores();
+    std::fill(std::begin(xmap_), std::end(xmap_), -1);
+    std::fill(std::begin(fmap_), std::end(fmap_), -1);
+    nx_ = nf_ = 0;
+    xwritten_ = fwritten_ = 0;
+    ++regions_;
   }
 
   // One instruction at entry k; control transfers end the block themselves.
@@ -311,7 +348,7 @@ class BlockEmitter {
         go_to(k + static_cast<uint32_t>(d.imm / 4), false);
         break;
       case Op::jalr: jalr(k, d, pc); break;
-      default: break;  // not in the subset: operands() said so
+      default: env_call(k); break;  // operands() said it is one
     }
   }
 
@@ -332,10 +369,14 @@ class BlockEmitter {
       stores();
       exit(Translation::Exit::limit, entry_);
     }
-    for (auto& [k, label] : bails_) {
-      a_.bind(label);
-      stores();
-      exit(Translation::Exit::resume, k);
+    if (env_exit_.fixups.size()) {
+      a_.bind(env_exit_);
+      exit(Translation::Exit::env, 0);
+    }
+    for (Bail& b : bails_) {
+      a_.bind(b.label);
+      store_regs(b.xmap, b.fmap, b.xwritten, b.fwritten);
+      exit(Translation::Exit::resume, b.at);
     }
   }
 
@@ -467,11 +508,22 @@ class BlockEmitter {
   void store(uint32_t k, const Decoded& d) {
     address(d);
     const unsigned sh = d.op == Op::sb ? 0 : d.op == Op::sh ? 1 : 2;
-    range_check(k, sh);
-    a_.mov_rr(RCX, RAX);  // not into the code
-    a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(lay_.code_base));
-    a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
-    a_.jcc(B, bail(k));
+    const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
+    if (lay_.code_base == mem::kGuardBytes && code_end + 4 <= top) {
+      // The code starts where the memory does (programs are linked so): in memory, aligned
+      // and not into the code is one compare, as range_check's, from the code's end.
+      a_.mov_rr(RCX, RAX);
+      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(code_end));
+      if (sh) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(sh));
+      a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>((top - code_end - (1u << sh)) >> sh));
+      a_.jcc(A, bail(k));
+    } else {
+      range_check(k, sh);
+      a_.mov_rr(RCX, RAX);  // not into the code
+      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(lay_.code_base));
+      a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
+      a_.jcc(B, bail(k));
+    }
     a_.mov_rr(RCX, RAX);  // not into a stack guard word
     a_.shift_i(Asm::SHR, RCX, 2);
     a_.add_rm64(RCX, {RBX, lay_.tags});
@@ -500,8 +552,9 @@ class BlockEmitter {
     } else {
       const uint32_t target = k + static_cast<uint32_t>(d.imm / 4);
       if (taken_extra_) a_.alu_ri(Asm::ADD, R12, static_cast<int32_t>(taken_extra_), true);
-      if (target != entry_) stores();
-      go_to(target, target == entry_);
+      const bool self = target == entry_ && regions_ == 1;
+      if (!self) stores();
+      go_to(target, self);
     }
     a_.bind(not_taken);
     stores();
@@ -519,6 +572,26 @@ class BlockEmitter {
     stores();
     a_.shift_i(Asm::SHR, RAX, 2);
     a_.mov_rr(RDX, RAX);
+    go_to_rdx();
+  }
+  // The environment instruction at k, the segment's last: registers and clock to the
+  // hart, Hart::run_env, then on at the entry it names (or leave, as it says).
+  void env_call(uint32_t k) {
+    stores();
+    a_.store({RBX, lay_.cycles}, R12, true);
+    a_.lea(RDI, {RBX, lay_.hart});
+    a_.mov_ri(RSI, k);
+    a_.mov_ri64(RAX, reinterpret_cast<uint64_t>(&TranslationLayout::run_env));
+    a_.call_r(RAX);  // the stack is 16-byte aligned here (the trampoline's 7 pushes)
+    a_.load(R12, {RBX, lay_.cycles}, true);
+    a_.test_rr(RAX, RAX);
+    a_.jcc(E, env_exit_);
+    a_.mov_rr(RDX, RAX);  // 32-bit: the upper half of rax is not the callee's
+    a_.alu_ri(Asm::SUB, RDX, 1);
+    go_to_rdx();
+  }
+  // To the entry in edx, whose block is not known here.
+  void go_to_rdx() {
     a_.load(RAX, {R14, 0, RDX, 8}, true);
     Label none;
     a_.test_rr(RAX, RAX, true);
@@ -551,17 +624,24 @@ class BlockEmitter {
     a_.mov_ri(RDX, index);
     a_.jmp_abs(exit_);
   }
-  void stores() {
+  void stores() { store_regs(xmap_, fmap_, xwritten_, fwritten_); }
+  void store_regs(const int* xmap, const int* fmap, uint32_t xwritten, uint32_t fwritten) {
     for (int r = 1; r < 32; ++r)
-      if (xwritten_ >> r & 1) a_.store(x_mem(static_cast<unsigned>(r)), xmap_[r]);
+      if (xwritten >> r & 1) a_.store(x_mem(static_cast<unsigned>(r)), xmap[r]);
     for (int r = 0; r < 32; ++r)
-      if (fwritten_ >> r & 1) a_.movss_store({RBX, lay_.f + 4 * r}, fmap_[r]);
+      if (fwritten >> r & 1) a_.movss_store({RBX, lay_.f + 4 * r}, fmap[r]);
   }
+  // The exit to the interpreter at instruction k, with the registers of k's region.
   Label& bail(uint32_t k) {
-    for (auto& [at, label] : bails_)
-      if (at == k) return label;
-    bails_.emplace_back(k, Label{});
-    return bails_.back().second;
+    for (Bail& b : bails_)
+      if (b.at == k) return b.label;
+    Bail& b = bails_.emplace_back();
+    b.at = k;
+    std::copy(std::begin(xmap_), std::end(xmap_), b.xmap);
+    std::copy(std::begin(fmap_), std::end(fmap_), b.fmap);
+    b.xwritten = xwritten_;
+    b.fwritten = fwritten_;
+    return b.label;
   }
 
   Asm& a_;
@@ -575,8 +655,15 @@ class BlockEmitter {
                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   int nx_ = 0, nf_ = 0;
   uint32_t xwritten_ = 0, fwritten_ = 0;
-  Label limit_, self_limit_, body_;
-  std::vector<std::pair<uint32_t, Label>> bails_;  // stable: labels bound after the body
+  int regions_ = 1;  // a branch to the entry stays in host registers only with one
+  Label limit_, self_limit_, body_, env_exit_;
+  struct Bail {
+    uint32_t at;
+    Label label;
+    int xmap[33], fmap[32];
+    uint32_t xwritten, fwritten;
+  };
+  std::vector<Bail> bails_;  // bound after the body
 };
 
 }  // namespace
@@ -592,19 +679,32 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   uint8_t* at = space_ + used_;
   Asm a(at);
   BlockEmitter e(a, lay, code_, index, taken_extra_, exit_);
-  // The instructions of the segment from `index` that the block runs.
+  // The instructions of the segment from `index` that the block runs, in regions of as
+  // many as the host's registers hold.
   const uint32_t last = index + code_[index].seg_count - 1;
   uint32_t k = index;
-  for (; k <= last; ++k) {
-    Operands o;
-    if (!operands(code_[k], host_fma, o) || !e.allocate(code_[k], o)) break;
+  for (bool first = true;; first = false) {
+    uint32_t j = k;
+    bool outside = false;  // at an instruction not in the subset
+    for (; j <= last; ++j) {
+      Operands o;
+      if (!operands(code_[j], host_fma, o)) {
+        outside = true;
+        break;
+      }
+      if (!e.allocate(code_[j], o)) break;
+    }
+    if (j == k) break;
+    first ? e.prologue() : e.loads();
+    for (; k < j; ++k) e.emit(k);
+    if (outside || k > last) break;
+    e.next_region();
   }
   const bool complete = k > last;
   if (k == index || (!complete && k - index < kMinPartial)) return nullptr;
-  e.prologue();
-  for (uint32_t j = index; j < k; ++j) e.emit(j);
   const isa::TimingClass last_class = isa::insn_info(code_[k - 1].op).tclass;
-  if (!complete || (last_class != isa::TimingClass::branch && last_class != isa::TimingClass::jump))
+  if (!complete || (last_class != isa::TimingClass::branch &&
+                    last_class != isa::TimingClass::jump && !is_env(code_[k - 1])))
     e.fall_through(k, complete);
   e.epilogue();
   const size_t n = a.bytes().size();

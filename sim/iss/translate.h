@@ -39,6 +39,7 @@ class Translation {
     limit,    // at a segment's entry, before charging it: the clock limit is reached
     resume,   // inside a charged segment: the interpreter runs this instruction on
     segment,  // at a segment's entry with no block yet
+    env,      // after an environment instruction (Hart::run_env: pc and the outcome set)
   };
   struct Result {
     Exit exit;
@@ -51,7 +52,7 @@ class Translation {
   Translation(const Translation&) = delete;
   Translation& operator=(const Translation&) = delete;
 
-  // Whether a hart can run these blocks (same code placement and branch timing).
+  // Whether a hart can run these blocks (same code placement, memory size and branch timing).
   bool fits(const Hart& h) const;
   // The block entered at entry `index`, or nullptr.
   const void* block(uint32_t index) const { return table_[index]; }
@@ -69,7 +70,7 @@ class Translation {
  private:
   Translation(const Hart& h, const Decoded* code, uint32_t words, uint8_t* space, size_t bytes);
   const Decoded* code_;
-  uint32_t words_, base_, taken_extra_;
+  uint32_t words_, base_, taken_extra_, mem_span_;
   uint8_t* space_;
   size_t space_bytes_, used_ = 0;
   const uint8_t* enter_ = nullptr;  // the trampoline: prologue, then jump to the block

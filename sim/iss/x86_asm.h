@@ -124,6 +124,14 @@ class Asm {
   void pop(int r) { rex(false, 0, 0, r); u8(0x58 + (r & 7)); }
   void ret() { u8(0xc3); }
   void jmp_r(int r) { op_r({}, false, {0xff}, 4, r); }
+  void call_r(int r) { op_r({}, false, {0xff}, 2, r); }
+  void lea(int dst, const Mem& m) { op_m({}, true, {0x8d}, dst, m); }
+  void mov_ri64(int dst, uint64_t imm) {  // movabs
+    rex(true, 0, 0, dst);
+    u8(0xb8 + (dst & 7));
+    u32(static_cast<uint32_t>(imm));
+    u32(static_cast<uint32_t>(imm >> 32));
+  }
   void jmp_m(const Mem& m) { op_m({}, false, {0xff}, 4, m); }
 
   // ---- SSE (single precision) ----

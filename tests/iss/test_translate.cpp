@@ -18,9 +18,11 @@ struct Machine {
   iss::TimingConfig timing;
   mem::LocalMemory memory{kMem};
   std::unique_ptr<iss::Hart> hart;
-  Machine(const std::vector<uint32_t>& code, bool translate, uint32_t branch_taken = 1) {
+  Machine(const std::vector<uint32_t>& code, bool translate, uint32_t branch_taken = 1,
+          iss::HartEnv* env = nullptr) {
     timing.branch_taken = branch_taken;
     hart = std::make_unique<iss::Hart>(memory, timing);
+    hart->set_env(env);
     for (std::size_t k = 0; k < code.size(); ++k) memory.write32(kCode + 4 * k, code[k]);
     hart->translate = translate && iss::kTranslationBuilt;
     hart->translate_after = 0;
@@ -40,6 +42,16 @@ void expect_same(const iss::Hart& a, const iss::Hart& b) {
   EXPECT_EQ(a.cycles, b.cycles);
   EXPECT_EQ(a.instret, b.instret);
   EXPECT_EQ(a.fflags, b.fflags);
+}
+
+// Runs both with a stack guard word at kData + 40: a store there faults, at `pc`.
+void run_to_guard_fault(Machine& t, Machine& i, uint32_t pc) {
+  for (Machine* m : {&t, &i}) m->memory.set_tag(Machine::kData + 40, iss::kTagGuard);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::stack_overflow);
+  EXPECT_EQ(t.hart->fault().pc, pc);
+  EXPECT_EQ(t.hart->fault().addr, Machine::kData + 40);
 }
 
 TEST(Translate, LoopWithTakenBranchClocks) {
@@ -80,17 +92,30 @@ TEST(Translate, StoreOntoAGuardWordFaultsAtTheStore) {
       sw(0, 7, 0), addi(7, 7, 4), j(0, -8),  // clear words upwards, for ever
   };
   Machine t(code, true), i(code, false);
-  for (Machine* m : {&t, &i}) m->memory.set_tag(Machine::kData + 40, iss::kTagGuard);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::stack_overflow);
-  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 4);
-  EXPECT_EQ(t.hart->fault().addr, Machine::kData + 40);
+  run_to_guard_fault(t, i, Machine::kCode + 4);
   EXPECT_EQ(t.hart->x[7], Machine::kData + 40);
   EXPECT_EQ(t.hart->instret, 1u + 10u * 3u);  // the lui and ten whole iterations
   EXPECT_EQ(t.hart->cycles, 1u + 10u * 3u + 1u);  // and the faulting store's clock
   expect_same(*t.hart, *i.hart);
   EXPECT_EQ(i.hart->fault().pc, t.hart->fault().pc);
+}
+
+TEST(Translate, StoreIntoTheCodeFaultsAtTheStore) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {lui(7, Machine::kCode >> 12), addi(7, 7, 20),
+                                      addi(5, 0, 3),
+                                      sw(5, 7, 4),  // the word after the code: stored
+                                      sw(5, 7, 0),  // the code's last word: a fault
+                                      kEnd};
+  Machine t(code, true), i(code, false);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::store_to_code);
+  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 16);
+  EXPECT_EQ(t.hart->fault().addr, Machine::kCode + 20);
+  EXPECT_EQ(t.memory.read32(Machine::kCode + 24), 3u);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode));
 }
 
 TEST(Translate, NanResultIsCanonicalWithItsFlag) {
@@ -134,6 +159,154 @@ TEST(Translate, DivisionSpecialCases) {
   expect_same(*t.hart, *i.hart);
   if (iss::kTranslationBuilt)
     for (uint32_t at : {0u, 20u, 40u}) EXPECT_TRUE(t.translated(Machine::kCode + at)) << at;
+}
+
+// A segment that names more guest registers than the host holds runs in one block, in
+// regions (registers stored and loaded afresh between them); a fault in the second region
+// leaves the registers of both as the interpreter does.
+TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
+  using namespace enc;
+  std::vector<uint32_t> code = {lui(7, Machine::kData >> 12),
+                                sw(6, 7, 0),  // onto the guard word the second time round
+                                addi(7, 7, 40)};
+  for (unsigned r = 10; r < 26; ++r) code.push_back(addi(r, r - 1, static_cast<int32_t>(r)));
+  code.push_back(b(1, 25, 0, -4 * 18));  // bne x25, x0: back to the sw
+  Machine t(code, true), i(code, false);
+  run_to_guard_fault(t, i, Machine::kCode + 4);
+  EXPECT_EQ(t.hart->x[25], (10u + 25u) * 16u / 2u);  // x10 = 10, x11 = x10 + 11, ...
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
+}
+
+// The PE around the hart for the environment instructions (sends, end, tags, CSRs), which
+// blocks hand to Hart::run_env: a send queue that is full from the third send on (each
+// send then waits `stall` clocks), sends to PE 3 fault, `end` restarts the code a few times.
+struct QueueEnv : iss::HartEnv {
+  std::vector<std::pair<uint32_t, uint32_t>> sent;
+  uint64_t stall = 5;
+  unsigned ends = 0, max_ends = 3, settles = 0, clock_reads = 0, retries = 0;
+  void send(iss::Hart& h, isa::PacketType, uint32_t addr, uint32_t data) override {
+    if ((addr >> 22) == 3) throw iss::Trap{iss::FaultKind::machine, addr, "no such PE"};
+    if (retries) {  // given up: the next run() sends it again
+      --retries;
+      return h.request_retry();
+    }
+    sent.emplace_back(addr, data);
+    if (sent.size() > 2) h.cycles += stall;
+  }
+  void end_thread(iss::Hart& h) override {
+    if (++ends > max_ends) return h.request_stop();
+    h.pc = Machine::kCode;
+    h.cycles += 2;
+  }
+  void settle(iss::Hart&) override { ++settles; }
+  void clock_read(iss::Hart& h) override {
+    ++clock_reads;
+    h.cycles += 1;  // a deferred stall taken now
+  }
+};
+
+uint32_t send_syswr(unsigned data, unsigned addr) { return enc::r(0x0b, 0, 4, 0, addr, data); }
+uint32_t sendd_inv1(unsigned data, unsigned base, int32_t words) {
+  return enc::s(0x2b, 0, base, data, words);
+}
+uint32_t rtag(unsigned rd, unsigned addr) { return enc::r(0x0b, 2, 0, rd, addr, 0); }
+uint32_t wtag(unsigned v, unsigned addr) { return enc::r(0x0b, 3, 0, 0, addr, v); }
+
+TEST(Translate, SendsStallOnAFullQueueAsInTheInterpreter) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      addi(5, 0, 0x400), addi(10, 0, 6),
+      addi(7, 7, 1), add(6, 6, 7), send_syswr(7, 5),  // a block that ends with the send
+      addi(5, 5, 4), sendd_inv1(6, 5, 2),             // the displacement form
+      b(1, 7, 10, -20),                              // bne x7, x10: six rounds
+      kEnd};
+  QueueEnv te, ie;
+  Machine t(code, true, 1, &te), i(code, false, 1, &ie);
+  te.max_ends = ie.max_ends = 0;
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(te.sent, ie.sent);
+  ASSERT_EQ(te.sent.size(), 12u);
+  EXPECT_EQ(te.sent[1], std::make_pair(0x404u + 2u, 1u));  // x5 + 2 (words), x6
+  EXPECT_EQ(t.hart->instret, 2u + 6u * 6u + 1u);
+  // Every instruction a clock, and 5 clocks a send from the third on.
+  EXPECT_EQ(t.hart->cycles, 2u + 6u * 6u + 1u + 10u * 5u);
+  if (iss::kTranslationBuilt) {
+    EXPECT_TRUE(t.translated(Machine::kCode + 8));   // addi, add, send
+    EXPECT_TRUE(t.translated(Machine::kCode + 20));  // addi, send
+    EXPECT_TRUE(t.translated(Machine::kCode + 28));  // bne alone is not: the end is
+  }
+}
+
+TEST(Translate, SendThatFaultsStopsAtTheSend) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(5, 0x00c00),  // PE 3, word 0
+      addi(6, 0, 7), addi(7, 6, 1), send_syswr(6, 5), addi(8, 0, 1), kEnd};
+  QueueEnv te, ie;
+  Machine t(code, true, 1, &te), i(code, false, 1, &ie);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::machine);
+  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 12);
+  EXPECT_EQ(t.hart->fault().addr, 0x00c00000u);
+  EXPECT_EQ(t.hart->pc, Machine::kCode + 12);
+  EXPECT_EQ(t.hart->x[7], 8u);     // written in the block before the send
+  EXPECT_EQ(t.hart->instret, 3u);  // the send did not retire
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(i.hart->fault().pc, t.hart->fault().pc);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode));
+}
+
+TEST(Translate, SendGivenUpRunsAgainAtTheNextRun) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {addi(5, 0, 0x400), addi(6, 6, 1), send_syswr(6, 5),
+                                      addi(7, 7, 1), kEnd};
+  QueueEnv te, ie;
+  te.retries = ie.retries = 1;
+  te.max_ends = ie.max_ends = 0;
+  Machine t(code, true, 1, &te), i(code, false, 1, &ie);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(t.hart->pc, Machine::kCode + 8);  // at the send, its clock taken back
+  EXPECT_EQ(t.hart->instret, 2u);
+  EXPECT_EQ(t.hart->cycles, 2u);
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(te.sent, ie.sent);
+  EXPECT_EQ(te.sent.size(), 1u);
+  EXPECT_EQ(t.hart->x[7], 1u);
+}
+
+TEST(Translate, ThreadEndTagsAndCountersAsInTheInterpreter) {
+  using namespace enc;
+  const uint32_t kCycle = 0xc00, kInstret = 0xc02;
+  const std::vector<uint32_t> code = {
+      addi(5, 5, 1), lui(9, Machine::kData >> 12), wtag(5, 9),  // tag = x5 & 0x3f
+      rtag(6, 9),                                    // present when x5 is odd, else settle
+      csrrs(7, kInstret, 0), add(8, 8, 6), csrrs(11, kCycle, 0),  // a clock read is exact
+      add(12, 12, 11), kEnd};                         // `end` starts the code again
+  QueueEnv te, ie;
+  Machine t(code, true, 1, &te), i(code, false, 1, &ie);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(t.hart->x[5], 4u);
+  EXPECT_EQ(t.hart->x[8], 1u + 2u + 3u + 4u);
+  EXPECT_EQ(te.settles, 2u);  // x5 = 2 and 4: the element not present
+  EXPECT_EQ(te.settles, ie.settles);
+  EXPECT_EQ(te.clock_reads, 4u);
+  EXPECT_EQ(te.clock_reads, ie.clock_reads);
+  EXPECT_EQ(t.hart->x[7], i.hart->x[7]);
+  if (iss::kTranslationBuilt) {
+    EXPECT_TRUE(t.translated(Machine::kCode));       // addi, addi, wtag
+    EXPECT_TRUE(t.translated(Machine::kCode + 12));  // rtag alone
+    EXPECT_TRUE(t.translated(Machine::kCode + 28));  // add, end
+  }
 }
 
 }  // namespace

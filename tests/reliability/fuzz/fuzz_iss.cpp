@@ -17,7 +17,10 @@
 namespace emx::fuzz {
 namespace {
 
-constexpr uint32_t kCodeBase = 0x1000, kMemory = 64 * 1024, kBudget = 4000;
+constexpr uint32_t kMemory = 64 * 1024, kBudget = 4000;
+// Where the code starts: where the memory does (as programs are linked; blocks check a
+// store with one compare then), or above some memory a store may reach.
+uint32_t code_base(uint64_t seed) { return seed & 2 ? 0x1000 : 0x1400; }
 
 // x0, sp and the registers run() starts with pointing at data, more often than others.
 unsigned some_register(Rng& rng) {
@@ -26,20 +29,31 @@ unsigned some_register(Rng& rng) {
                            : static_cast<unsigned>(pick(rng, 32));
 }
 
-// The PE around the hart: sends may stall or fault (a PE that does not exist), `end`
-// starts a thread somewhere in the code a few times, then stops.
+// The PE around the hart: sends may stall, fault (a PE that does not exist), stop the run
+// or be given up (Hart::request_retry), `end` starts a thread somewhere in the code a few
+// times, then stops; a tag read's settle may give the read up, a clock read may add clocks.
 struct Env : iss::HartEnv {
   Rng rng;
   uint32_t words = 1;
   unsigned pes = 1, ends = 0;
+  uint32_t base = 0x1000;
   void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t) override {
     if (type != isa::PacketType::host && (addr >> 22) >= pes)
       throw iss::Trap{iss::FaultKind::machine, addr, "no such PE"};
+    switch (pick(rng, 16)) {
+      case 0: return h.request_retry();  // given up: sent again at the next run()
+      case 1: h.request_stop(); break;
+      default: break;
+    }
     h.cycles += pick(rng, 3);
   }
+  void settle(iss::Hart& h) override {
+    if (!pick(rng, 4)) h.request_retry();
+  }
+  void clock_read(iss::Hart& h) override { h.cycles += pick(rng, 2); }
   void end_thread(iss::Hart& h) override {
     if (++ends > 6) return h.request_stop();
-    h.pc = kCodeBase + 4 * static_cast<uint32_t>(pick(rng, words));
+    h.pc = base + 4 * static_cast<uint32_t>(pick(rng, words));
     h.x[2] = kMemory - 256;
     h.cycles += 2;
   }
@@ -71,6 +85,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   // of a taken branch are charged by the branch itself, not by its segment).
   const bool slow_memory = seed & 1;
   mem::LocalMemory memory(kMemory);
+  const uint32_t kCodeBase = code_base(seed);
   for (std::size_t k = 0; k < code.size(); ++k)
     memory.write32(kCodeBase + 4 * static_cast<uint32_t>(k), code[k]);
   iss::TimingConfig timing;
@@ -80,6 +95,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   env.rng.seed(seed);
   env.words = static_cast<uint32_t>(code.size());
   env.pes = pes;
+  env.base = kCodeBase;
   h.set_env(&env);
   h.set_machine_info(0, pes, 16000);
   h.superinstructions = superinstructions;
@@ -165,7 +181,8 @@ std::vector<uint32_t> random_code(Rng& rng, std::size_t words) {
 
 namespace {
 // Code of the subset that blocks translate (sim/iss/translate.cpp), with its short
-// branches: loops whose blocks run many times, stop at clock limits and exit at faults.
+// branches: loops whose blocks run many times, stop at clock limits, exit at faults and
+// call out to the environment.
 std::vector<uint32_t> translatable_code(Rng& rng, std::size_t words) {
   using isa::Op;
   static const Op kOps[] = {
@@ -176,7 +193,10 @@ std::vector<uint32_t> translatable_code(Rng& rng, std::size_t words) {
       Op::mul, Op::mulh, Op::mulhsu, Op::mulhu, Op::flw, Op::fsw, Op::fmadd_s, Op::fadd_s,
       Op::fsub_s, Op::fmul_s, Op::fsgnj_s, Op::fsgnjn_s, Op::fsgnjx_s, Op::fmv_x_w,
       Op::fmv_w_x, Op::div, Op::divu, Op::rem, Op::remu, Op::addi, Op::addi, Op::lw, Op::sw,
-      Op::add, Op::bne, Op::fdiv_s};
+      Op::add, Op::bne, Op::fdiv_s,
+      // Environment instructions (blocks call Hart::run_env for them).
+      Op::send_syswr, Op::sendd_syswr, Op::sendd_invoke1, Op::send_host, Op::end, Op::rtag,
+      Op::wtag, Op::csrrs, Op::csrrw};
   std::vector<uint32_t> code(words);
   for (uint32_t& w : code) {
     uint32_t word = random_word(rng, isa::insn_info(kOps[pick(rng, std::size(kOps))]));
