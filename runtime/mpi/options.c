@@ -19,6 +19,7 @@ static const struct {
     {"staged-records", offsetof(mpi_options, staged_records)},
     {"done-sized", offsetof(mpi_options, done_sized)},
     {"fetch-per-word", offsetof(mpi_options, fetch_per_word)},
+    {"fetch-sysrd", offsetof(mpi_options, fetch_sysrd)},
 };
 enum { N_OPTIONS = sizeof options / sizeof *options };
 

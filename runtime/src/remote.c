@@ -6,7 +6,9 @@
 
 uint32_t __emx_fence_word;
 
-/* Register-relative sends: one load and one send per word. */
+/* Register-relative sends without auto-increment: one load (its displacement plays the
+ * auto-increment's role in the unrolled loop) and one send per word, and per 32 words the
+ * source's and the destination's updates and the branch. */
 #define PUT(k) emx_send_disp(EMX_PKT_syswr, k, g, s[k])
 #define PUT8(k) \
   PUT(k); PUT(k + 1); PUT(k + 2); PUT(k + 3); PUT(k + 4); PUT(k + 5); PUT(k + 6); PUT(k + 7)
@@ -44,9 +46,34 @@ static void put_separate(emx_gaddr_t g, const uint32_t *s, size_t n) {
 #undef PUT8_SEPARATE
 #undef PUT_SEPARATE
 
+/* EM-X's block-send loop: an auto-increment load and a register-relative send a word,
+ * "2 instructions per word"; per 32 words the destination's update and the branch. */
+#define PUT_AI(k)                                                              \
+  do {                                                                         \
+    uint32_t t_;                                                               \
+    __asm__ volatile(".insn i 0x7b, 2, %0, %1, 4" /* lw.ai t_, s, 4 */          \
+                     : "=&r"(t_), "+r"(s)                                      \
+                     :                                                         \
+                     : "memory");                                              \
+    emx_send_disp(EMX_PKT_syswr, k, g, t_);                                    \
+  } while (0)
+#define PUT8_AI(k) \
+  PUT_AI(k); PUT_AI(k + 1); PUT_AI(k + 2); PUT_AI(k + 3); PUT_AI(k + 4); PUT_AI(k + 5); PUT_AI(k + 6); PUT_AI(k + 7)
+static void put_auto_increment(emx_gaddr_t g, const uint32_t *s, size_t n) {
+  const uint32_t *const end = s + (n & ~(size_t)31);
+  for (; s != end; g += 32) {
+    PUT8_AI(0); PUT8_AI(8); PUT8_AI(16); PUT8_AI(24);
+  }
+  for (n &= 31; n; --n) emx_send(EMX_PKT_syswr, g++, *s++);
+}
+#undef PUT8_AI
+#undef PUT_AI
+
 void emx_put(emx_gaddr_t dst, const void *src, size_t words) {
   if (emx_gaddr_is_local(dst)) {
     memmove(emx_gaddr_local(dst), src, words * 4);
+  } else if (emx_features() & EMX_FEATURE_AUTO_INCREMENT) {
+    put_auto_increment(dst, src, words);
   } else if (emx_features() & EMX_FEATURE_SEND_DISPLACEMENT) {
     put_displacement(dst, src, words);
   } else {
