@@ -59,12 +59,12 @@ static void put_separate(emx_gaddr_t g, const uint32_t *s, size_t n) {
   } while (0)
 #define PUT8_AI(k) \
   PUT_AI(k); PUT_AI(k + 1); PUT_AI(k + 2); PUT_AI(k + 3); PUT_AI(k + 4); PUT_AI(k + 5); PUT_AI(k + 6); PUT_AI(k + 7)
-static void __attribute__((noinline)) put_auto_increment(emx_gaddr_t g, const uint32_t *s, size_t n) {
+static void put_auto_increment(emx_gaddr_t g, const uint32_t *s, size_t n) {
   const uint32_t *const end = s + (n & ~(size_t)31);
   for (; s != end; g += 32) {
     PUT8_AI(0); PUT8_AI(8); PUT8_AI(16); PUT8_AI(24);
   }
-  for (n &= 31; n; --n) emx_send(EMX_PKT_syswr, g++, *s++);
+  for (n &= 31; n; --n, ++g) PUT_AI(0);
 }
 #undef PUT8_AI
 #undef PUT_AI
