@@ -42,10 +42,10 @@ static double mpi_round_trips(int me, int peer, int initiator, char *buf, int by
 
 /* ---- The raw remote-write routine ----------------------------------------------------- */
 
-/* 16 register-relative sends per iteration: 64 bytes. */
-#define W(k) emx_send_disp(EMX_PKT_syswr, k, g, s[k])
+/* 16 auto-increment loads and register-relative sends per iteration: 64 bytes. */
+#define W(k) emx_send_disp(EMX_PKT_syswr, k, g, emx_load_next(&s))
 static void put64(emx_gaddr_t g, const uint32_t *s, int bytes) {
-  for (int done = 0; done < bytes; done += 64, s += 16, g += 16) {
+  for (const uint32_t *end = s + (bytes + 63) / 64 * 16; s != end; g += 16) {
     W(0); W(1); W(2); W(3); W(4); W(5); W(6); W(7);
     W(8); W(9); W(10); W(11); W(12); W(13); W(14); W(15);
   }

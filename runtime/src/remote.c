@@ -48,15 +48,7 @@ static void put_separate(emx_gaddr_t g, const uint32_t *s, size_t n) {
 
 /* EM-X's block-send loop: an auto-increment load and a register-relative send a word,
  * "2 instructions per word"; per 32 words the destination's update and the branch. */
-#define PUT_AI(k)                                                              \
-  do {                                                                         \
-    uint32_t t_;                                                               \
-    __asm__ volatile(".insn i 0x7b, 2, %0, %1, 4" /* lw.ai t_, s, 4 */          \
-                     : "=&r"(t_), "+r"(s)                                      \
-                     :                                                         \
-                     : "memory");                                              \
-    emx_send_disp(EMX_PKT_syswr, k, g, t_);                                    \
-  } while (0)
+#define PUT_AI(k) emx_send_disp(EMX_PKT_syswr, k, g, emx_load_next(&s))
 #define PUT8_AI(k) \
   PUT_AI(k); PUT_AI(k + 1); PUT_AI(k + 2); PUT_AI(k + 3); PUT_AI(k + 4); PUT_AI(k + 5); PUT_AI(k + 6); PUT_AI(k + 7)
 static void put_auto_increment(emx_gaddr_t g, const uint32_t *s, size_t n) {

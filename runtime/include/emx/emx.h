@@ -65,6 +65,16 @@ static inline void *emx_gaddr_local(emx_gaddr_t g) {
  * Control comes back only if a packet restarts this code. */
 static inline void emx_end(void) { __asm__ volatile(".insn i 0x0b, 1, x0, x0, 0" ::: "memory"); }
 
+/* lw.ai: the word at *p, and *p advanced by one word, in one instruction (EMC-Y's
+ * auto-increment load; EM-X only, EMX_FEATURE_AUTO_INCREMENT). */
+static inline uint32_t emx_load_next(const uint32_t **p) {
+  uint32_t v;
+  const uint32_t *q = *p;
+  __asm__ volatile(".insn i 0x7b, 2, %0, %1, 4" : "=&r"(v), "+r"(q) : : "memory");
+  *p = q;
+  return v;
+}
+
 /* Tag bits (6) of the memory word at a local word-aligned address. */
 static inline unsigned emx_rtag(const volatile void *word) {
   unsigned t;
