@@ -52,11 +52,15 @@ static void put_separate(emx_gaddr_t g, const uint32_t *s, size_t n) {
 #define PUT8_AI(k) \
   PUT_AI(k); PUT_AI(k + 1); PUT_AI(k + 2); PUT_AI(k + 3); PUT_AI(k + 4); PUT_AI(k + 5); PUT_AI(k + 6); PUT_AI(k + 7)
 static void put_auto_increment(emx_gaddr_t g, const uint32_t *s, size_t n) {
-  const uint32_t *const end = s + (n & ~(size_t)31);
-  for (; s != end; g += 32) {
-    PUT8_AI(0); PUT8_AI(8); PUT8_AI(16); PUT8_AI(24);
+  if (n >= 32) {
+    const uint32_t *const end = s + (n & ~(size_t)31);
+    do {
+      PUT8_AI(0); PUT8_AI(8); PUT8_AI(16); PUT8_AI(24);
+      g += 32;
+    } while (s != end);
+    n &= 31;
   }
-  for (n &= 31; n; --n, ++g) PUT_AI(0);
+  for (; n; --n, ++g) PUT_AI(0);
 }
 #undef PUT8_AI
 #undef PUT_AI
@@ -64,13 +68,12 @@ static void put_auto_increment(emx_gaddr_t g, const uint32_t *s, size_t n) {
 void emx_put(emx_gaddr_t dst, const void *src, size_t words) {
   if (emx_gaddr_is_local(dst)) {
     memmove(emx_gaddr_local(dst), src, words * 4);
-  } else if (!(emx_features() & EMX_FEATURE_SEND_DISPLACEMENT)) {
-    put_separate(dst, src, words);
-  } else if (emx_features() & EMX_FEATURE_AUTO_INCREMENT) {
-    put_auto_increment(dst, src, words);
-  } else {
-    put_displacement(dst, src, words);
+    return;
   }
+  const unsigned f = emx_features();
+  if (f & EMX_FEATURE_AUTO_INCREMENT) put_auto_increment(dst, src, words);
+  else if (f & EMX_FEATURE_SEND_DISPLACEMENT) put_displacement(dst, src, words);
+  else put_separate(dst, src, words);
 }
 
 /* Split-phase reads: each word's reply is a thread in a *get frame*, whose slot k
