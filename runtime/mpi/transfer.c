@@ -388,11 +388,13 @@ void transfer_init(void) {
   block_tmpl = calloc(words, sizeof *block_tmpl);
   if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
   block_tmpl[1] = block_tmpl[2] = block_arrived;
-  stream_tmpl = calloc(words, sizeof *stream_tmpl);
-  if (!stream_tmpl) mpi_internal_error("no memory for the SYSRD fetch template");
-  stream_tmpl[1] = stream_tmpl[2] = stream_arrived;
   spare_frame = emx_frame_alloc(block_tmpl);
   const int direct = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
   fetch_by_sysrd = direct && mpi_opt.fetch_sysrd;
   mpi_block_reads = direct && !mpi_opt.fetch_sysrd;
+  if (fetch_by_sysrd) { /* (its template only where it is used: init memory) */
+    stream_tmpl = calloc(words, sizeof *stream_tmpl);
+    if (!stream_tmpl) mpi_internal_error("no memory for the SYSRD fetch template");
+    stream_tmpl[1] = stream_tmpl[2] = stream_arrived;
+  }
 }
