@@ -217,27 +217,15 @@ static int fetch_by_blocks(void) { return mpi_block_reads; }
  * request and replies either to a continuation or as a remote write to the global address
  * the request carries (sysrdw, docs/pe.md). The receiver's loop asks for every word but a
  * chunk's last by a sysrdw whose reply goes straight into the receive buffer (no thread
- * on either side), two instructions a word as the block-send loop; the last word's
+ * on either side; emx_read_words), two instructions a word as the block-send loop; the last word's
  * plain SYSRD replies to a continuation into the fetch's frame, behind the chunk's words
  * (one memory unit, one path: FIFO), and that thread stores it. Frames as the block
  * read's: two chunks in flight, the frame's words E0, E1 their last words' destinations. */
-#define ASK(k) emx_send_disp(EMX_PKT_sysrdw, k, src, d + k)
-#define ASK8(k) ASK(k); ASK(k + 1); ASK(k + 2); ASK(k + 3); ASK(k + 4); ASK(k + 5); ASK(k + 6); ASK(k + 7)
-static void sysrd_words(emx_gaddr_t d, emx_gaddr_t src, uint32_t n) {
-  const emx_gaddr_t end = d + (n & ~31u);
-  for (; d != end; d += 32, src += 32) {
-    ASK8(0); ASK8(8); ASK8(16); ASK8(24);
-  }
-  for (n &= 31; n; --n) emx_send(EMX_PKT_sysrdw, src++, d++);
-}
-#undef ASK8
-#undef ASK
-
 /* A chunk: whole turns of the loop, and the last word. */
 enum { STREAM = 64 * 32 + 1 };
 static void stream_issue(fetch *x, uint32_t *f, unsigned k) {
   const uint32_t m = x->left < STREAM ? x->left : STREAM;
-  sysrd_words(emx_gaddr_mine(x->dst), x->src, m - 1);
+  emx_read_words(emx_gaddr_mine(x->dst), x->src, m - 1);
   f[B_E0 + k] = (uint32_t)(uintptr_t)(x->dst + m - 1);
   emx_send(EMX_PKT_sysrd, x->src + m - 1, emx_gaddr_mine(&f[1 + k]));
   x->dst += m;
