@@ -27,4 +27,5 @@ constexpr unsigned timer_arm = 0x803;
 constexpr bool needs_exact_clock(unsigned n) { return reads_clock(n) || n == timer_arm; }
 constexpr unsigned kFeatureDirectRemoteAccess = 1;  // SYSWR/SYSRD served by the memory unit
 constexpr unsigned kFeatureSendDisplacement = 2;    // send has its base+displacement form
+constexpr unsigned kFeatureAutoIncrement = 4;       // lw.ai: auto-increment memory addressing
 }  // namespace emx::isa::csr

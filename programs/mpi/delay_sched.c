@@ -38,6 +38,8 @@
 
 #include <emx/emc.h>
 
+#include "common_start.h"
+
 enum { TAG = 7 };
 
 static unsigned char content(int src, int dst, int rep, int i) {
@@ -192,43 +194,6 @@ static long long check_recvs(const Plan *p, int rep) {
 }
 
 /* ---- The start of the timed part --------------------------------------------------------- */
-
-/* The ranks leave a barrier at different clocks, and which rank reached it last decides who
- * leaves first (its message goes outward step by step). Timed from each rank's own exit,
- * the makespan would depend on the untimed work before the barrier (parsing, filling,
- * checking): a faster parse moved makespans by up to 0.3 %. So every rank starts the timed
- * part at one clock: after the barrier the ranks agree on the latest exit (the runtime's
- * butterfly, one message a step, nothing left in flight) and each idles until START_GUARD
- * clocks after it, rounded up to a multiple of START_ALIGN. The machine is quiet then (the
- * receive requests' protocol threads have run), and what is timed starts in the same state
- * whatever came before. The idle clocks cost no host time. */
-enum { START_GUARD = 1 << 16, START_ALIGN = 1 << 10 };
-
-/* The largest of the ranks' t (64 bits from two 32-bit maxima). */
-static uint64_t latest(uint64_t t) {
-  const int32_t hi = emx_max_i32((int32_t)(t >> 31));
-  const int32_t lo = emx_max_i32((int32_t)(t >> 31) == hi ? (int32_t)(t & 0x7fffffff) : -1);
-  return ((uint64_t)(uint32_t)hi << 31) | (uint32_t)lo;
-}
-
-/* Returns the clock at which the timed part starts on every rank, once it has come. */
-static uint64_t common_start(int me) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const uint64_t start =
-      (latest(emx_cycles()) + START_GUARD + START_ALIGN - 1) / START_ALIGN * START_ALIGN;
-  const uint64_t now = emx_cycles();
-  /* emx_delay(N) returns N + DELAY_CALL clocks after it is entered (rt_delay). */
-  enum { DELAY_CALL = 25 };
-  if (now + DELAY_CALL + 1 >= start) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "the common start (clock %llu) came before this rank knew it "
-             "(clock %llu): START_GUARD is too small for this machine",
-             (unsigned long long)start, (unsigned long long)now);
-    fail(me, msg);
-  }
-  emx_delay((uint32_t)(start - now - DELAY_CALL - 1));
-  return start;
-}
 
 /* ---- The schedule with persistent requests ---------------------------------------- */
 
@@ -447,7 +412,7 @@ int main(int argc, char **argv) {
       coll_fill(&p, mode, &c, rep);
     }
     if (skew) emx_delay((uint32_t)((p.me * 7919 % 13) * skew));
-    const uint64_t t0 = common_start(p.me);
+    const uint64_t t0 = common_start("mpi_delay_sched", p.me);
     if (mode == M_SCHED) run_schedule(&p, &q, delta);
     else coll_run(&p, mode, &c);
     const uint64_t t1 = emx_cycles();

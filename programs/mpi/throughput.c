@@ -9,11 +9,13 @@
  * raw: no MPI on the way: the data goes by the remote-write routine below, unrolled by
  *      64 bytes (so sizes are rounded up to 64 bytes and the curve steps every 64), then
  *      an I-structure flag that the other side waits on.
- * Iterations per size: 262144 / SIZE, at least 2, at most 50. One line per size on the
- * initiating rank: "bytes=N iterations=K oneway_cycles=C mbps=M". */
+ * Iterations per size: 262144 / SIZE, at least 2, at most 50. Both ranks start the timed
+ * loop at one clock (common_start.h), so untimed work before it moves no figure. One line
+ * per size on the initiating rank: "bytes=N iterations=K oneway_cycles=C mbps=M". */
 #include <emx/emc.h>
 #include <mpi.h>
 
+#include "common_start.h"
 #include "pingpong_loop.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +30,10 @@ static int iterations(int bytes) {
 
 /* ---- MPI ---------------------------------------------------------------------------- */
 
-static double mpi_round_trips(int peer, int initiator, char *buf, int bytes, int iters) {
+static double mpi_round_trips(int me, int peer, int initiator, char *buf, int bytes, int iters) {
   MPI_Request *recvs = malloc(iters * sizeof *recvs);
   for (int k = 0; k < iters; ++k) MPI_Irecv(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &recvs[k]);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const uint64_t t0 = emx_cycles();
+  const uint64_t t0 = common_start("mpi_throughput", me);
   pingpong_advance_loop(peer, initiator, buf, bytes, iters, TAG, recvs);
   const uint64_t t1 = emx_cycles();
   free(recvs);
@@ -41,10 +42,10 @@ static double mpi_round_trips(int peer, int initiator, char *buf, int bytes, int
 
 /* ---- The raw remote-write routine ----------------------------------------------------- */
 
-/* 16 register-relative sends per iteration: 64 bytes. */
-#define W(k) emx_send_disp(EMX_PKT_syswr, k, g, s[k])
+/* 16 auto-increment loads and register-relative sends per iteration: 64 bytes. */
+#define W(k) emx_send_disp(EMX_PKT_syswr, k, g, emx_load_next(&s))
 static void put64(emx_gaddr_t g, const uint32_t *s, int bytes) {
-  for (int done = 0; done < bytes; done += 64, s += 16, g += 16) {
+  for (const uint32_t *end = s + (bytes + 63) / 64 * 16; s != end; g += 16) {
     W(0); W(1); W(2); W(3); W(4); W(5); W(6); W(7);
     W(8); W(9); W(10); W(11); W(12); W(13); W(14); W(15);
   }
@@ -53,10 +54,10 @@ static void put64(emx_gaddr_t g, const uint32_t *s, int bytes) {
 
 static uint32_t flag; /* I-structure element: "your data is here", the same on every PE */
 
-static double raw_round_trips(int peer, int initiator, uint32_t *buf, int bytes, int iters) {
-  MPI_Barrier(MPI_COMM_WORLD);
+static double raw_round_trips(int me, int peer, int initiator, uint32_t *buf, int bytes,
+                              int iters) {
   const emx_gaddr_t theirs = emx_gaddr(peer, buf), their_flag = emx_gaddr(peer, &flag);
-  const uint64_t t0 = emx_cycles();
+  const uint64_t t0 = common_start("mpi_throughput", me);
   for (int k = 0; k < iters; ++k) {
     if (!initiator) (void)emx_iread(emx_gaddr_mine(&flag));
     put64(theirs, buf, bytes);
@@ -82,23 +83,24 @@ int main(int argc, char **argv) {
   int largest = 0;
   for (int k = 2; k < argc; ++k)
     if (atoi(argv[k]) > largest) largest = atoi(argv[k]);
-  /* The raw routine writes whole 64-byte blocks. */
-  uint32_t *buf = malloc((largest + 63) / 64 * 64 + 64);
-  if (!buf) {
+  /* The raw routine writes whole 64-byte blocks. Only the pair needs the buffer. */
+  const size_t buf_bytes = (largest + 63) / 64 * 64 + 64;
+  uint32_t *buf = active ? malloc(buf_bytes) : 0;
+  if (active && !buf) {
     printf("rank %d: no memory for %d bytes\n", me, largest);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  memset(buf, me, (largest + 63) / 64 * 64 + 64);
+  if (active) memset(buf, me, buf_bytes);
   const double mhz = emx_clock_khz() / 1000.0;
   for (int k = 2; k < argc; ++k) {
     const int bytes = atoi(argv[k]), iters = iterations(bytes);
     double clocks = 0;
     if (active) {
       const int peer = me == a ? b : a;
-      clocks = raw ? raw_round_trips(peer, me == b, buf, bytes, iters)
-                   : mpi_round_trips(peer, me == b, (char *)buf, bytes, iters);
+      clocks = raw ? raw_round_trips(me, peer, me == b, buf, bytes, iters)
+                   : mpi_round_trips(me, peer, me == b, (char *)buf, bytes, iters);
     } else {
-      MPI_Barrier(MPI_COMM_WORLD);
+      common_start("mpi_throughput", me); /* every rank takes part */
     }
     if (me == b) {
       const double oneway = clocks / (2.0 * iters);

@@ -46,6 +46,7 @@ typedef struct {
   uint8_t sreq_inline;    /* sreq-inline: buffered data of <= 4 bytes in the send request */
   uint8_t done_sized;     /* done-sized: a short message's size in its completion value */
   uint8_t local_isend;    /* local-isend: MPI_Isend does not wait for its operand segment */
+  uint8_t fetch_sysrd;    /* fetch-sysrd: SYSRD per word replying by remote write (transfer.c) */
 } mpi_options;
 extern mpi_options mpi_opt;
 int mpi_parse_option(const char *arg, int *bad); /* 1: arg was an -mpi-option= */

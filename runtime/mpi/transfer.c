@@ -1,7 +1,8 @@
 /* Moving message data: the one-sided send (remote writes straight into the receive
  * buffer, then the status, then completion through the receive request's I-structure)
  * and the receiver's remote read of a send buffer: by block remote reads of the
- * sender's memory unit (EM-X), or by a SYSRD per word whose reply is a thread (EM-X',
+ * sender's memory unit (EM-X), by SYSRDs replying as remote writes (EM-X,
+ * -mpi-option=fetch-sysrd), or by a SYSRD per word whose reply is a thread (EM-X',
  * EM-4, and -mpi-option=fetch-per-word). At most FRAMES_MAX frames of either kind are in
  * flight per PE (flow control, docs/mpi-flow-control.md). */
 #include <stdlib.h>
@@ -176,6 +177,8 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
 enum { B_FETCH = 1, B_E0 = 3, BLOCK = FETCH_BLOCK_WORDS };
 unsigned mpi_block_reads;
 static emx_thread_fn *block_tmpl;
+static emx_thread_fn *stream_tmpl;
+static int fetch_by_sysrd; /* -mpi-option=fetch-sysrd on EM-X */
 
 static inline __attribute__((always_inline)) void block_issue(fetch *x, uint32_t *f,
                                                               unsigned k) {
@@ -208,6 +211,46 @@ static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
 }
 
 static int fetch_by_blocks(void) { return mpi_block_reads; }
+
+/* ---- Remote read by a stream of SYSRDs (EM-X, -mpi-option=fetch-sysrd) --------------
+ * EM-X's SYSRD as its hardware is described: the sender's memory unit reads one word per
+ * request and replies either to a continuation or as a remote write to the global address
+ * the request carries (sysrdw, docs/pe.md). The receiver's loop asks for every word but a
+ * chunk's last by a sysrdw whose reply goes straight into the receive buffer (no thread
+ * on either side; emx_read_words), two instructions a word as the block-send loop; the last word's
+ * plain SYSRD replies to a continuation into the fetch's frame, behind the chunk's words
+ * (one memory unit, one path: FIFO), and that thread stores it. Frames as the block
+ * read's: two chunks in flight, the frame's words E0, E1 their last words' destinations. */
+/* A chunk: whole turns of the loop, and the last word. */
+enum { STREAM = 64 * 32 + 1 };
+static void stream_issue(fetch *x, uint32_t *f, unsigned k) {
+  const uint32_t m = x->left < STREAM ? x->left : STREAM;
+  emx_read_words(emx_gaddr_mine(x->dst), x->src, m - 1);
+  f[B_E0 + k] = (uint32_t)(uintptr_t)(x->dst + m - 1);
+  emx_send(EMX_PKT_sysrd, x->src + m - 1, emx_gaddr_mine(&f[1 + k]));
+  x->dst += m;
+  x->src += m;
+  x->left -= m;
+  ++x->frames;
+}
+
+static void stream_arrived(uint32_t value, uint32_t unused, uint32_t cont) {
+  (void)unused;
+  uint32_t *f = emx_frame();
+  fetch *x = (fetch *)(uintptr_t)f[B_FETCH];
+  /* cont << 10 >> 8: the slot's local byte address; slot 1 or 2 names the chunk. */
+  const unsigned k = (uint32_t)(((cont << 10) >> 8) - (uint32_t)(uintptr_t)&f[1]) / 4;
+  *(uint32_t *)(uintptr_t)f[B_E0 + k] = value;
+  --x->frames;
+  if (x->left) {
+    stream_issue(x, f, k);
+    return;
+  }
+  if (x->frames) return;
+  frame_returned(f);
+  --mpi_inbound;
+  x->done(x->arg);
+}
 
 /* ---- Frames in flight over all fetches, of both kinds, are bounded ----
  * Every per-word reply and every block's completion is a thread packet in this PE's
@@ -245,7 +288,14 @@ static uint32_t *__attribute__((noinline)) frame_take(const emx_thread_fn *tmpl)
 
 /* Inline in fetch_start: a short message's fetch is one function. */
 static inline __attribute__((always_inline)) void fetch_grant(fetch *x) {
-  if (fetch_by_blocks()) {
+  if (fetch_by_sysrd) {
+    uint32_t *fr;
+    if (frames_out < FRAMES_MAX && (fr = frame_take(stream_tmpl))) {
+      ++frames_out;
+      fr[B_FETCH] = (uint32_t)(uintptr_t)x;
+      for (unsigned k = 0; k < 2 && x->left; ++k) stream_issue(x, fr, k);
+    }
+  } else if (fetch_by_blocks()) {
     uint32_t *fr;
     if (frames_out < FRAMES_MAX && (fr = frame_take(block_tmpl))) {
       ++frames_out;
@@ -327,5 +377,12 @@ void transfer_init(void) {
   if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
   block_tmpl[1] = block_tmpl[2] = block_arrived;
   spare_frame = emx_frame_alloc(block_tmpl);
-  mpi_block_reads = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
+  const int direct = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
+  fetch_by_sysrd = direct && mpi_opt.fetch_sysrd;
+  mpi_block_reads = direct && !mpi_opt.fetch_sysrd;
+  if (fetch_by_sysrd) { /* (its template only where it is used: init memory) */
+    stream_tmpl = calloc(words, sizeof *stream_tmpl);
+    if (!stream_tmpl) mpi_internal_error("no memory for the SYSRD fetch template");
+    stream_tmpl[1] = stream_tmpl[2] = stream_arrived;
+  }
 }

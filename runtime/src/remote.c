@@ -6,7 +6,9 @@
 
 uint32_t __emx_fence_word;
 
-/* Register-relative sends: one load and one send per word. */
+/* Register-relative sends without auto-increment: one load (its displacement plays the
+ * auto-increment's role in the unrolled loop) and one send per word, and per 32 words the
+ * source's and the destination's updates and the branch. */
 #define PUT(k) emx_send_disp(EMX_PKT_syswr, k, g, s[k])
 #define PUT8(k) \
   PUT(k); PUT(k + 1); PUT(k + 2); PUT(k + 3); PUT(k + 4); PUT(k + 5); PUT(k + 6); PUT(k + 7)
@@ -44,14 +46,34 @@ static void put_separate(emx_gaddr_t g, const uint32_t *s, size_t n) {
 #undef PUT8_SEPARATE
 #undef PUT_SEPARATE
 
+/* EM-X's block-send loop: an auto-increment load and a register-relative send a word,
+ * "2 instructions per word"; per 32 words the destination's update and the branch. */
+#define PUT_AI(k) emx_send_disp(EMX_PKT_syswr, k, g, emx_load_next(&s))
+#define PUT8_AI(k) \
+  PUT_AI(k); PUT_AI(k + 1); PUT_AI(k + 2); PUT_AI(k + 3); PUT_AI(k + 4); PUT_AI(k + 5); PUT_AI(k + 6); PUT_AI(k + 7)
+static void put_auto_increment(emx_gaddr_t g, const uint32_t *s, size_t n) {
+  if (n >= 32) {
+    const uint32_t *const end = s + (n & ~(size_t)31);
+    do {
+      PUT8_AI(0); PUT8_AI(8); PUT8_AI(16); PUT8_AI(24);
+      g += 32;
+    } while (s != end);
+    n &= 31;
+  }
+  for (; n; --n, ++g) PUT_AI(0);
+}
+#undef PUT8_AI
+#undef PUT_AI
+
 void emx_put(emx_gaddr_t dst, const void *src, size_t words) {
   if (emx_gaddr_is_local(dst)) {
     memmove(emx_gaddr_local(dst), src, words * 4);
-  } else if (emx_features() & EMX_FEATURE_SEND_DISPLACEMENT) {
-    put_displacement(dst, src, words);
-  } else {
-    put_separate(dst, src, words);
+    return;
   }
+  const unsigned f = emx_features();
+  if (f & EMX_FEATURE_AUTO_INCREMENT) put_auto_increment(dst, src, words);
+  else if (f & EMX_FEATURE_SEND_DISPLACEMENT) put_displacement(dst, src, words);
+  else put_separate(dst, src, words);
 }
 
 /* Split-phase reads: each word's reply is a thread in a *get frame*, whose slot k

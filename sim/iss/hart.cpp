@@ -65,6 +65,8 @@ Decoded Hart::decode(uint32_t word) const {
   if (i->tclass == isa::TimingClass::send && i->format == isa::Format::S &&
       !(features & isa::csr::kFeatureSendDisplacement))
     return d;
+  // Nor auto-increment memory addressing.
+  if (i->op == isa::Op::lw_ai && !(features & isa::csr::kFeatureAutoIncrement)) return d;
   d.op = i->op;
   d.rd = static_cast<uint8_t>(isa::f_rd(word));
   if (i->writes_xrd && d.rd == 0) d.rd = 32;

@@ -6,6 +6,7 @@
 //   PC            address of this instruction        IMM      decoded immediate (int32_t)
 //   R1 R2         x[rs1], x[rs2] as uint32_t        SR1 SR2  the same as int32_t
 //   RS1_INDEX     the rs1 field itself (CSR uimm)    WR(v)    x[rd] = v (x0 discarded)
+//   WR1(v)        x[rs1] = v (x0 discarded): an auto-increment's base update
 //   JUMP(t)       continue at t (faults if t is misaligned)
 //   TAKEN(t)      JUMP(t) and charge branch_taken instead of branch
 //   JUMP_REL() TAKEN_REL()  the same to PC + IMM: straight to its decoded entry when it
@@ -35,6 +36,10 @@
 #define RS1_INDEX static_cast<uint32_t>(d.rs1)
 #define FD_INDEX d.rd
 #define WR(v) (x[d.rd] = static_cast<uint32_t>(v))
+#define WR1(v)                                              \
+  do {                                                      \
+    if (d.rs1) x[d.rs1] = static_cast<uint32_t>(v);         \
+  } while (0)
 
 #define JUMP(t)                                                              \
   do {                                                                       \

@@ -32,14 +32,16 @@ uint32_t PacketUnit::local_word(const net::Packet& p, const char* what) const {
 // The effect's parts are built in place: a token or packet built apart and copied in
 // is stored in pieces and read back whole, which stalls the host's store forwarding.
 void PacketUnit::reply_to(PacketEffect& e, uint32_t cont, uint32_t value,
-                          const net::Packet& cause) const {
+                          const net::Packet& cause, PacketType type) const {
   if (gaddr_pe(cont) >= pe_count_)
-    throw PacketError(fmt::format("{}: its continuation 0x{:08x} names PE {}, but the machine has "
-                                  "{} PEs", describe_packet(cause), cont, gaddr_pe(cont), pe_count_));
+    throw PacketError(fmt::format("{}: its {} 0x{:08x} names PE {}, but the machine has {} PEs",
+                                  describe_packet(cause),
+                                  type == PacketType::invoke1 ? "continuation" : "reply address",
+                                  cont, gaddr_pe(cont), pe_count_));
   net::Packet& r = e.reply.emplace();
   r.addr = cont;
   r.data = value;
-  r.type = static_cast<uint8_t>(PacketType::invoke1);
+  r.type = static_cast<uint8_t>(type);
   r.src = static_cast<uint16_t>(pe_);
   r.dst = static_cast<uint16_t>(gaddr_pe(cont));
 }
@@ -83,6 +85,15 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
         break;
       }
       reply_to(e, p.data, mem_.read32(local_word(p, "SYSRD")), p);
+      e.clocks = cfg_.sysrd_clocks;
+      ++n_.sysrd;
+      return e;
+    case PacketType::sysrdw:  // a SYSRD whose reply is a remote write: no thread anywhere
+      if (!cfg_.direct_remote_access)
+        throw PacketError(describe_packet(p) + ": a SYSRD replying by remote write needs the "
+                                               "memory unit's direct remote access "
+                                               "(memory_unit.direct_remote_access)");
+      reply_to(e, p.data, mem_.read32(local_word(p, "SYSRD")), p, PacketType::syswr);
       e.clocks = cfg_.sysrd_clocks;
       ++n_.sysrd;
       return e;

@@ -51,7 +51,8 @@ class PacketUnit {
  private:
   uint32_t local_word(const net::Packet& p, const char* what) const;
   void reply_to(PacketEffect& e, uint32_t continuation, uint32_t value,
-                const net::Packet& cause) const;
+                const net::Packet& cause,
+                isa::PacketType type = isa::PacketType::invoke1) const;
   void match(PacketEffect& e, const net::Packet& p, bool left);
   void istructure_write(PacketEffect& e, const net::Packet& p);
   void block_read(PacketEffect& e, const net::Packet& p);
@@ -73,7 +74,8 @@ std::string describe_packet(const net::Packet& p);
 inline bool may_reply(const net::Packet& p) {
   using isa::PacketType;
   const auto t = static_cast<PacketType>(p.type);
-  return t == PacketType::sysrd || t == PacketType::iwrite || t == PacketType::iread ||
+  return t == PacketType::sysrd || t == PacketType::sysrdw || t == PacketType::iwrite ||
+         t == PacketType::iread ||
          t == PacketType::blockreadn || t == PacketType::blockreadf;
 }
 

@@ -27,7 +27,8 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
   hart_.set_env(this);
   hart_.set_machine_info(id, cfg.pes, static_cast<uint32_t>(cfg.clock_mhz * 1000.0 + 0.5));
   hart_.features = (cfg.pe.memory_unit.direct_remote_access ? isa::csr::kFeatureDirectRemoteAccess : 0) |
-                   (cfg.pe.isa.send_displacement ? isa::csr::kFeatureSendDisplacement : 0);
+                   (cfg.pe.isa.send_displacement ? isa::csr::kFeatureSendDisplacement : 0) |
+                   (cfg.pe.isa.auto_increment ? isa::csr::kFeatureAutoIncrement : 0);
   hart_.frame_words = cfg.pe.threads.frame_words;
   hart_.translate = cfg.sim.iss.translate && iss::kTranslationBuilt;
   SC_HAS_PROCESS(Pe);

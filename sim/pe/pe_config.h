@@ -99,12 +99,16 @@ struct MemoryUnitConfig {
 // ISA features that differ between EM-X and EM-4.
 struct IsaFeatures {
   bool send_displacement = true;  // [paper] EM-4 lacks register-relative packet addressing
+  bool auto_increment = true;     // [paper] EM-4 lacks auto-increment memory addressing
 
   template <class V>
   void visit(V& v) {
     v.field("send_displacement", send_displacement, false, true,
             "the base+displacement form of send exists (EM-X) or is an illegal instruction "
             "(EM-4, whose block transfer needs separate address updates) [paper]");
+    v.field("auto_increment", auto_increment, false, true,
+            "the auto-increment load lw.ai exists (EM-X: its block-send loop is a load and "
+            "a send a word) or is an illegal instruction (EM-4) [paper]");
   }
 };
 

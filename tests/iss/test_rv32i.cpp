@@ -3,6 +3,7 @@
 
 #include "hart_fixture.h"
 #include "isa/csr_numbers.h"
+#include "isa/isa.h"
 
 namespace emx::test {
 namespace {
@@ -270,6 +271,53 @@ TEST_F(HartTest, MemoryPenaltyChargesMemoryReferences) {
   em4.pc = kCode;
   em4.run(1000);
   EXPECT_EQ(em4.cycles, 5u);  // (1+1) + (1+1) + 1
+}
+
+// EMC-Y's auto-increment load (isa/emcy.def): rd = mem[rs1], then rs1 += imm; one load's
+// clock; rd wins when it is rs1; a faulting load changes no register; EM-4 lacks it.
+TEST_F(HartTest, AutoIncrementLoad) {
+  auto lwai = [](unsigned rd, unsigned rs1, int32_t imm) { return enc::i(0x7b, 2, rd, rs1, imm); };
+  EXPECT_EQ(isa::disassemble(lwai(10, 11, 4), 0), "lw.ai a0, a1, 4");
+  memory.write32(kData, 11);
+  memory.write32(kData + 4, 22);
+  memory.write32(kData + 8, 33);
+  x(1) = kData;
+  EXPECT_EQ(exec({lwai(2, 1, 4), lwai(3, 1, 4), lwai(4, 1, -4)}), Stop::stopped);
+  EXPECT_EQ(x(2), 11u);
+  EXPECT_EQ(x(3), 22u);
+  EXPECT_EQ(x(4), 33u);
+  EXPECT_EQ(x(1), kData + 4);
+  EXPECT_EQ(hart.instret, 4u);  // with the `end`
+  EXPECT_EQ(hart.cycles, 4u);
+  x(1) = kData + 4;
+  EXPECT_EQ(exec({lwai(1, 1, 4)}), Stop::stopped);  // rd = rs1: the loaded value
+  EXPECT_EQ(x(1), 22u);
+  x(1) = kData;
+  EXPECT_EQ(exec({lwai(0, 1, 8)}), Stop::stopped);  // rd = x0: only the increment
+  EXPECT_EQ(x(0), 0u);
+  EXPECT_EQ(x(1), kData + 8);
+  x(1) = kMem;
+  EXPECT_EQ(exec({lwai(2, 1, 4)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::load_outside_memory);
+  EXPECT_EQ(x(1), kMem);
+  hart.features = ~isa::csr::kFeatureAutoIncrement;  // EM-4
+  x(1) = kData;
+  EXPECT_EQ(exec({lwai(2, 1, 4)}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::illegal_instruction);
+  EXPECT_EQ(x(1), kData);
+}
+
+// Packet types 8..15 take their register-relative send from custom-2 (isa/emcy.def); of
+// them only sysrdw has one. EM-4 has no register-relative send at all.
+TEST_F(HartTest, SysrdwHasARegisterRelativeSend) {
+  const uint32_t w = enc::s(0x5b, static_cast<unsigned>(isa::PacketType::sysrdw) - 8, 11, 10, 3);
+  ASSERT_NE(isa::lookup(w), nullptr);
+  EXPECT_EQ(isa::lookup(w)->op, isa::Op::sendd_sysrdw);
+  EXPECT_EQ(isa::disassemble(w, 0), "send.sysrdw a0, 3(a1)");
+  EXPECT_EQ(isa::lookup(enc::s(0x5b, 0, 11, 10, 3)), nullptr);  // host: no such form
+  hart.features = ~isa::csr::kFeatureSendDisplacement;  // EM-4
+  EXPECT_EQ(exec({w}), Stop::fault);
+  EXPECT_EQ(hart.fault().kind, FaultKind::illegal_instruction);
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ class ThreadMultiple(Runs):
 
 # -mpi-option= names (runtime/mpi/options.c): the shortcuts over the paper's mechanisms.
 OPTIONS = ["rreq-pairs", "sreq-inline", "staged-records", "done-sized", "fetch-per-word",
-           "local-isend"]
+           "local-isend", "fetch-sysrd"]
 
 
 class Options(Runs):
@@ -176,7 +176,7 @@ class Options(Runs):
             for matching, protocol in VARIANTS:
                 with self.subTest(option=option, matching=matching, protocol=protocol):
                     res, s = self.run_variant(matching, protocol, option)
-                    if option in ("fetch-per-word", "all"):
+                    if option in ("fetch-per-word", "fetch-sysrd", "all"):
                         self.assertEqual(pe_sum(s, "memory_unit.block_reads"), 0)
 
     def test_the_default_fetches_by_block_reads(self):
@@ -187,6 +187,15 @@ class Options(Runs):
         self.assertGreater(pe_sum(s, "memory_unit.block_reads"), 50)
         self.assertGreater(pe_sum(s, "memory_unit.block_words"), 0.99 * res["mpi_fetched_words"])
         self.assertLessEqual(pe_sum(s, "memory_unit.block_words"), res["mpi_fetched_words"])
+
+    def test_fetch_sysrd_reads_by_a_stream_of_sysrds(self):
+        # The fetched words are SYSRDs of the sender's memory unit (a chunk's last word
+        # replies to a thread, the others as remote writes), no block read; a rank's
+        # messages to itself are copies.
+        res, s = self.run_variant("receiver", "get", "fetch-sysrd")
+        self.assertGreater(res["mpi_fetched_words"], 1000)
+        self.assertEqual(pe_sum(s, "memory_unit.block_reads"), 0)
+        self.assertGreater(pe_sum(s, "memory_unit.sysrd"), 0.99 * res["mpi_fetched_words"])
 
     def test_an_unknown_option_names_the_known_ones(self):
         r, _ = run_stats("--pes", "2", "mpi_t_p2p", "order", "-mpi-option=fetch-per-word,bogus")

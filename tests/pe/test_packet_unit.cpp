@@ -52,6 +52,39 @@ TEST_F(PacketUnitTest, SysrdRepliesToTheContinuation) {
   EXPECT_EQ(e.reply->type, static_cast<uint8_t>(PacketType::invoke1));
 }
 
+// The SYSRD whose reply is a remote write: the word goes to the global address in the
+// request's data as a SYSWR, no thread on either side.
+TEST_F(PacketUnitTest, SysrdwRepliesAsARemoteWrite) {
+  memory.write32(0x2000, 4321);
+  const uint32_t dst = make_gaddr(6, 0x5008);
+  const auto e = unit.accept(packet(PacketType::sysrdw, 0x2000, dst));
+  EXPECT_FALSE(e.thread);
+  ASSERT_TRUE(e.reply);
+  EXPECT_EQ(e.reply->type, static_cast<uint8_t>(PacketType::syswr));
+  EXPECT_EQ(e.reply->addr, dst);
+  EXPECT_EQ(e.reply->data, 4321u);
+  EXPECT_EQ(e.reply->dst, 6);
+  EXPECT_EQ(e.reply->src, kPe);
+  EXPECT_EQ(e.clocks, cfg.sysrd_clocks);
+  EXPECT_EQ(unit.counters().sysrd, 1u);
+  EXPECT_TRUE(may_reply(packet(PacketType::sysrdw, 0x2000, dst)));
+  try {
+    unit.accept(packet(PacketType::sysrdw, 0x2000, make_gaddr(100, 0x3000)));
+    ADD_FAILURE() << "a reply address on a missing PE was accepted";
+  } catch (const PacketError& x) {
+    EXPECT_NE(std::string(x.what()).find("reply address 0x19000c00 names PE 100"),
+              std::string::npos) << x.what();
+  }
+  cfg.direct_remote_access = false;  // EM-X' and EM-4: no memory unit to serve it
+  try {
+    unit.accept(packet(PacketType::sysrdw, 0x2000, dst));
+    ADD_FAILURE() << "EM-X' served a sysrdw";
+  } catch (const PacketError& x) {
+    EXPECT_NE(std::string(x.what()).find("memory_unit.direct_remote_access"), std::string::npos)
+        << x.what();
+  }
+}
+
 TEST_F(PacketUnitTest, WithoutDirectAccessSysWrAndRdBecomeHandlerThreads) {
   cfg.direct_remote_access = false;  // EM-X' and EM-4
   auto w = unit.accept(packet(PacketType::syswr, 0x2000, 7));

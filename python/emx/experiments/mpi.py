@@ -99,6 +99,15 @@ def throughput_runs(opt):
         yield Point({"curve": f"{m} {p}", "matching": m, "protocol": p},
                     Run("mpi_throughput", ("mpi", *sizes, *variant_args(m, p, opt["options"])),
                         config=CONFIG))
+    # Beside them, the receiver's remote read as the hardware describes SYSRD: one request
+    # per word replying as a remote write, a loop of 2 instructions a word (option
+    # fetch-sysrd; the default reads by our single-request block read, docs/mpi.md).
+    stream = ",".join(o for o in (opt["options"], "fetch-sysrd") if o)
+    for p in ("get", "sync"):
+        yield Point({"curve": f"receiver SYSRD stream {p}", "matching": "receiver, fetch-sysrd",
+                     "protocol": p},
+                    Run("mpi_throughput", ("mpi", *sizes, *variant_args("receiver", p, stream)),
+                        config=CONFIG))
     yield Point({"curve": "raw remote write", "matching": "raw", "protocol": ""},
                 Run("mpi_throughput", ("raw", *sorted(set(sizes + RAW_EXTRA))), config=CONFIG))
 

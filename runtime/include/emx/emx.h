@@ -42,14 +42,16 @@ static inline void *emx_gaddr_local(emx_gaddr_t g) {
                    : "memory")
 
 /* send.TYPE data, DISP(base): address = base + DISP (DISP in words, a constant in
- * -2048..2047); only packet types 0..7 have this form. */
+ * -2048..2047); only packet types 0..7 and sysrdw have this form (isa/emcy.def: custom-1
+ * for 0..7, custom-2 for 8..15). */
 #define emx_send_disp(type, disp, base, data)                                      \
   do {                                                                             \
-    _Static_assert((type) >= 0 && (type) <= 7, "no displacement send for this type"); \
-    __asm__ volatile(".insn s 0x2b, %0, %3, %1(%2)"                                \
+    _Static_assert(((type) >= 0 && (type) <= 7) || (type) == EMX_PKT_sysrdw,        \
+                   "no displacement send for this type");                         \
+    __asm__ volatile(".insn s %4, %0, %3, %1(%2)"                                  \
                      :                                                             \
-                     : "i"(type), "i"(disp), "r"((uint32_t)(base)),                \
-                       "r"((uint32_t)(data))                                       \
+                     : "i"((type) % 8), "i"(disp), "r"((uint32_t)(base)),          \
+                       "r"((uint32_t)(data)), "i"((type) < 8 ? 0x2b : 0x5b)        \
                      : "memory");                                                  \
   } while (0)
 
@@ -62,6 +64,16 @@ static inline void *emx_gaddr_local(emx_gaddr_t g) {
 /* End the running thread (strongly connected block); the PE starts the next ready one.
  * Control comes back only if a packet restarts this code. */
 static inline void emx_end(void) { __asm__ volatile(".insn i 0x0b, 1, x0, x0, 0" ::: "memory"); }
+
+/* lw.ai: the word at *p, and *p advanced by one word, in one instruction (EMC-Y's
+ * auto-increment load; EM-X only, EMX_FEATURE_AUTO_INCREMENT). */
+static inline uint32_t emx_load_next(const uint32_t **p) {
+  uint32_t v;
+  const uint32_t *q = *p;
+  __asm__ volatile(".insn i 0x7b, 2, %0, %1, 4" : "=&r"(v), "+r"(q) : : "memory");
+  *p = q;
+  return v;
+}
 
 /* Tag bits (6) of the memory word at a local word-aligned address. */
 static inline unsigned emx_rtag(const volatile void *word) {
@@ -88,6 +100,7 @@ static inline uint32_t emx_clock_khz(void) { return EMX_CSR_READ(0xCC3); }
 /* Feature bits of this machine (EMX_FEATURE_*): the config decides the mechanism. */
 #define EMX_FEATURE_DIRECT_REMOTE_ACCESS 1u /* SYSWR/SYSRD served by the memory unit */
 #define EMX_FEATURE_SEND_DISPLACEMENT 2u    /* send has its base+displacement form */
+#define EMX_FEATURE_AUTO_INCREMENT 4u       /* lw.ai: auto-increment load (isa/emcy.def) */
 static inline unsigned emx_features(void) { return EMX_CSR_READ(0xCC4); }
 /* Words per frame (operand segment); frames are aligned to their size. */
 static inline unsigned emx_frame_words(void) { return EMX_CSR_READ(0xCC5); }

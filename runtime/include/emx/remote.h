@@ -60,6 +60,25 @@ static inline void emx_read_block(emx_gaddr_t dst, emx_gaddr_t src, uint32_t wor
   emx_send(EMX_PKT_blockreadn, (src & ~EMX_GADDR_LOCAL_MASK) | words, done);
 }
 
+/* EM-X's block read as its hardware is described: a SYSRD a word, each replying as a
+ * remote write (packet sysrdw, docs/pe.md) of src[k] to dst + k; the loop asks for a word
+ * every 2 instructions (register-relative sends) and no thread runs on either side. No
+ * completion: a later SYSRD to src's PE (emx_read of the last word, say) is answered after
+ * them, and its reply follows the words to dst's PE when dst is on this PE. EM-X only. */
+#define EMX__ASK(k) emx_send_disp(EMX_PKT_sysrdw, k, src, dst + k)
+#define EMX__ASK8(k)                                                                    \
+  EMX__ASK(k); EMX__ASK(k + 1); EMX__ASK(k + 2); EMX__ASK(k + 3); EMX__ASK(k + 4);      \
+  EMX__ASK(k + 5); EMX__ASK(k + 6); EMX__ASK(k + 7)
+static inline void emx_read_words(emx_gaddr_t dst, emx_gaddr_t src, uint32_t words) {
+  const emx_gaddr_t end = dst + (words & ~31u);
+  for (; dst != end; dst += 32, src += 32) { /* an add and a send a word */
+    EMX__ASK8(0); EMX__ASK8(8); EMX__ASK8(16); EMX__ASK8(24);
+  }
+  for (words &= 31; words; --words) emx_send(EMX_PKT_sysrdw, src++, dst++);
+}
+#undef EMX__ASK8
+#undef EMX__ASK
+
 /* The same block read between any two PEs, with its completion forwarded through the
  * destination (packet rdbf, docs/pe.md): after the words, src's memory unit sends a SYSRD
  * of the last destination word to dst's PE, which answers `cont` (a continuation on any
