@@ -241,10 +241,10 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
-  // The transfers started in a clock (row clock & grants_mask_), in order, each with
-  // the queue it made the new head of an idle queue (or kNil), which asks for an output
-  // ready_delay_ later: kTransfersDone and kHeadsReady events name the list. (When
-  // ready_delay_ == link_clocks, kTransfersDone does both, grant by grant.) The new head's
+  // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
+  // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
+  // for an output ready_delay_ later (heads_row; when ready_delay_ == link_clocks_, the
+  // grant's ready_queue, not kNil, and kTransfersDone does both, grant by grant). The new head's
   // request is known when it enters: it stays that queue's head, its next step unchanged,
   // until it has asked (only a grant removes a head), and its ready time is the event's
   // clock. So asking touches neither the queue nor the slot (in the machine, cold lines).
@@ -261,6 +261,15 @@ class Fabric {
   std::vector<Grant*> grants_end_;
   uint32_t grant_row_size_ = 0;  // outputs_.size()
   Grant* grant_row(uint32_t row) { return grants_.data() + size_t(row) * grant_row_size_; }
+  // Beside each row of grants (unless ready_delay_ == link_clocks_), the packets those
+  // grants moved into an idle queue, in grant order, with their requests: the row's
+  // kHeadsReady.
+  struct NewHead {
+    uint32_t queue, next, output;
+  };
+  std::vector<NewHead> heads_;
+  std::vector<NewHead*> heads_end_;
+  NewHead* heads_row(uint32_t row) { return heads_.data() + size_t(row) * grant_row_size_; }
   uint64_t grants_mask_ = 0;
   uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
   uint64_t heads_clock_ = kNever;   // the clock whose grants' kHeadsReady is pushed
