@@ -73,6 +73,13 @@ class Fabric {
       return q.release_at;
     return UINT64_MAX;
   }
+  // A lower bound of the first clock from which can_inject(endpoint, ...) may be true,
+  // the network having run to now(): injection_room_from, or when that depends on
+  // traffic to come, the end of a transfer of the head starting now() at the earliest.
+  uint64_t injection_room_bound(uint32_t endpoint) const {
+    const uint64_t from = injection_room_from(endpoint);
+    return from != UINT64_MAX ? from : now_ + link_clocks_;
+  }
   // The packet whose delivery into `endpoint` is under way (its ejection transfer has
   // started; it arrives at `at`), or nullptr. Any other arrival there ends at least
   // link_clocks after now(). Not for "crossbar".
