@@ -498,9 +498,14 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
     switch (e.kind) {
       case kHeadReady: request_output(e.target); break;
       case kTransfersDone:
-        for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
-          transfer_done(g->output, now);
-          if (ready_delay_ == link_clocks_ && g->ready_queue != kNil) request_new_head(*g, now);
+        if (ready_delay_ == link_clocks_) {  // (tested once: reloaded per grant otherwise)
+          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
+            transfer_done(g->output, now);
+            if (g->ready_queue != kNil) request_new_head(*g, now);
+          }
+        } else {
+          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g)
+            transfer_done(g->output, now);
         }
         break;
       case kHeadsReady:
