@@ -63,6 +63,9 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   grants_.resize(rows * grant_row_size_);
   grants_end_.resize(rows);
   for (uint32_t row = 0; row < rows; ++row) grants_end_[row] = grant_row(row);
+  heads_.resize(rows * grant_row_size_);
+  heads_end_.resize(rows);
+  for (uint32_t row = 0; row < rows; ++row) heads_end_[row] = heads_row(row);
   grants_mask_ = rows - 1;
   spill_.resize(outputs_.size());
 }
@@ -243,13 +246,14 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   if (grants_clock_ != now) {
     grants_clock_ = now;
     grants_end_[row] = grant_row(row);
+    heads_end_[row] = heads_row(row);
     events_.push(done, kTransfersDone, row);
   }
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
   Grant& grant = *grants_end_[row]++;
   grant.output = output;
-  grant.ready_queue = kNil;
+  grant.ready_queue = kNil;  // (only read when ready_delay_ == link_clocks_; a store is cheaper than the test)
   if (q < endpoints_) {
     src.release_at = done;
   } else {
@@ -276,15 +280,24 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     if (append(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
       // that enter an idle queue this clock, in the same order: one kHeadsReady event
-      // for them all (at the first one's place). When that is the clock the transfers
-      // end (cut-through with routing_clocks = clocks_per_word), their events alternate:
-      // kTransfersDone handles both. (append has just set the packet's next step.)
-      grant.ready_queue = w.next;
-      grant.next = slot.next_queue;
-      grant.next_output = slot.output;
-      if (ready_delay_ != link_clocks_ && heads_clock_ != now) {
-        heads_clock_ = now;
-        events_.push(now + ready_delay_, kHeadsReady, row);
+      // for them all (at the first one's place), which runs through the clock's list of
+      // new heads (heads_row), not its grants, most of which made none. When that is the
+      // clock the transfers end (cut-through with routing_clocks = clocks_per_word),
+      // their events alternate: kTransfersDone handles both, from the grant. (append has
+      // just set the packet's next step.)
+      if (ready_delay_ == link_clocks_) {
+        grant.ready_queue = w.next;
+        grant.next = slot.next_queue;
+        grant.next_output = slot.output;
+      } else {
+        NewHead& head = *heads_end_[row]++;
+        head.queue = w.next;
+        head.next = slot.next_queue;
+        head.output = slot.output;
+        if (heads_clock_ != now) {
+          heads_clock_ = now;
+          events_.push(now + ready_delay_, kHeadsReady, row);
+        }
       }
     }
   } else {
@@ -485,14 +498,19 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
     switch (e.kind) {
       case kHeadReady: request_output(e.target); break;
       case kTransfersDone:
-        for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
-          transfer_done(g->output, now);
-          if (ready_delay_ == link_clocks_ && g->ready_queue != kNil) request_new_head(*g, now);
+        if (ready_delay_ == link_clocks_) {  // (tested once: reloaded per grant otherwise)
+          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
+            transfer_done(g->output, now);
+            if (g->ready_queue != kNil) request_new_head(*g, now);
+          }
+        } else {
+          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g)
+            transfer_done(g->output, now);
         }
         break;
       case kHeadsReady:
-        for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g)
-          if (g->ready_queue != kNil) request_new_head(*g, now);
+        for (const NewHead *h = heads_row(e.target), *end = heads_end_[e.target]; h != end; ++h)
+          request(h->output, Waiter{now, h->queue, h->next});  // ready now: grant + ready_delay_
         break;
       case kRelease: mark_dirty(queues_[e.target].upstream); break;
       case kCrossbarArrive: crossbar_arrive(e.target, now); break;

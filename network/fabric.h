@@ -73,6 +73,13 @@ class Fabric {
       return q.release_at;
     return UINT64_MAX;
   }
+  // A lower bound of the first clock from which can_inject(endpoint, ...) may be true,
+  // the network having run to now(): injection_room_from, or when that depends on
+  // traffic to come, the end of a transfer of the head starting now() at the earliest.
+  uint64_t injection_room_bound(uint32_t endpoint) const {
+    const uint64_t from = injection_room_from(endpoint);
+    return from != UINT64_MAX ? from : now_ + link_clocks_;
+  }
   // The packet whose delivery into `endpoint` is under way (its ejection transfer has
   // started; it arrives at `at`), or nullptr. Any other arrival there ends at least
   // link_clocks after now(). Not for "crossbar".
@@ -241,10 +248,10 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
-  // The transfers started in a clock (row clock & grants_mask_), in order, each with
-  // the queue it made the new head of an idle queue (or kNil), which asks for an output
-  // ready_delay_ later: kTransfersDone and kHeadsReady events name the list. (When
-  // ready_delay_ == link_clocks, kTransfersDone does both, grant by grant.) The new head's
+  // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
+  // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
+  // for an output ready_delay_ later (heads_row; when ready_delay_ == link_clocks_, the
+  // grant's ready_queue, not kNil, and kTransfersDone does both, grant by grant). The new head's
   // request is known when it enters: it stays that queue's head, its next step unchanged,
   // until it has asked (only a grant removes a head), and its ready time is the event's
   // clock. So asking touches neither the queue nor the slot (in the machine, cold lines).
@@ -261,6 +268,15 @@ class Fabric {
   std::vector<Grant*> grants_end_;
   uint32_t grant_row_size_ = 0;  // outputs_.size()
   Grant* grant_row(uint32_t row) { return grants_.data() + size_t(row) * grant_row_size_; }
+  // Beside each row of grants (unless ready_delay_ == link_clocks_), the packets those
+  // grants moved into an idle queue, in grant order, with their requests: the row's
+  // kHeadsReady.
+  struct NewHead {
+    uint32_t queue, next, output;
+  };
+  std::vector<NewHead> heads_;
+  std::vector<NewHead*> heads_end_;
+  NewHead* heads_row(uint32_t row) { return heads_.data() + size_t(row) * grant_row_size_; }
   uint64_t grants_mask_ = 0;
   uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
   uint64_t heads_clock_ = kNever;   // the clock whose grants' kHeadsReady is pushed

@@ -160,9 +160,10 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       const unsigned ep = e.target;
       const uint64_t x = candidate_[ep];
       candidate_[ep] = UINT64_MAX;
-      if (!(nothing_due_by(ep, x) && fabric_.can_inject(ep, x))) {
-        const uint64_t free = fabric_.injection_room_from(ep);
-        check_at(ep, free == UINT64_MAX ? x + 1 : std::max(x + 1, free));
+      if (!(fabric_.can_inject(ep, x) && nothing_due_by(ep, x))) {  // (the usual failure first)
+        // (Not every clock while the injection queue is full: a transfer out frees
+        // room a whole transfer after it starts.)
+        check_at(ep, std::max(x + 1, fabric_.injection_room_bound(ep)));
         return;
       }
       Fifo<Floating>& f = port_[ep].floating;

@@ -2,6 +2,7 @@
 // FIFO order, back-pressure, out-of-order injection times.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "fabric_driver.h"
@@ -191,14 +192,17 @@ TEST(NetFabricTiming, BackPressureReachesTheInjectionQueue) {
     }
   }
   EXPECT_GT(refused, 0u);
-  // earliest_slot_free is a lower bound: no slot frees before it.
+  // earliest_slot_free and injection_room_bound are lower bounds: no slot frees before.
   for (uint16_t src = 1; src <= 80; ++src) {
     const uint64_t t = f.now();
     if (f.can_inject(src, t)) continue;
     const uint64_t retry = f.earliest_slot_free(src, t);
-    for (uint64_t u = t; u < retry; ++u) {
+    const uint64_t bound = f.injection_room_bound(src);
+    EXPECT_GT(bound, t) << src;
+    for (uint64_t u = t; u < std::max(retry, bound); ++u) {
       f.advance_to(u);
-      EXPECT_FALSE(f.can_inject(src, u)) << src << " at " << u << ", retry " << retry;
+      EXPECT_FALSE(f.can_inject(src, u)) << src << " at " << u << ", retry " << retry
+                                         << ", bound " << bound;
     }
   }
   while (!f.idle()) f.advance_to(f.next_event_time() + 1);
@@ -220,8 +224,12 @@ TEST(NetFabricTiming, AFullInjectionQueueRefusesAndFreesAfterATransfer) {
   EXPECT_THROW(f.inject(p, 0), std::logic_error);
   // The head is routed at 1 and leaves 2 clocks later.
   EXPECT_EQ(f.earliest_slot_free(5, 0), 3u);  // lower bound: next event (1) + a transfer
+  EXPECT_EQ(f.injection_room_bound(5), 2u);   // a transfer starting at now() (0) at the earliest
+  f.advance_to(1);
+  EXPECT_EQ(f.injection_room_bound(5), 3u);   // the head did not leave at 0
   f.advance_to(2);
   EXPECT_EQ(f.earliest_slot_free(5, 2), 3u);  // exact: the transfer ends at 3
+  EXPECT_EQ(f.injection_room_bound(5), 3u);   // it left at 1: its end
   EXPECT_FALSE(f.can_inject(5, 2));
   EXPECT_TRUE(f.can_inject(5, 3));  // the slot whose transfer ends at 3 counts as free at 3
   f.inject(p, 3);
