@@ -174,13 +174,13 @@ def slant_crowded_labels(fig) -> bool:
 
 
 def plain_number(x: float, _pos=None) -> str:
-    """A tick label as a person writes it: 4, 0.5, 1024, 1.5 K, 64 K, 2.5 M (no powers
+    """A tick label as a person writes it: 4, 0.5, 1024, 2 K, 64 K, 2.5 M (no powers
     of ten: 1024 is "1024", not "1.02e+03")."""
     if x == 0:
         return "0"
     a = abs(x)
     for div, unit in ((1e9, " G"), (1e6, " M"), (1e3, " K")):
-        if a >= div and (a >= 1e4 or round(x / div, 2) == x / div):
+        if a >= div and (a >= 1e5 or x % div == 0 or a >= 10 * div):
             return f"{x / div:.3g}{unit}"
     if a >= 1e3 or x == int(x):
         return f"{x:.0f}"

@@ -203,7 +203,8 @@ class Page(unittest.TestCase):
         self.assertEqual(report.plain_number(2500000), "2.5 M")
         self.assertEqual(report.plain_number(0.5), "0.5")
         self.assertEqual(report.plain_number(1024), "1024")       # not "1.02e+03"
-        self.assertEqual(report.plain_number(1500), "1.5 K")       # not "1.5e+03"
+        self.assertEqual(report.plain_number(1500), "1500")        # not "1.5e+03"
+        self.assertEqual(report.plain_number(12500), "12.5 K")
 
     def test_a_narrow_range_has_distinct_plain_labels(self):
         """1968..1982 clocks: "1968", "1970", ... not "1.97e+03" four times, nor "1.98 K"
