@@ -466,19 +466,47 @@ def _tally(rows) -> str:
     return ", ".join(parts)
 
 
-def config_names(configs) -> list:
+def config_names(configs, files=None) -> list:
     """A name for each effective config (dicts), by what it differs in: its `name` (the
-    config file) and, among configs of the same name, the keys whose values differ
-    ("emx-thread-write, clock_mhz=20, pes=64"), never a number."""
+    config file) and, among configs of the same name, the keys whose values differ from
+    the usual one ("emx-thread-write, clock_mhz=20, pes=64"), never a number. The usual
+    value is the config file's (`files`: name -> its flattened keys; default: read from
+    configs/), else the one most of those configs have; a config that is its file as
+    written is just the file's name. Two different configs never get the same name: of
+    two values of a key, at most one is the usual one."""
     flat = [_flatten(c) for c in configs]
+    files = {} if files is None else files
     names = []
     for f in flat:
-        same = [g for g in flat if g.get("name") == f.get("name")]
-        keys = sorted(k for k in set().union(*same) if k != "name" and
-                      len({json.dumps(g.get(k), sort_keys=True) for g in same}) > 1)
-        label = [str(f.get("name", "config"))] + [f"{k}={_short(f.get(k))}" for k in keys]
+        name = f.get("name", "config")
+        same = [g for g in flat if g.get("name") == name]
+        if name not in files:
+            files[name] = _config_file(str(name))
+        label = [str(name)]
+        for k in sorted(set().union(*same) - {"name"}):
+            values = [json.dumps(g.get(k), sort_keys=True) for g in same]
+            if len(set(values)) < 2:
+                continue
+            usual = json.dumps(files[name][k], sort_keys=True) if k in files[name] else \
+                max(dict.fromkeys(values), key=values.count)
+            if json.dumps(f.get(k), sort_keys=True) != usual:
+                label.append(f"{k}={_short(f.get(k))}")
         names.append(", ".join(label))
     return names
+
+
+def _config_file(name: str) -> dict:
+    """configs/<name>.json with what it extends, flattened ({} when there is none)."""
+    path = os.path.join(sim.TOP, "configs", name + ".json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    base = {}
+    if isinstance(doc.get("extends"), str):
+        base = _config_file(os.path.splitext(os.path.basename(doc["extends"]))[0])
+    return {**base, **{k: v for k, v in _flatten(doc).items() if k != "extends"}}
 
 
 def _flatten(d, prefix=""):

@@ -175,11 +175,21 @@ class Page(unittest.TestCase):
                          "<code>emx run prog 1</code>")
 
     def test_configurations_are_named_by_what_differs(self):
-        a = {"name": "emx80", "clock_mhz": 16, "pe": {"memory_bytes": 4}}
-        b = {"name": "emx80", "clock_mhz": 20, "pe": {"memory_bytes": 4}}
+        """By the keys in which a config differs from its file (or, for a key the file
+        does not set, from the value most configs of that name have); never a number."""
+        a = {"name": "emx80", "clock_mhz": 16, "pes": 80, "pe": {"memory_bytes": 4},
+             "network": {"topology": "omega"}}
+        b = dict(a, clock_mhz=20)
+        d = dict(a, clock_mhz=20, pes=5)
+        e = dict(a, pes=64, network={"topology": "single_switch"})
         c = {"name": "em4", "clock_mhz": 12.5, "pe": {"memory_bytes": 1}}
-        self.assertEqual(report.config_names([a, b, c]),
-                         ["emx80, clock_mhz=16", "emx80, clock_mhz=20", "em4"])
+        files = {"emx80": {"name": "emx80", "clock_mhz": 16, "pes": 80}}
+        self.assertEqual(report.config_names([a, b, d, e, c], files),
+                         ["emx80", "emx80, clock_mhz=20", "emx80, clock_mhz=20, pes=5",
+                          "emx80, network.topology=single_switch, pes=64", "em4"])
+        names = report.config_names([dict(a, pes=p) for p in (2, 4, 8)], {"emx80": {}})
+        self.assertEqual(len(set(names)), 3)
+        self.assertEqual(report._config_file("emx-thread-write")["clock_mhz"], 16)  # extends
 
     def test_log_axes_only_over_a_wide_range_with_plain_labels(self):
         import matplotlib
