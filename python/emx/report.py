@@ -594,7 +594,7 @@ QUICK_WHY = ("A quick figure differs from the full run's: with fewer iterations 
              "quick run leaves out is not measured.")
 
 
-def _quick_html(e, quick: bool) -> str:
+def _quick_html(e, quick: bool, full: str = "") -> str:
     """A quick run's note: what is smaller (the experiment's own words, then what the
     plans show) and why its figures differ from the full run's."""
     if not quick:
@@ -607,15 +607,29 @@ def _quick_html(e, quick: bool) -> str:
                "The quick run is the full run here (the same runs and arguments): its "
                "figures are the full run's. " if found == [] else "")
     note = " ".join(filter(None, [said, smaller.strip(), "" if said else QUICK_WHY]))
-    return (f"<div class=quick><b>Quick run.</b> {html.escape(note)} "
-            f"<code>scripts/reproduce {html.escape(e.name)}</code> gives the full figures."
-            f"</div>")
+    full = html.escape(full) or f"<code>scripts/reproduce {html.escape(e.name)}</code>"
+    return (f"<div class=quick><b>Quick run.</b> {html.escape(note)} {full} gives the full "
+            f"figures.</div>")
 
 
 def find_sweeps(out_dir: str) -> list:
     """The sweeps written into out_dir by scripts/sweep (results/sweep-*.json)."""
     import glob
     return sorted(glob.glob(os.path.join(out_dir, "sweep-*.json")))
+
+
+def _sweep_quick_html(doc) -> str:
+    """A quick sweep's note: its experiment's quick version, as in that section."""
+    if not doc.get("quick"):
+        return ""
+    from . import registry
+    e = registry.all_experiments().get(doc.get("experiment"))
+    full = "the same scripts/sweep without --quick"
+    if e is None:
+        return (f"<div class=quick><b>Quick run.</b> Each point is the experiment's small "
+                f"version: fewer iterations and sizes than the full run. {QUICK_WHY} "
+                f"{full} gives the full figures.</div>")
+    return _quick_html(e, True, full)
 
 
 def _sweep_section(path: str) -> tuple:
@@ -641,7 +655,8 @@ def _sweep_section(path: str) -> tuple:
             f'{html.escape(axes_txt)} · simulator {html.escape(str(sim_v.get("commit", "?")))}'
             f' · {html.escape(str(doc.get("date", "")))}'
             f'{QUICK_BADGE if doc.get("quick") else ""}'
-            f'<span class=badge>{len(doc.get("rows", []))} rows</span></div>{img}'
+            f'<span class=badge>{len(doc.get("rows", []))} rows</span></div>'
+            f'{_sweep_quick_html(doc)}{img}'
             + "".join(f'<div class=fail><b>failed:</b> <code>{html.escape(str(x.get("command", "")))}'
                       f'</code><pre>{html.escape(str(x.get("fault", "")))}</pre></div>' for x in fails)
             + f'<h3>Table</h3>{_table_html(pd.DataFrame(doc.get("rows", [])))}</section>')

@@ -94,7 +94,7 @@ class Page(unittest.TestCase):
                                       "made-up paper, Table 1", "u")], [RATIO],
                     quick="1 and 2 keys only: the statement about 3 keys is not measured.")
         with open(os.path.join(self.tmp, "sweep-paper.thing.json"), "w") as f:
-            json.dump({"experiment": "paper.thing", "axes": {"clock_mhz": [10, 20]},
+            json.dump({"experiment": "paper.thing", "axes": {"clock_mhz": [10, 20]}, "quick": True,
                        "rows": [{"clock_mhz": 10, "speed": 1.5}], "failures": []}, f)
         path = report.html_report([o], os.path.join(self.tmp, "report.html"), {"quick": True})
         page = open(path).read()
@@ -107,6 +107,9 @@ class Page(unittest.TestCase):
         self.assertIn("<div class=scroll>", page)                  # wide tables scroll
         self.assertIn('id="sweep-paper.thing"', page)              # the sweep's section
         self.assertIn("clock_mhz = 10, 20", page)
+        sweep = page[page.index('id="sweep-paper.thing"'):]
+        self.assertIn("Quick run.", sweep)            # a quick sweep says what is smaller
+        self.assertIn("the same scripts/sweep without --quick gives the full figures", sweep)
 
     def test_the_overview_lists_every_published_value_and_statement(self):
         """Every experiment's declared values and statements are rows of the overview,
