@@ -372,7 +372,7 @@ pre{white-space:pre-wrap;font-size:11.5px;margin:4px 0}
 td code{overflow-wrap:anywhere}
 details{margin:6px 0;font-size:12.5px} summary{cursor:pointer;color:#1d4fa3}
 .badge{display:inline-block;border-radius:10px;padding:1px 8px;font-size:11px;margin-left:6px;
- background:#e7ecf6;color:#1d2a44} .badge.q{background:#fbe3a4}
+ background:#e7ecf6;color:#1d2a44;white-space:nowrap} .badge.q{background:#fbe3a4}
 """
 
 PAPERS_DOC = "docs/papers.md"
@@ -624,7 +624,7 @@ def _sweep_quick_html(doc) -> str:
         return ""
     from . import registry
     e = registry.all_experiments().get(doc.get("experiment"))
-    full = "the same scripts/sweep without --quick"
+    full = "The same scripts/sweep without --quick"
     if e is None:
         return (f"<div class=quick><b>Quick run.</b> Each point is the experiment's small "
                 f"version: fewer iterations and sizes than the full run. {QUICK_WHY} "

@@ -109,7 +109,7 @@ class Page(unittest.TestCase):
         self.assertIn("clock_mhz = 10, 20", page)
         sweep = page[page.index('id="sweep-paper.thing"'):]
         self.assertIn("Quick run.", sweep)            # a quick sweep says what is smaller
-        self.assertIn("the same scripts/sweep without --quick gives the full figures", sweep)
+        self.assertIn("The same scripts/sweep without --quick gives the full figures", sweep)
 
     def test_the_overview_lists_every_published_value_and_statement(self):
         """Every experiment's declared values and statements are rows of the overview,
