@@ -520,7 +520,10 @@ def _flatten(d, prefix=""):
 
 
 def _short(v):
-    return fmt(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+    """A value as written in a config or a parameter list: 20, 12.5, 1.5, 16777216."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    return str(int(v)) if v == int(v) else f"{v:.6g}"
 
 
 def _values_text(values) -> str:
