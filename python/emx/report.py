@@ -55,6 +55,12 @@ def text(outcome) -> str:
     """The terminal form: the table, then the published values beside ours."""
     e = outcome.experiment
     lines = [f"== {e.name}: {e.title}"]
+    if getattr(outcome, "quick", False):            # set by write() from the run's meta
+        found = quick_difference(e)
+        lines.append(textwrap.fill(
+            "   quick run: " + " ".join(filter(None, [e.quick, "; ".join(found or [])])) +
+            f" (full figures: scripts/reproduce {e.name})", 100,
+            subsequent_indent="   "))
     t = view(outcome)
     if t is not None and not t.empty:
         lines.append(t.to_string(index=False, float_format=fmt))
@@ -139,6 +145,8 @@ def figure_png(outcome) -> bytes | None:
             plain_axes(ax)
         fig.suptitle(textwrap.fill(f"{e.name}: {e.title}", 100), fontsize=8)
         fig.tight_layout()
+        if slant_crowded_labels(fig):
+            fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110)
         return buf.getvalue()
@@ -146,33 +154,79 @@ def figure_png(outcome) -> bytes | None:
         plt.close(fig)
 
 
+def slant_crowded_labels(fig) -> bool:
+    """Slants the x tick labels of an axis where two of them overlap (bar labels such as
+    "emx80-16mhz one" beside "emx80-16mhz all"); True when it slanted any."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    slanted = False
+    for ax in fig.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_text() and t.get_visible()]
+        if any(t.get_rotation() for t in labels):
+            continue                      # the plot placed them itself
+        boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        if any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:])):
+            for t in ax.get_xticklabels():
+                t.set_rotation(30)
+                t.set_horizontalalignment("right")
+            slanted = True
+    return slanted
+
+
 def plain_number(x: float, _pos=None) -> str:
-    """A tick label as a person writes it: 4, 0.5, 64 K, 2.5 M (no powers of ten)."""
+    """A tick label as a person writes it: 4, 0.5, 1024, 2 K, 64 K, 2.5 M (no powers
+    of ten: 1024 is "1024", not "1.02e+03")."""
     if x == 0:
         return "0"
     a = abs(x)
     for div, unit in ((1e9, " G"), (1e6, " M"), (1e3, " K")):
         if a >= div and (a >= 1e5 or x % div == 0 or a >= 10 * div):
             return f"{x / div:.3g}{unit}"
+    if a >= 1e3 or x == int(x):
+        return f"{x:.0f}"
     return f"{x:.3g}"
 
 
+def plain_formatter():
+    """plain_number for a whole axis: when its labels would repeat (a narrow range such
+    as 1969..1983, where three digits give "1.97 K" four times) or mix "1.98 K" with
+    "1982", every tick gets as many decimals as the step between ticks needs ("1968",
+    "1970", ...), still without an offset or a power of ten."""
+    from matplotlib.ticker import Formatter
+
+    class Plain(Formatter):
+        def __call__(self, x, pos=None):
+            return plain_number(x)
+
+        def format_ticks(self, values):
+            locs = sorted(v for v in values if math.isfinite(v))
+            labels = [plain_number(v) for v in locs]
+            units = {lab[-1] in "KMG" for v, lab in zip(locs, labels) if abs(v) >= 1e3}
+            if len(set(labels)) == len(locs) and len(units) <= 1:
+                return [plain_number(v) for v in values]   # not "1.97 K" beside "1972"
+            steps = [b - a for a, b in zip(locs, locs[1:]) if b > a]
+            digits = max(0, -math.floor(math.log10(min(steps)))) if steps else 0
+            return [f"{v:.{digits}f}" for v in values]
+    return Plain()
+
+
 def plain_axes(ax, decades: float = 1.5) -> None:
-    """A log axis only where the data span more than `decades` powers of ten, and then
-    with plain tick labels (no "6x10^0" over a 3 % range)."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    """A log axis only where the data span more than `decades` powers of ten; plain tick
+    labels on every numeric axis (no "6x10^0" over a 3 % range, no "1.02e+03", no
+    offset). Axes with labels of their own (categories, a plot's formatter) keep them."""
+    from matplotlib.ticker import LogFormatter, NullFormatter, ScalarFormatter
     lim = ax.dataLim
     for axis, lo, hi in (("x", lim.x0, lim.x1), ("y", lim.y0, lim.y1)):
         which = ax.xaxis if axis == "x" else ax.yaxis
-        if which.get_scale() != "log":
-            continue
-        if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)) or \
-                math.log10(hi / lo) < decades:
-            (ax.set_xscale if axis == "x" else ax.set_yscale)("linear")
-            which.set_major_formatter(FuncFormatter(plain_number))
-            continue
-        which.set_major_formatter(FuncFormatter(plain_number))
-        which.set_minor_formatter(NullFormatter())
+        if which.get_scale() == "log":
+            if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)) or \
+                    math.log10(hi / lo) < decades:
+                (ax.set_xscale if axis == "x" else ax.set_yscale)("linear")
+            else:
+                which.set_minor_formatter(NullFormatter())
+            which.set_major_formatter(plain_formatter())
+        elif isinstance(which.get_major_formatter(), (ScalarFormatter, LogFormatter)):
+            which.set_major_formatter(plain_formatter())
 
 
 def default_plot(t, fig, keys, y=None):
@@ -267,6 +321,7 @@ def write(outcome, out_dir: str, meta: dict) -> dict:
            "published": published(outcome),
            "checks": checks(outcome),
            "quick_means": e.quick if meta.get("quick") else "",
+           "quick_smaller": (quick_difference(e) or []) if meta.get("quick") else [],
            "failures": outcome.failures,
            "runs": [{"params": _jsonable(p.params), "command": p.run.describe(),
                      "status": r.status, "outcome": r.outcome, "cached": c,
@@ -282,6 +337,7 @@ def write(outcome, out_dir: str, meta: dict) -> dict:
             f.write(png)
         paths["png"] = base + ".png"
     outcome.png = png
+    outcome.quick = bool(meta.get("quick"))
     return paths
 
 
@@ -313,9 +369,10 @@ td.text{text-align:left;max-width:460px} td.nowrap,td small{white-space:nowrap}
 .quick{background:#fff7e0;border:1px solid #f0d48a;border-radius:6px;padding:6px 12px;margin:8px 0;
  font-size:13px}
 pre{white-space:pre-wrap;font-size:11.5px;margin:4px 0}
+td code{overflow-wrap:anywhere}
 details{margin:6px 0;font-size:12.5px} summary{cursor:pointer;color:#1d4fa3}
 .badge{display:inline-block;border-radius:10px;padding:1px 8px;font-size:11px;margin-left:6px;
- background:#e7ecf6;color:#1d2a44} .badge.q{background:#fbe3a4}
+ background:#e7ecf6;color:#1d2a44;white-space:nowrap} .badge.q{background:#fbe3a4}
 """
 
 PAPERS_DOC = "docs/papers.md"
@@ -341,12 +398,21 @@ def _table_html(t, limit=60) -> str:
     return _scroll(f"<table><tr>{head}</tr>{body}</table>") + more
 
 
+def _command_html(command: str, name: str, limit: int = 240) -> str:
+    """A run's command line; one that carries a whole pattern (thousands of characters)
+    is cut, so that the runs' table stays a page wide, and says where the rest is."""
+    if len(command) <= limit:
+        return f"<code>{html.escape(command)}</code>"
+    return (f"<code>{html.escape(command[:limit])} ...</code><br><small>{len(command)} "
+            f"characters, all in {html.escape(name)}.json</small>")
+
+
 def _source_html(source: str, papers_href: str) -> str:
     return f'<a href="{html.escape(papers_href)}">{html.escape(source)}</a>' if papers_href \
         else html.escape(source)
 
 
-def _published_html(rows, papers_href="", experiment=False) -> str:
+def _published_html(rows, papers_href="", experiment=False, quick=False) -> str:
     """The published values beside the simulated ones, each with holds / does not hold."""
     out = []
     for r in rows:
@@ -360,7 +426,7 @@ def _published_html(rows, papers_href="", experiment=False) -> str:
                    f"<td>{simv}</td><td class=nowrap>{fmt(r['published'])} "
                    f"{html.escape(r['unit'])}</td><td>{dtxt}</td>"
                    f"<td class={CLASS[r['holds']]}>{VERDICT[r['holds']]}"
-                   f"<br><small>within {fmt(r['tolerance'])} %</small></td>"
+                   f"<br><small>within {fmt(r['tolerance'])} %</small>{_quick_mark(quick)}</td>"
                    f"<td class=text>{_source_html(r['source'], papers_href)}</td></tr>")
     head = ("<tr>" + ("<th>experiment</th>" if experiment else "") +
             "<th>figure</th><th>where</th><th>simulated</th><th>published</th>"
@@ -368,7 +434,7 @@ def _published_html(rows, papers_href="", experiment=False) -> str:
     return _scroll(f"<table>{head}{''.join(out)}</table>")
 
 
-def _checks_html(rows, papers_href="", experiment=False) -> str:
+def _checks_html(rows, papers_href="", experiment=False, quick=False) -> str:
     """The paper's statements: the claim, the figures it is about, the test, the verdict."""
     out = []
     for r in rows:
@@ -379,10 +445,16 @@ def _checks_html(rows, papers_href="", experiment=False) -> str:
         out.append(f"<tr>{lead}<td class=text>{html.escape(r['statement'])}<br><small>"
                    f"{_source_html(r['source'], papers_href)}</small></td>"
                    f"<td class=text>{figs}</td><td class=text>{html.escape(r['relation'])}</td>"
-                   f"<td class={CLASS[r['holds']]}>{VERDICT[r['holds']]}</td></tr>")
+                   f"<td class={CLASS[r['holds']]}>{VERDICT[r['holds']]}{_quick_mark(quick)}"
+                   f"</td></tr>")
     head = ("<tr>" + ("<th>experiment</th>" if experiment else "") +
             "<th>the paper says</th><th>simulated figures</th><th>test</th><th>verdict</th></tr>")
     return _scroll(f"<table>{head}{''.join(out)}</table>")
+
+
+def _quick_mark(quick: bool) -> str:
+    """A verdict of a quick run says so: it is about the quick run's smaller sizes."""
+    return "<br><span class='badge q'>quick run</span>" if quick else ""
 
 
 def _tally(rows) -> str:
@@ -394,19 +466,47 @@ def _tally(rows) -> str:
     return ", ".join(parts)
 
 
-def config_names(configs) -> list:
+def config_names(configs, files=None) -> list:
     """A name for each effective config (dicts), by what it differs in: its `name` (the
-    config file) and, among configs of the same name, the keys whose values differ
-    ("emx-thread-write, clock_mhz=20, pes=64"), never a number."""
+    config file) and, among configs of the same name, the keys whose values differ from
+    the usual one ("emx-thread-write, clock_mhz=20, pes=64"), never a number. The usual
+    value is the config file's (`files`: name -> its flattened keys; default: read from
+    configs/), else the one most of those configs have; a config that is its file as
+    written is just the file's name. Two different configs never get the same name: of
+    two values of a key, at most one is the usual one."""
     flat = [_flatten(c) for c in configs]
+    files = {} if files is None else files
     names = []
     for f in flat:
-        same = [g for g in flat if g.get("name") == f.get("name")]
-        keys = sorted(k for k in set().union(*same) if k != "name" and
-                      len({json.dumps(g.get(k), sort_keys=True) for g in same}) > 1)
-        label = [str(f.get("name", "config"))] + [f"{k}={_short(f.get(k))}" for k in keys]
+        name = f.get("name", "config")
+        same = [g for g in flat if g.get("name") == name]
+        if name not in files:
+            files[name] = _config_file(str(name))
+        label = [str(name)]
+        for k in sorted(set().union(*same) - {"name"}):
+            values = [json.dumps(g.get(k), sort_keys=True) for g in same]
+            if len(set(values)) < 2:
+                continue
+            usual = json.dumps(files[name][k], sort_keys=True) if k in files[name] else \
+                max(dict.fromkeys(values), key=values.count)
+            if json.dumps(f.get(k), sort_keys=True) != usual:
+                label.append(f"{k}={_short(f.get(k))}")
         names.append(", ".join(label))
     return names
+
+
+def _config_file(name: str) -> dict:
+    """configs/<name>.json with what it extends, flattened ({} when there is none)."""
+    path = os.path.join(sim.TOP, "configs", name + ".json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    base = {}
+    if isinstance(doc.get("extends"), str):
+        base = _config_file(os.path.splitext(os.path.basename(doc["extends"]))[0])
+    return {**base, **{k: v for k, v in _flatten(doc).items() if k != "extends"}}
 
 
 def _flatten(d, prefix=""):
@@ -420,23 +520,119 @@ def _flatten(d, prefix=""):
 
 
 def _short(v):
-    return fmt(float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+    """A value as written in a config or a parameter list: 20, 12.5, 1.5, 16777216."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    return str(int(v)) if v == int(v) else f"{v:.6g}"
 
 
-def _quick_html(e, quick: bool) -> str:
+def _values_text(values) -> str:
+    """A parameter's values as a person reads them: "4, 64, 1024" or "4 ... 1.6 M (20
+    values)"."""
+    vs = list(values)
+    if len(vs) <= 4:
+        return ", ".join(_short(v) for v in vs)
+    return f"{_short(vs[0])} ... {_short(vs[-1])} ({len(vs)} values)"
+
+
+def _sorted_values(values) -> list:
+    vs = list(dict.fromkeys(v for v in values if v is not None))
+    try:
+        return sorted(vs)
+    except TypeError:
+        return vs
+
+
+def _args_text(args) -> str:
+    return " ".join(args) if len(args) <= 8 else \
+        f"{' '.join(args[:3])} ... {' '.join(args[-2:])} ({len(args)} arguments)"
+
+
+def quick_difference(e) -> list | None:
+    """What the experiment's --quick version makes smaller than its full run, found from
+    the two plans (nothing is simulated): the parameters with fewer or smaller values,
+    the PE counts, the programs' arguments (iterations, sizes) and the number of runs."""
+    from .runner import plan
+    try:
+        quick, full = plan(e, True), plan(e, False)
+    except Exception:                       # a plan that needs what is not built here
+        return None
+    out = []
+    for k in dict.fromkeys(k for p in full for k in p.params):
+        q = _sorted_values(p.params.get(k) for p in quick)
+        f = _sorted_values(p.params.get(k) for p in full)
+        if q != f and q:
+            out.append(f"{k} {_values_text(q)} instead of {_values_text(f)}")
+    q_pes = _sorted_values(p.run.pes for p in quick)
+    f_pes = _sorted_values(p.run.pes for p in full)
+    pes = f"{_values_text(q_pes)} instead of {_values_text(f_pes)}"
+    if q_pes != f_pes and q_pes and not any(o.endswith(" " + pes) for o in out):
+        out.append(f"PEs {pes}")
+    full_of = {json.dumps(_jsonable(p.params), sort_keys=True): p for p in full}
+    for p in quick:                         # the same point, other arguments
+        f = full_of.get(json.dumps(_jsonable(p.params), sort_keys=True))
+        if f is None or f.run.program != p.run.program or f.run.args == p.run.args:
+            continue
+        if len(f.run.args) == len(p.run.args):
+            diff = [(a, b) for a, b in zip(p.run.args, f.run.args) if a != b]
+            out.append(f"{p.run.program}'s arguments " +
+                       ", ".join(f"{a} instead of {b}" for a, b in diff[:3]))
+        else:                               # a list of sizes: the part that differs
+            q_a, f_a = list(p.run.args), list(f.run.args)
+            while q_a and f_a and q_a[0] == f_a[0]:
+                q_a, f_a = q_a[1:], f_a[1:]
+            while q_a and f_a and q_a[-1] == f_a[-1]:
+                q_a, f_a = q_a[:-1], f_a[:-1]
+            out.append(f"{p.run.program}'s arguments {_args_text(q_a) or 'none'} where the "
+                       f"full run has {_args_text(f_a)}")
+        break
+    if len(quick) != len(full):
+        out.append(f"{len(quick)} runs instead of {len(full)}")
+    return out
+
+
+QUICK_WHY = ("A quick figure differs from the full run's: with fewer iterations and "
+             "smaller sizes the fixed costs (start-up, the first message, the global steps) "
+             "weigh more, and a published value or statement about a size or machine the "
+             "quick run leaves out is not measured.")
+
+
+def _quick_html(e, quick: bool, full: str = "") -> str:
+    """A quick run's note: what is smaller (the experiment's own words, then what the
+    plans show) and why its figures differ from the full run's."""
     if not quick:
         return ""
-    what = e.quick or ("the experiment's small version: fewer iterations and sizes than the "
-                       "full run, so the figures show its shape, not the paper's values")
-    return (f"<div class=quick><b>Quick run.</b> {html.escape(what)} "
-            f"<code>scripts/reproduce {html.escape(e.name)}</code> gives the full figures."
-            f"</div>")
+    said = e.quick.strip()
+    if said and not said.endswith("."):
+        said += "."
+    found = quick_difference(e)
+    smaller = (f"Smaller than the full run: {'; '.join(found)}. " if found else
+               "The quick run is the full run here (the same runs and arguments): its "
+               "figures are the full run's. " if found == [] else "")
+    note = " ".join(filter(None, [said, smaller.strip(), "" if said else QUICK_WHY]))
+    full = html.escape(full) or f"<code>scripts/reproduce {html.escape(e.name)}</code>"
+    return (f"<div class=quick><b>Quick run.</b> {html.escape(note)} {full} gives the full "
+            f"figures.</div>")
 
 
 def find_sweeps(out_dir: str) -> list:
     """The sweeps written into out_dir by scripts/sweep (results/sweep-*.json)."""
     import glob
     return sorted(glob.glob(os.path.join(out_dir, "sweep-*.json")))
+
+
+def _sweep_quick_html(doc) -> str:
+    """A quick sweep's note: its experiment's quick version, as in that section."""
+    if not doc.get("quick"):
+        return ""
+    from . import registry
+    e = registry.all_experiments().get(doc.get("experiment"))
+    full = "The same scripts/sweep without --quick"
+    if e is None:
+        return (f"<div class=quick><b>Quick run.</b> Each point is the experiment's small "
+                f"version: fewer iterations and sizes than the full run. {QUICK_WHY} "
+                f"{full} gives the full figures.</div>")
+    return _quick_html(e, True, full)
 
 
 def _sweep_section(path: str) -> tuple:
@@ -462,7 +658,8 @@ def _sweep_section(path: str) -> tuple:
             f'{html.escape(axes_txt)} · simulator {html.escape(str(sim_v.get("commit", "?")))}'
             f' · {html.escape(str(doc.get("date", "")))}'
             f'{QUICK_BADGE if doc.get("quick") else ""}'
-            f'<span class=badge>{len(doc.get("rows", []))} rows</span></div>{img}'
+            f'<span class=badge>{len(doc.get("rows", []))} rows</span></div>'
+            f'{_sweep_quick_html(doc)}{img}'
             + "".join(f'<div class=fail><b>failed:</b> <code>{html.escape(str(x.get("command", "")))}'
                       f'</code><pre>{html.escape(str(x.get("fault", "")))}</pre></div>' for x in fails)
             + f'<h3>Table</h3>{_table_html(pd.DataFrame(doc.get("rows", [])))}</section>')
@@ -494,7 +691,7 @@ def html_report(outcomes, path: str, meta: dict, sweeps=None) -> str:
         runs = []
         for p, r, c in zip(o.points, o.results, o.cached):
             name = cfg_name[json.dumps(r.config, sort_keys=True)]
-            runs.append(f"<tr><td><code>{html.escape(p.run.describe())}</code></td>"
+            runs.append(f"<tr><td>{_command_html(p.run.describe(), e.name)}</td>"
                         f"<td>{html.escape(r.outcome)}</td><td class=text>{html.escape(name)}</td>"
                         f"<td>{r.simulated_time_ns / 1e3:.1f}</td>"
                         f"<td>{'cache' if c else f'{r.host_seconds:.2f} s'}</td></tr>")
@@ -502,9 +699,10 @@ def html_report(outcomes, path: str, meta: dict, sweeps=None) -> str:
         doc = f' · <a href="{html.escape(href)}">{html.escape(e.doc)}</a>' if e.doc else ""
         beside = []
         if pub:
-            beside.append(f"<h3>Published values</h3>{_published_html(pub, papers_href)}")
+            beside.append(f"<h3>Published values</h3>{_published_html(pub, papers_href, quick=quick)}")
         if chk:
-            beside.append(f"<h3>The paper's statements</h3>{_checks_html(chk, papers_href)}")
+            beside.append(f"<h3>The paper's statements</h3>"
+                          f"{_checks_html(chk, papers_href, quick=quick)}")
         if not beside:
             beside.append('<p class=sub>The paper publishes no value or statement that this '
                           'experiment checks: the figures are reported as measured '
@@ -536,14 +734,18 @@ def html_report(outcomes, path: str, meta: dict, sweeps=None) -> str:
                 'A value holds when the simulated one is within the stated tolerance; a '
                 'statement holds when its test does.'
                 + (' <b>Quick run:</b> smaller sizes and fewer iterations (each section says '
-                   'which); statements about sizes it does not run are not measured.'
+                   'which), so each verdict below is about the quick figures: fixed costs '
+                   'weigh more at small sizes, and values and statements about sizes or '
+                   'machines it does not run are not measured. The full run '
+                   '(<code>scripts/reproduce</code>) decides.'
                    if quick else '') + '</p>']
+    in_quick = " of this quick run" if quick else ""
     if pub_all:
-        overview.append(f"<h3>Published values: {_tally(pub_all)}</h3>"
-                        f"{_published_html(pub_all, papers_href, experiment=True)}")
+        overview.append(f"<h3>Published values{in_quick}: {_tally(pub_all)}</h3>"
+                        f"{_published_html(pub_all, papers_href, True, quick)}")
     if chk_all:
-        overview.append(f"<h3>Statements: {_tally(chk_all)}</h3>"
-                        f"{_checks_html(chk_all, papers_href, experiment=True)}")
+        overview.append(f"<h3>Statements{in_quick}: {_tally(chk_all)}</h3>"
+                        f"{_checks_html(chk_all, papers_href, True, quick)}")
     overview.append("</section>")
     v = meta.get("simulator", {})
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>emx reproduction report"

@@ -14,8 +14,24 @@ sys.path.insert(0, os.path.join(TOP, "python"))
 import pandas as pd  # noqa: E402
 
 from emx import registry, report  # noqa: E402
-from emx.experiment import Check, Experiment, Published, about, value  # noqa: E402
+from emx.experiment import Check, Experiment, Point, Published, Run, about, value  # noqa: E402
 from emx.runner import Outcome, compare  # noqa: E402
+
+
+def outcome_of(e, table):
+    o = Outcome(e, [], [], [], table)
+    o.comparison = compare(e, table)
+    return o
+
+
+def html_escape(text):
+    import html
+    return html.escape(text)
+
+
+def html_unescape(text):
+    import html
+    return html.unescape(text)
 
 
 def outcome(table, published=(), checks=(), quick=""):
@@ -78,7 +94,7 @@ class Page(unittest.TestCase):
                                       "made-up paper, Table 1", "u")], [RATIO],
                     quick="1 and 2 keys only: the statement about 3 keys is not measured.")
         with open(os.path.join(self.tmp, "sweep-paper.thing.json"), "w") as f:
-            json.dump({"experiment": "paper.thing", "axes": {"clock_mhz": [10, 20]},
+            json.dump({"experiment": "paper.thing", "axes": {"clock_mhz": [10, 20]}, "quick": True,
                        "rows": [{"clock_mhz": 10, "speed": 1.5}], "failures": []}, f)
         path = report.html_report([o], os.path.join(self.tmp, "report.html"), {"quick": True})
         page = open(path).read()
@@ -91,13 +107,92 @@ class Page(unittest.TestCase):
         self.assertIn("<div class=scroll>", page)                  # wide tables scroll
         self.assertIn('id="sweep-paper.thing"', page)              # the sweep's section
         self.assertIn("clock_mhz = 10, 20", page)
+        sweep = page[page.index('id="sweep-paper.thing"'):]
+        self.assertIn("Quick run.", sweep)            # a quick sweep says what is smaller
+        self.assertIn("The same scripts/sweep without --quick gives the full figures", sweep)
+
+    def test_the_overview_lists_every_published_value_and_statement(self):
+        """Every experiment's declared values and statements are rows of the overview,
+        each with a verdict (here, with no figures, "not measured"): Table 1's 19 cells,
+        the radix paper's eight statements (the eighth in two experiments), the MPI
+        throughput and half-peak figures, the microbenchmarks' clocks per word."""
+        import re
+        exps = list(registry.all_experiments().values())
+        outs = [outcome_of(e, pd.DataFrame()) for e in exps]
+        with open(report.html_report(outs, os.path.join(self.tmp, "report.html"), {})) as f:
+            page = f.read()
+        overview = page[page.index("id=overview"):page.index("</section>")]
+        rows = re.findall(r'<tr><td class=nowrap><a href="#([\w.]+)">', overview)
+        pubs = [e.name for e in exps for _ in e.published]
+        stmts = [e.name for e in exps for _ in e.checks]
+        self.assertEqual(rows, pubs + stmts)
+        self.assertGreaterEqual(rows.count("mpi.latency"), 19 + 5)   # Table 1, statements
+        self.assertGreaterEqual(sum(rows.count(n) for n in (
+            "radix.parallel", "radix.breakdown", "radix.scalability")), 7 + 2)
+        for figure in ("mbps", "half_peak_bytes", "count_clk_per_key", "send_cycles_per_word",
+                       "cycles_per_word"):
+            self.assertIn(f"<td>{figure}</td>", overview)
+        for c in (c for e in exps for c in e.checks):
+            self.assertIn(html_escape(c.statement), overview)
+        self.assertEqual(overview.count("not measured"), len(rows) + 2)   # + the tallies
+
+    def test_a_quick_run_says_what_is_smaller_and_marks_its_verdicts(self):
+        def runs(opt):
+            keys = [1, 2] if opt.quick else [1, 2, 3]
+            return [Point({"keys": k}, Run("prog", (k, 10 if opt.quick else 1000)))
+                    for k in keys]
+        e = Experiment("paper.small", "paper", "Small", runs, lambda p, r: {},
+                       published=[Published("speed", 20.0, {"machine": "A", "keys": 2},
+                                            "made-up paper", "u")], checks=[RATIO])
+        self.assertEqual(report.quick_difference(e),
+                         ["keys 1, 2 instead of 1, 2, 3", "prog's arguments 10 instead of 1000",
+                          "2 runs instead of 3"])
+        o = outcome_of(e, TABLE)
+        with open(report.html_report([o], os.path.join(self.tmp, "q.html"),
+                                     {"quick": True})) as f:
+            page = f.read()
+        overview = page[page.index("id=overview"):page.index('id="paper.small"')]
+        self.assertIn("Published values of this quick run", overview)
+        self.assertIn("Statements of this quick run", overview)
+        self.assertEqual(overview.count("quick run</span>"), 2)    # each verdict
+        self.assertIn("Quick run.</b> Smaller than the full run: keys 1, 2 instead of 1, 2, "
+                      "3; prog's arguments 10 instead of 1000; 2 runs instead of 3.",
+                      html_unescape(page))
+        self.assertIn("fixed costs", page)                         # why a figure differs
+        report.write(o, self.tmp, {"quick": True})
+        self.assertIn("quick run: keys 1, 2 instead of 1, 2, 3", report.text(o))
+        same = Experiment("paper.same", "paper", "Same",
+                          lambda opt: [Point({"keys": 1}, Run("prog", (1,)))], lambda p, r: {})
+        self.assertEqual(report.quick_difference(same), [])
+        self.assertIn("The quick run is the full run here", report._quick_html(same, True))
+        full = report.html_report([o], os.path.join(self.tmp, "f.html"), {"quick": False})
+        with open(full) as f:
+            self.assertNotIn("quick run", f.read())
+
+    def test_a_long_command_is_cut_in_the_runs_table(self):
+        cmd = "emx run prog " + "/0" * 3000
+        cell = report._command_html(cmd, "delay.patterns")
+        self.assertLess(len(cell), 400)
+        self.assertIn("6013 characters, all in delay.patterns.json", cell)
+        self.assertEqual(report._command_html("emx run prog 1", "x"),
+                         "<code>emx run prog 1</code>")
 
     def test_configurations_are_named_by_what_differs(self):
-        a = {"name": "emx80", "clock_mhz": 16, "pe": {"memory_bytes": 4}}
-        b = {"name": "emx80", "clock_mhz": 20, "pe": {"memory_bytes": 4}}
+        """By the keys in which a config differs from its file (or, for a key the file
+        does not set, from the value most configs of that name have); never a number."""
+        a = {"name": "emx80", "clock_mhz": 16, "pes": 80, "pe": {"memory_bytes": 4},
+             "network": {"topology": "omega"}}
+        b = dict(a, clock_mhz=20)
+        d = dict(a, clock_mhz=20, pes=5)
+        e = dict(a, pes=64, network={"topology": "single_switch"})
         c = {"name": "em4", "clock_mhz": 12.5, "pe": {"memory_bytes": 1}}
-        self.assertEqual(report.config_names([a, b, c]),
-                         ["emx80, clock_mhz=16", "emx80, clock_mhz=20", "em4"])
+        files = {"emx80": {"name": "emx80", "clock_mhz": 16, "pes": 80}}
+        self.assertEqual(report.config_names([a, b, d, e, c], files),
+                         ["emx80", "emx80, clock_mhz=20", "emx80, clock_mhz=20, pes=5",
+                          "emx80, network.topology=single_switch, pes=64", "em4"])
+        names = report.config_names([dict(a, pes=p) for p in (2, 4, 8)], {"emx80": {}})
+        self.assertEqual(len(set(names)), 3)
+        self.assertEqual(report._config_file("emx-thread-write")["clock_mhz"], 16)  # extends
 
     def test_log_axes_only_over_a_wide_range_with_plain_labels(self):
         import matplotlib
@@ -120,6 +215,46 @@ class Page(unittest.TestCase):
         plt.close(fig)
         self.assertEqual(report.plain_number(2500000), "2.5 M")
         self.assertEqual(report.plain_number(0.5), "0.5")
+        self.assertEqual(report.plain_number(1024), "1024")       # not "1.02e+03"
+        self.assertEqual(report.plain_number(1500), "1500")        # not "1.5e+03"
+        self.assertEqual(report.plain_number(12500), "12.5 K")
+
+    def test_a_narrow_range_has_distinct_plain_labels(self):
+        """1968..1982 clocks: "1968", "1970", ... not "1.97e+03" four times, nor "1.98 K"
+        beside "1982", nor an offset."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure()
+        ax = fig.subplots()
+        ax.plot([1, 64], [1968.0, 1982.5])
+        ax.set_yscale("log")
+        report.plain_axes(ax)
+        fig.canvas.draw()
+        labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+        self.assertEqual(ax.get_yscale(), "linear")
+        self.assertEqual(len(set(labels)), len(labels))
+        self.assertTrue(all(s.isdigit() for s in labels), labels)
+        self.assertEqual(ax.yaxis.get_offset_text().get_text(), "")
+        plt.close(fig)
+
+    def test_crowded_bar_labels_are_slanted(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure(figsize=(4, 3))
+        ax = fig.subplots()
+        ax.bar(range(8), range(8))
+        ax.set_xticks(range(8), [f"emx80-16mhz target {k}" for k in range(8)])
+        self.assertTrue(report.slant_crowded_labels(fig))
+        self.assertEqual({t.get_rotation() for t in ax.get_xticklabels()}, {30})
+        fig2 = plt.figure(figsize=(8, 3))
+        ax2 = fig2.subplots()
+        ax2.bar(range(2), range(2))
+        ax2.set_xticks(range(2), ["EM-4", "EM-X"])
+        self.assertFalse(report.slant_crowded_labels(fig2))
+        plt.close(fig)
+        plt.close(fig2)
 
     def test_the_default_plot_has_a_bar_per_point(self):
         """Points with several rows each (a list of steps) give one bar each, the first
