@@ -109,7 +109,7 @@ int run_status(const machine::Outcome& o) {
 // A run's outputs are all written: the process ends here, without taking the machine
 // and SystemC's kernel apart (destroying a 64-PE machine took about a tenth of a small
 // run's CPU; the kernel frees the process's memory at once). A sanitizer build returns,
-// so that its leak check sees everything freed.
+// so that the destructors still run under its checks.
 int leave(int status) {
 #if !defined(__SANITIZE_ADDRESS__)
   std::cout.flush();
