@@ -40,7 +40,8 @@ BoundedRead read_bounded(const std::string& path, std::size_t limit, const char*
                           size_text(limit), kind);
   } else {
     // Read to the limit and one byte more: a file that grows meanwhile is still bounded.
-    r.data.resize(static_cast<std::size_t>(st.st_size));
+    // The byte past the size takes the read that finds the end, without growing the buffer.
+    r.data.resize(static_cast<std::size_t>(st.st_size) + 1);
     std::size_t have = 0;
     for (;;) {
       if (have == r.data.size()) {

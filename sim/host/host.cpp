@@ -16,7 +16,8 @@ Host::Host(unsigned pes, std::ostream& console, const HostLink& link)
       files_(link.file_root) {}
 
 Host::Start Host::load(const loader::ElfImage& prog, const std::vector<std::string>& args,
-                       mem::LocalMemory& memory, uint32_t stack_top) {
+                       mem::LocalMemory& memory, uint32_t stack_top,
+                       loader::Span in_place) {
   // The stack (and the arguments at its top) starts below the memory the hardware keeps.
   const uint64_t low = uint64_t(prog.end()) + 4096;  // the program, then room to grow
   if (low > stack_top)
@@ -33,7 +34,7 @@ Host::Start Host::load(const loader::ElfImage& prog, const std::vector<std::stri
         "the program arguments ({} bytes with argv) do not fit in local memory: {} bytes "
         "between the program's end + 4 KiB (0x{:x}) and the stack top (0x{:x})",
         need - 16, stack_top - low, low, stack_top));
-  prog.copy_into(memory.bytes());
+  prog.copy_into(memory.bytes(), in_place);
   // Strings first (highest), then the argv array, then sp, 16-byte aligned as the ABI asks.
   uint32_t p = stack_top;
   std::vector<uint32_t> ptrs;

@@ -38,14 +38,16 @@ class Host {
  public:
   Host(unsigned pes, std::ostream& console, const HostLink& link = {});
 
-  // Copy the program into a PE's memory and lay out argc/argv below `stack_top`;
+  // Copy the program into a PE's memory (but for `in_place`, mapped there already) and
+  // lay out argc/argv below `stack_top`;
   // returns the initial sp and the address of argv. Throws loader::ElfError when the
   // program leaves no stack, std::runtime_error when the arguments do not fit.
   struct Start {
     uint32_t sp, argv;
   };
   static Start load(const loader::ElfImage& prog, const std::vector<std::string>& args,
-                    mem::LocalMemory& memory, uint32_t stack_top);
+                    mem::LocalMemory& memory, uint32_t stack_top,
+                    loader::Span in_place = {});
 
   // An answer to send to a PE: an I-structure write of `value` to global address
   // `gaddr`, leaving the host at clock `cycle`.

@@ -61,9 +61,9 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
   auto fail = [&](const std::string& what) -> ElfError {
     return ElfError(fmt::format("{}: {}", path, what));
   };
-  const host::BoundedRead file = host::read_bounded(path, max_program_bytes(memory_bytes), "program file");
+  host::BoundedRead file = host::read_bounded(path, max_program_bytes(memory_bytes), "program file");
   if (!file.error.empty()) throw fail(file.error);
-  img.file_.assign(file.data.begin(), file.data.end());
+  img.file_ = std::move(file.data);
   const auto& f = img.file_;
 
   auto read = [&](auto& out, std::size_t off, const char* what) {
@@ -173,9 +173,15 @@ ElfImage ElfImage::load(const std::string& path, uint32_t memory_bytes) {
   return img;
 }
 
-void ElfImage::copy_into(uint8_t* dest) const {
-  for (const Segment& s : segments_)
-    if (s.filesz) std::memcpy(dest + s.vaddr, file_.data() + s.offset, s.filesz);
+void ElfImage::copy_into(uint8_t* dest, Span in_place) const {
+  auto copy = [&](const Segment& s, uint32_t from, uint32_t to) {  // addresses in s
+    if (from < to) std::memcpy(dest + from, file_.data() + s.offset + (from - s.vaddr), to - from);
+  };
+  for (const Segment& s : segments_) {
+    const uint32_t end = s.vaddr + s.filesz;  // inside local memory: checked by load
+    copy(s, s.vaddr, std::min(end, std::max(s.vaddr, in_place.from)));
+    copy(s, std::max(s.vaddr, std::min(end, in_place.to)), end);
+  }
 }
 
 }  // namespace emx::loader

@@ -26,6 +26,11 @@ struct Segment {
   std::size_t offset = 0;  // in the file
 };
 
+// Addresses [from, to) of a PE's memory.
+struct Span {
+  uint32_t from = 0, to = 0;
+};
+
 class ElfImage {
  public:
   // Reads and validates `path` for a machine whose PEs have `memory_bytes` of memory.
@@ -41,12 +46,13 @@ class ElfImage {
   const std::vector<Segment>& segments() const { return segments_; }
   const SymbolTable& symbols() const { return symbols_; }
 
-  // Copies every segment into `dest` (a PE's memory bytes); .bss is zero already.
-  void copy_into(uint8_t* dest) const;
+  // Copies every segment into `dest` (a PE's memory bytes), except the bytes in `in_place`
+  // (mapped there already); .bss is zero already.
+  void copy_into(uint8_t* dest, Span in_place = {}) const;
 
  private:
   std::string path_;
-  std::vector<uint8_t> file_;
+  std::string file_;  // the whole file, as read
   std::vector<Segment> segments_;
   SymbolTable symbols_;
   uint32_t entry_ = 0, code_base_ = 0, code_bytes_ = 0, end_ = 0;

@@ -1,11 +1,12 @@
 """The simulated machine: delivery, deadlock freedom, the EMC-Y mechanisms, errors,
 determinism, and temporal decoupling that does not change the figures."""
 import os
+import struct
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from emxrun import emx, pe_sum, results, run_stats  # noqa: E402
+from emxrun import EMX, emx, pe_sum, results, run_stats  # noqa: E402
 
 TOPOLOGIES = ["circular_omega", "crossbar", "single_switch", "ring", "torus2d"]
 
@@ -271,6 +272,44 @@ class TemporalDecoupling(unittest.TestCase):
         self.assert_close("mpi_pingpong", "advance", "4", "20")
         self.assert_close("--pes", "16", "bench_mpi_ring", "20", "8", "0")
         self.assert_close("--pes", "16", "bench_mpi_ring", "20", "8", "1")
+
+
+def _image_hash(elf: str, end: int) -> int:
+    """FNV-1a over the words of [0x1000, end) as loaded from `elf` (programs/tests/image.c
+    computes the same on each PE): the PT_LOAD segments' file bytes, zeros elsewhere."""
+    with open(elf, "rb") as f:
+        data = f.read()
+    image = bytearray(end - 0x1000)
+    phoff, = struct.unpack_from("<I", data, 28)
+    phentsize, phnum = struct.unpack_from("<HH", data, 42)
+    for k in range(phnum):
+        kind, offset, vaddr, _, filesz = struct.unpack_from("<5I", data, phoff + k * phentsize)
+        if kind == 1:                                # PT_LOAD
+            for a in range(max(vaddr, 0x1000), min(vaddr + filesz, end)):
+                image[a - 0x1000] = data[offset + a - vaddr]
+    h = 2166136261
+    for (w,) in struct.iter_unpack("<I", image):
+        h = ((h ^ w) * 16777619) & 0xffffffff
+    return h
+
+
+class ProgramImage(unittest.TestCase):
+    """Every PE holds the program as its file has it: on a machine of several PEs the
+    code's whole pages are mapped once for all of them and the bytes around those pages
+    are copied into each (sim/machine, ElfImage::copy_into); one PE gets a plain copy."""
+
+    def test_every_pe_holds_the_code_and_read_only_data_of_the_file(self):
+        elf = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(EMX))),
+                           "programs", "image.elf")
+        for pes in (1, 2, 80):
+            r = emx("run", "-q", "--pes", str(pes), "image")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = sorted(r.stdout.splitlines(), key=lambda x: int(x.split()[1][:-1]))
+            self.assertEqual([int(x.split()[1][:-1]) for x in lines], list(range(pes)))
+            end = int(lines[0].split()[3][:-1], 16)
+            self.assertGreater(end, 0x2000)           # code and read-only data
+            want = f"{_image_hash(elf, end):08x}"
+            self.assertEqual({x.split()[-1] for x in lines}, {want}, pes)
 
 
 class Traces(unittest.TestCase):

@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -300,6 +301,47 @@ class Page(unittest.TestCase):
         bad[1].experiment.plot = broken
         with self.assertRaisesRegex(RuntimeError, "the plot is broken"):
             report.render_figures(bad, 2)
+
+
+    def test_each_process_takes_the_next_figure_when_it_is_free(self):
+        """The figure of the largest table is taken first, and while it is being drawn the
+        other process takes all the rest: that figure's plot waits until the four others
+        are drawn (a fixed share per process would leave one of them behind it and time
+        out). Each plot notes its table's size and process in a file."""
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "drawn")
+
+            def note(t):
+                with open(log, "a") as f:
+                    f.write(f"{len(t)} {os.getpid()}\n")
+
+            def drawn():
+                with open(log) as f:
+                    return [line.split() for line in f]
+
+            def quick(t, fig):
+                fig.add_subplot().plot(t["keys"], t["speed"])
+                note(t)
+
+            def waits(t, fig):              # until the four others are drawn
+                for _ in range(600):
+                    if os.path.exists(log) and len(drawn()) == 4:
+                        break
+                    time.sleep(0.1)
+                quick(t, fig)
+
+            small = [outcome(TABLE.iloc[:2]) for _ in range(4)]
+            large = outcome(TABLE)
+            for o in small:
+                o.experiment.plot = quick
+            large.experiment.plot = waits
+            got = small[:2] + [large] + small[2:]
+            report.render_figures(got, 2)
+            self.assertTrue(all(o.png for o in got))
+            rows = drawn()
+            self.assertEqual([r[0] for r in rows], ["2"] * 4 + ["4"])
+            self.assertEqual(len({r[1] for r in rows[:4]}), 1)
+            self.assertNotEqual(rows[4][1], rows[0][1])
 
 
 if __name__ == "__main__":
