@@ -78,10 +78,10 @@ void matching_init(void) {
   dl_init(&reserved_waiting);
   sreq_fast = mpi_matching != MATCH_BOTH;
   mpi_credit_word = emx_special_addr(0, EMX_HANDLER_INDEX(mpi_h_credit), mpi_me);
-  /* The send request's thread; sreq.S's usual cases need EM-X's block read. */
-  proto_sreq_thread(!sreq_fast         ? mpi_sreq_thread_both
-                    : mpi_block_reads ? mpi_sreq_thread
-                                      : mpi_sreq_thread_general);
+  /* The send request's thread; sreq.S's usual cases need EM-X's remote read. */
+  proto_sreq_thread(!sreq_fast          ? mpi_sreq_thread_both
+                    : mpi_direct_reads ? mpi_sreq_thread
+                                       : mpi_sreq_thread_general);
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
   if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }

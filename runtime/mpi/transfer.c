@@ -175,10 +175,10 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
  * unexpected get messages would start hundreds at once (memory the library chose to
  * use, beyond the reserve): block fetches take their frame under FRAMES_MAX too. */
 enum { B_FETCH = 1, B_E0 = 3, BLOCK = FETCH_BLOCK_WORDS };
-unsigned mpi_block_reads;
+unsigned mpi_block_reads, mpi_direct_reads;
 static emx_thread_fn *block_tmpl;
 static emx_thread_fn *stream_tmpl;
-static int fetch_by_sysrd; /* -mpi-option=fetch-sysrd on EM-X */
+static int fetch_by_sysrd; /* EM-X without -mpi-option=block-read or fetch-per-word */
 
 static inline __attribute__((always_inline)) void block_issue(fetch *x, uint32_t *f,
                                                               unsigned k) {
@@ -373,16 +373,16 @@ void transfer_init(void) {
   fetch_tmpl[0] = 0;
   for (unsigned k = 1; k < words; ++k) fetch_tmpl[k] = fetch_store;
   frame_slots = words - 1 < CHUNK ? words - 1 : CHUNK;
-  block_tmpl = calloc(words, sizeof *block_tmpl);
-  if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
-  block_tmpl[1] = block_tmpl[2] = block_arrived;
-  spare_frame = emx_frame_alloc(block_tmpl);
   const int direct = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
-  fetch_by_sysrd = direct && mpi_opt.fetch_sysrd;
-  mpi_block_reads = direct && !mpi_opt.fetch_sysrd;
-  if (fetch_by_sysrd) { /* (its template only where it is used: init memory) */
-    stream_tmpl = calloc(words, sizeof *stream_tmpl);
-    if (!stream_tmpl) mpi_internal_error("no memory for the SYSRD fetch template");
-    stream_tmpl[1] = stream_tmpl[2] = stream_arrived;
-  }
+  mpi_direct_reads = direct;
+  fetch_by_sysrd = direct && !mpi_opt.block_read;
+  mpi_block_reads = direct && mpi_opt.block_read;
+  /* One two-chunk template, of the read in use (init memory); the spare frame's template
+   * is set when it is taken. */
+  emx_thread_fn *const two = calloc(words, sizeof *two);
+  if (!two) mpi_internal_error("no memory for the fetch template");
+  two[1] = two[2] = fetch_by_sysrd ? stream_arrived : block_arrived;
+  if (fetch_by_sysrd) stream_tmpl = two;
+  else block_tmpl = two;
+  spare_frame = emx_frame_alloc(two);
 }
