@@ -198,11 +198,18 @@ mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the wa
 	 * receive buffer (an add and a register-relative send a word, emx_read_words), then
 	 * the last word's SYSRD to the frame's read slot: its reply follows the others (one
 	 * memory unit, one path), and its thread stores it and completes the receive. */
-	andi	a2, t0, -32
-	add	a2, a2, t3			/* a2: the end of the whole turns */
-	beq	t3, a2, 62f
+	add	a2, t3, t0			/* a2: the last word's destination */
+	andi	a3, t0, 31			/* the first turn short by 32 - (words - 1) % 32: */
+	beqz	a3, 61f
+	addi	a3, a3, -32			/* the addresses back by as many, */
+	add	t3, t3, a3
+	add	t1, t1, a3
+	slli	a3, a3, 3			/* and the loop entered as many words in */
+	lla	a1, 61f
+	sub	a1, a1, a3
+	jr	a1
 61:	.set	k, 0
-	.rept	32
+	.rept	32				/* 2 instructions (8 bytes) a word */
 	addi	a3, t3, k
 	.insn s 0x5b, 6, a3, k(t1)		/* sysrdw (14): source t1 + k, to a3 */
 	.set	k, k + 1
@@ -210,14 +217,7 @@ mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the wa
 	addi	t3, t3, 32
 	addi	t1, t1, 32
 	bne	t3, a2, 61b
-62:	andi	a2, t0, 31
-	add	a2, a2, t3
-	beq	t3, a2, 64f
-63:	SEND(14, t1, t3)
-	addi	t1, t1, 1
-	addi	t3, t3, 1
-	bne	t3, a2, 63b
-64:	srli	t0, tp, 2
+	srli	t0, tp, 2
 	or	t0, t0, a6
 	addi	t0, t0, S_READ_SLOT
 	SEND(5, t1, t0)				/* sysrd: the last word, to the read slot */
