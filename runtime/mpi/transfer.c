@@ -1,8 +1,8 @@
 /* Moving message data: the one-sided send (remote writes straight into the receive
  * buffer, then the status, then completion through the receive request's I-structure)
- * and the receiver's remote read of a send buffer: by block remote reads of the
- * sender's memory unit (EM-X), by SYSRDs replying as remote writes (EM-X,
- * -mpi-option=fetch-sysrd), or by a SYSRD per word whose reply is a thread (EM-X',
+ * and the receiver's remote read of a send buffer: by SYSRDs replying as remote writes
+ * (EM-X, the hardware's read), by block remote reads of the sender's memory unit (EM-X,
+ * -mpi-option=block-read), or by a SYSRD per word whose reply is a thread (EM-X',
  * EM-4, and -mpi-option=fetch-per-word). At most FRAMES_MAX frames of either kind are in
  * flight per PE (flow control, docs/mpi-flow-control.md). */
 #include <stdlib.h>
@@ -164,7 +164,7 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   if (x->frames == 0) --mpi_inbound, x->done(x->arg);
 }
 
-/* ---- Block remote read (EM-X: the memory unit of the sender's PE, docs/pe.md) -------
+/* ---- Block remote read (EM-X, -mpi-option=block-read: our packet, docs/pe.md) -------
  * The data come as remote writes, one word per link slot, no thread on either side; each
  * block's completion is an I-structure write behind its last word, for which a reader
  * waits with a continuation into the fetch's frame: frame words E0, E1 are the elements of
@@ -212,7 +212,7 @@ static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
 
 static int fetch_by_blocks(void) { return mpi_block_reads; }
 
-/* ---- Remote read by a stream of SYSRDs (EM-X, -mpi-option=fetch-sysrd) --------------
+/* ---- Remote read by a stream of SYSRDs (EM-X: the default) ----------------------------
  * EM-X's SYSRD as its hardware is described: the sender's memory unit reads one word per
  * request and replies either to a continuation or as a remote write to the global address
  * the request carries (sysrdw, docs/pe.md). The receiver's loop asks for every word but a
