@@ -4,20 +4,23 @@
  * matching_init chooses mpi_sreq_thread_general: all in C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
  * a wildcard or held one), buffers and size word aligned. What the C path's usual cases
  * do (receiver_match.c: sreq_arrived):
- * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block read of
- *   the data leaves first, straight into the receive buffer with the receive's `done` as
- *   its completion, then the send's completion; then the receive leaves the posted list
- *   with its status, and the credit goes back (credit_release). No thread follows.
+ * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes: the read of the data leaves first, by
+ *   the hardware's SYSRD (a sysrdw a word straight into the receive buffer, the last
+ *   word by a SYSRD replying to this frame, kept: mpi_sreq_read_done stores it and writes
+ *   the receive's `done`), or with -mpi-option=block-read by the block read with the
+ *   receive's `done` as its completion (read_into_request: no thread follows); then the
+ *   send's completion; then the receive leaves the posted list with its status, and the
+ *   credit goes back (credit_release).
  * - buffered, 1 .. 4 * SHORT_WORDS bytes in a temporary buffer of this PE, no minted
  *   credit out (sreq_buffered): the send's completion and its credit, the receive out of
  *   the posted list with its status, the words copied out, the receive complete
  *   (req_complete), the buffer back to its free list.
  * - an empty message, any protocol, no minted credit out: the send's completion and its
  *   credit, the receive out of the posted list with its status, complete.
- * The frame goes back (and the inbound count down, as creation.c's other threads do) once
- * the read is out. No register to save. Anything else goes to sreq_arrived (C) before
- * anything is changed. Offsets: sreq_layout.h and irecv_layout.h, checked in
- * receiver_match.c.
+ * The inbound count goes down (as creation.c's other threads do) once the read is out,
+ * the frame back then too, or when the SYSRD's reply has run. No register to save.
+ * Anything else goes to sreq_arrived (C) before anything is changed. Offsets:
+ * sreq_layout.h and irecv_layout.h, checked in receiver_match.c.
  *
  * Entry: a0 the sender's PE | bits << 10, tp the frame (the request's words from word 4:
  * send request, data address, bytes, tag | ctx << 16). Then a0 the PE, a1 the bits:
@@ -84,7 +87,7 @@
 5:
 .endm
 
-/* After the block read of get and sync: the send's completion, the posted list, the
+/* After the read of get and sync is out: the send's completion, the posted list, the
  * status (SENT), the flags, the words read (`op t3, t3, words`: one word needs no shift),
  * the credit; the thread ends. */
 .macro READ_OUT op, words, keep=0
