@@ -92,7 +92,7 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
 uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   uint64_t due = 0, seen = UINT64_MAX;
   for (;;) {
-    const uint64_t w = agenda_.empty() ? UINT64_MAX : agenda_.top().first;
+    const uint64_t w = agenda_clock();
     const uint64_t first = std::min(next, w);
     if (stopping_ || first == UINT64_MAX || first >= run_ahead_limit) return first;
     if (activity != seen) {
@@ -100,12 +100,12 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
       if (gap == sc_core::SC_ZERO_TIME) {  // something runs at this time
         // A PE due now cannot wait for the next activation: it wakes as usual.
-        while (!agenda_.empty() && agenda_.top().first <= now) {
-          const unsigned pe = agenda_.top().second;
+        while (agenda_clock() <= now) {
+          const unsigned pe = agenda_pe();
           agenda_.pop();
           pes_[pe]->run_inline(now, true);
         }
-        return agenda_.empty() ? next : std::min(next, agenda_.top().first);
+        return std::min(next, agenda_clock());
       }
       due = now + gap.value() / period_ps_;  // the next process's clock
     }
@@ -117,7 +117,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     // The network has nothing left before w: a parked PE starts there, after the
     // catch-up its SystemC thread would make at w, unless another process runs at w too
     // (then its SystemC thread does, at w).
-    const unsigned pe = agenda_.top().second;
+    const unsigned pe = agenda_pe();
     agenda_.pop();
     if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
     if (activity != seen) {  // it woke a process?
@@ -130,7 +130,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
 }
 
 void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
-  agenda_.push({cycle, pe});
+  agenda_.push(cycle << kPeBits | pe);
   wake_at(cycle);
 }
 
@@ -234,6 +234,8 @@ uint64_t Machine::instructions() const {
 }
 
 bool Machine::run_later(unsigned pe, uint64_t cycle) {
+  // Beyond the agenda's keys (2^48 clocks, 2^16 PEs) the PE wakes its thread as usual.
+  if (cycle >> (64 - NetworkDriver::kPeBits) || pe >> NetworkDriver::kPeBits) return false;
   driver_->run_later(pe, cycle);
   return true;
 }

@@ -80,10 +80,14 @@ class NetworkDriver : public sc_core::sc_module {
   // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
   // last one in a stream).
   std::vector<uint64_t> stall_;
-  // (clock, PE) of run_later, earliest first.
-  std::priority_queue<std::pair<uint64_t, unsigned>, std::vector<std::pair<uint64_t, unsigned>>,
-                      std::greater<>>
-      agenda_;
+  // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (half the
+  // heap's work of a pair; the same order).
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> agenda_;
+  uint64_t agenda_clock() const { return agenda_.empty() ? UINT64_MAX : agenda_.top() >> kPeBits; }
+  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_.top() & ((1u << kPeBits) - 1)); }
+
+ public:
+  static constexpr unsigned kPeBits = 16;  // endpoints are 16-bit (net::Packet)
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {
