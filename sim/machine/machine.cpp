@@ -71,7 +71,6 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
   ports_.resolve(now, [this](unsigned ep, uint64_t stall, bool last) {
     stall_[ep] += stall;
     if (!last) return;
-    ++accepted_;
     pes_[ep]->floating_send_accepted(std::exchange(stall_[ep], 0), true);
   });
   if (after_advance) after_advance(now + 1);
@@ -88,26 +87,25 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
 // be processed now, as the catch_up of the process that runs first at each clock would,
 // without a SystemC activation per network clock. Bounded by run_ahead_limit (the
 // simulation's end) and by a stop request. Only PE code (a delivery, an accepted floating
-// send) can schedule SystemC activity meanwhile, so the next process's clock is asked
-// again only after some ran.
+// send, an inline run) can schedule SystemC activity meanwhile, by a notification it
+// counts in `activity`: the next process's clock is asked again only after one.
 uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   uint64_t due = 0, seen = UINT64_MAX;
   for (;;) {
-    const uint64_t w = agenda_.empty() ? UINT64_MAX : agenda_.top().first;
+    const uint64_t w = agenda_clock();
     const uint64_t first = std::min(next, w);
     if (stopping_ || first == UINT64_MAX || first >= run_ahead_limit) return first;
-    const uint64_t callbacks = fabric_.delivered() + accepted_ + inline_runs_;
-    if (callbacks != seen) {
-      seen = callbacks;
+    if (activity != seen) {
+      seen = activity;
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
       if (gap == sc_core::SC_ZERO_TIME) {  // something runs at this time
         // A PE due now cannot wait for the next activation: it wakes as usual.
-        while (!agenda_.empty() && agenda_.top().first <= now) {
-          const unsigned pe = agenda_.top().second;
+        while (agenda_clock() <= now) {
+          const unsigned pe = agenda_pe();
           agenda_.pop();
           pes_[pe]->run_inline(now, true);
         }
-        return agenda_.empty() ? next : std::min(next, agenda_.top().first);
+        return std::min(next, agenda_clock());
       }
       due = now + gap.value() / period_ps_;  // the next process's clock
     }
@@ -119,21 +117,20 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     // The network has nothing left before w: a parked PE starts there, after the
     // catch-up its SystemC thread would make at w, unless another process runs at w too
     // (then its SystemC thread does, at w).
-    const unsigned pe = agenda_.top().second;
+    const unsigned pe = agenda_pe();
     agenda_.pop();
     if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
-    if (fabric_.delivered() + accepted_ + inline_runs_ != seen) {  // it woke a process?
+    if (activity != seen) {  // it woke a process?
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
       due = now + gap.value() / period_ps_;
     }
-    ++inline_runs_;
     pes_[pe]->run_inline(w, w >= due);
     next = std::min(next, next_time());
   }
 }
 
 void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
-  agenda_.push({cycle, pe});
+  agenda_.push(cycle << kPeBits | pe);
   wake_at(cycle);
 }
 
@@ -242,6 +239,8 @@ uint64_t Machine::instructions() const {
 }
 
 bool Machine::run_later(unsigned pe, uint64_t cycle) {
+  // Beyond the agenda's keys (2^48 clocks, 2^16 PEs) the PE wakes its thread as usual.
+  if (cycle >> (64 - NetworkDriver::kPeBits) || pe >> NetworkDriver::kPeBits) return false;
   driver_->run_later(pe, cycle);
   return true;
 }

@@ -51,6 +51,9 @@ class NetworkDriver : public sc_core::sc_module {
   void wake_at(uint64_t cycle);  // make sure we run at this clock
   // Running ahead of SystemC time (run_ahead) stops before this clock.
   uint64_t run_ahead_limit = UINT64_MAX;
+  // SystemC notifications made by PE code (MachinePort::activity_scheduled): while it
+  // stays the same, so does the kernel's next pending activity.
+  uint64_t activity = 0;
   // Parked PEs to start at a clock from this process (Pe::run_inline), in time order.
   void run_later(unsigned pe, uint64_t cycle);
  private:
@@ -71,18 +74,20 @@ class NetworkDriver : public sc_core::sc_module {
   // next_time() after the last processing: while no packet is pushed, processing those
   // clocks again changes nothing (catch_up).
   uint64_t processed_ = 0, pushes_seen_ = 0, next_ = UINT64_MAX;
-  uint64_t accepted_ = 0;  // calls into PE code at a floating send's acceptance
   // By PE: the stall clocks of its floating sends accepted since it was last told. A PE
   // is told (Pe::floating_send_accepted) only when its last floating send is accepted,
   // which it may be waiting for, and by flush_send_stalls: the stall only adds to its
   // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
   // last one in a stream).
   std::vector<uint64_t> stall_;
-  // (clock, PE) of run_later, earliest first; inline_runs_: how many ran (PE code).
-  std::priority_queue<std::pair<uint64_t, unsigned>, std::vector<std::pair<uint64_t, unsigned>>,
-                      std::greater<>>
-      agenda_;
-  uint64_t inline_runs_ = 0;
+  // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (half the
+  // heap's work of a pair; the same order).
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> agenda_;
+  uint64_t agenda_clock() const { return agenda_.empty() ? UINT64_MAX : agenda_.top() >> kPeBits; }
+  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_.top() & ((1u << kPeBits) - 1)); }
+
+ public:
+  static constexpr unsigned kPeBits = 16;  // endpoints are 16-bit (net::Packet)
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {
@@ -117,6 +122,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   size_t floating_sends(unsigned pe) const override { return ports_->floating_count(pe); }
   uint64_t take_send_stall(unsigned pe) override { return ports_->take_shift(pe); }
   bool run_later(unsigned pe, uint64_t cycle) override;
+  void activity_scheduled() override { ++driver_->activity; }
   // pe::PeObserver
   void pe_faulted(unsigned pe, const iss::Fault& fault) override;
   void pe_error(unsigned pe, uint64_t cycle, const std::string& what,

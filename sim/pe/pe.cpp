@@ -45,7 +45,7 @@ void Pe::arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) {
                              [](uint64_t c, const Timer& x) { return c < x.at; });
   timers_.insert(at, t);
   const uint64_t now = sc_core::sc_time_stamp().value(), due = timers_.front().at * period_ps_;
-  timer_due_.notify(sc_core::sc_time::from_value(due > now ? due - now : 0));
+  notify(timer_due_, sc_core::sc_time::from_value(due > now ? due - now : 0));
 }
 
 void Pe::fire_timers() {
@@ -63,8 +63,8 @@ void Pe::fire_timers() {
   }
   timers_.erase(timers_.begin(), timers_.begin() + static_cast<std::ptrdiff_t>(k));
   if (!timers_.empty())
-    timer_due_.notify(sc_core::sc_time::from_value(timers_.front().at * period_ps_ -
-                                                   sc_core::sc_time_stamp().value()));
+    notify(timer_due_, sc_core::sc_time::from_value(timers_.front().at * period_ps_ -
+                                                    sc_core::sc_time_stamp().value()));
 }
 
 void Pe::load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries,
@@ -389,7 +389,7 @@ void Pe::run_inline(uint64_t at, bool by_event) {
   if (!parked_) return;
   if (by_event) {
     const uint64_t now = sc_core::sc_time_stamp().value(), t = at * period_ps_;
-    token_ready_.notify(sc_core::sc_time::from_value(t > now ? t - now : 0));
+    notify(token_ready_, sc_core::sc_time::from_value(t > now ? t - now : 0));
     return;
   }
   inline_ = true;
@@ -402,7 +402,7 @@ void Pe::run_inline(uint64_t at, bool by_event) {
     resume_ = Resume::stop;
     handed_stop_ = stop;
   }
-  token_ready_.notify(sc_core::SC_ZERO_TIME);  // its SystemC thread goes on from here
+  notify(token_ready_, sc_core::SC_ZERO_TIME);  // its SystemC thread goes on from here
 }
 
 void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) {
@@ -447,7 +447,7 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
         // once per wake-up: the first arrival's clock is the earliest (arrival order).
         if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
           const uint64_t now = sc_core::sc_time_stamp().value(), at = clock * period_ps_;
-          token_ready_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+          notify(token_ready_, sc_core::sc_time::from_value(at > now ? at - now : 0));
         }
       }
     }

@@ -67,7 +67,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     send_stall_cycles_ += stall;
     // Only settle_sends waits for it: a notification nobody waits for would still be
     // pending activity, which stops the network driver's run ahead.
-    if (last && settling_) sends_settled_.notify(sc_core::SC_ZERO_TIME);
+    if (last && settling_) notify(sends_settled_, sc_core::SC_ZERO_TIME);
   }
 
   void register_stats(stats::Registry& r);
@@ -163,6 +163,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;
   const machine::MachineConfig& cfg_;
   MachinePort& machine_;
+  // Every SystemC notification of PE code goes through here (MachinePort::activity_scheduled).
+  void notify(sc_core::sc_event& e, const sc_core::sc_time& in) {
+    e.notify(in);
+    machine_.activity_scheduled();
+  }
   InputBuffer input_;  // its fields a packet touches first
   // What a thread's end and the next dispatch touch besides.
   iss::Hart hart_;

@@ -37,6 +37,10 @@ class MachinePort {
     (void)pe, (void)cycle;
     return false;
   }
+  // PE code notified a SystemC event (it may have scheduled SystemC activity): the
+  // network driver, running ahead of SystemC time, asks the kernel for its next activity
+  // again only after one.
+  virtual void activity_scheduled() {}
 };
 
 // Lifecycle events of a PE.
