@@ -58,10 +58,11 @@ PATHS = [
     ("send request, on the receiver (matching)", "naive",
      SEGMENT + ["mpi_sreq_thread", "mpi_sreq_thread_general", "sreq_arrived", "sreq_general", "mpi_h_sreq", "mpi_h_stage",
                 "record_new", "posted_match", "deliver"]),
-    ("fetch (block read) and completion", "naive",
+    ("fetch (remote read) and completion", "naive",
      ["fetch_from_sender", "fetch_start", "fetch_general", "fetch_grant", "block_issue",
-      "block_arrived", "frame_returned", "grant_waiting", "fetch_issue", "fetch_store",
-      "fetched", "recv_finish"]),
+      "block_arrived", "stream_issue", "stream_arrived", "mpi_sreq_read_done",
+      "frame_returned", "grant_waiting", "fetch_issue", "fetch_store", "fetched",
+      "recv_finish"]),
     ("completion (MPI_Wait, both block)", "naive", COMPLETION),
 ]
 

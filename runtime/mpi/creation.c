@@ -18,6 +18,7 @@
 #include "arrivals_layout.h"
 #include "irecv_layout.h"
 #include "mpi_internal.h"
+#include "sreq_layout.h"
 
 enum { OP_CREATE, OP_REMOVAL, OP_DIRECT };
 typedef struct outbox_op {
@@ -386,9 +387,10 @@ void creation_init(void) {
   segment_reply_word = emx_special_addr(0, idx_segment_reply, mpi_me);
   mpi_me_gaddr = emx_gaddr(mpi_me, 0);
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
-  request_tmpl = calloc(1 + REQ_KINDS, sizeof *request_tmpl);
+  request_tmpl = calloc(S_READ_SLOT + 1, sizeof *request_tmpl);
   if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
   /* (slot 1 + REQ_SREQ: matching_init chooses, once the machine's block read is known) */
   request_tmpl[1 + REQ_RREQ] = mpi_rreq_thread;
   request_tmpl[1 + REQ_TMP] = mpi_tmp_thread;
+  request_tmpl[S_READ_SLOT] = mpi_sreq_read_done; /* (sreq.S's remote read's reply) */
 }

@@ -46,7 +46,7 @@ typedef struct {
   uint8_t sreq_inline;    /* sreq-inline: buffered data of <= 4 bytes in the send request */
   uint8_t done_sized;     /* done-sized: a short message's size in its completion value */
   uint8_t local_isend;    /* local-isend: MPI_Isend does not wait for its operand segment */
-  uint8_t fetch_sysrd;    /* fetch-sysrd: SYSRD per word replying by remote write (transfer.c) */
+  uint8_t block_read;     /* block-read: our block remote read instead of the SYSRD stream */
 } mpi_options;
 extern mpi_options mpi_opt;
 int mpi_parse_option(const char *arg, int *bad); /* 1: arg was an -mpi-option= */
@@ -432,6 +432,7 @@ void mpi_sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont); /* arriva
 void mpi_tmp_thread(uint32_t v, uint32_t unused, uint32_t cont);       /* tmp_answer.S */
 void mpi_rreq_thread(uint32_t v, uint32_t unused, uint32_t cont);      /* arrivals.S */
 void mpi_sreq_thread_general(uint32_t v, uint32_t unused, uint32_t cont); /* (sreq.S) */
+void mpi_sreq_read_done(uint32_t v, uint32_t unused, uint32_t cont);      /* (sreq.S) */
 /* The send request's thread (creation.c's template): matching_init's choice. */
 void proto_sreq_thread(emx_thread_fn fn);
 /* A creation's frame holds the request's words from this word on (creation.c). */
@@ -544,6 +545,9 @@ void transfer_init(void);
 /* Fetches by EM-X's block read (not per word: EM-X', EM-4, -mpi-option=fetch-per-word),
  * at most FETCH_BLOCK_WORDS a block. */
 extern unsigned mpi_block_reads;
+/* The memory unit's remote read (EM-X, not fetch-per-word): block reads or the SYSRD
+ * stream; sreq.S's usual cases need it. */
+extern unsigned mpi_direct_reads;
 enum { FETCH_BLOCK_WORDS = 2048 };
 
 /* ---- Matching (sender_match.c, receiver_match.c) ------------------------------------ */

@@ -20,7 +20,7 @@ static const struct {
     {"done-sized", offsetof(mpi_options, done_sized)},
     {"fetch-per-word", offsetof(mpi_options, fetch_per_word)},
     {"local-isend", offsetof(mpi_options, local_isend)},
-    {"fetch-sysrd", offsetof(mpi_options, fetch_sysrd)},
+    {"block-read", offsetof(mpi_options, block_read)},
 };
 enum { N_OPTIONS = sizeof options / sizeof *options };
 

@@ -66,8 +66,12 @@ _Static_assert(S_COUNT_FETCHED == 4 * (unsigned)C_FETCHED_WORDS, "S_COUNT_FETCHE
 _Static_assert((uint32_t)S_TAG_ANY_HI << 12 == (uint32_t)TAG_ANY16 << 16, "S_TAG_ANY_HI");
 _Static_assert(REQ_W_DONE == 0 && L_REQ_DONE == 0 && DONE_SET == 1 && REQ_ARGS_WORD == 4 &&
                    EMX_GADDR_PE_SHIFT == 22 && EMX_PKT_special == 3 && EMX_PKT_iwrite == 6 &&
-                   EMX_PKT_blockread == 11 && EMX_PKT_blockreadn == 12,
+                   EMX_PKT_blockread == 11 && EMX_PKT_blockreadn == 12 && EMX_PKT_sysrd == 5 &&
+                   EMX_PKT_sysrdw == 14,
                "sreq.S's packets");
+_Static_assert(S_READ_SLOT >= REQ_ARGS_WORD + 4 && S_READ_DST == 4 * S_READ_SLOT &&
+                   S_READ_DONE == S_READ_DST + 4 && S_READ_SLOT > REQ_KINDS,
+               "sreq.S's read slot: after the request's words and the kinds' slots");
 
 EMX_HANDLER_DECLARE(mpi_h_credit);
 uint32_t mpi_credit_word; /* emx_special_addr(0, mpi_h_credit's index, mpi_me) (sreq.S) */
@@ -78,10 +82,12 @@ void matching_init(void) {
   dl_init(&reserved_waiting);
   sreq_fast = mpi_matching != MATCH_BOTH;
   mpi_credit_word = emx_special_addr(0, EMX_HANDLER_INDEX(mpi_h_credit), mpi_me);
-  /* The send request's thread; sreq.S's usual cases need EM-X's block read. */
-  proto_sreq_thread(!sreq_fast         ? mpi_sreq_thread_both
-                    : mpi_block_reads ? mpi_sreq_thread
-                                      : mpi_sreq_thread_general);
+  /* The send request's thread; sreq.S's usual cases need EM-X's remote read and a
+   * frame with room for the read's slot words. */
+  proto_sreq_thread(!sreq_fast ? mpi_sreq_thread_both
+                    : mpi_direct_reads && emx_frame_words() > S_READ_SLOT + 1
+                        ? mpi_sreq_thread
+                        : mpi_sreq_thread_general);
   reserved_chunk = malloc(RESERVED_CHUNK_BYTES + 8);
   if (!reserved_chunk) mpi_internal_error("no memory for the reserved chunk buffer");
 }

@@ -1,23 +1,26 @@
 /* The receiver's usual send request by hand, as the original had its hot paths in
  * assembly: the thread a send request's creation invokes (creation.c's template, slot 1 +
- * REQ_SREQ), with matching on the receiver only on EM-X (its block read; else
+ * REQ_SREQ), with matching on the receiver only on EM-X (its remote read; else
  * matching_init chooses mpi_sreq_thread_general: all in C), the oldest posted receive taking it (from that source, its tag or MPI_ANY_TAG, not
  * a wildcard or held one), buffers and size word aligned. What the C path's usual cases
  * do (receiver_match.c: sreq_arrived):
- * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes (read_into_request): the block read of
- *   the data leaves first, straight into the receive buffer with the receive's `done` as
- *   its completion, then the send's completion; then the receive leaves the posted list
- *   with its status, and the credit goes back (credit_release). No thread follows.
+ * - get or sync, 1 .. 4 * FETCH_BLOCK_WORDS bytes: the read of the data leaves first, by
+ *   the hardware's SYSRD (a sysrdw a word straight into the receive buffer, the last
+ *   word by a SYSRD replying to this frame, kept: mpi_sreq_read_done stores it and writes
+ *   the receive's `done`), or with -mpi-option=block-read by the block read with the
+ *   receive's `done` as its completion (read_into_request: no thread follows); then the
+ *   send's completion; then the receive leaves the posted list with its status, and the
+ *   credit goes back (credit_release).
  * - buffered, 1 .. 4 * SHORT_WORDS bytes in a temporary buffer of this PE, no minted
  *   credit out (sreq_buffered): the send's completion and its credit, the receive out of
  *   the posted list with its status, the words copied out, the receive complete
  *   (req_complete), the buffer back to its free list.
  * - an empty message, any protocol, no minted credit out: the send's completion and its
  *   credit, the receive out of the posted list with its status, complete.
- * The frame goes back (and the inbound count down, as creation.c's other threads do) once
- * the read is out. No register to save. Anything else goes to sreq_arrived (C) before
- * anything is changed. Offsets: sreq_layout.h and irecv_layout.h, checked in
- * receiver_match.c.
+ * The inbound count goes down (as creation.c's other threads do) once the read is out,
+ * the frame back then too, or when the SYSRD's reply has run. No register to save.
+ * Anything else goes to sreq_arrived (C) before anything is changed. Offsets:
+ * sreq_layout.h and irecv_layout.h, checked in receiver_match.c.
  *
  * Entry: a0 the sender's PE | bits << 10, tp the frame (the request's words from word 4:
  * send request, data address, bytes, tag | ctx << 16). Then a0 the PE, a1 the bits:
@@ -46,10 +49,10 @@
 .endm
 
 /* The send's completion (behind the read at the sender, if any), the receive out of the
- * posted list (dl_remove), its status, the frame back; a5 the status (srctag), t2 its
- * flags (RF_IN_PRQ still set: the caller clears it). Uses t0, t3; a3 = 1 (for CREDIT);
- * keeps t1, t5, t6. */
-.macro SENT
+ * posted list (dl_remove), its status, the frame back (kept if \keep: the read's reply
+ * runs in it); a5 the status (srctag), t2 its flags (RF_IN_PRQ still set: the caller
+ * clears it). Uses t0, t3; a3 = 1 (for CREDIT); keeps t1, t5, t6. */
+.macro SENT keep=0
 	lw	t0, 16(tp)
 	li	a3, 1
 	SEND(6, t0, a3)				/* iwr DONE_SET */
@@ -61,7 +64,11 @@
 	sw	a4, 4(a4)
 	sw	a5, R(L_REQ_SRCTAG)(a4)
 	sw	t5, R(L_REQ_BYTES)(a4)
+.if \keep
+	INBOUND -1
+.else
 	FRAME_FREE
+.endif
 .endm
 
 /* The receive completes (req_complete): a flag, or an I-structure write of its done
@@ -80,11 +87,11 @@
 5:
 .endm
 
-/* After the block read of get and sync: the send's completion, the posted list, the
+/* After the read of get and sync is out: the send's completion, the posted list, the
  * status (SENT), the flags, the words read (`op t3, t3, words`: one word needs no shift),
  * the credit; the thread ends. */
-.macro READ_OUT op, words
-	SENT
+.macro READ_OUT op, words, keep=0
+	SENT \keep
 	xori	t2, t2, S_RF_IN_PRQ | S_RF_READING /* out of the list; a test of it waits */
 	sh	t2, R(S_REQ_FLAGS)(a4)			/* for the read (set, clear before) */
 	lui	t0, %hi(mpi_counters + S_COUNT_FETCHED)
@@ -134,8 +141,25 @@ mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the wa
 	andi	t0, t0, 3
 	bnez	t0, .Lc
 	beqz	t3, .Lc
-.Lone:	/* Committed. Global addresses: t3 the destination, t1 the source, t4 the receive's
-	 * done (offset 0). */
+.Lone:	/* Committed. The hardware's read (unless -mpi-option=block-read): one SYSRD of the
+	 * word, replying to the frame's read slot, whose thread (mpi_sreq_read_done) stores
+	 * it and completes the receive. */
+	LW_G(t0, mpi_block_reads)
+	bnez	t0, .Lone_block
+	srli	t1, t1, 2
+	or	t1, t1, a7
+	srli	t0, tp, 2
+	or	t0, t0, a6
+	addi	t0, t0, S_READ_SLOT
+	SEND(5, t1, t0)				/* sysrd: the word, to the read slot */
+	sw	t3, S_READ_DST(tp)
+	addi	t4, a4, -S_REQ_PRQ
+	srli	t4, t4, 2
+	or	t4, t4, a6
+	sw	t4, S_READ_DONE(tp)
+	READ_OUT addi, 1, 1			/* one word read; the frame kept */
+.Lone_block:	/* Global addresses: t3 the destination, t1 the source, t4 the receive's done
+	 * (offset 0). */
 	srli	t3, t3, 2
 	or	t3, t3, a6
 	srli	t1, t1, 2
@@ -171,6 +195,42 @@ mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the wa
 	srli	t4, t4, 2
 	or	t4, t4, a6
 	srli	t0, t0, 2			/* t0: words - 1 */
+	LW_G(a1, mpi_block_reads)
+	bnez	a1, .Lwords_block
+	/* The hardware's read: words - 1 SYSRDs replying as remote writes straight into the
+	 * receive buffer (an add and a register-relative send a word, emx_read_words), then
+	 * the last word's SYSRD to the frame's read slot: its reply follows the others (one
+	 * memory unit, one path), and its thread stores it and completes the receive. */
+	add	a2, t3, t0			/* a2: the last word's destination */
+	andi	a3, t0, 31			/* the first turn short by 32 - (words - 1) % 32: */
+	beqz	a3, 61f
+	addi	a3, a3, -32			/* the addresses back by as many, */
+	add	t3, t3, a3
+	add	t1, t1, a3
+	slli	a3, a3, 3			/* and the loop entered as many words in */
+	lla	a1, 61f
+	sub	a1, a1, a3
+	jr	a1
+61:	.set	k, 0
+	.rept	32				/* 2 instructions (8 bytes) a word */
+	addi	a3, t3, k
+	.insn s 0x5b, 6, a3, k(t1)		/* sysrdw (14): source t1 + k, to a3 */
+	.set	k, k + 1
+	.endr
+	addi	t3, t3, 32
+	addi	t1, t1, 32
+	bne	t3, a2, 61b
+	srli	t0, tp, 2
+	or	t0, t0, a6
+	addi	t0, t0, S_READ_SLOT
+	SEND(5, t1, t0)				/* sysrd: the last word, to the read slot */
+	slli	t3, t3, 10			/* its local byte address */
+	srli	t3, t3, 8
+	sw	t3, S_READ_DST(tp)
+	sw	t4, S_READ_DONE(tp)
+	srli	t6, t6, 2
+	READ_OUT add, t6, 1			/* t6 words read; the frame kept */
+.Lwords_block:
 	/* words - 1 without a completion, then the last word with it (the completion
 	 * writes the count, which done takes as DONE_SET only if 1) */
 	SEND(11, t1, t3)
@@ -228,6 +288,21 @@ mpi_sreq_thread:	/* the words at tp + 16 (creation.c: ARGS); a2 is set on the wa
 	CREDIT
 	COMPLETE
 	ret
+/* The reply of a SYSRD of a message's last word (.Lone, .Lwords), in the send request's
+ * frame: the word stored, the receive's `done` written (an I-structure write, as the
+ * block read's completion: it wakes a waiting MPI_Wait), the frame back. a0: the word. */
+	.globl	mpi_sreq_read_done
+	.type	mpi_sreq_read_done, @function
+mpi_sreq_read_done:
+	lw	t0, S_READ_DST(tp)
+	sw	a0, 0(t0)
+	lw	t0, S_READ_DONE(tp)
+	li	t1, 1
+	SEND(6, t0, t1)				/* iwr DONE_SET */
+	FRAME_BACK_ONLY
+	ret
+	.size	mpi_sreq_read_done, .-mpi_sreq_read_done
+
 /* The thread's entry when the cases here cannot apply (no block read on this machine,
  * matching_init chooses): all to sreq_arrived. */
 	.globl	mpi_sreq_thread_general

@@ -19,5 +19,11 @@
 #define S_BLOCK_BYTES 8192     /* 4 * FETCH_BLOCK_WORDS */
 #define S_COUNT_FETCHED 28     /* mpi_counters[C_FETCHED_WORDS] */
 #define S_TAG_ANY_HI 0xffff0   /* TAG_ANY16 << 16, as lui's immediate */
+/* The SYSRD of a message's last word replies to this slot of the send request's frame
+ * (creation.c's template: mpi_sreq_read_done), whose words hold the word's destination
+ * (the slot's own word: a reply leaves it alone) and the receive's `done`. */
+#define S_READ_SLOT 8          /* after the request's words (4..7) */
+#define S_READ_DST 32          /* 4 * S_READ_SLOT */
+#define S_READ_DONE 36
 
 #endif

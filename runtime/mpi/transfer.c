@@ -1,8 +1,8 @@
 /* Moving message data: the one-sided send (remote writes straight into the receive
  * buffer, then the status, then completion through the receive request's I-structure)
- * and the receiver's remote read of a send buffer: by block remote reads of the
- * sender's memory unit (EM-X), by SYSRDs replying as remote writes (EM-X,
- * -mpi-option=fetch-sysrd), or by a SYSRD per word whose reply is a thread (EM-X',
+ * and the receiver's remote read of a send buffer: by SYSRDs replying as remote writes
+ * (EM-X, the hardware's read), by block remote reads of the sender's memory unit (EM-X,
+ * -mpi-option=block-read), or by a SYSRD per word whose reply is a thread (EM-X',
  * EM-4, and -mpi-option=fetch-per-word). At most FRAMES_MAX frames of either kind are in
  * flight per PE (flow control, docs/mpi-flow-control.md). */
 #include <stdlib.h>
@@ -164,7 +164,7 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
   if (x->frames == 0) --mpi_inbound, x->done(x->arg);
 }
 
-/* ---- Block remote read (EM-X: the memory unit of the sender's PE, docs/pe.md) -------
+/* ---- Block remote read (EM-X, -mpi-option=block-read: our packet, docs/pe.md) -------
  * The data come as remote writes, one word per link slot, no thread on either side; each
  * block's completion is an I-structure write behind its last word, for which a reader
  * waits with a continuation into the fetch's frame: frame words E0, E1 are the elements of
@@ -175,10 +175,10 @@ static void fetch_store(uint32_t value, uint32_t unused, uint32_t cont) {
  * unexpected get messages would start hundreds at once (memory the library chose to
  * use, beyond the reserve): block fetches take their frame under FRAMES_MAX too. */
 enum { B_FETCH = 1, B_E0 = 3, BLOCK = FETCH_BLOCK_WORDS };
-unsigned mpi_block_reads;
+unsigned mpi_block_reads, mpi_direct_reads;
 static emx_thread_fn *block_tmpl;
 static emx_thread_fn *stream_tmpl;
-static int fetch_by_sysrd; /* -mpi-option=fetch-sysrd on EM-X */
+static int fetch_by_sysrd; /* EM-X without -mpi-option=block-read or fetch-per-word */
 
 static inline __attribute__((always_inline)) void block_issue(fetch *x, uint32_t *f,
                                                               unsigned k) {
@@ -212,7 +212,7 @@ static void block_arrived(uint32_t words, uint32_t unused, uint32_t cont) {
 
 static int fetch_by_blocks(void) { return mpi_block_reads; }
 
-/* ---- Remote read by a stream of SYSRDs (EM-X, -mpi-option=fetch-sysrd) --------------
+/* ---- Remote read by a stream of SYSRDs (EM-X: the default) ----------------------------
  * EM-X's SYSRD as its hardware is described: the sender's memory unit reads one word per
  * request and replies either to a continuation or as a remote write to the global address
  * the request carries (sysrdw, docs/pe.md). The receiver's loop asks for every word but a
@@ -373,16 +373,16 @@ void transfer_init(void) {
   fetch_tmpl[0] = 0;
   for (unsigned k = 1; k < words; ++k) fetch_tmpl[k] = fetch_store;
   frame_slots = words - 1 < CHUNK ? words - 1 : CHUNK;
-  block_tmpl = calloc(words, sizeof *block_tmpl);
-  if (!block_tmpl) mpi_internal_error("no memory for the block fetch template");
-  block_tmpl[1] = block_tmpl[2] = block_arrived;
-  spare_frame = emx_frame_alloc(block_tmpl);
   const int direct = (emx_features() & EMX_FEATURE_DIRECT_REMOTE_ACCESS) && !mpi_opt.fetch_per_word;
-  fetch_by_sysrd = direct && mpi_opt.fetch_sysrd;
-  mpi_block_reads = direct && !mpi_opt.fetch_sysrd;
-  if (fetch_by_sysrd) { /* (its template only where it is used: init memory) */
-    stream_tmpl = calloc(words, sizeof *stream_tmpl);
-    if (!stream_tmpl) mpi_internal_error("no memory for the SYSRD fetch template");
-    stream_tmpl[1] = stream_tmpl[2] = stream_arrived;
-  }
+  mpi_direct_reads = direct;
+  fetch_by_sysrd = direct && !mpi_opt.block_read;
+  mpi_block_reads = direct && mpi_opt.block_read;
+  /* One two-chunk template, of the read in use (init memory); the spare frame's template
+   * is set when it is taken. */
+  emx_thread_fn *const two = calloc(words, sizeof *two);
+  if (!two) mpi_internal_error("no memory for the fetch template");
+  two[1] = two[2] = fetch_by_sysrd ? stream_arrived : block_arrived;
+  if (fetch_by_sysrd) stream_tmpl = two;
+  else block_tmpl = two;
+  spare_frame = emx_frame_alloc(two);
 }

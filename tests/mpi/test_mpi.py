@@ -154,7 +154,7 @@ class ThreadMultiple(Runs):
 
 # -mpi-option= names (runtime/mpi/options.c): the shortcuts over the paper's mechanisms.
 OPTIONS = ["rreq-pairs", "sreq-inline", "staged-records", "done-sized", "fetch-per-word",
-           "local-isend", "fetch-sysrd"]
+           "local-isend", "block-read"]
 
 
 class Options(Runs):
@@ -176,26 +176,30 @@ class Options(Runs):
             for matching, protocol in VARIANTS:
                 with self.subTest(option=option, matching=matching, protocol=protocol):
                     res, s = self.run_variant(matching, protocol, option)
-                    if option in ("fetch-per-word", "fetch-sysrd", "all"):
+                    # block reads only with block-read (all: fetch-per-word wins)
+                    if option != "block-read":
                         self.assertEqual(pe_sum(s, "memory_unit.block_reads"), 0)
 
-    def test_the_default_fetches_by_block_reads(self):
-        # The fetches are block reads of the sender's memory unit, except those of a
-        # rank's messages to itself (a copy).
-        res, s = self.run_variant("receiver", "get")
+    def test_block_read_fetches_by_block_reads(self):
+        # With -mpi-option=block-read the fetches are block reads of the sender's memory
+        # unit, except those of a rank's messages to itself (a copy).
+        res, s = self.run_variant("receiver", "get", "block-read")
         self.assertGreater(res["mpi_fetched_words"], 1000)
         self.assertGreater(pe_sum(s, "memory_unit.block_reads"), 50)
         self.assertGreater(pe_sum(s, "memory_unit.block_words"), 0.99 * res["mpi_fetched_words"])
         self.assertLessEqual(pe_sum(s, "memory_unit.block_words"), res["mpi_fetched_words"])
 
-    def test_fetch_sysrd_reads_by_a_stream_of_sysrds(self):
-        # The fetched words are SYSRDs of the sender's memory unit (a chunk's last word
-        # replies to a thread, the others as remote writes), no block read; a rank's
-        # messages to itself are copies.
-        res, s = self.run_variant("receiver", "get", "fetch-sysrd")
-        self.assertGreater(res["mpi_fetched_words"], 1000)
-        self.assertEqual(pe_sum(s, "memory_unit.block_reads"), 0)
-        self.assertGreater(pe_sum(s, "memory_unit.sysrd"), 0.99 * res["mpi_fetched_words"])
+    def test_the_default_reads_by_a_stream_of_sysrds(self):
+        # The fetched words are SYSRDs of the sender's memory unit (a message's or chunk's
+        # last word replies to a thread, the others as remote writes), no block read; a
+        # rank's messages to itself are copies. Both-sides matching reads too (get).
+        for matching in ("receiver", "both"):
+            with self.subTest(matching=matching):
+                res, s = self.run_variant(matching, "get")
+                self.assertGreater(res["mpi_fetched_words"], 1000)
+                self.assertEqual(pe_sum(s, "memory_unit.block_reads"), 0)
+                self.assertGreater(pe_sum(s, "memory_unit.sysrd"),
+                                   0.99 * res["mpi_fetched_words"])
 
     def test_an_unknown_option_names_the_known_ones(self):
         r, _ = run_stats("--pes", "2", "mpi_t_p2p", "order", "-mpi-option=fetch-per-word,bogus")

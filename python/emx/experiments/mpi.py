@@ -99,14 +99,14 @@ def throughput_runs(opt):
         yield Point({"curve": f"{m} {p}", "matching": m, "protocol": p},
                     Run("mpi_throughput", ("mpi", *sizes, *variant_args(m, p, opt["options"])),
                         config=CONFIG))
-    # Beside them, the receiver's remote read as the hardware describes SYSRD: one request
-    # per word replying as a remote write, a loop of 2 instructions a word (option
-    # fetch-sysrd; the default reads by our single-request block read, docs/mpi.md).
-    stream = ",".join(o for o in (opt["options"], "fetch-sysrd") if o)
+    # Beside them, the receiver's remote read by our single-request block read (option
+    # block-read; the default reads as the hardware describes SYSRD: one request per word
+    # replying as a remote write, a loop of 2 instructions a word, docs/mpi.md).
+    block = ",".join(o for o in (opt["options"], "block-read") if o)
     for p in ("get", "sync"):
-        yield Point({"curve": f"receiver SYSRD stream {p}", "matching": "receiver, fetch-sysrd",
+        yield Point({"curve": f"receiver block read {p}", "matching": "receiver, block-read",
                      "protocol": p},
-                    Run("mpi_throughput", ("mpi", *sizes, *variant_args("receiver", p, stream)),
+                    Run("mpi_throughput", ("mpi", *sizes, *variant_args("receiver", p, block)),
                         config=CONFIG))
     yield Point({"curve": "raw remote write", "matching": "raw", "protocol": ""},
                 Run("mpi_throughput", ("raw", *sorted(set(sizes + RAW_EXTRA))), config=CONFIG))
