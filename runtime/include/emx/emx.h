@@ -156,6 +156,18 @@ static inline uint64_t emx_cycles(void) {
   } while (hi != hi2);
   return ((uint64_t)hi << 32) | lo;
 }
+/* Instructions this PE has executed (every thread's), read as emx_cycles is: the
+ * difference of two reads around a loop is the loop's instruction count (plus the
+ * reads' own few). */
+static inline uint64_t emx_instret(void) {
+  uint32_t hi, lo, hi2;
+  do {
+    hi = EMX_CSR_READ(0xC82);
+    lo = EMX_CSR_READ(0xC02);
+    hi2 = EMX_CSR_READ(0xC82);
+  } while (hi != hi2);
+  return ((uint64_t)hi << 32) | lo;
+}
 
 /* A host packet from this PE (host_protocol.h). */
 static inline void emx_host_send(unsigned cmd, unsigned arg, uint32_t data) {
