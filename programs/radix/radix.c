@@ -245,6 +245,21 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     if (a->pes > 1) c = emx_max_i32(c);
     us[p] = c / per_us;
   }
+  /* Instructions per key and pass of the count, the packing and the transfer, and per
+   * word of the block sends to other PEs: the mean over the PEs that had any. */
+  const double moved = (double)a->n_local * a->passes; /* keys x passes */
+  float per_key[3] = {0, 0, 0}, per_word = 0;
+  const int phase_of[3] = {PH_COUNT, PH_PACK, PH_TRANSFER};
+  for (int k = 0; k < 3; ++k)
+    if (moved > 0) per_key[k] = (float)(t->instructions[phase_of[k]] / moved);
+  if (t->put_words) per_word = (float)((double)t->put_instructions / t->put_words);
+  int32_t with_keys = moved > 0, with_puts = t->put_words > 0;
+  if (a->pes > 1) {
+    for (int k = 0; k < 3; ++k) per_key[k] = emx_sum_f32(per_key[k]);
+    per_word = emx_sum_f32(per_word);
+    with_keys = emx_sum_i32(with_keys);
+    with_puts = emx_sum_i32(with_puts);
+  }
   if (a->me == 0) {
     const double total_us = (double)clocks / per_us;
     emx_result_int("verified", !bad);
@@ -262,6 +277,10 @@ int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
     emx_result("pack_us", us[PH_PACK]);
     emx_result("transfer_us", us[PH_TRANSFER]);
     emx_result("sync_us", us[PH_SYNC]);
+    emx_result("count_instructions_per_key", per_key[0] / with_keys);
+    emx_result("pack_instructions_per_key", per_key[1] / with_keys);
+    emx_result("transfer_instructions_per_key", per_key[2] / with_keys);
+    if (with_puts) emx_result("put_instructions_per_word", per_word / with_puts);
     printf("radix: %u keys, radix %u, %u PE(s): %s, %.1f us, %.0f keys/s\n", a->n, a->radix,
            a->pes, bad ? "FAILED" : "sorted", total_us, a->n / (total_us * 1e-6));
   }

@@ -70,17 +70,24 @@ uint32_t *radix_alloc(const radix_args *a, unsigned arrays);
 /* Fills this PE's keys and notes their checksums in a. */
 void radix_generate(radix_args *a, uint32_t *keys);
 
-/* Phase clocks of this PE, summed over the passes. */
+/* Phase clocks and instructions of this PE, summed over the passes; and the
+ * instructions and words of the coarse grain's block sends to other PEs (emx_put). */
 enum { PH_COUNT, PH_GLOBAL, PH_PACK, PH_TRANSFER, PH_SYNC, PH_N }; /* PH_PACK: coarse only */
 typedef struct {
-  uint64_t clocks[PH_N];
-  uint64_t mark;
+  uint64_t clocks[PH_N], instructions[PH_N];
+  uint64_t mark, instruction_mark;
+  uint64_t put_instructions, put_words;
 } radix_phases;
-static inline void radix_phase_start(radix_phases *t) { t->mark = emx_cycles(); }
+static inline void radix_phase_start(radix_phases *t) {
+  t->mark = emx_cycles();
+  t->instruction_mark = emx_instret();
+}
 static inline void radix_phase_end(radix_phases *t, int phase) {
-  const uint64_t now = emx_cycles();
+  const uint64_t now = emx_cycles(), done = emx_instret();
   t->clocks[phase] += now - t->mark;
+  t->instructions[phase] += done - t->instruction_mark;
   t->mark = now;
+  t->instruction_mark = done;
 }
 
 /* The local counting loop (the paper's 10-instruction loop). */
@@ -88,9 +95,11 @@ void radix_count(const uint32_t *src, uint32_t n, uint32_t shift, uint32_t mask,
                  uint32_t *cnt);
 
 /* Checks that keys (this PE's n_local final keys) are sorted across all PEs and are a
- * permutation of the generated ones (sums of the keys and of their squares, mod 2^32), reports the results (total time
- * from `clocks`, keys/s, the phase times as the maximum over PEs) and returns the exit
- * code: 0, or 1 with a message when the check fails. Collective. */
+ * permutation of the generated ones (sums of the keys and of their squares, mod 2^32),
+ * reports the results (total time from `clocks`, keys/s, the phase times as the maximum
+ * over PEs, the phases' instructions per key and pass and the block sends' per word as
+ * the mean over PEs) and returns the exit code: 0, or 1 with a message when the check
+ * fails. Collective. */
 int radix_finish(const radix_args *a, const uint32_t *keys, uint64_t clocks,
                  const radix_phases *t);
 

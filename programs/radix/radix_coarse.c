@@ -57,18 +57,33 @@ static __attribute__((noinline)) void pack(const uint32_t *src, uint32_t n, uint
   }
 }
 
-static __attribute__((noinline)) void send_runs(const radix_args *a, const uint32_t *buf) {
+/* A block send to another PE, its instructions counted (the block-send loop; a run to
+ * this PE is a local copy, not counted). */
+static void put_counted(emx_gaddr_t dst, const uint32_t *src, uint32_t words,
+                        radix_phases *t) {
+  if (emx_gaddr_is_local(dst)) {
+    emx_put(dst, src, words);
+    return;
+  }
+  const uint64_t before = emx_instret();
+  emx_put(dst, src, words);
+  t->put_instructions += emx_instret() - before;
+  t->put_words += words;
+}
+
+static __attribute__((noinline)) void send_runs(const radix_args *a, const uint32_t *buf,
+                                                radix_phases *t) {
   unsigned first = 0;
   while (first < n_runs && emx_gaddr_pe(runs[first].dst) < a->me) ++first;
   for (unsigned j = 0; j < n_runs; ++j) {
     const run_t *r = &runs[(first + j) % n_runs];
     if (a->batch == 0) {
-      emx_put(r->dst, buf + r->offset, r->words);
+      put_counted(r->dst, buf + r->offset, r->words, t);
       continue;
     }
     for (uint32_t w = 0; w < r->words; w += a->batch) {
       const uint32_t n = r->words - w < a->batch ? r->words - w : a->batch;
-      emx_put(r->dst + w, buf + r->offset + w, n);
+      put_counted(r->dst + w, buf + r->offset + w, n, t);
       radix_suspend();
     }
   }
@@ -80,7 +95,7 @@ static void move(const radix_args *a, const uint32_t *from, uint32_t shift, uint
   uint32_t *buf = radix_buffer(a);
   pack(from, a->n_local, shift, mask, buf);
   radix_phase_end(t, PH_PACK);
-  send_runs(a, buf);
+  send_runs(a, buf, t);
 }
 
 int main(int argc, char **argv) {

@@ -63,6 +63,33 @@ class Sequential(Runs):
         self.assertAlmostEqual(per_key["em4"], 13.0, delta=0.1)
 
 
+class Instructions(Runs):
+    """The programs count their loops' instructions (instret around each phase and each
+    block send): the figures are the compiled loops' lengths."""
+
+    def test_loops_and_the_block_send(self):
+        fine, _ = self.sort("radix_fine", 16384, 4, pes=2)
+        coarse, _ = self.sort("radix_coarse", 16384, 4, pes=2)
+        # (EM-4 without its suspensions, so that its runs are as long as EM-X's)
+        em4, _ = self.sort("radix_coarse", 16384, 4, "batch=0", pes=2, config="em4")
+        # The counting loop is 10 instructions, the fine-grain transfer loop 15 (load the
+        # key, the digit's cursor: shift, mask, index, two loads; the block-end test;
+        # send; the cursor's update and store; the loop's index, address and branch),
+        # the packing loop 13; + the phases' per-pass set-up.
+        for res in (fine, coarse, em4):
+            self.assertAlmostEqual(res["count_instructions_per_key"], 10, delta=0.02)
+        self.assertAlmostEqual(fine["transfer_instructions_per_key"], 15, delta=0.02)
+        self.assertAlmostEqual(coarse["pack_instructions_per_key"], 13, delta=0.02)
+        self.assertNotIn("put_instructions_per_word", fine)
+        # EM-X's block send: an auto-increment load and a register-relative send a word,
+        # the address update and the branch per 32 words, and a call per run of ~2 K words.
+        self.assertGreater(coarse["put_instructions_per_word"], 2 + 2 / 32)
+        self.assertLess(coarse["put_instructions_per_word"], 2 + 2 / 32 + 0.03)
+        # EM-4's: the same and two address updates a word.
+        self.assertAlmostEqual(em4["put_instructions_per_word"]
+                               - coarse["put_instructions_per_word"], 2, delta=0.01)
+
+
 class Parallel(Runs):
     """Fine and coarse grain on 1, 2, 3, 5 and 64 PEs (1001 keys: divisible by none of
     them but 1), radix 4, 64 and 256, on every machine."""

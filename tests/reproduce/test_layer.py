@@ -77,7 +77,7 @@ class Declarations(unittest.TestCase):
     def test_names_papers_and_globs_select(self):
         self.assertEqual([e.name for e in registry.select(["micro.*"])],
                          ["micro.remote_read", "micro.remote_write", "micro.block_read", "micro.invoke",
-                          "micro.match"])
+                          "micro.suspend", "micro.match"])
         self.assertIn("mpi.latency", [e.name for e in registry.select(["mpi"])])
 
     def test_unknown_parameter_is_refused(self):

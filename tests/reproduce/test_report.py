@@ -137,6 +137,41 @@ class Page(unittest.TestCase):
             self.assertIn(html_escape(c.statement), overview)
         self.assertEqual(overview.count("not measured"), len(rows) + 2)   # + the tallies
 
+    def test_the_loops_instructions_and_the_suspension_are_in_the_overview(self):
+        """The radix paper's loop lengths (instructions, counted by the programs) and the
+        8 clocks of 4 live values at a suspension: overview rows with their verdicts."""
+        import re
+        exps = registry.all_experiments()
+        nan = float("nan")
+        tables = {
+            "micro.suspend": pd.DataFrame({"machine": ["emx80-16mhz", "em4"],
+                                           "yield_live4_cycles": [8.01, 16.02]}),
+            "radix.scalability": pd.DataFrame({
+                "grain": ["fine", "coarse", "coarse"], "pes": [4, 1, 4],
+                "send_instr_per_key": [15.01, 2.98, 2.6], "pack_instr_per_key": [0, 13.0, 13.0],
+                "put_instr_per_word": [nan, nan, 2.07]}),
+            "radix.sequential": pd.DataFrame({"machine": ["EM-X", "EM-4"],
+                                              "count_clk_per_key": [10.02, 13.02],
+                                              "count_instr_per_key": [10.02, 10.02]})}
+        outs = [outcome_of(exps[n], t) for n, t in tables.items()]
+        with open(report.html_report(outs, os.path.join(self.tmp, "report.html"), {})) as f:
+            page = f.read()
+        overview = page[page.index("id=overview"):page.index("</section>")]
+        # figure, where, simulated, published, difference, verdict
+        verdicts = {f: (v, h) for f, v, h in re.findall(
+            r'<td>(\w+)</td><td class=text>[^<]*</td><td>([^<]*)</td>'
+            r'<td class=nowrap>[^<]*</td><td>[^<]*</td><td class=\w+>([\w ]+)<', overview)}
+        self.assertEqual(verdicts["yield_live4_cycles"], ("8.01", "holds"))
+        self.assertEqual(verdicts["put_instr_per_word"], ("2.07", "holds"))   # the NaN left out
+        self.assertEqual(verdicts["pack_instr_per_key"], ("13", "holds"))
+        self.assertEqual(verdicts["send_instr_per_key"], ("15.01", "does not hold"))  # 5 %
+        self.assertEqual(verdicts["count_instr_per_key"], ("10.02", "holds"))
+        for source in ("saving and restoring 4 live variables",
+                       "the coarse-grain block-send loop, 2 instructions per word",
+                       "the fine-grain loop, 16 instructions per remote write",
+                       "the coarse-grain packing loop, 13 instructions per word"):
+            self.assertIn(source, overview)
+
     def test_a_quick_run_says_what_is_smaller_and_marks_its_verdicts(self):
         def runs(opt):
             keys = [1, 2] if opt.quick else [1, 2, 3]

@@ -7,6 +7,7 @@ what the papers measured; the one statement checked is ACP's flat memory."""
 from collections import deque
 
 from emx.experiment import Check, Experiment, Point, Run
+from emx.plotting import panels_with_legend
 
 CONFIG = "emx80-16mhz"
 DOC = "docs/experiments/acp-ompl.md"
@@ -194,7 +195,7 @@ def pingpong_view(df):
 
 def pingpong_plot(df, fig):
     sizes = sorted(df["bytes"].unique())
-    axes = fig.subplots(1, len(sizes), sharex=True)
+    axes, legend = panels_with_legend(fig, len(sizes))
     for ax, size in zip(axes, sizes):
         for how, g in df[df["bytes"] == size].groupby("how", sort=False):
             g = g.sort_values("T")
@@ -205,7 +206,7 @@ def pingpong_plot(df, fig):
         ax.set_xlabel("T pairs", fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("one-way latency per pair (µs)")
-    axes[0].legend(fontsize=6)
+    legend(*axes[0].get_legend_handles_labels())  # below: in the 4 B panel it covered it
 
 
 EXPERIMENTS = [

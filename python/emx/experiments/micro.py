@@ -1,5 +1,6 @@
 """Microbenchmarks of the machine (programs/micro, docs/microbenchmarks.md) on each
-machine variant: remote read, remote write, thread invocation, 2-input matching."""
+machine variant: remote read, remote write, thread invocation, 2-input matching; and the
+cost of a suspension (programs/runtime_tests/suspend.c)."""
 from emx.experiment import Check, Experiment, Point, Published, Run, about, value
 
 MACHINES = ["emx80-16mhz", "emx80-20mhz", "emx-thread-write", "em4"]
@@ -104,6 +105,26 @@ def match_figures(params, r):
                                       "match_extra_cycles")}
 
 
+def suspend_runs(opt):
+    for m in _machines(opt):
+        yield Point({"machine": m}, Run("rt_suspend", config=m))
+
+
+def suspend_figures(params, r):
+    # rt_suspend times 1000 suspensions and resumptions of a loop with 0 and with 4 live
+    # values, by emx_yield (a context) and by the lean suspension in a frame (the
+    # collectives'), less the machine's part (a thread invoking itself); live4_cycles is
+    # what the 4 live values add.
+    res = r.results
+    row = {}
+    for kind, prefix in (("yield", ""), ("lean", "lean_")):
+        for live in (0, 4):
+            row[f"{kind}_{live}_live_cycles"] = res[f"{prefix}suspend_resume_cycles_{live}_live"]
+        row[f"{kind}_live4_cycles"] = row[f"{kind}_4_live_cycles"] - row[f"{kind}_0_live_cycles"]
+    row["self_invocation_cycles"] = res["self_invocation_cycles"]
+    return row
+
+
 EXPERIMENTS = [
     Experiment("micro.remote_read", "micro",
                "Remote read (SYSRD) latency over every ordered pair of PEs",
@@ -152,6 +173,18 @@ EXPERIMENTS = [
                doc=DOC),
     Experiment("micro.invoke", "micro", "Thread invocation round trip PE 0 -> PE j -> PE 0",
                invoke_runs, invoke_figures, plot=_bars(["min_us", "mean_us", "max_us"], "µs"),
+               quick=QUICK, doc=DOC),
+    Experiment("micro.suspend", "micro",
+               "Suspending and resuming a thread of C code (emx_yield, and the lean "
+               "suspension in a frame): clocks with 0 and with 4 live values",
+               suspend_runs, suspend_figures,
+               plot=_bars(["yield_0_live_cycles", "yield_4_live_cycles",
+                           "lean_0_live_cycles", "lean_4_live_cycles"],
+                          "clocks a suspension and resumption (less the machine's part)"),
+               published=[
+                   Published("yield_live4_cycles", 8.0, {"machine": "emx80-16mhz"},
+                             f"{RADIX}: saving and restoring 4 live variables when EM-C code "
+                             "suspends a thread, 8 clocks", "clocks", tolerance=5)],
                quick=QUICK, doc=DOC),
     Experiment("micro.match", "micro",
                "Thread start on the same PE: 1-input packet against a 2-input match",

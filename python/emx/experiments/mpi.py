@@ -6,6 +6,7 @@ import re
 import statistics
 
 from emx.experiment import Experiment, Point, Published, Run
+from emx.plotting import panels_with_legend
 
 CONFIG = "emx80-16mhz"
 DOC = "docs/experiments/mpi.md"
@@ -77,18 +78,43 @@ def latency_view(df):
 
 
 def latency_plot(df, fig):
-    axes = fig.subplots(1, 2, sharey=True)
-    for ax, mode in zip(axes, ("naive", "advance")):
-        d = df[(df["mode"] == mode) & (df["bytes"] == 4)]
-        labels = [f"{m}\n{p}" for m, p in zip(d["matching"], d["protocol"])]
-        ax.bar(range(len(d)), d["oneway_us"],
-               color=["#3465a4" if m == "both" else "#cc7a00" for m in d["matching"]])
-        ax.set_xticks(range(len(d)), labels, fontsize=7)
-        ax.set_title(f"{mode}, 4 bytes", fontsize=9)
-        ax.grid(True, axis="y", alpha=0.3)
-    axes[1].axhline(15.4, color="black", linestyle=":", label="published 15.4 µs (both)")
-    axes[1].legend(fontsize=7)
-    axes[0].set_ylabel("one-way latency (µs)")
+    """Table 1 beside the simulation: per panel (naive, in advance, pre-issue per
+    receive) a simulated bar and the published one for every variant, and in the
+    in-advance panel the 0-byte cell (both sides, the mean over the protocols)."""
+    from matplotlib.patches import Patch
+
+    def sim(column, **where):
+        rows = df
+        for k, v in where.items():
+            rows = rows[rows[k] == v]
+        return rows[column].mean() if column in rows and len(rows) else float("nan")
+
+    rows = [f"{m}, {p}" for m, p in VARIANTS] + ["both, 0 B"]
+    axes, legend = panels_with_legend(fig, 3, sharey=True)
+    for i, (ax, (mode, column, title)) in enumerate(zip(axes, (
+            ("naive", "oneway_us", "naive, 4 B: one-way µs"),
+            ("advance", "oneway_us", "in advance, 4 B: one-way µs"),
+            ("advance", "preissue_us", "pre-issue per receive: µs")))):
+        simulated = [sim(column, matching=m, protocol=p, mode=mode, bytes=4)
+                     for m, p in VARIANTS]
+        paper = [TABLE1_ONEWAY[v][i] for v in VARIANTS]
+        if i == 1:
+            simulated.append(sim(column, matching="both", mode=mode, bytes=0))
+            paper.append(TABLE1_ZERO_BYTES)
+        y = range(len(simulated))
+        ax.barh([k - 0.2 for k in y], simulated, 0.4,
+                color=["#3465a4" if r.startswith("both") else "#cc7a00" for r in rows])
+        ax.barh([k + 0.2 for k in y], paper, 0.4, color="white", edgecolor="black",
+                hatch="///")
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0].set_yticks(range(len(rows)), rows, fontsize=8)
+    axes[0].set_ylabel("matching, protocol")
+    axes[0].invert_yaxis()
+    legend([Patch(color="#3465a4"), Patch(color="#cc7a00"),
+            Patch(facecolor="white", edgecolor="black", hatch="///")],
+           ["simulated, matching on both sides", "simulated, matching on the receiver",
+            "published (Table 1)"])
 
 
 # ---- Fig. 10: throughput of the in-advance ping-pong, and the raw remote-write routine

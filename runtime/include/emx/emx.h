@@ -145,17 +145,22 @@ static inline void emx_set_thread_stack(void *sp) {
   __asm__ volatile("csrw 0x801, %0" ::"r"(sp) : "memory");
 }
 
-/* Clocks since the PE started. The high half is read on both sides of the low half: if
- * it changed, the low half wrapped in between and we read again. */
-static inline uint64_t emx_cycles(void) {
-  uint32_t hi, lo, hi2;
-  do {
-    hi = EMX_CSR_READ(0xC80);
-    lo = EMX_CSR_READ(0xC00);
-    hi2 = EMX_CSR_READ(0xC80);
-  } while (hi != hi2);
-  return ((uint64_t)hi << 32) | lo;
-}
+/* A 64-bit counter: the high half is read on both sides of the low half; if it changed,
+ * the low half wrapped in between and we read again. */
+#define EMX_CSR_READ64(lo_num, hi_num)                    \
+  __extension__({                                         \
+    uint32_t hi_, lo_;                                    \
+    do {                                                  \
+      hi_ = EMX_CSR_READ(hi_num);                         \
+      lo_ = EMX_CSR_READ(lo_num);                         \
+    } while (hi_ != EMX_CSR_READ(hi_num));                \
+    ((uint64_t)hi_ << 32) | lo_;                          \
+  })
+/* Clocks since the PE started. */
+static inline uint64_t emx_cycles(void) { return EMX_CSR_READ64(0xC00, 0xC80); }
+/* Instructions this PE has executed (every thread's): the difference of two reads around
+ * a loop is the loop's instruction count (plus the reads' own few). */
+static inline uint64_t emx_instret(void) { return EMX_CSR_READ64(0xC02, 0xC82); }
 
 /* A host packet from this PE (host_protocol.h). */
 static inline void emx_host_send(unsigned cmd, unsigned arg, uint32_t data) {
