@@ -65,6 +65,7 @@ bool is_env(const Decoded& d) {
 // The operands of an instruction of the subset; false when it is not in the subset.
 struct Operands {
   bool x1 = false, x2 = false, xd = false, f1 = false, f2 = false, f3 = false, fd = false;
+  bool x1_written = false;  // lw.ai's auto-increment
 };
 bool operands(const Decoded& d, bool host_fma, Operands& o) {
   const bool dyn_rm = (d.rs3_rm >> 5) == fp::kDyn;
@@ -87,6 +88,7 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
     case Op::div: case Op::divu: case Op::rem: case Op::remu:
       o.x1 = o.x2 = o.xd = true;
       return true;
+    case Op::lw_ai: o.x1 = o.xd = o.x1_written = true; return true;
     case Op::flw: o.x1 = o.fd = true; return true;
     case Op::fsw: o.x1 = o.f2 = true; return true;
     case Op::fadd_s: case Op::fsub_s: case Op::fmul_s:
@@ -229,6 +231,7 @@ class BlockEmitter {
     nx_ = x_new;
     nf_ = f_new;
     if (o.xd && d.rd != 32) xwritten_ |= 1u << d.rd;
+    if (o.x1_written && d.rs1 != 0) xwritten_ |= 1u << d.rs1;
     if (o.fd) fwritten_ |= 1u << d.rd;
     return true;
   }
@@ -303,6 +306,7 @@ class BlockEmitter {
       case Op::div: case Op::divu: case Op::rem: case Op::remu: divide(d); break;
       case Op::lb: case Op::lh: case Op::lw: case Op::lbu: case Op::lhu: case Op::flw: load(k, d); break;
       case Op::sb: case Op::sh: case Op::sw: case Op::fsw: store(k, d); break;
+      case Op::lw_ai: load_increment(k, d); break;
       case Op::fadd_s: case Op::fsub_s: case Op::fmul_s: case Op::fmadd_s: {
         if (d.op == Op::fmadd_s) {
           a_.movaps(0, fmap_[d.rs3_rm & 31u]);
@@ -504,6 +508,16 @@ class BlockEmitter {
       case Op::lhu: a_.movzx16(h, m); break;
       default: a_.load(h, m); break;
     }
+  }
+  // lw.ai (isa/emcy.def): rd = mem32[rs1], then rs1 += imm, rd winning when rd = rs1. The
+  // load's checks come first, so a fault (the interpreter's, at k) changes no register.
+  void load_increment(uint32_t k, const Decoded& d) {
+    if (d.rs1 == 0) a_.alu_rr(Asm::XOR, RAX, RAX);
+    else a_.mov_rr(RAX, xmap_[d.rs1]);
+    range_check(k, 2);
+    a_.load(RCX, {RBP, 0, RAX});
+    if (d.rs1 != 0 && d.imm) a_.alu_ri(Asm::ADD, xmap_[d.rs1], d.imm);
+    if (d.rd != 32) a_.mov_rr(xmap_[d.rd], RCX);
   }
   void store(uint32_t k, const Decoded& d) {
     address(d);

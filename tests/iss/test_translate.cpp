@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hart_fixture.h"
+#include "isa/csr_numbers.h"
 
 namespace emx::test {
 namespace {
@@ -176,6 +177,78 @@ TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
   EXPECT_EQ(t.hart->x[25], (10u + 25u) * 16u / 2u);  // x10 = 10, x11 = x10 + 11, ...
   expect_same(*t.hart, *i.hart);
   if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
+}
+
+// lw.ai (rd = mem[rs1], then rs1 += imm) inside blocks: the block-send loop's load.
+uint32_t lwai(unsigned rd, unsigned rs1, int32_t imm) { return enc::i(0x7b, 2, rd, rs1, imm); }
+
+TEST(Translate, AutoIncrementLoadLoopAsInTheInterpreter) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(7, Machine::kData >> 12), addi(6, 0, 50), addi(5, 0, 0),
+      lwai(8, 7, 4), add(5, 5, 8), lwai(0, 7, 4), lwai(9, 7, -4),  // x0: increment only
+      addi(6, 6, -1), b(1, 6, 0, -20),  // bne x6, x0: back to the first lw.ai
+      addi(10, 7, -8), lwai(10, 10, 12),  // rd = rs1: the loaded value wins
+      kEnd};
+  Machine t(code, true, 2), i(code, false, 2);
+  for (Machine* m : {&t, &i})
+    for (uint32_t w = 0; w < 101; ++w) m->memory.write32(Machine::kData + 4 * w, 1000 + w);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(t.hart->x[7], Machine::kData + 200);  // 4 a round
+  EXPECT_EQ(t.hart->x[5], 50u * 1000u + 49u * 50u / 2u);  // words 0 .. 49
+  EXPECT_EQ(t.hart->x[9], 1051u);  // the last round's word 49 + 2
+  EXPECT_EQ(t.hart->x[10], 1048u);  // word 50 - 2
+  EXPECT_EQ(t.hart->instret, 3u + 50u * 6u + 3u);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 12));
+}
+
+// A faulting lw.ai in the middle of a block: the interpreter's fault at it, its rs1 and rd
+// unchanged, the registers written before it stored.
+TEST(Translate, AutoIncrementLoadThatFaultsChangesNoRegister) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(7, Machine::kMem >> 12), addi(7, 7, -32),  // 8 words a round up to the top
+      addi(11, 11, 1), lwai(8, 7, 16), addi(12, 12, 1), lwai(9, 7, -8), j(0, -16)};
+  Machine t(code, true), i(code, false);
+  for (Machine* m : {&t, &i})
+    for (uint32_t w = 1; w <= 8; ++w) m->memory.write32(Machine::kMem - 4 * w, 100 + w);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::load_outside_memory);
+  EXPECT_EQ(i.hart->fault().kind, iss::FaultKind::load_outside_memory);
+  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 20);  // the second lw.ai of round 3
+  EXPECT_EQ(t.hart->fault().addr, Machine::kMem);
+  EXPECT_EQ(i.hart->fault().addr, Machine::kMem);
+  EXPECT_EQ(t.hart->x[7], Machine::kMem);  // not incremented by the faulting one
+  EXPECT_EQ(t.hart->x[8], 104u);  // round 3's first load: kMem - 16
+  EXPECT_EQ(t.hart->x[9], 102u);  // round 2's: kMem - 8, not the fault's
+  EXPECT_EQ(t.hart->x[11], 3u);
+  EXPECT_EQ(t.hart->x[12], 3u);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 8));
+}
+
+// EM-4 has no lw.ai: its decoder rejects it, so no block runs it (the fault is the
+// interpreter's illegal instruction, the registers before it stored).
+TEST(Translate, AutoIncrementLoadIsIllegalWithoutTheFeature) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {lui(7, Machine::kData >> 12), addi(5, 0, 1), addi(6, 0, 2),
+                                      addi(8, 0, 3), addi(9, 0, 4), lwai(8, 7, 4), kEnd};
+  Machine t(code, true), i(code, false);
+  for (Machine* m : {&t, &i}) {
+    m->hart->features = ~isa::csr::kFeatureAutoIncrement;
+    m->hart->set_code(Machine::kCode, static_cast<uint32_t>(4 * code.size()));
+  }
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+  EXPECT_EQ(t.hart->fault().kind, iss::FaultKind::illegal_instruction);
+  EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 20);
+  EXPECT_EQ(t.hart->x[7], Machine::kData);
+  EXPECT_EQ(t.hart->x[8], 3u);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode));
 }
 
 // The PE around the hart for the environment instructions (sends, end, tags, CSRs), which

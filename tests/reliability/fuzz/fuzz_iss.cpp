@@ -145,6 +145,7 @@ uint32_t random_word(Rng& rng, const isa::InsnInfo& i) {
   // a misaligned access).
   const uint32_t opcode = w & 0x7f;
   if ((opcode == 0x03 || opcode == 0x07) && pick(rng, 4)) w &= ~(0x3u << 20);
+  if (i.op == isa::Op::lw_ai && pick(rng, 4)) w &= ~(0x3u << 20);  // a word increment
   if ((opcode == 0x23 || opcode == 0x27) && pick(rng, 4)) w &= ~(0x3u << 7);
   static const uint32_t kCsrs[] = {0x001, 0x002, 0x003, 0xc00, 0xc01, 0xc02, 0xc80, 0xc81,
                                    0xc82, 0xcc0, 0xcc1, 0xcc2, 0xcc3, 0xcc4, 0xcc5, 0x800,
@@ -193,7 +194,7 @@ std::vector<uint32_t> translatable_code(Rng& rng, std::size_t words) {
       Op::mul, Op::mulh, Op::mulhsu, Op::mulhu, Op::flw, Op::fsw, Op::fmadd_s, Op::fadd_s,
       Op::fsub_s, Op::fmul_s, Op::fsgnj_s, Op::fsgnjn_s, Op::fsgnjx_s, Op::fmv_x_w,
       Op::fmv_w_x, Op::div, Op::divu, Op::rem, Op::remu, Op::addi, Op::addi, Op::lw, Op::sw,
-      Op::add, Op::bne, Op::fdiv_s,
+      Op::add, Op::bne, Op::fdiv_s, Op::lw_ai, Op::lw_ai,
       // Environment instructions (blocks call Hart::run_env for them).
       Op::send_syswr, Op::sendd_syswr, Op::sendd_invoke1, Op::send_host, Op::end, Op::rtag,
       Op::wtag, Op::csrrs, Op::csrrw};
