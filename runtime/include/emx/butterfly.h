@@ -12,7 +12,7 @@
  * The integer sum and the sum with its prefix are EM-C's compiled code, by hand
  * (runtime/src/butterfly.S): each step a thread with the live values in registers,
  * saved in the collectives' frame only when it waits; the caller's inline asm
- * (__EMX_BFLY_CALL) makes GCC keep the caller's own live values across it, as a
+ * (EMX__BFLY_CALL) makes GCC keep the caller's own live values across it, as a
  * suspension does. The other kinds (barrier, max, min, floats, vectors) are
  * __emx_butterfly below, a C engine compiled into their functions: its waits keep the
  * values GCC finds live, in the function's stack frame. */
@@ -50,7 +50,7 @@ void __emx_collective_init(void);
 
 /* A call of butterfly.S's steps FN: x in a0; a0 and a1 come back (the sum; the prefix).
  * Every register but sp, gp, tp and s0 is clobbered, as at a suspension (threads.h). */
-#define __EMX_BFLY_CALL(fn, x, a1_out)                                                \
+#define EMX__BFLY_CALL(fn, x, a1_out)                                                \
   __extension__({                                                                    \
     register uint32_t a0_ __asm__("a0") = (x);                                       \
     register uint32_t a1_ __asm__("a1");                                             \

@@ -25,7 +25,7 @@ float emx_allreduce_f32(float x, emx_op_t op);
  * inline asm that keeps only the caller's live values across their suspensions. */
 static inline int32_t emx_sum_i32(int32_t x) {
   uint32_t unused;
-  const int32_t sum = (int32_t)__EMX_BFLY_CALL(__emx_bfly_sum_i32, (uint32_t)x, unused);
+  const int32_t sum = (int32_t)EMX__BFLY_CALL(__emx_bfly_sum_i32, (uint32_t)x, unused);
   (void)unused;
   return sum;
 }
@@ -39,13 +39,13 @@ static inline float emx_min_f32(float x) { return emx_allreduce_f32(x, EMX_OP_MI
  * (exclusive; 0 on PE 0). */
 static inline int32_t emx_scan_i32(int32_t x, int inclusive) {
   uint32_t below;
-  (void)__EMX_BFLY_CALL(__emx_bfly_sum_scan_i32, (uint32_t)x, below);
+  (void)EMX__BFLY_CALL(__emx_bfly_sum_scan_i32, (uint32_t)x, below);
   return (int32_t)below + (inclusive ? x : 0);
 }
 /* Both in one butterfly: returns the sum over all PEs, *below the exclusive prefix. */
 static inline int32_t emx_sum_scan_i32(int32_t x, int32_t *below) {
   uint32_t b;
-  const int32_t sum = (int32_t)__EMX_BFLY_CALL(__emx_bfly_sum_scan_i32, (uint32_t)x, b);
+  const int32_t sum = (int32_t)EMX__BFLY_CALL(__emx_bfly_sum_scan_i32, (uint32_t)x, b);
   *below = (int32_t)b;
   return sum;
 }
