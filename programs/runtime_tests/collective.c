@@ -48,6 +48,27 @@ static void check_sum_scan(int r) {
   expect_i("live value 2", live2, (int32_t)me * 3 - r);
 }
 
+/* The same from a thread started by a packet: it runs on the shared thread stack, which
+ * the steps' first wait must make its own, since another thread, started meanwhile,
+ * scribbles on whatever stack is the shared one while the first one waits. */
+static emx_sync_t threads_done;
+static volatile int collectives_finished;
+static void collectives_in_a_thread(uint32_t *args) {
+  for (int r = 0; r < (int)args[0]; ++r) check_sum_scan(r + 100);
+  collectives_finished = 1;
+  emx_sync_done(&threads_done);
+}
+static void scribbler(uint32_t *args) {
+  (void)args;
+  while (!collectives_finished) {
+    volatile uint32_t junk[128];
+    for (unsigned k = 0; k < 128; ++k) junk[k] = 0xdead0000u + k;
+    sink += junk[127];
+    emx_yield();
+  }
+  emx_sync_done(&threads_done);
+}
+
 static int32_t vec[MAX_VLEN];
 static float fvec[MAX_VLEN];
 
@@ -79,6 +100,12 @@ int main(int argc, char **argv) {
     for (int i = 0; i < vlen; ++i) expect_f("vector max", fvec[i], (float)(p - 1 - i));
     if (me % 3 == 1) spin(200); /* fall out of step again */
   }
+  const uint32_t rounds = 3;
+  emx_sync_init(&threads_done, 2);
+  emx_spawn(me, collectives_in_a_thread, &rounds, 1);
+  emx_spawn(me, scribbler, &rounds, 1);
+  emx_sync_wait(&threads_done);
+
   /* Floats: every PE gets the same bits even when the order matters. */
   const float third = emx_sum_f32(1.0f / (float)(me + 3));
   const float lo = emx_min_f32(third), hi = emx_max_f32(third);
