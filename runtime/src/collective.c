@@ -20,16 +20,41 @@
 #include <emx/remote.h>
 #include <math.h>
 
+#include "butterfly_layout.h"
 #include "layer_internal.h"
 
-__emx_bfly_step __emx_bfly_steps[EMX__BFLY_MAX_STEPS];
-const __emx_bfly_step *__emx_bfly_end = __emx_bfly_steps;
+#define L_AT(name, member) \
+  _Static_assert((name) == __builtin_offsetof(__emx_bfly_step, member), #name)
+L_AT(BFLY_TO, to);
+L_AT(BFLY_EXTRA, extra);
+L_AT(BFLY_ELEM, element);
+L_AT(BFLY_SELF, self);
+L_AT(BFLY_LOWER, lower);
+L_AT(BFLY_STRIDE, stride);
+_Static_assert(BFLY_BYTES == sizeof(__emx_bfly_step), "BFLY_BYTES");
+_Static_assert(BFLY_MAX_STEPS == EMX__BFLY_MAX_STEPS, "BFLY_MAX_STEPS");
+_Static_assert(BFLY_PKT_IWRITE == EMX_PKT_iwrite && BFLY_PKT_IREAD == EMX_PKT_iread, "BFLY_PKT");
+/* The live values butterfly.S keeps in the frame while it waits: words no 1-input reply
+ * writes and the lean wait does not use (sp, ra, tp, s0). */
+_Static_assert(BFLY_F_VALUE == __builtin_offsetof(emx_ctx_t, slot) &&
+                   BFLY_F_LOWER == __builtin_offsetof(emx_ctx_t, id) &&
+                   BFLY_F_STEP == __builtin_offsetof(emx_ctx_t, cont),
+               "BFLY_F_*");
+#undef L_AT
+
+__emx_bfly_step __emx_bfly_steps[2][EMX__BFLY_MAX_STEPS + 1];
 volatile uint32_t __emx_coll_elements[2][EMX__BFLY_MAX_STEPS];
 uint32_t __emx_coll_calls;
 emx_ctx_t *__emx_coll_frame;
 emx_gaddr_t __emx_coll_cont;
 
-static const emx_thread_fn coll_frame_template[3] = {0, __emx_resume_frame, __emx_resume_frame};
+void __emx_bfly_resume_sum(uint32_t, uint32_t, uint32_t);  /* butterfly.S */
+void __emx_bfly_resume_scan(uint32_t, uint32_t, uint32_t);
+/* Slots 1, 2: the C engine's wait (__emx_suspend_frame); 3, 4: butterfly.S's. */
+static const emx_thread_fn coll_frame_template[] = {
+    0, __emx_resume_frame, __emx_resume_frame, __emx_bfly_resume_sum, __emx_bfly_resume_scan};
+_Static_assert(sizeof coll_frame_template / sizeof *coll_frame_template == BFLY_SLOT_SCAN + 1,
+               "the frame's slots");
 
 /* This PE's steps (emx/butterfly.h), from the start-up of the layer. Step k: the block
  * of 2^k PEs starting at `start` and its partner block `partner`; PE start+o sends to
@@ -37,20 +62,24 @@ static const emx_thread_fn coll_frame_template[3] = {0, __emx_resume_frame, __em
  * partner block is empty (P not a power of two) is left out. */
 void __emx_collective_init(void) {
   const unsigned me = emx_pe_id(), pes = emx_pe_count();
-  __emx_bfly_step *s = __emx_bfly_steps;
-  for (unsigned k = 0; (1u << k) < pes; ++k) {
-    const unsigned b = 1u << k, start = me & ~(b - 1), partner = start ^ b;
-    if (partner >= pes) continue;
-    const unsigned mine = pes - start < b ? pes - start : b;
-    const unsigned theirs = pes - partner < b ? pes - partner : b;
-    const unsigned first = partner + (me - start), end = partner + theirs;
-    volatile uint32_t *e = &__emx_coll_elements[0][k];
-    *s++ = (__emx_bfly_step){emx_gaddr(first, e), (uint32_t)mine << EMX_GADDR_PE_SHIFT,
-                             first < end ? (end - first + mine - 1) / mine : 0, e,
-                             emx_gaddr(me, e),
-                             partner < start};
+  for (unsigned set = 0; set < 2; ++set) {
+    __emx_bfly_step *s = __emx_bfly_steps[set];
+    for (unsigned k = 0; (1u << k) < pes; ++k) {
+      const unsigned b = 1u << k, start = me & ~(b - 1), partner = start ^ b;
+      if (partner >= pes) continue;
+      const unsigned mine = pes - start < b ? pes - start : b;
+      const unsigned theirs = pes - partner < b ? pes - partner : b;
+      const unsigned first = partner + (me - start), end = partner + theirs;
+      volatile uint32_t *e = &__emx_coll_elements[set][k];
+      *s++ = (__emx_bfly_step){emx_gaddr(first, e),
+                               (int32_t)(first < end ? (end - first + mine - 1) / mine : 0) - 1,
+                               e,
+                               emx_gaddr(me, e),
+                               partner < start ? ~0u : 0,
+                               (uint32_t)mine << EMX_GADDR_PE_SHIFT};
+    }
+    *s = (__emx_bfly_step){.to = 0, .extra = -1}; /* the end */
   }
-  __emx_bfly_end = s;
   emx_ctx_t *f = (emx_ctx_t *)__emx_frames_carve(1);
   f->tmpl = coll_frame_template;
   __emx_coll_cont = f->cont = emx_gaddr_mine(&f->slot);
@@ -113,17 +142,17 @@ static void combine_vec(kind k, uint32_t *out, const uint32_t *lo, const uint32_
  * ours, so that it ends as the exclusive prefix over lower-numbered PEs. The steps of
  * the scalar butterfly (emx/butterfly.h), with a block per message. */
 static void butterfly_vec(uint32_t *v, uint32_t *below, unsigned n, kind k) {
-  const uint32_t parity = __emx_coll_calls++ & 1, set = parity * EMX__BFLY_MAX_STEPS;
-  for (const __emx_bfly_step *s = __emx_bfly_steps; s != __emx_bfly_end; ++s) {
-    const unsigned step = (unsigned)(s->element - __emx_coll_elements[0]);
+  const uint32_t parity = __emx_coll_calls++ & 1;
+  for (const __emx_bfly_step *s = __emx_bfly_steps[parity]; s->to; ++s) {
+    const unsigned step = (unsigned)(s->element - __emx_coll_elements[parity]);
     uint32_t *in = chunks[parity][step];
-    emx_gaddr_t to = s->to + set;
-    for (uint32_t t = 0; t < s->count; ++t, to += s->stride) {
+    emx_gaddr_t to = s->to;
+    for (int32_t t = 0; t <= s->extra; ++t, to += s->stride) {
       emx_put(emx_gaddr(emx_gaddr_pe(to), in), v, n);
       emx_iwrite_flag(to, 1);
     }
     uint32_t flag;
-    if (!__emx_itake(s->element + set, &flag)) (void)__emx_bfly_wait(s->self + set);
+    if (!__emx_itake(s->element, &flag)) (void)__emx_bfly_wait(s->self);
     if (s->lower) {
       if (below) combine_vec(k, below, in, below, n);
       combine_vec(k, v, in, v, n);

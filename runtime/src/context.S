@@ -24,7 +24,8 @@ __emx_wait:
 	sw	ra, CTX_RA(a0)
 	sw	tp, CTX_TP(a0)
 	sw	s0, CTX_S0(a0)
-.Lend_owning_the_stack:
+	.globl	__emx_end_owning_the_stack	/* also butterfly.S's first wait */
+__emx_end_owning_the_stack:
 	/* Are we on the shared thread stack, i.e. top - size < sp <= top? */
 	csrr	t0, CSR_THREAD_STACK
 	lw	t1, STACK_SIZE(t0)
@@ -78,7 +79,7 @@ __emx_wait_frame:
 	sw	ra, CTX_RA(a0)
 	sw	tp, CTX_TP(a0)
 	sw	s0, CTX_S0(a0)
-	j	.Lend_owning_the_stack
+	j	__emx_end_owning_the_stack
 	.size	__emx_wait_frame, . - __emx_wait_frame
 
 /* The frame's template starts here: tp = the frame, a0 = the reply. */

@@ -242,19 +242,17 @@ def _ratio(t, column, a, b, **where):
 
 
 def _of_ideal_emx(t):
-    """The fraction of ideal EM-X reaches: at the top of its Fig. 4 curve, the largest
-    size run (the paper says "reaches", naming no size: docs/experiments/radix.md,
-    section 6, "Statement 1: which sizes"); at 2.5 M keys, the breakdown's size, beside
-    it for the reader."""
-    emx = t[t["machine"] == "EM-X"]
-    if emx.empty or emx["keys"].max() < 2500000:  # a quick run stops far below the top
+    """The fraction of ideal EM-X reaches, judged from 2.5 M keys (the breakdown's size)
+    up: the lowest over those sizes, per radix (docs/experiments/radix.md, section 6,
+    "Statement 1: which sizes")."""
+    big = t[(t["machine"] == "EM-X") & (t["keys"] >= 2500000)]
+    if big.empty:  # a quick run stops far below
         raise KeyError("EM-X from 2.5 M keys")
     out = {}
-    for r, g in emx.groupby("radix"):
-        top = g.loc[g["keys"].idxmax()]
-        out[f"EM-X radix {r}, largest size ({int(top['keys'])} keys)"] = top["of_ideal"]
-    for r, g in emx[emx["keys"] == 2500000].groupby("radix"):
-        out[f"EM-X radix {r} at 2.5 M keys (not judged)"] = g["of_ideal"].iloc[0]
+    for r, g in big.groupby("radix"):
+        low = g.loc[g["of_ideal"].idxmin()]
+        out[f"EM-X radix {r}, lowest from 2.5 M keys (at {int(low['keys'])} keys)"] = \
+            low["of_ideal"]
     return out
 
 
@@ -297,8 +295,8 @@ RADIX_CHECKS = {
     "parallel": [
         Check("On 64 PEs EM-X reaches 80 % or more of the ideal speed (the sequential speed "
               "times 64).", f"{PAPER}, Fig. 4", _of_ideal_emx,
-              lambda f: min(v for k, v in f.items() if "largest" in k) >= 0.8,
-              "the fraction of ideal >= 0.80 at the largest size, both radices"),
+              lambda f: min(f.values()) >= 0.8,
+              "the fraction of ideal >= 0.80 from 2.5 M keys, both radices"),
         Check("EM-4 reaches only about half of the ideal speed.", f"{PAPER}, Fig. 4",
               lambda t: {"EM-4 radix 256, 2.5 M keys": value(t, "of_ideal", machine="EM-4",
                                                               radix=256, keys=2500000)},

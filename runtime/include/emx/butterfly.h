@@ -1,8 +1,4 @@
-/* The butterfly of the scalar collectives (collective.h), inline: not part of the user
- * API. It is compiled into its caller, so the suspension of each step keeps only the
- * values live across it (EM-C's "save only the live variables"); the callee-saved
- * registers are saved once, in the prologue of the function that contains the call. A
- * called collective that suspends inside a helper saved all 24 of them at every step.
+/* The butterfly of the scalar collectives (collective.h): not part of the user API.
  *
  * Before step k every PE holds the value of its block (the 2^k PEs that agree with it
  * above bit k, cut off at P); it sends that value to the partner block (bit k flipped)
@@ -10,8 +6,16 @@
  * the partner block comes first, are planned once at start-up (__emx_collective_init):
  * a step costs its send, its receive and its combine. P not a power of two: a PE whose
  * partner does not exist receives from one of the partner block's real PEs, so a PE of
- * a small block sends to several (count > 1). Messages are I-structure elements, one per
- * step, in two sets used by alternate calls (docs/runtime.md, "Collectives"). */
+ * a small block sends to several (extra > 0). Messages are I-structure elements, one per
+ * step, in two sets used by alternate calls (docs/runtime.md, "Collectives").
+ *
+ * The integer sum and the sum with its prefix are EM-C's compiled code, by hand
+ * (runtime/src/butterfly.S): each step a thread with the live values in registers,
+ * saved in the collectives' frame only when it waits; the caller's inline asm
+ * (EMX__BFLY_CALL) makes GCC keep the caller's own live values across it, as a
+ * suspension does. The other kinds (barrier, max, min, floats, vectors) are
+ * __emx_butterfly below, a C engine compiled into their functions: its waits keep the
+ * values GCC finds live, in the function's stack frame. */
 #ifndef EMX_BUTTERFLY_H
 #define EMX_BUTTERFLY_H
 
@@ -21,17 +25,20 @@
 
 enum { EMX__BFLY_MAX_STEPS = 10 }; /* ceil(log2 1024) */
 
+/* One step of this PE's plan, in one table per element set. Field order: the runtime's
+ * butterfly_layout.h (its hand-written steps read them). */
 typedef struct {
-  emx_gaddr_t to;             /* the first PE's element of set 0 */
-  uint32_t stride;            /* global-address step to the next PE sent to */
-  uint32_t count;             /* PEs sent to: 1 when P is a power of two, 0 to 2 else */
-  volatile uint32_t *element; /* this PE's element of set 0 */
+  emx_gaddr_t to;             /* the first target's element; 0: after the last step */
+  int32_t extra;              /* PEs sent to beyond the first: 0 when P is a power of two,
+                                 -1 (none) to 1 else; -1 at the end */
+  volatile uint32_t *element; /* this PE's element */
   emx_gaddr_t self;           /* its global address */
-  uint32_t lower;             /* the partner block comes before ours */
+  uint32_t lower;             /* all ones if the partner block comes before ours, else 0 */
+  uint32_t stride;            /* global-address step to the next PE sent to */
 } __emx_bfly_step;
 
-extern __emx_bfly_step __emx_bfly_steps[EMX__BFLY_MAX_STEPS];
-extern const __emx_bfly_step *__emx_bfly_end; /* after this PE's last non-empty step */
+/* The plan of each element set, each with its end entry. */
+extern __emx_bfly_step __emx_bfly_steps[2][EMX__BFLY_MAX_STEPS + 1];
 extern uint32_t __emx_coll_calls;             /* collective calls so far (every PE alike) */
 /* The elements: set 1 follows set 0, EMX__BFLY_MAX_STEPS words on. */
 extern volatile uint32_t __emx_coll_elements[2][EMX__BFLY_MAX_STEPS];
@@ -40,6 +47,17 @@ extern volatile uint32_t __emx_coll_elements[2][EMX__BFLY_MAX_STEPS];
 extern emx_ctx_t *__emx_coll_frame;
 extern emx_gaddr_t __emx_coll_cont;
 void __emx_collective_init(void);
+
+/* A call of butterfly.S's steps FN: x in a0; a0 and a1 come back (the sum; the prefix).
+ * Every register but sp, gp, tp and s0 is clobbered, as at a suspension (threads.h). */
+#define EMX__BFLY_CALL(fn, x, a1_out)                                                \
+  __extension__({                                                                    \
+    register uint32_t a0_ __asm__("a0") = (x);                                       \
+    register uint32_t a1_ __asm__("a1");                                             \
+    __asm__ volatile("jal " #fn : "+r"(a0_), "=r"(a1_) : : "a2", EMX__SUSPEND_CLOBBERS); \
+    (a1_out) = a1_;                                                                  \
+    a0_;                                                                             \
+  })
 
 /* Waits for local element e (its global address): the I-structure read names the
  * collective's frame, whose lean suspension keeps only the live values. */
@@ -75,16 +93,15 @@ EMX__ALWAYS_INLINE uint32_t __emx_bfly_combine(__emx_elem_type type, emx_op_t op
  * than this one (the identity on PE 0). type and op constant: the choice folds away. */
 EMX__ALWAYS_INLINE uint32_t __emx_butterfly(uint32_t value, __emx_elem_type type, emx_op_t op,
                                             uint32_t identity, uint32_t *below) {
-  const uint32_t set = (__emx_coll_calls++ & 1) * EMX__BFLY_MAX_STEPS;
   uint32_t lower = identity;
-  for (const __emx_bfly_step *s = __emx_bfly_steps; s != __emx_bfly_end; ++s) {
-    emx_gaddr_t to = s->to + set;
-    if (__builtin_expect(s->count == 1, 1)) emx_iwrite(to, value);
+  for (const __emx_bfly_step *s = __emx_bfly_steps[__emx_coll_calls++ & 1]; s->to; ++s) {
+    emx_gaddr_t to = s->to;
+    if (__builtin_expect(s->extra == 0, 1)) emx_iwrite(to, value);
     else
-      for (uint32_t n = s->count; n; --n, to += s->stride) emx_iwrite(to, value);
+      for (int32_t n = s->extra; n >= 0; --n, to += s->stride) emx_iwrite(to, value);
     uint32_t other;
     /* Often already there: then no packet. */
-    if (!__emx_itake(s->element + set, &other)) other = __emx_bfly_wait(s->self + set);
+    if (!__emx_itake(s->element, &other)) other = __emx_bfly_wait(s->self);
     if (s->lower) {
       if (below) lower = __emx_bfly_combine(type, op, other, lower);
       value = __emx_bfly_combine(type, op, other, value);

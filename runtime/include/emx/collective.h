@@ -21,10 +21,13 @@ void emx_barrier(void);
 
 int32_t emx_allreduce_i32(int32_t x, emx_op_t op);
 float emx_allreduce_f32(float x, emx_op_t op);
-/* Integer sums and prefix sums are inline: compiled into the caller, their suspensions
- * keep only its live values (emx/butterfly.h), as EM-C's did. */
+/* Integer sums and prefix sums: EM-C's compiled steps (emx/butterfly.h), called from an
+ * inline asm that keeps only the caller's live values across their suspensions. */
 static inline int32_t emx_sum_i32(int32_t x) {
-  return (int32_t)__emx_butterfly((uint32_t)x, EMX__T_I32, EMX_OP_SUM, 0, 0);
+  uint32_t unused;
+  const int32_t sum = (int32_t)EMX__BFLY_CALL(__emx_bfly_sum_i32, (uint32_t)x, unused);
+  (void)unused;
+  return sum;
 }
 static inline int32_t emx_max_i32(int32_t x) { return emx_allreduce_i32(x, EMX_OP_MAX); }
 static inline int32_t emx_min_i32(int32_t x) { return emx_allreduce_i32(x, EMX_OP_MIN); }
@@ -36,12 +39,15 @@ static inline float emx_min_f32(float x) { return emx_allreduce_f32(x, EMX_OP_MI
  * (exclusive; 0 on PE 0). */
 static inline int32_t emx_scan_i32(int32_t x, int inclusive) {
   uint32_t below;
-  (void)__emx_butterfly((uint32_t)x, EMX__T_I32, EMX_OP_SUM, 0, &below);
+  (void)EMX__BFLY_CALL(__emx_bfly_sum_scan_i32, (uint32_t)x, below);
   return (int32_t)below + (inclusive ? x : 0);
 }
 /* Both in one butterfly: returns the sum over all PEs, *below the exclusive prefix. */
 static inline int32_t emx_sum_scan_i32(int32_t x, int32_t *below) {
-  return (int32_t)__emx_butterfly((uint32_t)x, EMX__T_I32, EMX_OP_SUM, 0, (uint32_t *)below);
+  uint32_t b;
+  const int32_t sum = (int32_t)EMX__BFLY_CALL(__emx_bfly_sum_scan_i32, (uint32_t)x, b);
+  *below = (int32_t)b;
+  return sum;
 }
 float emx_scan_f32(float x, int inclusive);
 static inline int32_t emx_prefix_sum_i32(int32_t x) { return emx_scan_i32(x, 1); }
