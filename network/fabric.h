@@ -203,13 +203,33 @@ class Fabric {
   uint32_t link_queue(uint32_t link, uint32_t cls) const {
     return endpoints_ + link * classes_ + cls;
   }
+  // The constants of the per-hop code: read from the configuration (AnyTiming), or, for
+  // the default timing (one clock per word, one routing clock, store-and-forward, 2-slot
+  // buffers, hop classes: default_timing_), compiled in. The per-clock phases are
+  // instantiated for both; the constants save loads and tests in every hop.
+  struct AnyTiming {
+    static uint32_t cpw(const Fabric& f) { return f.cfg_.clocks_per_word; }
+    static uint32_t link(const Fabric& f) { return f.link_clocks_; }
+    static uint32_t ready_delay(const Fabric& f) { return f.ready_delay_; }
+    static uint32_t buffer(const Fabric& f) { return f.cfg_.buffer_packets; }
+    static bool hop_classes(const Fabric& f) { return f.hop_classes_; }
+  };
+  struct DefaultTiming {
+    static constexpr uint32_t cpw(const Fabric&) { return 1; }
+    static constexpr uint32_t link(const Fabric&) { return 2; }
+    static constexpr uint32_t ready_delay(const Fabric&) { return 3; }
+    static constexpr uint32_t buffer(const Fabric&) { return 2; }
+    static constexpr bool hop_classes(const Fabric&) { return true; }
+  };
   // Whether link queue q has no slot to offer upstream at `now`.
+  template <class T>
   bool full(uint32_t q, uint64_t now) const {
     const Queue& queue = queues_[q];
-    return queue.occupancy - uint32_t(queue.release_at <= now) >= cfg_.buffer_packets;
+    return queue.occupancy - uint32_t(queue.release_at <= now) >= T::buffer(*this);
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
+  template <class T>
   bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
   void request_output(uint32_t q);
@@ -217,13 +237,20 @@ class Fabric {
   struct Grant;
   void request_new_head(const Grant& g, uint64_t now);
   void mark_dirty(uint32_t output);
+  template <class T>
   void arbitrate(uint32_t output, uint64_t now);
+  template <class T>
   void arbitrate_marked(uint64_t now);
+  template <class T>
   void run_events(uint64_t now);
+  template <class T>
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now);
   void transfer_done(uint32_t output, uint64_t now);
+  template <class T>
   void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
+  template <class T>
+  void run_until(uint64_t t);  // advance_to's clocks
   void deliver(uint32_t slot, uint64_t now);
 
   const NetworkConfig cfg_;
@@ -248,6 +275,9 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
+  // A skipped wake-up of this clock's transfers: their clock (all the same) is to be kept
+  // pending (EventQueue::touch), once, by schedule_releases.
+  bool touch_releases_ = false;
   // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
   // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
   // for an output ready_delay_ later (heads_row; when ready_delay_ == link_clocks_, the
@@ -282,6 +312,7 @@ class Fabric {
   uint64_t heads_clock_ = kNever;   // the clock whose grants' kHeadsReady is pushed
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
+  const bool default_timing_;  // DefaultTiming applies
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
   // stays a valid bound while its head waits, but a fresh one is much later.) A cache:
