@@ -57,7 +57,8 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
   dirty_.assign(outputs_.size(), 0);
-  releases_.assign(outputs_.size(), 0);  // one per transfer started in a clock at most
+  releases_.assign(outputs_.size(), 0);
+  started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
   // lists just beyond both (4 by default): a list reused every few clocks stays in cache,
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
@@ -263,6 +264,10 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   grant.ready_queue = kNil;  // (only read when ready_delay_ == link_clocks_; a store is cheaper than the test)
   if (q < endpoints_) {
     src.release_at = done;
+    if (src.watched) [[unlikely]] {
+      src.watched = false;
+      started_[started_count_++] = q;
+    }
   } else {
     // The upstream link may use the slot from this clock on: it must arbitrate then. If
     // it is busy until then anyway, the end of its transfer will; else a wake-up.

@@ -90,6 +90,18 @@ class Fabric {
     return &packets_[out.slot];
   }
   uint32_t link_clocks() const { return link_clocks_; }
+  // Asks to be told (take_injection_starts) when the head of `endpoint`'s injection queue
+  // starts its transfer out: when injection_room_from, UINT64_MAX now, becomes a clock.
+  // For a sender that waits for room in a full queue whose head has not left (the machine's
+  // floating sends), instead of trying again every transfer.
+  void watch_injection(uint32_t endpoint) { queues_[endpoint].watched = true; }
+  // Calls f(endpoint) for each watched endpoint whose injection queue's head has started
+  // leaving since the last call, in the order they started; they are no longer watched.
+  template <class F>
+  void take_injection_starts(F&& f) {
+    for (uint32_t i = 0; i < started_count_; ++i) f(started_[i]);
+    started_count_ = 0;
+  }
   // Sends p at clock t from p.src to p.dst (sets p.injected_at = t). Requires
   // can_inject(p.src, t), t >= the endpoint's previous injection and
   // t + routing_clocks >= now() (crossbar: + crossbar_latency); throws std::logic_error if not.
@@ -165,6 +177,7 @@ class Fabric {
     uint16_t occupancy = 0;  // slots held
     uint16_t next_cls = 0;   // hop classes: the class its packets take next (0 from injection)
     bool busy = false;
+    bool watched = false;    // injection queues: watch_injection
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
@@ -278,6 +291,10 @@ class Fabric {
   // A skipped wake-up of this clock's transfers: their clock (all the same) is to be kept
   // pending (EventQueue::touch), once, by schedule_releases.
   bool touch_releases_ = false;
+  // The watched endpoints whose injection queue's head started leaving (at most one entry
+  // each: an entry ends the watch), for take_injection_starts.
+  std::vector<uint32_t> started_;
+  uint32_t started_count_ = 0;
   // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
   // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
   // for an output ready_delay_ later (heads_row; when ready_delay_ == link_clocks_, the
