@@ -196,7 +196,7 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
 // A packet whose buffer class is full downstream does not hold up the others: that is
 // what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
 template <class T>
-EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
+EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
   Output& out = outputs_[output];
   if (out.busy) return;
   if (!out.spilled) {  // one or two waiters, inline: the common case, without loops
@@ -211,7 +211,7 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
     const Waiter w = ws[i];
     if (i == 0) ws[0] = ws[1];  // (a stale copy when n == 1: not a waiter)
     out.waiting = n - 1;
-    start_transfer<T>(output, w, now);
+    start_transfer<T>(output, w, now, rows);
     return;
   }
   Waiter* ws = spill_[output].data();
@@ -224,13 +224,14 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
       if (out.spilled) spill_[output].pop_back();
       if (out.waiting == 0) out.spilled = false;
     }
-    start_transfer<T>(output, w, now);
+    start_transfer<T>(output, w, now, rows);
     return;
   }
 }
 
 template <class T>
-EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now) {
+EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now,
+                                        ClockRows& rows) {
   const uint32_t q = w.queue;
   Queue& src = queues_[q];
   const uint32_t s = src.head;
@@ -246,20 +247,10 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   out.source = q;
   ++out.packets;
   if (on_hop_) [[unlikely]] on_hop_(packets_[s], output, now, done);
-  // The transfers that start in one clock all end link_clocks later, one after the
-  // other in the order they started: one kTransfersDone event for the clock's list of
-  // grants, pushed where the first one's own event would go. Nothing else is pushed into
-  // that clock's bucket meanwhile, so every transfer end keeps its place in the order.
-  const uint32_t row = uint32_t(now & grants_mask_);
-  if (grants_clock_ != now) {
-    grants_clock_ = now;
-    grants_end_[row] = grant_row(row);
-    heads_end_[row] = heads_row(row);
-    events_.push(done, kTransfersDone, row);
-  }
+  // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
-  Grant& grant = *grants_end_[row]++;
+  Grant& grant = *rows.grants++;
   grant.output = output;
   grant.ready_queue = kNil;  // (only read when ready_delay_ == link_clocks_; a store is cheaper than the test)
   if (q < endpoints_) {
@@ -294,8 +285,8 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     if (append<T>(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
       // that enter an idle queue this clock, in the same order: one kHeadsReady event
-      // for them all (at the first one's place), which runs through the clock's list of
-      // new heads (heads_row), not its grants, most of which made none. When that is the
+      // for them all (arbitrate_marked), which runs through the clock's list of new
+      // heads (heads_row), not its grants, most of which made none. When that is the
       // clock the transfers end (cut-through with routing_clocks = clocks_per_word),
       // their events alternate: kTransfersDone handles both, from the grant. (append has
       // just set the packet's next step.)
@@ -304,14 +295,10 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
         grant.next = slot.next_queue;
         grant.next_output = slot.output;
       } else {
-        NewHead& head = *heads_end_[row]++;
+        NewHead& head = *rows.heads++;
         head.queue = w.next;
         head.next = slot.next_queue;
         head.output = slot.output;
-        if (heads_clock_ != now) {
-          heads_clock_ = now;
-          events_.push(now + T::ready_delay(*this), kHeadsReady, row);
-        }
       }
     }
   } else {
@@ -542,14 +529,32 @@ template <class T>
 // (a grant marks nothing, so the list does not change meanwhile). A function of its own,
 // called once per clock: apart from the event handlers, the compiler keeps the hot values
 // of a grant in registers (inlined into advance_to, it spilled them to the stack).
+//
+// The transfers that start in one clock all end link_clocks later, one after the other in
+// the order they started: one kTransfersDone event for the clock's list of grants, and
+// one kHeadsReady for the packets they moved into an idle queue. Each is pushed after the
+// arbitration, where the first one's own event would have gone: nothing else is pushed
+// into those clocks' buckets meanwhile (the arbitration pushes nothing else, and the
+// release wake-ups that follow are a word later, before both), so every transfer end and
+// new head keeps its place in the order.
 template <class T>
 [[gnu::noinline]] void Fabric::arbitrate_marked(uint64_t now) {
+  const uint32_t row = uint32_t(now & grants_mask_);
+  ClockRows rows{grant_row(row), heads_row(row)};
   for (uint32_t i = 0; i < dirty_count_; ++i) {
     const uint32_t output = dirty_[i];
     outputs_[output].dirty = false;
-    arbitrate<T>(output, now);
+    arbitrate<T>(output, now, rows);
   }
   dirty_count_ = 0;
+  if (rows.grants != grant_row(row)) {
+    grants_end_[row] = rows.grants;
+    events_.push(now + T::link(*this), kTransfersDone, row);
+  }
+  if (rows.heads != heads_row(row)) {
+    heads_end_[row] = rows.heads;
+    events_.push(now + T::ready_delay(*this), kHeadsReady, row);
+  }
 }
 
 template <class T>

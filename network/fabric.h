@@ -250,14 +250,15 @@ class Fabric {
   struct Grant;
   void request_new_head(const Grant& g, uint64_t now);
   void mark_dirty(uint32_t output);
+  struct ClockRows;
   template <class T>
-  void arbitrate(uint32_t output, uint64_t now);
+  void arbitrate(uint32_t output, uint64_t now, ClockRows& rows);
   template <class T>
   void arbitrate_marked(uint64_t now);
   template <class T>
   void run_events(uint64_t now);
   template <class T>
-  void start_transfer(uint32_t output, const Waiter& w, uint64_t now);
+  void start_transfer(uint32_t output, const Waiter& w, uint64_t now, ClockRows& rows);
   void transfer_done(uint32_t output, uint64_t now);
   template <class T>
   void schedule_releases(uint64_t now);
@@ -325,8 +326,11 @@ class Fabric {
   std::vector<NewHead*> heads_end_;
   NewHead* heads_row(uint32_t row) { return heads_.data() + size_t(row) * grant_row_size_; }
   uint64_t grants_mask_ = 0;
-  uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
-  uint64_t heads_clock_ = kNever;   // the clock whose grants' kHeadsReady is pushed
+  // The ends of the arbitrating clock's rows, while it adds to them (arbitrate_marked).
+  struct ClockRows {
+    Grant* grants;
+    NewHead* heads;
+  };
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
   const bool default_timing_;  // DefaultTiming applies
