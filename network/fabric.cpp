@@ -246,7 +246,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   out.busy_until = done;
   out.source = q;
   ++out.packets;
-  if (on_hop_) [[unlikely]] on_hop_(packets_[s], output, now, done);
+  if (on_hop_) [[unlikely]] on_hop_(packets_[s].p, output, now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
@@ -425,8 +425,8 @@ void Fabric::inject(const Packet& p, uint64_t t) {
         fmt::format("inject at clock {}: endpoint {}'s injection queue is full", t, p.src));
 
   const uint32_t s = alloc_slot();
-  packets_[s] = p;
-  packets_[s].injected_at = t;
+  packets_[s].p = p;
+  packets_[s].p.injected_at = t;
   Slot& slot = slots_[s];
   slot.hops = 0;
   slot.dst = p.dst;
@@ -462,7 +462,7 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
   ++outputs_[links_ + dst].packets;
-  if (on_hop_) [[unlikely]] on_hop_(packets_[s], links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
+  if (on_hop_) [[unlikely]] on_hop_(packets_[s].p, links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
   if (arrival == now)
     deliver(s, now);
   else
@@ -482,7 +482,7 @@ const FabricStats& Fabric::stats() const {
 
 EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // Copied out and the slot freed first: the callback may inject, which may grow slots_.
-  const Packet packet = packets_[s];
+  const Packet packet = packets_[s].p;
   const uint64_t latency = now - packet.injected_at;
   ++stats_.delivered;
   stats_.latency_sum += latency;

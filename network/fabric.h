@@ -87,7 +87,7 @@ class Fabric {
     const Output& out = outputs_[links_ + endpoint];
     if (!out.busy) return nullptr;
     at = out.busy_until;
-    return &packets_[out.slot];
+    return &packets_[out.slot].p;
   }
   uint32_t link_clocks() const { return link_clocks_; }
   // Asks to be told (take_injection_starts) when the head of `endpoint`'s injection queue
@@ -274,7 +274,12 @@ class Fabric {
   const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
 
   std::vector<Slot> slots_;
-  std::vector<Packet> packets_;  // by slot
+  // By slot. A whole line each: the payload is written at the injection and read at the
+  // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
+  struct alignas(64) Payload {
+    Packet p;
+  };
+  std::vector<Payload> packets_;
   std::vector<uint32_t> free_slots_;
   std::vector<Queue> queues_;
   std::vector<Output> outputs_;
