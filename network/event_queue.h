@@ -87,7 +87,7 @@ class EventQueue {
   // Runs every event at `time` (which must be next_time()) in order through
   // handle(const Event&); handle may push more, at `time` too.
   template <class Handle>
-  void run_clock(uint64_t time, Handle&& handle) {
+  [[gnu::always_inline]] void run_clock(uint64_t time, Handle&& handle) {
     move_base(time);
     auto& bucket = buckets_[time & mask_];
     for (size_t i = 0; i < bucket.size(); ++i) {  // by index: handle may grow the bucket

@@ -19,6 +19,10 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
                                                           : cfg.link_clocks()),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
+      default_timing_(cfg.clocks_per_word == DefaultTiming::cpw(*this) &&
+                      cfg.link_clocks() == DefaultTiming::link(*this) &&
+                      head_delay_ + cfg.routing_clocks == DefaultTiming::ready_delay(*this) &&
+                      cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX)
@@ -53,7 +57,8 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
   dirty_.assign(outputs_.size(), 0);
-  releases_.assign(outputs_.size(), 0);  // one per transfer started in a clock at most
+  releases_.assign(outputs_.size(), 0);
+  started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
   // lists just beyond both (4 by default): a list reused every few clocks stays in cache,
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
@@ -85,6 +90,7 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 
 // Adds a packet at the tail and looks up its next step. Returns whether it became the head
 // of an idle queue: it must then ask for its output at its ready time (kHeadReady).
+template <class T>
 EMX_NET_HOT bool Fabric::append(uint32_t q, uint32_t s) {
   Queue& queue = queues_[q];
   Slot& slot = slots_[s];
@@ -96,7 +102,7 @@ EMX_NET_HOT bool Fabric::append(uint32_t q, uint32_t s) {
   } else {
     const uint32_t link = queue.first_link + port;
     // Hop classes (the common case) are the hop number - 1: no table needed.
-    const uint32_t cls = hop_classes_ ? queue.next_cls
+    const uint32_t cls = T::hop_classes(*this) ? queue.next_cls
                                       : routing_.next_class(queue.cls,
                                                             q < endpoints_ ? Routing::kNoLink
                                                                            : queue.upstream,
@@ -189,7 +195,8 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
 // Grants a free output to the oldest waiting packet that has a slot in its next buffer.
 // A packet whose buffer class is full downstream does not hold up the others: that is
 // what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
-EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
+template <class T>
+EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
   Output& out = outputs_[output];
   if (out.busy) return;
   if (!out.spilled) {  // one or two waiters, inline: the common case, without loops
@@ -197,19 +204,19 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
     const uint32_t n = out.waiting;
     uint32_t i = 0;
     if (n == 0) return;
-    if (ws[0].next != kNil && full(ws[0].next, now)) {
-      if (n == 1 || (ws[1].next != kNil && full(ws[1].next, now))) return;
+    if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
+      if (n == 1 || (ws[1].next != kNil && full<T>(ws[1].next, now))) return;
       i = 1;
     }
     const Waiter w = ws[i];
     if (i == 0) ws[0] = ws[1];  // (a stale copy when n == 1: not a waiter)
     out.waiting = n - 1;
-    start_transfer(output, w, now);
+    start_transfer<T>(output, w, now, rows);
     return;
   }
   Waiter* ws = spill_[output].data();
   for (uint32_t i = 0; i < out.waiting; ++i) {
-    if (ws[i].next != kNil && full(ws[i].next, now)) continue;
+    if (ws[i].next != kNil && full<T>(ws[i].next, now)) continue;
     const Waiter w = ws[i];
     // (By hand: a few waiters, which std::copy moved by a call to memmove.)
     for (uint32_t k = i + 1; k < out.waiting; ++k) ws[k - 1] = ws[k];
@@ -217,12 +224,14 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now) {
       if (out.spilled) spill_[output].pop_back();
       if (out.waiting == 0) out.spilled = false;
     }
-    start_transfer(output, w, now);
+    start_transfer<T>(output, w, now, rows);
     return;
   }
 }
 
-EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now) {
+template <class T>
+EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now,
+                                        ClockRows& rows) {
   const uint32_t q = w.queue;
   Queue& src = queues_[q];
   const uint32_t s = src.head;
@@ -232,41 +241,37 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   src.busy = true;
 
   Output& out = outputs_[output];
-  const uint64_t done = now + link_clocks_;
+  const uint64_t done = now + T::link(*this);
   out.busy = true;
   out.busy_until = done;
   out.source = q;
   ++out.packets;
-  if (on_hop_) [[unlikely]] on_hop_(packets_[s], output, now, done);
-  // The transfers that start in one clock all end link_clocks later, one after the
-  // other in the order they started: one kTransfersDone event for the clock's list of
-  // grants, pushed where the first one's own event would go. Nothing else is pushed into
-  // that clock's bucket meanwhile, so every transfer end keeps its place in the order.
-  const uint32_t row = uint32_t(now & grants_mask_);
-  if (grants_clock_ != now) {
-    grants_clock_ = now;
-    grants_end_[row] = grant_row(row);
-    heads_end_[row] = heads_row(row);
-    events_.push(done, kTransfersDone, row);
-  }
+  if (on_hop_) [[unlikely]] on_hop_(packets_[s].p, output, now, done);
+  // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
-  Grant& grant = *grants_end_[row]++;
+  Grant& grant = *rows.grants++;
   grant.output = output;
   grant.ready_queue = kNil;  // (only read when ready_delay_ == link_clocks_; a store is cheaper than the test)
   if (q < endpoints_) {
     src.release_at = done;
+    if (src.watched) [[unlikely]] {
+      src.watched = false;
+      started_[started_count_++] = q;
+    }
   } else {
     // The upstream link may use the slot from this clock on: it must arbitrate then. If
     // it is busy until then anyway, the end of its transfer will; else a wake-up.
-    const uint64_t release = now + cfg_.clocks_per_word;
+    const uint64_t release = now + T::cpw(*this);
     src.release_at = release;
     const Output& up = outputs_[src.upstream];
     if (!up.busy || up.busy_until < release) {
       // The common case of schedule_releases' skipped wake-up decided now: an output
       // that is neither busy nor to be arbitrated later this clock keeps no waiter.
-      if (cfg_.clocks_per_word == 1 && !up.busy && !up.dirty && up.waiting == 0)
-        events_.touch(release);
+      // (Its clock is kept pending once per clock, by schedule_releases: the same for
+      // every transfer started now.)
+      if (T::cpw(*this) == 1 && !up.busy && !up.dirty && up.waiting == 0)
+        touch_releases_ = true;
       else
         releases_[release_count_++] = q;
     }
@@ -276,28 +281,24 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
     ++slot.hops;
-    slot.ready = now + ready_delay_;
-    if (append(w.next, s)) {
+    slot.ready = now + T::ready_delay(*this);
+    if (append<T>(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
       // that enter an idle queue this clock, in the same order: one kHeadsReady event
-      // for them all (at the first one's place), which runs through the clock's list of
-      // new heads (heads_row), not its grants, most of which made none. When that is the
+      // for them all (arbitrate_marked), which runs through the clock's list of new
+      // heads (heads_row), not its grants, most of which made none. When that is the
       // clock the transfers end (cut-through with routing_clocks = clocks_per_word),
       // their events alternate: kTransfersDone handles both, from the grant. (append has
       // just set the packet's next step.)
-      if (ready_delay_ == link_clocks_) {
+      if (T::ready_delay(*this) == T::link(*this)) {
         grant.ready_queue = w.next;
         grant.next = slot.next_queue;
         grant.next_output = slot.output;
       } else {
-        NewHead& head = *heads_end_[row]++;
+        NewHead& head = *rows.heads++;
         head.queue = w.next;
         head.next = slot.next_queue;
         head.output = slot.output;
-        if (heads_clock_ != now) {
-          heads_clock_ = now;
-          events_.push(now + ready_delay_, kHeadsReady, row);
-        }
       }
     }
   } else {
@@ -332,17 +333,21 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
 // scheduled before this one), or, with one clock per word, when it is idle with no
 // waiter (any waiter arriving at that clock marks it itself). About 99 % of them at
 // moderate load.
+template <class T>
 void Fabric::schedule_releases(uint64_t now) {
-  const uint64_t release = now + cfg_.clocks_per_word;
+  const uint64_t release = now + T::cpw(*this);
+  bool touch = touch_releases_;
   for (uint32_t i = 0; i < release_count_; ++i) {
     const uint32_t q = releases_[i];
     const Output& up = outputs_[queues_[q].upstream];
-    if (up.busy ? up.busy_until >= release : cfg_.clocks_per_word == 1 && up.waiting == 0)
-      events_.touch(release);
+    if (up.busy ? up.busy_until >= release : T::cpw(*this) == 1 && up.waiting == 0)
+      touch = true;
     else
       events_.push(release, kRelease, q);
   }
+  if (touch) events_.touch(release);  // (once: touching a clock again changes nothing)
   release_count_ = 0;
+  touch_releases_ = false;
 }
 
 // ---- injection ----
@@ -382,7 +387,7 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
     const Waiter* ws = waiters(head.output);
     for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
     chain_.push_back({q, ahead, head.ready, std::max(base, out.busy ? out.busy_until : 0)});
-    if (next == kNil || !full(next, base)) break;
+    if (next == kNil || !full<AnyTiming>(next, base)) break;
     if (queues_[next].busy) {
       slot = queues_[next].release_at;
       break;
@@ -420,8 +425,8 @@ void Fabric::inject(const Packet& p, uint64_t t) {
         fmt::format("inject at clock {}: endpoint {}'s injection queue is full", t, p.src));
 
   const uint32_t s = alloc_slot();
-  packets_[s] = p;
-  packets_[s].injected_at = t;
+  packets_[s].p = p;
+  packets_[s].p.injected_at = t;
   Slot& slot = slots_[s];
   slot.hops = 0;
   slot.dst = p.dst;
@@ -436,7 +441,7 @@ void Fabric::inject(const Packet& p, uint64_t t) {
     return;
   }
   slot.ready = t + cfg_.routing_clocks;
-  if (append(p.src, s)) events_.push(slot.ready, kHeadReady, p.src);
+  if (append<AnyTiming>(p.src, s)) events_.push(slot.ready, kHeadReady, p.src);
 }
 
 EMX_NET_HOT uint32_t Fabric::alloc_slot() {
@@ -457,7 +462,7 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
   ++outputs_[links_ + dst].packets;
-  if (on_hop_) [[unlikely]] on_hop_(packets_[s], links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
+  if (on_hop_) [[unlikely]] on_hop_(packets_[s].p, links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
   if (arrival == now)
     deliver(s, now);
   else
@@ -477,7 +482,7 @@ const FabricStats& Fabric::stats() const {
 
 EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // Copied out and the slot freed first: the callback may inject, which may grow slots_.
-  const Packet packet = packets_[s];
+  const Packet packet = packets_[s].p;
   const uint64_t latency = now - packet.injected_at;
   ++stats_.delivered;
   stats_.latency_sum += latency;
@@ -493,12 +498,13 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
 }
 
 // Runs the clock's events, in order. Like arbitrate_marked, a function of its own.
+template <class T>
 [[gnu::noinline]] void Fabric::run_events(uint64_t now) {
-  events_.run_clock(now, [this, now](const EventQueue::Event& e) {
+  events_.run_clock(now, [this, now](const EventQueue::Event& e) __attribute__((always_inline)) {
     switch (e.kind) {
       case kHeadReady: request_output(e.target); break;
       case kTransfersDone:
-        if (ready_delay_ == link_clocks_) {  // (tested once: reloaded per grant otherwise)
+        if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
           for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
             transfer_done(g->output, now);
             if (g->ready_queue != kNil) request_new_head(*g, now);
@@ -523,13 +529,43 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
 // (a grant marks nothing, so the list does not change meanwhile). A function of its own,
 // called once per clock: apart from the event handlers, the compiler keeps the hot values
 // of a grant in registers (inlined into advance_to, it spilled them to the stack).
+//
+// The transfers that start in one clock all end link_clocks later, one after the other in
+// the order they started: one kTransfersDone event for the clock's list of grants, and
+// one kHeadsReady for the packets they moved into an idle queue. Each is pushed after the
+// arbitration, where the first one's own event would have gone: nothing else is pushed
+// into those clocks' buckets meanwhile (the arbitration pushes nothing else, and the
+// release wake-ups that follow are a word later, before both), so every transfer end and
+// new head keeps its place in the order.
+template <class T>
 [[gnu::noinline]] void Fabric::arbitrate_marked(uint64_t now) {
+  const uint32_t row = uint32_t(now & grants_mask_);
+  ClockRows rows{grant_row(row), heads_row(row)};
   for (uint32_t i = 0; i < dirty_count_; ++i) {
     const uint32_t output = dirty_[i];
     outputs_[output].dirty = false;
-    arbitrate(output, now);
+    arbitrate<T>(output, now, rows);
   }
   dirty_count_ = 0;
+  if (rows.grants != grant_row(row)) {
+    grants_end_[row] = rows.grants;
+    events_.push(now + T::link(*this), kTransfersDone, row);
+  }
+  if (rows.heads != heads_row(row)) {
+    heads_end_[row] = rows.heads;
+    events_.push(now + T::ready_delay(*this), kHeadsReady, row);
+  }
+}
+
+template <class T>
+void Fabric::run_until(uint64_t t) {
+  for (uint64_t now; (now = events_.next_time()) < t;) {
+    now_ = now;
+    run_events<T>(now);
+    arbitrate_marked<T>(now);
+    schedule_releases<T>(now);
+    ++generation_;
+  }
 }
 
 void Fabric::advance_to(uint64_t t) {
@@ -540,13 +576,10 @@ void Fabric::advance_to(uint64_t t) {
     ~Guard() { flag = false; }
   } guard{advancing_};
 
-  for (uint64_t now; (now = events_.next_time()) < t;) {
-    now_ = now;
-    run_events(now);
-    arbitrate_marked(now);
-    schedule_releases(now);
-    ++generation_;
-  }
+  if (default_timing_)
+    run_until<DefaultTiming>(t);
+  else
+    run_until<AnyTiming>(t);
   now_ = std::max(now_, t);
   if (events_.empty() && in_flight_ > 0)
     throw std::runtime_error(

@@ -87,9 +87,21 @@ class Fabric {
     const Output& out = outputs_[links_ + endpoint];
     if (!out.busy) return nullptr;
     at = out.busy_until;
-    return &packets_[out.slot];
+    return &packets_[out.slot].p;
   }
   uint32_t link_clocks() const { return link_clocks_; }
+  // Asks to be told (take_injection_starts) when the head of `endpoint`'s injection queue
+  // starts its transfer out: when injection_room_from, UINT64_MAX now, becomes a clock.
+  // For a sender that waits for room in a full queue whose head has not left (the machine's
+  // floating sends), instead of trying again every transfer.
+  void watch_injection(uint32_t endpoint) { queues_[endpoint].watched = true; }
+  // Calls f(endpoint) for each watched endpoint whose injection queue's head has started
+  // leaving since the last call, in the order they started; they are no longer watched.
+  template <class F>
+  void take_injection_starts(F&& f) {
+    for (uint32_t i = 0; i < started_count_; ++i) f(started_[i]);
+    started_count_ = 0;
+  }
   // Sends p at clock t from p.src to p.dst (sets p.injected_at = t). Requires
   // can_inject(p.src, t), t >= the endpoint's previous injection and
   // t + routing_clocks >= now() (crossbar: + crossbar_latency); throws std::logic_error if not.
@@ -165,6 +177,7 @@ class Fabric {
     uint16_t occupancy = 0;  // slots held
     uint16_t next_cls = 0;   // hop classes: the class its packets take next (0 from injection)
     bool busy = false;
+    bool watched = false;    // injection queues: watch_injection
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
@@ -203,13 +216,33 @@ class Fabric {
   uint32_t link_queue(uint32_t link, uint32_t cls) const {
     return endpoints_ + link * classes_ + cls;
   }
+  // The constants of the per-hop code: read from the configuration (AnyTiming), or, for
+  // the default timing (one clock per word, one routing clock, store-and-forward, 2-slot
+  // buffers, hop classes: default_timing_), compiled in. The per-clock phases are
+  // instantiated for both; the constants save loads and tests in every hop.
+  struct AnyTiming {
+    static uint32_t cpw(const Fabric& f) { return f.cfg_.clocks_per_word; }
+    static uint32_t link(const Fabric& f) { return f.link_clocks_; }
+    static uint32_t ready_delay(const Fabric& f) { return f.ready_delay_; }
+    static uint32_t buffer(const Fabric& f) { return f.cfg_.buffer_packets; }
+    static bool hop_classes(const Fabric& f) { return f.hop_classes_; }
+  };
+  struct DefaultTiming {
+    static constexpr uint32_t cpw(const Fabric&) { return 1; }
+    static constexpr uint32_t link(const Fabric&) { return 2; }
+    static constexpr uint32_t ready_delay(const Fabric&) { return 3; }
+    static constexpr uint32_t buffer(const Fabric&) { return 2; }
+    static constexpr bool hop_classes(const Fabric&) { return true; }
+  };
   // Whether link queue q has no slot to offer upstream at `now`.
+  template <class T>
   bool full(uint32_t q, uint64_t now) const {
     const Queue& queue = queues_[q];
-    return queue.occupancy - uint32_t(queue.release_at <= now) >= cfg_.buffer_packets;
+    return queue.occupancy - uint32_t(queue.release_at <= now) >= T::buffer(*this);
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
+  template <class T>
   bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
   void request_output(uint32_t q);
@@ -217,13 +250,21 @@ class Fabric {
   struct Grant;
   void request_new_head(const Grant& g, uint64_t now);
   void mark_dirty(uint32_t output);
-  void arbitrate(uint32_t output, uint64_t now);
+  struct ClockRows;
+  template <class T>
+  void arbitrate(uint32_t output, uint64_t now, ClockRows& rows);
+  template <class T>
   void arbitrate_marked(uint64_t now);
+  template <class T>
   void run_events(uint64_t now);
-  void start_transfer(uint32_t output, const Waiter& w, uint64_t now);
+  template <class T>
+  void start_transfer(uint32_t output, const Waiter& w, uint64_t now, ClockRows& rows);
   void transfer_done(uint32_t output, uint64_t now);
+  template <class T>
   void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
+  template <class T>
+  void run_until(uint64_t t);  // advance_to's clocks
   void deliver(uint32_t slot, uint64_t now);
 
   const NetworkConfig cfg_;
@@ -233,7 +274,12 @@ class Fabric {
   const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
 
   std::vector<Slot> slots_;
-  std::vector<Packet> packets_;  // by slot
+  // By slot. A whole line each: the payload is written at the injection and read at the
+  // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
+  struct alignas(64) Payload {
+    Packet p;
+  };
+  std::vector<Payload> packets_;
   std::vector<uint32_t> free_slots_;
   std::vector<Queue> queues_;
   std::vector<Output> outputs_;
@@ -248,6 +294,13 @@ class Fabric {
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
+  // A skipped wake-up of this clock's transfers: their clock (all the same) is to be kept
+  // pending (EventQueue::touch), once, by schedule_releases.
+  bool touch_releases_ = false;
+  // The watched endpoints whose injection queue's head started leaving (at most one entry
+  // each: an entry ends the watch), for take_injection_starts.
+  std::vector<uint32_t> started_;
+  uint32_t started_count_ = 0;
   // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
   // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
   // for an output ready_delay_ later (heads_row; when ready_delay_ == link_clocks_, the
@@ -278,10 +331,14 @@ class Fabric {
   std::vector<NewHead*> heads_end_;
   NewHead* heads_row(uint32_t row) { return heads_.data() + size_t(row) * grant_row_size_; }
   uint64_t grants_mask_ = 0;
-  uint64_t grants_clock_ = kNever;  // the clock grants_ was last added to
-  uint64_t heads_clock_ = kNever;   // the clock whose grants' kHeadsReady is pushed
+  // The ends of the arbitrating clock's rows, while it adds to them (arbitrate_marked).
+  struct ClockRows {
+    Grant* grants;
+    NewHead* heads;
+  };
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
+  const bool default_timing_;  // DefaultTiming applies
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
   // stays a valid bound while its head waits, but a fresh one is much later.) A cache:

@@ -20,14 +20,6 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   schedule(p.src, std::max(t, port.blocked_until));
 }
 
-uint64_t OutputPorts::push_floating(const net::Packet& p, uint64_t provisional) {
-  ++pushes_;
-  Port& port = port_[p.src];
-  Fifo<Floating>& f = port.floating;
-  f.push_back(Floating::of(p, provisional));
-  return f.size() == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
-}
-
 void OutputPorts::flush_due(uint64_t limit) {
   // The endpoints in (clock, endpoint) order, each up to `limit`.
   while (due_.first_clock() <= limit && due_.first_clock() != UINT64_MAX) {

@@ -73,7 +73,13 @@ class OutputPorts {
   // A send of the execution unit of `p.src` at provisional clock `provisional`. Returns
   // the clock at which resolve has new work for it, UINT64_MAX if none (its check is
   // scheduled already: the sends before it float).
-  uint64_t push_floating(const net::Packet& p, uint64_t provisional);
+  [[gnu::always_inline]] uint64_t push_floating(const net::Packet& p, uint64_t provisional) {
+    ++pushes_;
+    Port& port = port_[p.src];
+    Fifo<Floating>& f = port.floating;
+    f.push_back(Floating::of(p, provisional));
+    return f.size() == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
+  }
   // The network has run up to clock now + 1 (events < now + 1): accept the floating
   // sends whose turn is at now + 1. on_accept(ep, stall clocks, last) for each; `last`:
   // no floating send of ep is left.
@@ -127,7 +133,7 @@ class OutputPorts {
   static_assert(sizeof(Floating) == 32, "two per cache line");
   // The front floating send of ep tries clock x: the check runs at network time x - 1.
   // (A check is scheduled only when the previous one of ep has run: none goes stale.)
-  uint64_t check_at(unsigned ep, uint64_t x) {
+  [[gnu::always_inline]] uint64_t check_at(unsigned ep, uint64_t x) {
     candidate_[ep] = x;
     checks_.push(x - 1, 0, ep);
     next_check_ = std::min(next_check_, x - 1);
@@ -155,17 +161,30 @@ class OutputPorts {
 
 template <class OnAccept>
 void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
+  // A front that waited for its injection queue's head to leave: its room is certain from
+  // the end of that transfer (the clock it tried last is earlier).
+  fabric_.take_injection_starts([this](uint32_t ep) {
+    check_at(ep, std::max(candidate_[ep] + 1, fabric_.injection_room_from(ep)));
+  });
   for (uint64_t t = next_check(); t <= now; t = next_check()) {
     checks_.run_clock(t, [&](const net::EventQueue::Event& e) {
       const unsigned ep = e.target;
       const uint64_t x = candidate_[ep];
-      candidate_[ep] = UINT64_MAX;
       if (!(fabric_.can_inject(ep, x) && nothing_due_by(ep, x))) {  // (the usual failure first)
-        // (Not every clock while the injection queue is full: a transfer out frees
-        // room a whole transfer after it starts.)
-        check_at(ep, std::max(x + 1, fabric_.injection_room_bound(ep)));
+        // Not every clock while the injection queue is full: its room is certain from
+        // the end of its head's transfer out. Until that has started (the clock the room
+        // comes depends on traffic) the front waits for it, remembering x; it cannot
+        // be accepted before (it would only fail here again), and is tried then
+        // (take_injection_starts, above), at the clock it would have been accepted
+        // trying again every transfer.
+        const uint64_t from = fabric_.injection_room_from(ep);
+        if (from == UINT64_MAX)
+          fabric_.watch_injection(ep);
+        else
+          check_at(ep, std::max(x + 1, from));
         return;
       }
+      candidate_[ep] = UINT64_MAX;
       Fifo<Floating>& f = port_[ep].floating;
       const uint64_t earliest = f.front().provisional + port_[ep].shift;
       port_[ep].shift = x - f.front().provisional;

@@ -300,5 +300,39 @@ TEST(NetFabricTiming, StatisticsAddUp) {
   EXPECT_EQ(j["links"][0]["kind"], "ring");
 }
 
+
+TEST(NetFabricTiming, AWatchedInjectionQueueIsReportedOnceWhenItsHeadStartsLeaving) {
+  NetworkConfig cfg;
+  cfg.injection_queue_packets = 2;
+  Fabric f(cfg, 80);
+  Packet p;
+  p.dst = 60;
+  for (const uint16_t src : {7, 5, 9}) {  // 7's head asks for its output first
+    p.src = src;
+    f.inject(p, 0);
+    f.inject(p, 0);
+    EXPECT_FALSE(f.can_inject(src, 0));
+  }
+  f.watch_injection(5);
+  f.watch_injection(7);  // 9 is not watched
+  std::vector<uint32_t> started;
+  const auto take = [&] { f.take_injection_starts([&](uint32_t e) { started.push_back(e); }); };
+  f.advance_to(1);  // the heads are routed at 1: none has left yet
+  take();
+  EXPECT_TRUE(started.empty());
+  EXPECT_EQ(f.injection_room_from(5), UINT64_MAX);
+  f.advance_to(2);  // granted at 1, in the order they asked
+  take();
+  EXPECT_EQ(started, (std::vector<uint32_t>{7, 5}));
+  EXPECT_EQ(f.injection_room_from(5), 3u);  // their transfers end at 3
+  EXPECT_EQ(f.injection_room_from(7), 3u);
+  started.clear();
+  f.advance_to(10);  // the second packets leave too, unwatched now
+  take();
+  EXPECT_TRUE(started.empty());
+  while (!f.idle()) f.advance_to(f.next_event_time() + 1);
+  EXPECT_EQ(f.stats().delivered, 6u);
+}
+
 }  // namespace
 }  // namespace emx::net
