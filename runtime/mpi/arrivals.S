@@ -121,10 +121,8 @@ rreq_arrived_words:
 	bgeu	t1, t3, .Lgeneral
 	or	t1, t1, a0
 	HASH
-	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends */
-	lw	t5, L_KQ_ANY_KEYS(t4)
-	bnez	t5, .Lgeneral
-	FIND_KEY .Lfile				/* t5: the key there */
+	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends (a */
+	FIND_KEY .Lfile				/* send's tag is named: no MPI_ANY_TAG key) */				/* t5: the key there */
 	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry */
 	beqz	t6, .Lfile
 	/* Crossed: rreq_crossed's usual case. a6: our send request. */
@@ -162,25 +160,21 @@ rreq_arrived_words:
 	slli	t2, a0, 22
 	srli	a4, a4, 2
 	or	t2, t2, a4			/* t2: the buffer's global word address */
-	srli	t3, t1, 2
-	beqz	t3, 6f
+	add	t3, a7, t1			/* t3: the data's end */
+	beq	t3, a7, 6f
 5:	lw	a1, 0(a7)
 	SEND(4, t2, a1)				/* syswr */
 	addi	t2, t2, 1
 	addi	a7, a7, 4
-	addi	t3, t3, -1
-	bnez	t3, 5b
+	bltu	a7, t3, 5b
 6:	lui	a1, %hi(mpi_opt + L_OPT_DONE_SIZED)
 	lbu	a1, %lo(mpi_opt + L_OPT_DONE_SIZED)(a1)
-	bnez	a1, 7f
+	bnez	a1, .Lsized
 	addi	t2, a3, L_W_BYTES
 	SEND(4, t2, t1)				/* syswr: the size */
 	li	a1, L_DONE_SET
 	SEND(6, a3, a1)				/* iwr: complete */
-	j	8f
-7:	addi	a1, t1, L_DONE_SIZED
-	SEND(6, a3, a1)				/* iwr: complete, with the size */
-8:	lw	a5, 0(t6)			/* isq_take: the entry's next */
+.Lsent:	lw	a5, 0(t6)			/* isq_take: the entry's next */
 	sw	a5, L_KEY_HEAD(t5)
 	li	a4, 0				/* a4: the table to sweep at the end, or 0 */
 	bnez	a5, 12f
@@ -192,19 +186,13 @@ rreq_arrived_words:
 	mv	a4, t4				/* beyond the idle keys kept: kq_sweep */
 12:	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
-	LA(t3, mpi_counters)
-	lw	t2, L_COUNT_CONCURRENT(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_CONCURRENT(t3)
-	lw	t2, L_COUNT_ONE_SIDED(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_ONE_SIDED(t3)
+	ADD_G	mpi_counters+L_COUNT_CONCURRENT, 1, t2, t3
+	ADD_G	mpi_counters+L_COUNT_ONE_SIDED, 1, t2, t3
 	/* req_complete: an I-structure write if a wait reads `done`, else the flag */
 	lhu	t4, L_REQ_FLAGS(a6)
 	andi	t2, t4, L_RF_ARMED_READER
 	beqz	t2, 9f
-	LW_G(t2, mpi_me)
-	slli	t2, t2, 22
+	LW_G(t2, mpi_me_gaddr)
 	srli	t3, a6, 2
 	or	t2, t2, t3
 	li	t3, 1
@@ -221,6 +209,10 @@ rreq_arrived_words:
 	ret
 13:	mv	a0, a4				/* (after the data and the frame) */
 	tail	kq_sweep
+.Lsized:	/* -mpi-option=done-sized */
+	addi	a1, t1, L_DONE_SIZED
+	SEND(6, a3, a1)				/* iwr: complete, with the size */
+	j	.Lsent
 .Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
 	LA(t4, mpi_assoc)
 	FIND_KEY .Lgeneral			/* t5: the key (a new key: C) */

@@ -110,8 +110,10 @@ static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
     return;
   }
   const emx_gaddr_t g = mpi_me_gaddr | (uint32_t)(uintptr_t)f >> 2;
-  if (cont) emx_send(EMX_PKT_invoke1, cont, g);
-  else emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
+  if (__builtin_expect(cont != 0, 1)) /* (the waiting computation's: the usual case) */
+    emx_send(EMX_PKT_invoke1, cont, g);
+  else
+    emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
   /* (the frame leaves its free list after the answer: nothing runs here in between) */
   __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
   f[0] = (uint32_t)(uintptr_t)request_tmpl;

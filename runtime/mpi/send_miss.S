@@ -34,16 +34,16 @@
  * context's continuation, a2 that context, the caller suspends on it and mpi_isend_end
  * writes the words and invokes; t3 the op's mark OP_DIRECT: it heads the outbox meanwhile,
  * as MPI_Irecv's, proto_direct_begin). With -mpi-option=local-isend, no context at hand,
- * or a1 this PE: FIRST_CREATION (the answer's handler writes them), a2 and t3 0.
- * Uses t1, t2. */
-.macro ASK_SEGMENT
+ * or a1 this PE: to \local (before any change), where the caller asks by FIRST_CREATION
+ * (the answer's handler writes the words). Uses t1, t2. */
+.macro ASK_SEGMENT local
 	lui	t1, %hi(mpi_opt + L_OPT_LOCAL_ISEND)	/* a byte */
 	lbu	t1, %lo(mpi_opt + L_OPT_LOCAL_ISEND)(t1)
-	bnez	t1, 1f
+	bnez	t1, \local
 	LW_G(a2, __emx_ctx_pool)
-	beqz	a2, 1f
+	beqz	a2, \local
 	LW_G(t1, mpi_me)
-	beq	t1, a1, 1f
+	beq	t1, a1, \local
 	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
 	slli	t2, a1, 22
 	or	t1, t1, t2
@@ -52,11 +52,38 @@
 	lw	t1, L_CTX_NEXT(a2)		/* __emx_ctx_get (after: the request first) */
 	SW_G(t1, __emx_ctx_pool, t2)
 	li	t3, L_OP_DIRECT
-	j	2f
-1:	FIRST_CREATION
-	li	a2, 0
-	li	t3, 0
-2:
+.endm
+
+/* The send request's header (kind 0, the protocol a5 in its bits, 4 words) and words into
+ * the op a7 of send a0, for a creation whose answer's handler writes them (the send may
+ * be complete and its cell reused by then). Uses t1, t4. */
+.macro SREQ_OP_WORDS
+	slli	t1, a5, 16
+	li	t4, 4 << 24
+	or	t1, t1, t4
+	sw	t1, L_OP_HDR(a7)
+	LW_G(t1, mpi_me_gaddr)
+	srli	t4, a0, 2
+	or	t1, t1, t4
+	sw	t1, L_OP_W(a7)			/* the request's global address */
+	lw	t1, L_REQ_BUF(a0)
+	sw	t1, L_OP_W + 4(a7)		/* the data */
+	lw	t1, L_REQ_CAPACITY(a0)
+	sw	t1, L_OP_W + 8(a7)		/* the bytes */
+	lhu	t1, L_REQ_PE + 2(a0)
+	lhu	t4, L_REQ_CTX(a0)
+	slli	t4, t4, 16
+	or	t1, t1, t4
+	sw	t1, L_OP_W + 12(a7)		/* tag | context << 16 */
+.endm
+
+/* The op a7 heads the empty outbox t0; returns a2 (MPI_SUCCESS or the context). */
+.macro OP_HEADS
+	sw	a7, L_OB_HEAD(t0)
+	sw	a7, L_OB_TAIL(t0)
+	ADD_G	mpi_outbox_pending, 1, t1, t2
+	mv	a0, a2				/* MPI_SUCCESS or the context */
+	ret
 .endm
 
 	.section .sdata, "aw"
@@ -99,7 +126,8 @@ send_only:
 	beqz	a7, .Lonly_general
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lonly_general
-	ASK_SEGMENT
+	ASK_SEGMENT .Lonly_local
+.Lonly_asked:
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
@@ -122,6 +150,11 @@ send_only:
 	sw	t2, %lo(mpi_counters + L_COUNT_SEND_REQUESTS)(t1)
 	mv	a0, a2				/* MPI_SUCCESS or the context */
 	ret
+.Lonly_local:
+	FIRST_CREATION
+	li	a2, 0
+	li	t3, 0
+	j	.Lonly_asked
 .Lonly_general:
 	tail	send_start_ok
 	.size	send_only, . - send_only
@@ -132,14 +165,11 @@ send_only:
 send_miss:
 	addi	t3, a1, -1			/* t3: the key's bucket offset, if looked at */
 	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
-	lhu	a2, L_REQ_PE + 2(a0)		/* a2: the tag */
 	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
 	lw	t1, L_REQ_PE(a0)		/* t1: pt (pe | tag << 16) */
 	bltz	t3, .Llook
 .Lisq:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
-	lw	t5, L_KQ_ANY_KEYS(t4)
-	bnez	t5, .Lgeneral
-	FIND_KEY .Lgeneral
+	FIND_KEY .Lgeneral			/* (a send's tag is named: no MPI_ANY_TAG key) */
 	LW_G(a3, mpi_send_queues)		/* a3: the send queue to the receiver */
 	slli	a4, a1, L_SENDQ_SHIFT
 	add	a3, a3, a4
@@ -172,37 +202,40 @@ send_miss:
 	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
 	ADD_G	mpi_counters+L_COUNT_SEND_REQUESTS, 1, t1, t4
-	/* A send request (kind 0), the protocol in its bits, 4 words */
-	slli	t0, a5, 16
-	li	t1, 4 << 24
-	or	t0, t0, t1
-	sw	t0, L_OP_HDR(a7)
-	LW_G(t0, mpi_me_gaddr)
-	srli	t1, a0, 2
-	or	t0, t0, t1
-	sw	t0, L_OP_W(a7)			/* the request's global address */
-	lw	t0, L_REQ_BUF(a0)
-	sw	t0, L_OP_W + 4(a7)		/* the data */
-	lw	t0, L_REQ_CAPACITY(a0)
-	sw	t0, L_OP_W + 8(a7)		/* the bytes */
-	slli	t0, t2, 16
-	or	t0, t0, a2
-	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
-.Lqueue:	/* ... joins the receiver's outbox */
+	/* A send request (kind 0, the protocol in its bits, 4 words) joins the receiver's
+	 * outbox */
+	LW_G(t0, mpi_outboxes)
+	slli	t1, a1, L_OB_SHIFT
+	add	t0, t0, t1			/* t0: the outbox */
+	lw	t1, L_OB_TAIL(t0)
+	bnez	t1, .Lsreq_behind
+	/* It was empty (no creation waits, no segment asked: send_only's case): the op
+	 * heads it, its segment asked for; the thread waits for it and mpi_isend_end
+	 * writes the words from the send (the op holds none) */
+	ASK_SEGMENT .Lsreq_local
+	sw	t3, L_OP_HDR(a7)		/* OP_DIRECT */
+.Lhead:	OP_HEADS
+.Lsreq_local:	/* the answer's handler writes them: from the op */
+	SREQ_OP_WORDS
+	FIRST_CREATION
+	li	a2, 0
+	j	.Lhead
+.Lsreq_behind:
+	SREQ_OP_WORDS
+	j	.Lbehind
+.Lqueue:	/* (the temporary buffer's request, its words in the op) joins the outbox */
 	LW_G(t0, mpi_outboxes)
 	slli	t1, a1, L_OB_SHIFT
 	add	t0, t0, t1			/* t0: the outbox */
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lbehind
-	/* It was empty (no creation waits, no segment asked: send_only's case): the op
-	 * heads it, its segment asked for */
-	ASK_SEGMENT
+	ASK_SEGMENT .Lqueue_local
 	sb	t3, L_OP_HDR(a7)		/* (its mark) */
-	sw	a7, L_OB_HEAD(t0)
-	sw	a7, L_OB_TAIL(t0)
-	ADD_G	mpi_outbox_pending, 1, t1, t2
-	mv	a0, a2				/* MPI_SUCCESS or the context */
-	ret
+	OP_HEADS
+.Lqueue_local:
+	FIRST_CREATION
+	li	a2, 0
+	j	.Lhead
 .Lbehind:
 	OUTBOX_CREATE a7, a1
 	li	a0, 0
