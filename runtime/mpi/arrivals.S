@@ -6,17 +6,19 @@
  * rreq_arrived_words, a receive request (rreq_thread):
  *  - Crossed (the naive ping-pong's every message): our send request for it is issued
  *    and heads its key in the request-issued queue, get or sync, a short aligned message
- *    to another PE on EM-X, nothing queued for credits: the entry goes, the data, the
- *    size and the completion go by remote writes into the receive (the consistency rule:
- *    the receiver drops our send request), the send completes, its credit is back.
+ *    to another PE on EM-X: the data, the size and the completion go by remote writes
+ *    into the receive first, then the entry goes (the consistency rule: the receiver
+ *    drops our send request), the send completes, its credit is back (sends waiting for
+ *    credits to the requester go on: rreq_crossed_after, after the thread's work).
  *  - Filed (a receive posted in advance): no send of ours is issued under its key, the
  *    key is known to the associative memory, a record at hand: the record is appended.
  *  - Crossed, buffered: the receive request is dropped (buffered's rule), our send
  *    request's entry goes.
  *  Anything else: rreq_words_general (sender_match.c), which does the same in C, or,
  *  once our issued send request is found, rreq_arrived.
- *  a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
- *  capacity, tag | context << 16): left intact for the general way.
+ *  Entered only from its thread (a0 requester PE | bits << 10; the four words -- the
+ *  request's global address, buffer, capacity, tag | context << 16 -- in the frame tp
+ *  from word 4 on), which its crossed case ends.
  *
  * sreq_both, a send request (sreq_thread_both): our receive request for it is issued (the
  * naive ping-pong's every message): the head entry of the request-issued queue goes, the
@@ -102,27 +104,24 @@
 	.type	mpi_rreq_thread, @function
 	.p2align 2
 mpi_rreq_thread:
-	addi	a2, tp, 16
-	srli	a1, a0, 10
-	andi	a0, a0, 0x3ff
+	li	t0, 1 << 10
+	bgeu	a0, t0, .Lbits			/* the three-word form: C */
 	.size	mpi_rreq_thread, . - mpi_rreq_thread
 
 	.globl	rreq_arrived_words
 	.type	rreq_arrived_words, @function
-rreq_arrived_words:
-	bnez	a1, .Lgeneral			/* the three-word form: C */
-	lw	t0, 12(a2)			/* tag | context << 16 */
-	lw	a3, 0(a2)			/* a3: the receive request (global) */
-	lw	a4, 4(a2)			/* a4: its buffer */
-	lw	a5, 8(a2)			/* a5: its capacity */
-	slli	t1, t0, 16			/* t1: pe | tag << 16, the key's pt */
+rreq_arrived_words:	/* (mpi_direct: remote writes by the memory unit, EM-X) */
+	lw	t0, 28(tp)			/* tag | context << 16 */
+	lw	a3, 16(tp)			/* a3: the receive request (global) */
+	lw	a4, 20(tp)			/* a4: its buffer */
+	lw	a5, 24(tp)			/* a5: its capacity */
+	slli	t1, t0, 16
 	srli	t2, t0, 16			/* t2: the context */
-	li	t3, 0xffff0000			/* MPI_ANY_TAG */
-	bgeu	t1, t3, .Lgeneral
-	or	t1, t1, a0
+	or	t1, t1, a0			/* t1: pe | tag << 16, the key's pt */
 	HASH
-	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends (a */
-	FIND_KEY .Lfile				/* send's tag is named: no MPI_ANY_TAG key) */				/* t5: the key there */
+	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends: */
+	FIND_KEY .Lfile				/* t5 the key (a send's tag is named: no key */
+						/* of MPI_ANY_TAG, a receive's goes to .Lfile) */
 	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry */
 	beqz	t6, .Lfile
 	/* Crossed: rreq_crossed's usual case. a6: our send request. */
@@ -137,8 +136,7 @@ rreq_arrived_words:
 	lw	a7, L_REQ_FIX(a6)		/* not waiting in a credit queue */
 	andi	a7, a7, L_SQ_QUEUED
 	bnez	a7, .Lgeneral
-	LW_G(a7, mpi_direct)			/* remote writes by the memory unit */
-	beqz	a7, .Lgeneral
+	/* (remote writes by the memory unit: creation_init chose this thread for EM-X) */
 	lw	t1, L_REQ_CAPACITY(a6)		/* t1: the message's bytes */
 	bltu	a5, t1, .Lgeneral
 	li	a7, L_SHORT_BYTES
@@ -150,11 +148,6 @@ rreq_arrived_words:
 	bnez	t2, .Lgeneral
 	LW_G(t2, mpi_me)
 	beq	t2, a0, .Lgeneral
-	LW_G(t0, mpi_send_queues)		/* t0: our send queue to the requester */
-	slli	t2, a0, L_SENDQ_SHIFT
-	add	t0, t0, t2
-	lw	t2, L_DL_NEXT(t0)
-	bne	t2, t0, .Lgeneral		/* sends wait for credits: C */
 	/* put_short: the words, then the size and the completion (or the size in it);
 	 * the bookkeeping after, so that the data leaves first */
 	slli	t2, a0, 22
@@ -191,29 +184,40 @@ rreq_arrived_words:
 	/* req_complete: an I-structure write if a wait reads `done`, else the flag */
 	lhu	t4, L_REQ_FLAGS(a6)
 	andi	t2, t4, L_RF_ARMED_READER
-	beqz	t2, 9f
+	beqz	t2, .Lflag
 	LW_G(t2, mpi_me_gaddr)
 	srli	t3, a6, 2
 	or	t2, t2, t3
 	li	t3, 1
 	SEND(6, t2, t3)				/* iwr */
-	j	10f
-9:	ori	t4, t4, L_RF_COMPLETE
-	sh	t4, L_REQ_FLAGS(a6)
-10:	lhu	t2, L_SENDQ_CREDITS(t0)		/* credit_reclaim: nothing waits for it */
+.Lcomplete:
+	LW_G(t0, mpi_send_queues)		/* credit_reclaim: our send queue to the */
+	slli	t2, a0, L_SENDQ_SHIFT		/* requester */
+	add	t0, t0, t2
+	lhu	t2, L_SENDQ_CREDITS(t0)
 	addi	t2, t2, 1
 	sh	t2, L_SENDQ_CREDITS(t0)
+	lw	a5, L_DL_NEXT(t0)
+	sub	a5, a5, t0			/* a5: sends wait for credits (0: none) */
 	UNREF	a6
 	FRAME_FREE
-	bnez	a4, 13f
-	ret
-13:	mv	a0, a4				/* (after the data and the frame) */
-	tail	kq_sweep
+	or	t1, a4, a5
+	bnez	t1, 13f
+	.insn i 0x0b, 1, x0, x0, 0		/* the thread ends (no stack to give back) */
+13:	mv	a1, a0				/* (after the data and the frame) */
+	mv	a0, a4
+	mv	a2, a5
+	tail	rreq_crossed_after
+.Lflag:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a6)
+	j	.Lcomplete
 .Lsized:	/* -mpi-option=done-sized */
 	addi	a1, t1, L_DONE_SIZED
 	SEND(6, a3, a1)				/* iwr: complete, with the size */
 	j	.Lsent
 .Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
+	li	a6, 0xffff0000			/* MPI_ANY_TAG: C */
+	bgeu	t1, a6, .Lgeneral
 	LA(t4, mpi_assoc)
 	FIND_KEY .Lgeneral			/* t5: the key (a new key: C) */
 	LA(t6, mpi_recv_record_pool)
@@ -262,10 +266,28 @@ rreq_arrived_words:
 	srli	a4, t1, 16
 	mv	a5, t2
 	tail	rreq_arrived
+.Lbits:	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	j	1f
 .Lgeneral:
-	FRAME_FREE
+	li	a1, 0
+1:	addi	a2, tp, 16			/* the words (the frame back first: nothing */
+	FRAME_FREE				/* runs in between) */
 	tail	rreq_words_general
 	.size	rreq_arrived_words, . - rreq_arrived_words
+
+	/* The receive request's thread on a machine whose remote writes are not the memory
+	 * unit's (EM-X', EM-4; creation_init chooses): all in C. */
+	.globl	mpi_rreq_thread_indirect
+	.type	mpi_rreq_thread_indirect, @function
+	.p2align 2
+mpi_rreq_thread_indirect:
+	addi	a2, tp, 16
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	FRAME_FREE
+	tail	rreq_words_general
+	.size	mpi_rreq_thread_indirect, . - mpi_rreq_thread_indirect
 
 	/* The send request's thread with matching on both sides (creation.c's template,
 	 * as its C threads: the frame back first, the words read after): a0 = the sender's

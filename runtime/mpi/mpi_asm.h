@@ -190,23 +190,30 @@
 .endm
 
 /* The end of a creation by the issuing computation (mpi_irecv_end, mpi_isend_end): the
- * op a3 heading outbox a0 of peer a1 leaves it, back to its pool; what queued behind it,
+ * op a3 heading outbox a0 of peer a1 leaves it, back to its pool if \pooled (else it is
+ * the outbox's own direct op, whose next is 0 while it is free); what queued behind it,
  * or computations waiting for the empty outbox: irecv_end_after (creation.c). Returns
  * MPI_SUCCESS; its label 9 returns it at once. */
-.macro DIRECT_OP_OFF
+.macro DIRECT_OP_OFF pooled
 	lw	t0, 0(a3)			/* t0: the next */
 	sw	t0, L_OB_HEAD(a0)
+.if \pooled
 	LA(t1, mpi_op_pool)			/* pool_put */
 	lw	t2, 0(t1)
 	sw	t2, 0(a3)
 	sw	a3, 0(t1)
+.endif
 	ADD_G	mpi_outbox_pending, -1, t1, t2
-	bnez	t0, 8f
+	bnez	t0, 7f
 	sw	zero, L_OB_TAIL(a0)
 	lw	t0, L_OB_DRAINED(a0)
 	bnez	t0, 8f
 9:	li	a0, 0
 	ret
+7:
+.if !\pooled
+	sw	zero, 0(a3)			/* (the direct op's next: 0 while it is free) */
+.endif
 8:	tail	irecv_end_after
 .endm
 

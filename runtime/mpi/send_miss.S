@@ -9,8 +9,8 @@
  * receiver's queue meanwhile, as sendq_add leaves it): the op with its words heads or
  * joins the receiver's outbox, and the operand segment is asked for unless two are asked
  * already (creation.c's create).
- * a1: what MPI_Isend's lookup found (put_to_posted_looked): the key's bucket offset | 1
- * when no receive request is filed under it, else 0 (then it is looked for here).
+ * send_miss_at: MPI_Isend's lookup found no receive request under the key, a1 the key's
+ * bucket offset | 1 (put_to_posted_looked); send_miss looks for one first.
  * Returns MPI_SUCCESS or the context to suspend on (ASK_SEGMENT). Anything else:
  * send_start (send_start_ok), before any change. Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
 #include "irecv_layout.h"
@@ -32,10 +32,11 @@
 /* The operand segment for the creation that heads the empty outbox t0 of PE a1: by
  * default MPI_Isend waits for it, as the original's issuing thread did (the answer to a
  * context's continuation, a2 that context, the caller suspends on it and mpi_isend_end
- * writes the words and invokes; t3 the op's mark OP_DIRECT: it heads the outbox meanwhile,
- * as MPI_Irecv's, proto_direct_begin). With -mpi-option=local-isend, no context at hand,
- * or a1 this PE: to \local (before any change), where the caller asks by FIRST_CREATION
- * (the answer's handler writes the words). Uses t1, t2. */
+ * writes the words and invokes; its op, marked OP_DIRECT, heads the outbox meanwhile, as
+ * MPI_Irecv's, proto_direct_begin: the outbox's own direct op when it holds no words).
+ * With -mpi-option=local-isend, no context at hand, or a1 this PE: to \local (before any
+ * change), where the caller asks by FIRST_CREATION (the answer's handler writes the
+ * words). Uses t1, t2. */
 .macro ASK_SEGMENT local
 	lui	t1, %hi(mpi_opt + L_OPT_LOCAL_ISEND)	/* a byte */
 	lbu	t1, %lo(mpi_opt + L_OPT_LOCAL_ISEND)(t1)
@@ -51,7 +52,19 @@
 	SEND(3, t1, t2)
 	lw	t1, L_CTX_NEXT(a2)		/* __emx_ctx_get (after: the request first) */
 	SW_G(t1, __emx_ctx_pool, t2)
-	li	t3, L_OP_DIRECT
+.endm
+
+/* The op a7 out of its pool a6 (checked there before any change). Uses t1. */
+.macro POP_OP
+	lw	t1, 0(a7)
+	sw	t1, 0(a6)
+	sw	zero, 0(a7)
+.endm
+
+/* a7 = the direct op of the empty outbox t0 (creation.c: its header says OP_DIRECT, its
+ * next is 0 while it is free: DIRECT_OP_OFF). */
+.macro DIRECT_OP
+	addi	a7, t0, L_OB_DIRECT
 .endm
 
 /* The send request's header (kind 0, the protocol a5 in its bits, 4 words) and words into
@@ -127,18 +140,12 @@ send_only:
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lonly_general
 	ASK_SEGMENT .Lonly_local
+	DIRECT_OP				/* (mpi_isend_end writes the words) */
 .Lonly_asked:
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
-	lw	t1, 0(a7)			/* the op out of its pool ... */
-	sw	t1, 0(a6)
-	sw	zero, 0(a7)
-	slli	t1, a5, 16			/* a send request (kind 0), its bits, no words: */
-	or	t1, t1, t3			/* (its mark) */
-	sw	t1, L_OP_HDR(a7)
-	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
-	sw	a7, L_OB_HEAD(t0)		/* ... heads the empty outbox */
+	sw	a7, L_OB_HEAD(t0)		/* the op heads the empty outbox */
 	sw	a7, L_OB_TAIL(t0)
 	lui	t1, %hi(mpi_outbox_pending)	/* (one instruction each once relaxed) */
 	lw	t2, %lo(mpi_outbox_pending)(t1)
@@ -153,7 +160,10 @@ send_only:
 .Lonly_local:
 	FIRST_CREATION
 	li	a2, 0
-	li	t3, 0
+	POP_OP
+	slli	t1, a5, 16			/* a send request (kind 0), its bits, no words: */
+	sw	t1, L_OP_HDR(a7)
+	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
 	j	.Lonly_asked
 .Lonly_general:
 	tail	send_start_ok
@@ -162,12 +172,17 @@ send_only:
 	.globl	send_miss
 	.type	send_miss, @function
 	.p2align 2
-send_miss:
-	addi	t3, a1, -1			/* t3: the key's bucket offset, if looked at */
+send_miss:	/* not looked */
 	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
 	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
 	lw	t1, L_REQ_PE(a0)		/* t1: pt (pe | tag << 16) */
-	bltz	t3, .Llook
+	j	.Llook
+	.globl	send_miss_at
+send_miss_at:	/* looked: a1 the key's bucket offset | 1 */
+	addi	t3, a1, -1			/* t3: the key's bucket offset */
+	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
+	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
+	lw	t1, L_REQ_PE(a0)		/* t1: pt (pe | tag << 16) */
 .Lisq:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
 	FIND_KEY .Lgeneral			/* (a send's tag is named: no MPI_ANY_TAG key) */
 	LW_G(a3, mpi_send_queues)		/* a3: the send queue to the receiver */
@@ -196,9 +211,6 @@ send_miss:
 	sw	t0, L_REQ_REFS(a0)
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
-	lw	t0, 0(a7)			/* the creation's op */
-	sw	t0, 0(a6)
-	sw	zero, 0(a7)
 	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
 	ADD_G	mpi_counters+L_COUNT_SEND_REQUESTS, 1, t1, t4
@@ -213,14 +225,16 @@ send_miss:
 	 * heads it, its segment asked for; the thread waits for it and mpi_isend_end
 	 * writes the words from the send (the op holds none) */
 	ASK_SEGMENT .Lsreq_local
-	sw	t3, L_OP_HDR(a7)		/* OP_DIRECT */
+	DIRECT_OP
 .Lhead:	OP_HEADS
 .Lsreq_local:	/* the answer's handler writes them: from the op */
+	POP_OP
 	SREQ_OP_WORDS
 	FIRST_CREATION
 	li	a2, 0
 	j	.Lhead
 .Lsreq_behind:
+	POP_OP
 	SREQ_OP_WORDS
 	j	.Lbehind
 .Lqueue:	/* (the temporary buffer's request, its words in the op) joins the outbox */
@@ -230,7 +244,8 @@ send_miss:
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lbehind
 	ASK_SEGMENT .Lqueue_local
-	sb	t3, L_OP_HDR(a7)		/* (its mark) */
+	li	t1, L_OP_DIRECT
+	sb	t1, L_OP_HDR(a7)		/* (its mark: its words in it) */
 	OP_HEADS
 .Lqueue_local:
 	FIRST_CREATION
@@ -243,6 +258,7 @@ send_miss:
 .Ltmp:	/* Buffered (sendq_add with its credit, ask_tmp): the send waits in its receiver's
 	 * queue, its temporary buffer asked for by a creation of two words (the bytes and
 	 * the answer's special address); credits.c's mpi_h_tmp_answer goes on. */
+	POP_OP
 	lw	t1, L_REQ_CAPACITY(a0)
 	addi	t4, a0, L_REQ_PRQ		/* dl_append to the empty queue */
 	sw	a3, L_REQ_PRQ(a0)
@@ -306,7 +322,7 @@ mpi_isend_end:
 	or	t1, t1, t2
 	SEND(0, t0, t1)
 	PEER_OUTBOX_HEAD
-3:	DIRECT_OP_OFF
+	DIRECT_OP_OFF 0				/* (the outbox's own) */
 4:	mv	a5, a1				/* a5: the frame */
 	PEER_OUTBOX_HEAD
 	lw	t0, L_OP_W(a3)			/* the two words */
@@ -317,5 +333,5 @@ mpi_isend_end:
 	addi	t0, a5, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
 	LW_G(t1, mpi_me)
 	SEND(0, t0, t1)
-	j	3b
+	DIRECT_OP_OFF 1				/* (an op with words: from the pool) */
 	.size	mpi_isend_end, . - mpi_isend_end
