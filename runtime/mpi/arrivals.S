@@ -203,7 +203,7 @@ rreq_arrived_words:	/* (mpi_direct: remote writes by the memory unit, EM-X) */
 	FRAME_FREE
 	or	t1, a4, a5
 	bnez	t1, 13f
-	.insn i 0x0b, 1, x0, x0, 0		/* the thread ends (no stack to give back) */
+	THREAD_END
 13:	mv	a1, a0				/* (after the data and the frame) */
 	mv	a0, a4
 	mv	a2, a5
@@ -230,7 +230,7 @@ rreq_arrived_words:	/* (mpi_direct: remote writes by the memory unit, EM-X) */
 	sw	a5, L_RR_CAPACITY(a6)
 	KQ_APPEND a6, a7
 	FRAME_FREE
-	ret
+	THREAD_END
 .Lbuffered:	/* Buffered's rule: the data goes to the receiver's buffer anyway, this receive
 	 * request is dropped (rreq_arrived's usual case): our send's own entry goes; a send
 	 * still queued with its credit (its buffer asked for) is marked crossed
@@ -251,13 +251,10 @@ rreq_arrived_words:	/* (mpi_direct: remote writes by the memory unit, EM-X) */
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	sw	t0, L_REQ_FIX(a6)
-	LA(t3, mpi_counters)
-	lw	t2, L_COUNT_CONCURRENT(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_CONCURRENT(t3)
+	ADD_G	mpi_counters+L_COUNT_CONCURRENT, 1, t2, t3
 	UNREF	a6
 	FRAME_FREE
-	ret
+	THREAD_END
 .Lcrossed_c:	/* rreq_arrived(pe, rreq, buf, capacity, tag, ctx) decides (sender_match.c) */
 	FRAME_FREE
 	mv	a1, a3
@@ -340,7 +337,7 @@ sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	UNREF	a6
-	ret
+	THREAD_END
 .Ls_buffered:	/* The data is in the temporary buffer this PE gave: copied into the receive
 	 * (sreq.S's buffered case, the receive matched through its issued request, not the
 	 * posted list), the send having completed at its sender. t0 the credits, a7 where,
@@ -373,7 +370,7 @@ sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	INBOUND -2				/* the creation's, and the buffer's (filled) */
 	andi	a0, a5, -4			/* the buffer back (mpi_tmp_free_buffered) */
 	addi	a1, t1, 8
-	TMP_BACK
+	TMP_BACK 1
 .Ls_empty:	/* an empty message: the receive completes */
 	MINTED_OUT .Ls_general
 	KQ_TAKE a3, t3, a1, .Ls_general		/* isq_take (t4: the table) */
@@ -382,7 +379,7 @@ sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	RECEIVED
 	INBOUND -1
-	ret
+	THREAD_END
 .Ls_general:
 	INBOUND -1
 	addi	a2, tp, 16			/* the words */
@@ -418,9 +415,9 @@ mpi_h_remove:
 	lw	t5, L_REQ_ISQ_KEY(a0)		/* t5: its key, */
 	lw	t0, L_KEY_HEAD(t5)
 	bne	t0, t6, .Lrm_general		/* which it heads */
-	lhu	t0, L_KEY_PT + 2(t5)		/* a concrete tag (kq_pop) */
-	li	t1, 0xffff
-	beq	t0, t1, .Lrm_general
+	lh	t0, L_KEY_PT + 2(t5)		/* a concrete tag (kq_pop): not */
+	addi	t0, t0, 1			/* 0xffff */
+	beqz	t0, .Lrm_general
 	beqz	a3, 2f
 	lhu	a6, L_REQ_PE(a0)		/* a6: its sender */
 	LW_G(a4, mpi_rreq_credits)
@@ -433,17 +430,14 @@ mpi_h_remove:
 	sw	zero, L_REQ_ISQ_REQ(a0)
 	beqz	a3, 3f
 	sw	a5, 0(a4)
-3:	LA(t3, mpi_counters)
-	lw	t2, L_COUNT_REMOVALS(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_REMOVALS(t3)
+3:	ADD_G	mpi_counters+L_COUNT_REMOVALS, 1, t2, t3
 	UNREF	a0
 	beqz	a3, 4f				/* the credit: more to do? */
 	LW_G(t0, mpi_held_pending)
 	bnez	t0, 5f
 	LW_G(t0, mpi_rreq_return_at)
 	bgeu	a5, t0, 5f
-4:	.insn i 0x0b, 1, x0, x0, 0		/* the thread ends (no stack to give back) */
+4:	THREAD_END
 5:	mv	a0, a6
 	tail	rreq_credits_came
 .Lrm_general:

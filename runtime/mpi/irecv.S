@@ -281,10 +281,7 @@ proto_direct_begin:
 	sw	t5, L_OP_W + 4(a7)
 	lw	t5, L_REQ_CAPACITY(t3)
 	sw	t5, L_OP_W + 8(a7)
-	lhu	t5, L_REQ_PE + 2(t3)		/* tag | context << 16 */
-	lhu	t2, L_REQ_CTX(t3)
-	slli	t2, t2, 16
-	or	t5, t5, t2
+	TAG_CTX	t5, t3, t2
 	sw	t5, L_OP_W + 12(a7)
 	sw	zero, 0(a7)			/* enqueue: behind the tail */
 	lw	t5, L_OB_TAIL(t1)

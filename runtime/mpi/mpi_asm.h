@@ -120,17 +120,26 @@
 	bltu	\from, \end, 8b
 .endm
 
-/* The temporary buffer a0 of a1 bytes (the message's + 8) back, and return
- * (mpi_tmp_free_buffered): a small one to its free list, else free() by a tail call.
- * S_TMP_SMALL_BYTES: sreq_layout.h. Uses t0. */
-.macro TMP_BACK
+/* The end of a thread or handler that is entered only as one and has not moved its
+ * stack pointer: the end instruction itself (a return would go through
+ * __emx_thread_end, which gives a finished computation's stack back). */
+#define THREAD_END .insn i 0x0b, 1, x0, x0, 0
+
+/* The temporary buffer a0 of a1 bytes (the message's + 8) back, and return, or with
+ * \thread 1 end the thread (THREAD_END) (mpi_tmp_free_buffered): a small one to its free
+ * list, else free() by a tail call. S_TMP_SMALL_BYTES: sreq_layout.h. Uses t0. */
+.macro TMP_BACK thread=0
 	li	t0, S_TMP_SMALL_BYTES
 	bltu	t0, a1, 7f
 	LW_G(t0, mpi_tmp_small_free)
 	sw	t0, 0(a0)
 	lui	t0, %hi(mpi_tmp_small_free)
 	sw	a0, %lo(mpi_tmp_small_free)(t0)
+.if \thread
+	THREAD_END
+.else
 	ret
+.endif
 7:	tail	mpi_tmp_free_buffered
 .endm
 
@@ -158,6 +167,14 @@
 	INBOUND -1
 .endm
 
+/* \dst = request \req's tag | context << 16 (a request's fourth word). Uses \tmp. */
+.macro TAG_CTX dst, req, tmp
+	lhu	\dst, L_REQ_PE + 2(\req)
+	lhu	\tmp, L_REQ_CTX(\req)
+	slli	\tmp, \tmp, 16
+	or	\dst, \dst, \tmp
+.endm
+
 /* The four words of request \req (its global address, buffer, capacity, tag | context
  * << 16) by remote writes to \at and the three words after it (\at advances): a
  * creation's words (irecv.S, send_miss.S). Uses t0, t1. */
@@ -172,10 +189,7 @@
 	lw	t0, L_REQ_CAPACITY(\req)
 	addi	\at, \at, 1
 	SEND(4, \at, t0)
-	lhu	t0, L_REQ_PE + 2(\req)		/* tag | context << 16 */
-	lhu	t1, L_REQ_CTX(\req)
-	slli	t1, t1, 16
-	or	t0, t0, t1
+	TAG_CTX	t0, \req, t1
 	addi	\at, \at, 1
 	SEND(4, \at, t0)
 .endm

@@ -52,10 +52,7 @@
 	SEND_AT 4, a0, L_REQ_ARGS + 1, t0, \d	/* the data */
 	lw	t0, L_REQ_CAPACITY(a6)
 	SEND_AT 4, a0, L_REQ_ARGS + 2, t0, \d	/* the bytes */
-	lhu	t0, L_REQ_PE + 2(a6)
-	lhu	t2, L_REQ_CTX(a6)
-	slli	t2, t2, 16
-	or	t0, t0, t2
+	TAG_CTX	t0, a6, t2
 	SEND_AT 4, a0, L_REQ_ARGS + 3, t0, \d	/* tag | context << 16 */
 	srli	t2, a3, 6			/* requester PE | bits << 10 */
 	or	t2, t2, t1
@@ -157,7 +154,7 @@ mpi_h_segment:
 	SW_G(a4, __emx_frame_pool, a3)
 	sw	a2, 0(a5)
 	ADD_G	mpi_inbound, 1, a4, a3
-	.insn i 0x0b, 1, x0, x0, 0		/* the thread ends (no stack to give back) */
+	THREAD_END
 .Lto_reply:
 	LW_G(a4, mpi_segment_reply_word)
 	slli	a1, a1, 22

@@ -61,6 +61,19 @@
 	sw	zero, 0(a7)
 .endm
 
+/* The temporary buffer's request (kind 2, no bits, 2 words: the bytes and the answer's
+ * special address) into the op a7 of send a0 to PE a1. Uses t1, t4. */
+.macro TMP_OP_WORDS
+	li	t1, L_OP_TMP_HDR
+	sw	t1, L_OP_HDR(a7)
+	lw	t1, L_REQ_CAPACITY(a0)
+	addi	t1, t1, 8
+	sw	t1, L_OP_W(a7)
+	LW_G(t1, mpi_tmp_answer_word)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
+	or	t1, t1, a1
+	sw	t1, L_OP_W + 4(a7)
+.endm
+
 /* a7 = the direct op of the empty outbox t0 (creation.c: its header says OP_DIRECT, its
  * next is 0 while it is free: DIRECT_OP_OFF). */
 .macro DIRECT_OP
@@ -83,10 +96,7 @@
 	sw	t1, L_OP_W + 4(a7)		/* the data */
 	lw	t1, L_REQ_CAPACITY(a0)
 	sw	t1, L_OP_W + 8(a7)		/* the bytes */
-	lhu	t1, L_REQ_PE + 2(a0)
-	lhu	t4, L_REQ_CTX(a0)
-	slli	t4, t4, 16
-	or	t1, t1, t4
+	TAG_CTX	t1, a0, t4
 	sw	t1, L_OP_W + 12(a7)		/* tag | context << 16 */
 .endm
 
@@ -237,20 +247,6 @@ send_miss_at:	/* looked: a1 the key's bucket offset | 1 */
 	POP_OP
 	SREQ_OP_WORDS
 	j	.Lbehind
-.Lqueue:	/* (the temporary buffer's request, its words in the op) joins the outbox */
-	LW_G(t0, mpi_outboxes)
-	slli	t1, a1, L_OB_SHIFT
-	add	t0, t0, t1			/* t0: the outbox */
-	lw	t1, L_OB_TAIL(t0)
-	bnez	t1, .Lbehind
-	ASK_SEGMENT .Lqueue_local
-	li	t1, L_OP_DIRECT
-	sb	t1, L_OP_HDR(a7)		/* (its mark: its words in it) */
-	OP_HEADS
-.Lqueue_local:
-	FIRST_CREATION
-	li	a2, 0
-	j	.Lhead
 .Lbehind:
 	OUTBOX_CREATE a7, a1
 	li	a0, 0
@@ -258,8 +254,6 @@ send_miss_at:	/* looked: a1 the key's bucket offset | 1 */
 .Ltmp:	/* Buffered (sendq_add with its credit, ask_tmp): the send waits in its receiver's
 	 * queue, its temporary buffer asked for by a creation of two words (the bytes and
 	 * the answer's special address); credits.c's mpi_h_tmp_answer goes on. */
-	POP_OP
-	lw	t1, L_REQ_CAPACITY(a0)
 	addi	t4, a0, L_REQ_PRQ		/* dl_append to the empty queue */
 	sw	a3, L_REQ_PRQ(a0)
 	sw	a3, L_REQ_PRQ + 4(a0)
@@ -269,14 +263,24 @@ send_miss_at:	/* looked: a1 the key's bucket offset | 1 */
 	sw	t4, L_REQ_FIX(a0)
 	lw	t4, L_REQ_BUF(a0)
 	sw	t4, L_REQ_FIX + 4(a0)		/* the data's address */
-	li	t0, L_OP_TMP_HDR		/* a tmp request (kind 2), no bits, 2 words */
-	sw	t0, L_OP_HDR(a7)
-	addi	t1, t1, 8
-	sw	t1, L_OP_W(a7)
-	LW_G(t0, mpi_tmp_answer_word)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
-	or	t0, t0, a1
-	sw	t0, L_OP_W + 4(a7)
-	j	.Lqueue
+	LW_G(t0, mpi_outboxes)			/* the tmp request joins the outbox */
+	slli	t1, a1, L_OB_SHIFT
+	add	t0, t0, t1			/* t0: the outbox */
+	lw	t1, L_OB_TAIL(t0)
+	bnez	t1, .Ltmp_behind
+	ASK_SEGMENT .Ltmp_local			/* (mpi_isend_end writes its words) */
+	DIRECT_OP
+	OP_HEADS
+.Ltmp_local:	/* the answer's handler writes them: from the op */
+	POP_OP
+	TMP_OP_WORDS
+	FIRST_CREATION
+	li	a2, 0
+	j	.Lhead
+.Ltmp_behind:
+	POP_OP
+	TMP_OP_WORDS
+	j	.Lbehind
 .Llook:	/* MPI_Isend did not look (or found a receive request): no receive request may be
 	 * filed under the key */
 	HASH
@@ -299,12 +303,12 @@ send_miss_at:	/* looked: a1 the key's bucket offset | 1 */
 
 	/* mpi_isend_end(request, frame): MPI_Isend's end when its caller was resumed with the
 	 * operand segment (frame; 0: it waited in isend_settle, nothing to do), as
-	 * mpi_irecv_end (irecv.S) for a receive. The op heading the receiver's outbox
-	 * (ASK_SEGMENT) is a send request's (get, sync: its four words from the send, its
-	 * bits the protocol) or, buffered, the temporary buffer's request (its two words from
-	 * the op): the words by remote writes, the invocation, then the op leaves the outbox
-	 * (back to its pool); what queued behind it, or computations waiting for the empty
-	 * outbox: irecv_end_after (creation.c). Returns MPI_SUCCESS. */
+	 * mpi_irecv_end (irecv.S) for a receive. The outbox's direct op heading the
+	 * receiver's outbox (ASK_SEGMENT) stands for a send request (get, sync: its four
+	 * words from the send, its bits the protocol) or, buffered, the temporary buffer's
+	 * request (its two words from the send): the words by remote writes, the invocation,
+	 * then the op leaves the outbox; what queued behind it, or computations waiting for
+	 * the empty outbox: irecv_end_after (creation.c). Returns MPI_SUCCESS. */
 	.globl	mpi_isend_end
 	.type	mpi_isend_end, @function
 	.p2align 2
@@ -323,15 +327,17 @@ mpi_isend_end:
 	SEND(0, t0, t1)
 	PEER_OUTBOX_HEAD
 	DIRECT_OP_OFF 0				/* (the outbox's own) */
-4:	mv	a5, a1				/* a5: the frame */
-	PEER_OUTBOX_HEAD
-	lw	t0, L_OP_W(a3)			/* the two words */
-	SEND(4, a2, t0)
-	lw	t0, L_OP_W + 4(a3)
+4:	lw	t0, L_REQ_CAPACITY(a4)		/* the temporary buffer's request: */
+	addi	t0, t0, 8
+	SEND(4, a2, t0)				/* the bytes, */
+	lhu	t1, L_REQ_PE(a4)
+	LW_G(t0, mpi_tmp_answer_word)
+	or	t0, t0, t1
 	addi	a2, a2, 1
-	SEND(4, a2, t0)
-	addi	t0, a5, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
+	SEND(4, a2, t0)				/* the answer's special address */
+	addi	t0, a1, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
 	LW_G(t1, mpi_me)
 	SEND(0, t0, t1)
-	DIRECT_OP_OFF 1				/* (an op with words: from the pool) */
+	PEER_OUTBOX_HEAD
+	DIRECT_OP_OFF 0
 	.size	mpi_isend_end, . - mpi_isend_end

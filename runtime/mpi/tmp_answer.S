@@ -111,13 +111,10 @@ mpi_h_tmp_answer:
 	add	t3, t3, a0
 	sw	t3, L_OP_W + 4(t6)		/* the data in the buffer */
 	sw	t2, L_OP_W + 8(t6)		/* the bytes */
-	lhu	t3, L_REQ_PE + 2(a5)
-	lhu	t4, L_REQ_CTX(a5)
-	slli	t4, t4, 16
-	or	t3, t3, t4
+	TAG_CTX	t3, a5, t4
 	sw	t3, L_OP_W + 12(t6)		/* tag | context << 16 */
 	OUTBOX_CREATE t6, a3
-	ret
+	THREAD_END				/* (a handler) */
 .Lc:
 	tail	tmp_answer_general
 	.size	mpi_h_tmp_answer, . - mpi_h_tmp_answer
@@ -137,7 +134,7 @@ mpi_tmp_thread:
 	lw	a2, 20(tp)
 	SEND(3, a2, t1)				/* the answer (special) */
 	FRAME_BACK_ONLY
-	ret
+	THREAD_END
 .Lalloc:
 	FRAME_FREE
 	addi	a2, tp, 16
