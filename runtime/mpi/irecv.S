@@ -381,6 +381,6 @@ mpi_irecv_end:
 	LW_G(t1, mpi_me)
 	addi	t0, a1, 1 + L_REQ_RREQ		/* slot 1 + REQ_RREQ */
 	SEND(0, t0, t1)
-	PEER_OUTBOX_HEAD
-	DIRECT_OP_OFF 0				/* (the outbox's own direct op) */
+	PEER_OUTBOX
+	DIRECT_OP_OFF
 	.size	mpi_irecv_end, . - mpi_irecv_end

@@ -194,29 +194,21 @@
 	SEND(4, \at, t0)
 .endm
 
-/* a0 = the outbox of request a4's peer a1, a3 = the op heading it. Uses t0. */
-.macro PEER_OUTBOX_HEAD
+/* a0 = the outbox of request a4's peer a1. Uses t0. */
+.macro PEER_OUTBOX
 	lhu	a1, L_REQ_PE(a4)		/* a1: the peer */
 	LW_G(a0, mpi_outboxes)
 	slli	t0, a1, L_OB_SHIFT
 	add	a0, a0, t0			/* a0: its outbox */
-	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
 .endm
 
 /* The end of a creation by the issuing computation (mpi_irecv_end, mpi_isend_end): the
- * op a3 heading outbox a0 of peer a1 leaves it, back to its pool if \pooled (else it is
- * the outbox's own direct op, whose next is 0 while it is free); what queued behind it,
- * or computations waiting for the empty outbox: irecv_end_after (creation.c). Returns
- * MPI_SUCCESS; its label 9 returns it at once. */
-.macro DIRECT_OP_OFF pooled
-	lw	t0, 0(a3)			/* t0: the next */
+ * direct op heading outbox a0 of peer a1 (creation.c: the outbox's own) leaves it, its
+ * next 0 again; what queued behind it, or computations waiting for the empty outbox:
+ * irecv_end_after (creation.c). Returns MPI_SUCCESS; its label 9 returns it at once. */
+.macro DIRECT_OP_OFF
+	lw	t0, L_OB_DIRECT(a0)		/* t0: the next */
 	sw	t0, L_OB_HEAD(a0)
-.if \pooled
-	LA(t1, mpi_op_pool)			/* pool_put */
-	lw	t2, 0(t1)
-	sw	t2, 0(a3)
-	sw	a3, 0(t1)
-.endif
 	ADD_G	mpi_outbox_pending, -1, t1, t2
 	bnez	t0, 7f
 	sw	zero, L_OB_TAIL(a0)
@@ -224,10 +216,7 @@
 	bnez	t0, 8f
 9:	li	a0, 0
 	ret
-7:
-.if !\pooled
-	sw	zero, 0(a3)			/* (the direct op's next: 0 while it is free) */
-.endif
+7:	sw	zero, L_OB_DIRECT(a0)
 8:	tail	irecv_end_after
 .endm
 

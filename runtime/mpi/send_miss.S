@@ -325,8 +325,8 @@ mpi_isend_end:
 	LW_G(t2, mpi_me)
 	or	t1, t1, t2
 	SEND(0, t0, t1)
-	PEER_OUTBOX_HEAD
-	DIRECT_OP_OFF 0				/* (the outbox's own) */
+	PEER_OUTBOX
+	DIRECT_OP_OFF
 4:	lw	t0, L_REQ_CAPACITY(a4)		/* the temporary buffer's request: */
 	addi	t0, t0, 8
 	SEND(4, a2, t0)				/* the bytes, */
@@ -338,6 +338,6 @@ mpi_isend_end:
 	addi	t0, a1, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
 	LW_G(t1, mpi_me)
 	SEND(0, t0, t1)
-	PEER_OUTBOX_HEAD
-	DIRECT_OP_OFF 0
+	PEER_OUTBOX
+	DIRECT_OP_OFF
 	.size	mpi_isend_end, . - mpi_isend_end
