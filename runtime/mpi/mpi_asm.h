@@ -79,23 +79,32 @@
 1:	sw	\next, L_KEY_HEAD(t5)
 .endm
 
+/* The first creation into the empty outbox t0 of PE \pe (none waits, no segment is
+ * asked: an empty outbox has neither): its operand segment asked for, one creation, one
+ * segment asked. Uses t1, t2. */
+.macro FIRST_CREATION pe=a1
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t2, \pe, 22
+	or	t1, t1, t2
+	SEND(3, t1, zero)
+	li	t2, 1
+	sw	t2, L_OB_ASKED(t0)
+	sw	t2, L_OB_CREATES(t0)
+.endm
+
 /* The creation's op \op joins the outbox of PE \pe (creation.c's create after the op is
  * filled: enqueue, the count of creations) and the operand segment is asked for unless two
- * are asked already (mpi_segment_word names this PE). Uses t0, t1, t2. */
+ * are asked already (mpi_segment_word names this PE); into an empty outbox:
+ * FIRST_CREATION. Uses t0, t1, t2. */
 .macro OUTBOX_CREATE op, pe
 	LW_G(t0, mpi_outboxes)
 	slli	t1, \pe, L_OB_SHIFT
 	add	t0, t0, t1			/* t0: the outbox */
+	ADD_G	mpi_outbox_pending, 1, t1, t2
 	lw	t1, L_OB_TAIL(t0)
+	sw	\op, L_OB_TAIL(t0)
 	beqz	t1, 4f
 	sw	\op, 0(t1)
-	j	5f
-4:	sw	\op, L_OB_HEAD(t0)
-5:	sw	\op, L_OB_TAIL(t0)
-	LA(t1, mpi_outbox_pending)
-	lw	t2, 0(t1)
-	addi	t2, t2, 1
-	sw	t2, 0(t1)
 	lw	t1, L_OB_CREATES(t0)
 	addi	t1, t1, 1
 	sw	t1, L_OB_CREATES(t0)
@@ -108,6 +117,9 @@
 	slli	t2, \pe, 22
 	or	t1, t1, t2
 	SEND(3, t1, zero)			/* spec */
+	j	6f
+4:	sw	\op, L_OB_HEAD(t0)
+	FIRST_CREATION \pe
 6:
 .endm
 

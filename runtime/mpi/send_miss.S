@@ -17,17 +17,6 @@
 #include "arrivals_layout.h"
 #include "mpi_asm.h"
 
-/* The first creation into the empty outbox t0 of PE a1 (none waits, no segment is
- * asked): its operand segment asked for, one creation, one segment asked. Uses t1, t2. */
-.macro FIRST_CREATION
-	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t2, a1, 22
-	or	t1, t1, t2
-	SEND(3, t1, zero)
-	li	t2, 1
-	sw	t2, L_OB_ASKED(t0)
-	sw	t2, L_OB_CREATES(t0)
-.endm
 
 /* The operand segment for the creation that heads the empty outbox t0 of PE a1: by
  * default MPI_Isend waits for it, as the original's issuing thread did (the answer to a
