@@ -40,7 +40,8 @@ COMPLETION = ["MPI_Wait", "wait_named", "wait_blocking", "block_on", "mpi_wait_b
 # (path, run, functions): the functions a message's path runs through, in order.
 PATHS = [
     ("receive request, issuer (MPI_Irecv ... creation)", "advance",
-     ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "recv_start", "mpi_irecv_request",
+     ["MPI_Irecv", "mpi_irecv_begin", "irecv_other", "mpi_irecv_general", "recv_start",
+      "mpi_irecv_request",
       "proto_direct_begin", "direct_slow", "mpi_irecv_end", "irecv_end_after"] + CREATION),
     ("receive request, on the sender", "advance",
      SEGMENT + ["mpi_rreq_thread", "rreq_arrived_words", "mpi_t_rreq", "mpi_h_rreq",
@@ -50,7 +51,8 @@ PATHS = [
     ("removal", "advance", ["mpi_h_remove", "remove_general"]),
     ("completion (MPI_Wait, one blocks)", "advance", COMPLETION),
     ("receive posted (receiver-only MPI_Irecv)", "naive",
-     ["MPI_Irecv", "mpi_irecv_begin", "mpi_irecv_general", "mpi_irecv_post", "recv_start"]),
+     ["MPI_Irecv", "mpi_irecv_begin", "irecv_other", "mpi_irecv_general", "mpi_irecv_post",
+      "recv_start"]),
     ("send request, sender (MPI_Isend miss ... creation)", "naive",
      ["MPI_Isend", "mpi_isend_begin", "start_send", "send_started", "send_start",
       "send_request", "send_start_ok", "send_only", "mpi_isend_end"] + CREATION +

@@ -6,17 +6,19 @@
  * rreq_arrived_words, a receive request (rreq_thread):
  *  - Crossed (the naive ping-pong's every message): our send request for it is issued
  *    and heads its key in the request-issued queue, get or sync, a short aligned message
- *    to another PE on EM-X, nothing queued for credits: the entry goes, the data, the
- *    size and the completion go by remote writes into the receive (the consistency rule:
- *    the receiver drops our send request), the send completes, its credit is back.
+ *    to another PE on EM-X: the data, the size and the completion go by remote writes
+ *    into the receive first, then the entry goes (the consistency rule: the receiver
+ *    drops our send request), the send completes, its credit is back (sends waiting for
+ *    credits to the requester go on: rreq_crossed_after, after the thread's work).
  *  - Filed (a receive posted in advance): no send of ours is issued under its key, the
  *    key is known to the associative memory, a record at hand: the record is appended.
  *  - Crossed, buffered: the receive request is dropped (buffered's rule), our send
  *    request's entry goes.
  *  Anything else: rreq_words_general (sender_match.c), which does the same in C, or,
  *  once our issued send request is found, rreq_arrived.
- *  a0 requester PE, a1 bits, a2 the four words (the request's global address, buffer,
- *  capacity, tag | context << 16): left intact for the general way.
+ *  Entered only from its thread (a0 requester PE | bits << 10; the four words -- the
+ *  request's global address, buffer, capacity, tag | context << 16 -- in the frame tp
+ *  from word 4 on), which its crossed case ends.
  *
  * sreq_both, a send request (sreq_thread_both): our receive request for it is issued (the
  * naive ping-pong's every message): the head entry of the request-issued queue goes, the
@@ -102,29 +104,24 @@
 	.type	mpi_rreq_thread, @function
 	.p2align 2
 mpi_rreq_thread:
-	addi	a2, tp, 16
-	srli	a1, a0, 10
-	andi	a0, a0, 0x3ff
+	li	t0, 1 << 10
+	bgeu	a0, t0, .Lbits			/* the three-word form: C */
 	.size	mpi_rreq_thread, . - mpi_rreq_thread
 
 	.globl	rreq_arrived_words
 	.type	rreq_arrived_words, @function
-rreq_arrived_words:
-	bnez	a1, .Lgeneral			/* the three-word form: C */
-	lw	t0, 12(a2)			/* tag | context << 16 */
-	lw	a3, 0(a2)			/* a3: the receive request (global) */
-	lw	a4, 4(a2)			/* a4: its buffer */
-	lw	a5, 8(a2)			/* a5: its capacity */
-	slli	t1, t0, 16			/* t1: pe | tag << 16, the key's pt */
+rreq_arrived_words:	/* (mpi_direct: remote writes by the memory unit, EM-X) */
+	lw	t0, 28(tp)			/* tag | context << 16 */
+	lw	a3, 16(tp)			/* a3: the receive request (global) */
+	lw	a4, 20(tp)			/* a4: its buffer */
+	lw	a5, 24(tp)			/* a5: its capacity */
+	slli	t1, t0, 16
 	srli	t2, t0, 16			/* t2: the context */
-	li	t3, 0xffff0000			/* MPI_ANY_TAG */
-	bgeu	t1, t3, .Lgeneral
-	or	t1, t1, a0
+	or	t1, t1, a0			/* t1: pe | tag << 16, the key's pt */
 	HASH
-	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends */
-	lw	t5, L_KQ_ANY_KEYS(t4)
-	bnez	t5, .Lgeneral
-	FIND_KEY .Lfile				/* t5: the key there */
+	LA(t4, mpi_isq_send)			/* t4: the request-issued queue of sends: */
+	FIND_KEY .Lfile				/* t5 the key (a send's tag is named: no key */
+						/* of MPI_ANY_TAG, a receive's goes to .Lfile) */
 	lw	t6, L_KEY_HEAD(t5)		/* t6: the oldest entry */
 	beqz	t6, .Lfile
 	/* Crossed: rreq_crossed's usual case. a6: our send request. */
@@ -139,8 +136,7 @@ rreq_arrived_words:
 	lw	a7, L_REQ_FIX(a6)		/* not waiting in a credit queue */
 	andi	a7, a7, L_SQ_QUEUED
 	bnez	a7, .Lgeneral
-	LW_G(a7, mpi_direct)			/* remote writes by the memory unit */
-	beqz	a7, .Lgeneral
+	/* (remote writes by the memory unit: creation_init chose this thread for EM-X) */
 	lw	t1, L_REQ_CAPACITY(a6)		/* t1: the message's bytes */
 	bltu	a5, t1, .Lgeneral
 	li	a7, L_SHORT_BYTES
@@ -152,35 +148,26 @@ rreq_arrived_words:
 	bnez	t2, .Lgeneral
 	LW_G(t2, mpi_me)
 	beq	t2, a0, .Lgeneral
-	LW_G(t0, mpi_send_queues)		/* t0: our send queue to the requester */
-	slli	t2, a0, L_SENDQ_SHIFT
-	add	t0, t0, t2
-	lw	t2, L_DL_NEXT(t0)
-	bne	t2, t0, .Lgeneral		/* sends wait for credits: C */
 	/* put_short: the words, then the size and the completion (or the size in it);
 	 * the bookkeeping after, so that the data leaves first */
 	slli	t2, a0, 22
 	srli	a4, a4, 2
 	or	t2, t2, a4			/* t2: the buffer's global word address */
-	srli	t3, t1, 2
-	beqz	t3, 6f
+	add	t3, a7, t1			/* t3: the data's end */
+	beq	t3, a7, 6f
 5:	lw	a1, 0(a7)
 	SEND(4, t2, a1)				/* syswr */
 	addi	t2, t2, 1
 	addi	a7, a7, 4
-	addi	t3, t3, -1
-	bnez	t3, 5b
+	bltu	a7, t3, 5b
 6:	lui	a1, %hi(mpi_opt + L_OPT_DONE_SIZED)
 	lbu	a1, %lo(mpi_opt + L_OPT_DONE_SIZED)(a1)
-	bnez	a1, 7f
+	bnez	a1, .Lsized
 	addi	t2, a3, L_W_BYTES
 	SEND(4, t2, t1)				/* syswr: the size */
 	li	a1, L_DONE_SET
 	SEND(6, a3, a1)				/* iwr: complete */
-	j	8f
-7:	addi	a1, t1, L_DONE_SIZED
-	SEND(6, a3, a1)				/* iwr: complete, with the size */
-8:	lw	a5, 0(t6)			/* isq_take: the entry's next */
+.Lsent:	lw	a5, 0(t6)			/* isq_take: the entry's next */
 	sw	a5, L_KEY_HEAD(t5)
 	li	a4, 0				/* a4: the table to sweep at the end, or 0 */
 	bnez	a5, 12f
@@ -192,36 +179,45 @@ rreq_arrived_words:
 	mv	a4, t4				/* beyond the idle keys kept: kq_sweep */
 12:	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
-	LA(t3, mpi_counters)
-	lw	t2, L_COUNT_CONCURRENT(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_CONCURRENT(t3)
-	lw	t2, L_COUNT_ONE_SIDED(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_ONE_SIDED(t3)
+	ADD_G	mpi_counters+L_COUNT_CONCURRENT, 1, t2, t3
+	ADD_G	mpi_counters+L_COUNT_ONE_SIDED, 1, t2, t3
 	/* req_complete: an I-structure write if a wait reads `done`, else the flag */
 	lhu	t4, L_REQ_FLAGS(a6)
 	andi	t2, t4, L_RF_ARMED_READER
-	beqz	t2, 9f
-	LW_G(t2, mpi_me)
-	slli	t2, t2, 22
+	beqz	t2, .Lflag
+	LW_G(t2, mpi_me_gaddr)
 	srli	t3, a6, 2
 	or	t2, t2, t3
 	li	t3, 1
 	SEND(6, t2, t3)				/* iwr */
-	j	10f
-9:	ori	t4, t4, L_RF_COMPLETE
-	sh	t4, L_REQ_FLAGS(a6)
-10:	lhu	t2, L_SENDQ_CREDITS(t0)		/* credit_reclaim: nothing waits for it */
+.Lcomplete:
+	LW_G(t0, mpi_send_queues)		/* credit_reclaim: our send queue to the */
+	slli	t2, a0, L_SENDQ_SHIFT		/* requester */
+	add	t0, t0, t2
+	lhu	t2, L_SENDQ_CREDITS(t0)
 	addi	t2, t2, 1
 	sh	t2, L_SENDQ_CREDITS(t0)
+	lw	a5, L_DL_NEXT(t0)
+	sub	a5, a5, t0			/* a5: sends wait for credits (0: none) */
 	UNREF	a6
 	FRAME_FREE
-	bnez	a4, 13f
-	ret
-13:	mv	a0, a4				/* (after the data and the frame) */
-	tail	kq_sweep
+	or	t1, a4, a5
+	bnez	t1, 13f
+	THREAD_END
+13:	mv	a1, a0				/* (after the data and the frame) */
+	mv	a0, a4
+	mv	a2, a5
+	tail	rreq_crossed_after
+.Lflag:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a6)
+	j	.Lcomplete
+.Lsized:	/* -mpi-option=done-sized */
+	addi	a1, t1, L_DONE_SIZED
+	SEND(6, a3, a1)				/* iwr: complete, with the size */
+	j	.Lsent
 .Lfile:	/* rreq_file's usual case: a record appended under a known key of mpi_assoc */
+	li	a6, 0xffff0000			/* MPI_ANY_TAG: C */
+	bgeu	t1, a6, .Lgeneral
 	LA(t4, mpi_assoc)
 	FIND_KEY .Lgeneral			/* t5: the key (a new key: C) */
 	LA(t6, mpi_recv_record_pool)
@@ -234,7 +230,7 @@ rreq_arrived_words:
 	sw	a5, L_RR_CAPACITY(a6)
 	KQ_APPEND a6, a7
 	FRAME_FREE
-	ret
+	THREAD_END
 .Lbuffered:	/* Buffered's rule: the data goes to the receiver's buffer anyway, this receive
 	 * request is dropped (rreq_arrived's usual case): our send's own entry goes; a send
 	 * still queued with its credit (its buffer asked for) is marked crossed
@@ -255,13 +251,10 @@ rreq_arrived_words:
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	sw	t0, L_REQ_FIX(a6)
-	LA(t3, mpi_counters)
-	lw	t2, L_COUNT_CONCURRENT(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_CONCURRENT(t3)
+	ADD_G	mpi_counters+L_COUNT_CONCURRENT, 1, t2, t3
 	UNREF	a6
 	FRAME_FREE
-	ret
+	THREAD_END
 .Lcrossed_c:	/* rreq_arrived(pe, rreq, buf, capacity, tag, ctx) decides (sender_match.c) */
 	FRAME_FREE
 	mv	a1, a3
@@ -270,10 +263,28 @@ rreq_arrived_words:
 	srli	a4, t1, 16
 	mv	a5, t2
 	tail	rreq_arrived
+.Lbits:	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	j	1f
 .Lgeneral:
-	FRAME_FREE
+	li	a1, 0
+1:	addi	a2, tp, 16			/* the words (the frame back first: nothing */
+	FRAME_FREE				/* runs in between) */
 	tail	rreq_words_general
 	.size	rreq_arrived_words, . - rreq_arrived_words
+
+	/* The receive request's thread on a machine whose remote writes are not the memory
+	 * unit's (EM-X', EM-4; creation_init chooses): all in C. */
+	.globl	mpi_rreq_thread_indirect
+	.type	mpi_rreq_thread_indirect, @function
+	.p2align 2
+mpi_rreq_thread_indirect:
+	addi	a2, tp, 16
+	srli	a1, a0, 10
+	andi	a0, a0, 0x3ff
+	FRAME_FREE
+	tail	rreq_words_general
+	.size	mpi_rreq_thread_indirect, . - mpi_rreq_thread_indirect
 
 	/* The send request's thread with matching on both sides (creation.c's template,
 	 * as its C threads: the frame back first, the words read after): a0 = the sender's
@@ -326,7 +337,7 @@ sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	sh	zero, L_REQ_ISQ_COUNT(a6)
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	UNREF	a6
-	ret
+	THREAD_END
 .Ls_buffered:	/* The data is in the temporary buffer this PE gave: copied into the receive
 	 * (sreq.S's buffered case, the receive matched through its issued request, not the
 	 * posted list), the send having completed at its sender. t0 the credits, a7 where,
@@ -359,7 +370,7 @@ sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	INBOUND -2				/* the creation's, and the buffer's (filled) */
 	andi	a0, a5, -4			/* the buffer back (mpi_tmp_free_buffered) */
 	addi	a1, t1, 8
-	TMP_BACK
+	TMP_BACK 1
 .Ls_empty:	/* an empty message: the receive completes */
 	MINTED_OUT .Ls_general
 	KQ_TAKE a3, t3, a1, .Ls_general		/* isq_take (t4: the table) */
@@ -368,7 +379,7 @@ sreq_both:	/* (a send's tag is named; the words in the frame, tp) */
 	sw	zero, L_REQ_ISQ_REQ(a6)
 	RECEIVED
 	INBOUND -1
-	ret
+	THREAD_END
 .Ls_general:
 	INBOUND -1
 	addi	a2, tp, 16			/* the words */
@@ -404,9 +415,9 @@ mpi_h_remove:
 	lw	t5, L_REQ_ISQ_KEY(a0)		/* t5: its key, */
 	lw	t0, L_KEY_HEAD(t5)
 	bne	t0, t6, .Lrm_general		/* which it heads */
-	lhu	t0, L_KEY_PT + 2(t5)		/* a concrete tag (kq_pop) */
-	li	t1, 0xffff
-	beq	t0, t1, .Lrm_general
+	lh	t0, L_KEY_PT + 2(t5)		/* a concrete tag (kq_pop): not */
+	addi	t0, t0, 1			/* 0xffff */
+	beqz	t0, .Lrm_general
 	beqz	a3, 2f
 	lhu	a6, L_REQ_PE(a0)		/* a6: its sender */
 	LW_G(a4, mpi_rreq_credits)
@@ -419,17 +430,14 @@ mpi_h_remove:
 	sw	zero, L_REQ_ISQ_REQ(a0)
 	beqz	a3, 3f
 	sw	a5, 0(a4)
-3:	LA(t3, mpi_counters)
-	lw	t2, L_COUNT_REMOVALS(t3)
-	addi	t2, t2, 1
-	sw	t2, L_COUNT_REMOVALS(t3)
+3:	ADD_G	mpi_counters+L_COUNT_REMOVALS, 1, t2, t3
 	UNREF	a0
 	beqz	a3, 4f				/* the credit: more to do? */
 	LW_G(t0, mpi_held_pending)
 	bnez	t0, 5f
 	LW_G(t0, mpi_rreq_return_at)
 	bgeu	a5, t0, 5f
-4:	.insn i 0x0b, 1, x0, x0, 0		/* the thread ends (no stack to give back) */
+4:	THREAD_END
 5:	mv	a0, a6
 	tail	rreq_credits_came
 .Lrm_general:

@@ -39,6 +39,7 @@
 #define L_OB_CREATES 8
 #define L_OB_ASKED 12
 #define L_OB_DRAINED 16
+#define L_OB_DIRECT 20           /* its direct op (next, header) */
 #define L_OB_BYTES 32            /* (a power of two: L_OB_SHIFT) */
 #define L_OB_SHIFT 5
 #define L_OP_HDR 4              /* outbox_op: op, kind, bits, n */

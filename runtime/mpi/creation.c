@@ -31,8 +31,18 @@ typedef struct {
   outbox_op *head, *tail;
   uint32_t creates, asked; /* creations waiting; operand segments asked for */
   struct drain_waiter *drained; /* computations waiting for the outbox to empty */
-  uint32_t pad[3]; /* 32 bytes: the hand-written paths index by a shift */
+  /* The op of a creation whose issuing computation waits for its operand segment and
+   * then writes the words from its request (OP_DIRECT, no words: proto_direct_begin,
+   * send_miss.S): it heads the empty outbox, so there is at most one at a time, and it
+   * is the outbox's own (an outbox_op's next and header; the header OP_DIRECT). */
+  struct {
+    struct outbox_op *next;
+    uint32_t hdr;
+  } direct;
+  uint32_t pad; /* 32 bytes: the hand-written paths index by a shift */
 } outbox;
+/* The outbox's direct op as an op of its queue. */
+static inline outbox_op *direct_op(outbox *b) { return (outbox_op *)(void *)&b->direct; }
 /* On the stack of a computation waiting in proto_drain_wait (several computations of a
  * rank may call MPI at once, MPI_THREAD_MULTIPLE), or an op cell (pooled: MPI_Irecv
  * queued behind other creations, proto_direct_begin). */
@@ -52,6 +62,9 @@ _Static_assert(__builtin_offsetof(outbox, head) == L_OB_HEAD &&
                    __builtin_offsetof(outbox, creates) == L_OB_CREATES &&
                    __builtin_offsetof(outbox, asked) == L_OB_ASKED &&
                    __builtin_offsetof(outbox, drained) == L_OB_DRAINED &&
+                   __builtin_offsetof(outbox, direct) == L_OB_DIRECT &&
+                   __builtin_offsetof(outbox, direct.hdr) - __builtin_offsetof(outbox, direct) ==
+                       __builtin_offsetof(outbox_op, op) &&
                    sizeof(outbox) == L_OB_BYTES && L_OB_BYTES == 1 << L_OB_SHIFT && REQ_ARGS_WORD == L_REQ_ARGS &&
                    EMX_PKT_syswr == 4 && EMX_PKT_invoke1 == 0 && OP_CREATE == 0 &&
                    __builtin_offsetof(outbox_op, next) == 0 &&
@@ -72,9 +85,11 @@ mpi_pool mpi_op_pool __attribute__((section(".sdata"))) = {.cell_bytes = sizeof(
 unsigned mpi_idx_segment;
 uint32_t mpi_segment_word; /* emx_special_addr(0, mpi_idx_segment, mpi_me) (send_miss.S) */
 static unsigned idx_segment_reply;
-static uint32_t segment_reply_word; /* emx_special_addr(0, idx_segment_reply, mpi_me) */
+/* emx_special_addr(0, idx_segment_reply, mpi_me); and the template of a request's frame
+ * (both read by segment_reply.S's mpi_h_segment) */
+uint32_t mpi_segment_reply_word;
 uint32_t mpi_me_gaddr;          /* emx_gaddr(mpi_me, 0) (sreq.S too) */
-static emx_thread_fn *request_tmpl;
+emx_thread_fn *mpi_request_tmpl;
 enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
 
 /* The invoked threads, one per kind (slot 1 + kind), all by hand: a0 = requester PE | bits
@@ -82,41 +97,28 @@ enum { ARGS = REQ_ARGS_WORD }; /* (slots 1..3 name the kinds) */
  * frame goes back first, the words are read after. A send request's (matching_init
  * chooses): mpi_sreq_thread (sreq.S) with matching on the receiver only and EM-X's block
  * read, mpi_sreq_thread_general (all in C) without it, mpi_sreq_thread_both (arrivals.S)
- * with both sides; a receive request's: mpi_rreq_thread (arrivals.S); a tmp request's:
+ * with both sides; a receive request's: mpi_rreq_thread (arrivals.S; on a machine whose
+ * remote writes are not the memory unit's, mpi_rreq_thread_indirect); a tmp request's:
  * mpi_tmp_thread (tmp_answer.S). */
 
-/* On the target: a frame for a requester's creation (arg16 = its PE). The usual case,
- * a frame in the free list, calls nothing. */
-static void __attribute__((noinline)) segment_carved(uint32_t requester) {
-  void *f = emx_frame_alloc(request_tmpl);
+/* On the target: the operand segment for a requester's creation. mpi_h_segment is
+ * segment_reply.S's (by hand: its answer is on the critical path of every creation):
+ * a frame from the free list, its global address to the continuation cont (the
+ * requesting computation waits for it: proto_direct_begin, send_miss.S), or with cont 0
+ * to the requester's mpi_h_segment_reply (requester = its PE); the frame leaves the free
+ * list after the answer, and mpi_inbound counts it until the invocation into it (a probe
+ * waits for it). With no frame in the free list: */
+void segment_carved(uint32_t requester);
+void segment_carved(uint32_t requester) {
+  void *f = emx_frame_alloc(mpi_request_tmpl);
   emx_invoke(requester & 0x3ff, idx_segment_reply, mpi_me, emx_gaddr_mine(f));
 }
-static void __attribute__((noinline)) segment_carved_to(uint32_t cont) {
-  void *f = emx_frame_alloc(request_tmpl);
+void segment_carved_to(uint32_t cont);
+void segment_carved_to(uint32_t cont) {
+  void *f = emx_frame_alloc(mpi_request_tmpl);
   emx_send(EMX_PKT_invoke1, cont, emx_gaddr_mine(f));
 }
-/* cont: 0, the answer goes to the requester's mpi_h_segment_reply; else the
- * continuation of the requesting computation, which waits for it (proto_direct_begin). */
-/* The answer goes as soon as the frame is known (on the critical path of every creation):
- * its address word from segment_reply_word (mpi_h_segment_reply's index and this PE),
- * the frame's removal from the free list and the count after. */
-static void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr) {
-  (void)addr;
-  uint32_t *f = __emx_frame_pool;
-  if (__builtin_expect(!f, 0)) {
-    ++mpi_inbound;
-    if (cont) segment_carved_to(cont);
-    else segment_carved(requester);
-    return;
-  }
-  const emx_gaddr_t g = mpi_me_gaddr | (uint32_t)(uintptr_t)f >> 2;
-  if (cont) emx_send(EMX_PKT_invoke1, cont, g);
-  else emx_send(EMX_PKT_special, requester << EMX_GADDR_PE_SHIFT | segment_reply_word, g);
-  /* (the frame leaves its free list after the answer: nothing runs here in between) */
-  __emx_frame_pool = (uint32_t *)(uintptr_t)f[0];
-  f[0] = (uint32_t)(uintptr_t)request_tmpl;
-  ++mpi_inbound; /* until the invocation into the frame (a probe waits for it) */
-}
+void mpi_h_segment(uint32_t cont, uint32_t requester, uint32_t addr);
 EMX_HANDLER(mpi_h_segment);
 
 static void send_removal_now(unsigned pe, uint32_t request, unsigned side) {
@@ -273,13 +275,11 @@ int proto_create4(unsigned pe, unsigned kind, unsigned bits, uint32_t w0, uint32
   return MPI_SUCCESS;
 }
 
-/* The request's op heads pe's outbox (it is empty) and the segment is asked for with
- * continuation c; returns c. */
-static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, outbox_op *o,
-                                                                 emx_ctx_t *c, unsigned pe) {
-  mpi_op_pool.free = o->next;
-  o->next = 0;
-  o->op = OP_DIRECT;
+/* The outbox's direct op heads pe's outbox (it is empty) and the segment is asked for
+ * with continuation c; returns c. */
+static inline __attribute__((always_inline)) uintptr_t direct_ask(outbox *b, emx_ctx_t *c,
+                                                                 unsigned pe) {
+  outbox_op *o = direct_op(b); /* (its next is 0 while it is free: DIRECT_OP_OFF) */
   b->head = b->tail = o;
   ++mpi_outbox_pending;
   emx_invoke(pe, mpi_idx_segment, mpi_me, emx_ctx_cont(c));
@@ -303,9 +303,8 @@ uintptr_t direct_slow(unsigned pe, const mpi_request *r) {
     proto_drain_wait(pe);
     return 0;
   }
-  if (!mpi_op_pool.free) pool_put(&mpi_op_pool, pool_refill(&mpi_op_pool));
   emx_ctx_t *c = emx_ctx_new();
-  return direct_ask(b, mpi_op_pool.free, c, pe);
+  return direct_ask(b, c, pe);
 }
 
 /* proto_direct_begin(pe, r) is irecv.S's (MPI_Irecv ends in it): a receive request created
@@ -376,7 +375,7 @@ void proto_removal_queued(unsigned pe, uint32_t request, int recv_side) {
 
 int proto_peer_quiet(unsigned pe) { return mpi_outboxes[pe].head == 0; }
 
-void proto_sreq_thread(emx_thread_fn fn) { request_tmpl[1 + REQ_SREQ] = fn; }
+void proto_sreq_thread(emx_thread_fn fn) { mpi_request_tmpl[1 + REQ_SREQ] = fn; }
 
 void creation_init(void) {
   mpi_idx_segment = EMX_HANDLER_INDEX(mpi_h_segment);
@@ -384,13 +383,14 @@ void creation_init(void) {
   idx_segment_reply = emx_features() & EMX_FEATURE_SEND_DISPLACEMENT
                           ? EMX_HANDLER_INDEX(mpi_h_segment_reply)
                           : EMX_HANDLER_INDEX(mpi_h_segment_reply_separate);
-  segment_reply_word = emx_special_addr(0, idx_segment_reply, mpi_me);
+  mpi_segment_reply_word = emx_special_addr(0, idx_segment_reply, mpi_me);
   mpi_me_gaddr = emx_gaddr(mpi_me, 0);
   mpi_outboxes = calloc(emx_pe_count(), sizeof *mpi_outboxes);
-  request_tmpl = calloc(S_READ_SLOT + 1, sizeof *request_tmpl);
-  if (!mpi_outboxes || !request_tmpl) mpi_internal_error("no memory for the request outboxes");
+  mpi_request_tmpl = calloc(S_READ_SLOT + 1, sizeof *mpi_request_tmpl);
+  if (!mpi_outboxes || !mpi_request_tmpl) mpi_internal_error("no memory for the request outboxes");
+  for (unsigned pe = 0; pe < emx_pe_count(); ++pe) direct_op(&mpi_outboxes[pe])->op = OP_DIRECT;
   /* (slot 1 + REQ_SREQ: matching_init chooses, once the machine's block read is known) */
-  request_tmpl[1 + REQ_RREQ] = mpi_rreq_thread;
-  request_tmpl[1 + REQ_TMP] = mpi_tmp_thread;
-  request_tmpl[S_READ_SLOT] = mpi_sreq_read_done; /* (sreq.S's remote read's reply) */
+  mpi_request_tmpl[1 + REQ_RREQ] = mpi_direct ? mpi_rreq_thread : mpi_rreq_thread_indirect;
+  mpi_request_tmpl[1 + REQ_TMP] = mpi_tmp_thread;
+  mpi_request_tmpl[S_READ_SLOT] = mpi_sreq_read_done; /* (sreq.S's remote read's reply) */
 }

@@ -106,15 +106,6 @@ mpi_irecv_begin:
 	LA(t5, mpi_unexpected)
 	lw	a7, L_DL_NEXT(t5)
 	bne	a7, t5, .Lpost
-	/* A credit for the receive request to the peer (mpi_internal.h), else the posted
-	 * list: the receive waits there, held back. */
-	LW_G(t5, mpi_rreq_credits)
-	slli	a7, t0, 2
-	add	t5, t5, a7
-	lw	a7, 0(t5)
-	beqz	a7, .Lpost
-	addi	a7, a7, -1
-	sw	a7, 0(t5)
 	/* kq_find(&mpi_isq_recv, pt, ctx): bucket (pt + ctx * 0x10001) * 2654435761 >> 26. */
 	slli	a7, t4, 16
 	add	a7, a7, t4
@@ -126,14 +117,24 @@ mpi_irecv_begin:
 	LA(t6, mpi_isq_recv)			/* t6: the table */
 	add	a7, a7, t6
 	lw	a7, 0(a7)			/* a7: the key */
-3:	beqz	a7, .Lgeneral_credit		/* a new key: the general way makes it */
+3:	beqz	a7, .Lgeneral			/* a new key: the general way makes it */
 	lw	t5, L_KEY_PT(a7)
 	bne	t5, t2, 4f
 	lw	t5, L_KEY_CTX(a7)
 	beq	t5, t4, 5f
 4:	lw	a7, L_KEY_CHAIN(a7)
 	j	3b
-5:	COMMIT
+5:	/* A credit for the receive request to the peer (mpi_internal.h), else the posted
+	 * list: the receive waits there, held back. a2: the credits left (for
+	 * proto_direct_begin). */
+	LW_G(a3, mpi_rreq_credits)
+	slli	a2, t0, 2
+	add	a3, a3, a2
+	lw	a2, 0(a3)
+	beqz	a2, .Lpost
+	addi	a2, a2, -1
+	sw	a2, 0(a3)
+	COMMIT
 	li	t5, L_REFS_ISQ			/* one reference: its entry in the queue */
 	sw	t5, L_REQ_REFS(t3)
 	/* isq_add: its own entry, appended to the key's FIFO (kq_append). */
@@ -155,9 +156,8 @@ mpi_irecv_begin:
 	lw	a1, L_KQ_IDLE(t6)
 	addi	a1, a1, -1
 	sw	a1, L_KQ_IDLE(t6)
-	srli	a2, t2, 16
-	li	a3, 0xffff
-	bne	a2, a3, 7f
+	addi	a5, a4, 1			/* MPI_ANY_TAG (-1): its key counts */
+	bnez	a5, 7f
 	lw	a1, L_KQ_ANY_KEYS(t6)
 	addi	a1, a1, 1
 	sw	a1, L_KQ_ANY_KEYS(t6)
@@ -220,18 +220,102 @@ mpi_irecv_begin:
 	beqz	a1, 9f
 	mv	a0, t3
 	tail	mpi_irecv_request		/* returns MPI_SUCCESS */
-9:	ADD_G	mpi_counters+L_COUNT_RECV_REQUESTS, 1, a1, a2
-	mv	a0, t0				/* to the peer PE, the request (its words are */
-	mv	a1, t3				/* read from it when they go) */
-	tail	proto_direct_begin		/* the caller waits for the segment */
-.Lgeneral_credit:	/* the credit back: the general way takes it again */
-	LW_G(t5, mpi_rreq_credits)
-	slli	a7, t0, 2
-	add	t5, t5, a7
-	lw	a7, 0(t5)
-	addi	a7, a7, 1
+9:	ADD_G	mpi_counters+L_COUNT_RECV_REQUESTS, 1, a1, a5
+	/* To the peer PE t0, the request t3 (its words are read from it when they go), a2
+	 * the credits left: proto_direct_begin's usual case follows, the caller waits for
+	 * the segment. */
+	.size	mpi_irecv_begin, . - mpi_irecv_begin
+
+	/* proto_direct_begin (creation.c says what it does), entered from mpi_irecv_begin
+	 * only: t0 the peer PE, t3 the receive request, a2 the credits for the peer left;
+	 * returns the context to suspend on. Its usual cases by hand: a credit above the
+	 * asking mark, another PE, a context at hand; the outbox empty (its direct op heads
+	 * it, the segment asked for with the context's continuation) or, behind other
+	 * creations, an op cell and a second one for the waiter. Anything else:
+	 * direct_slow(pe, request) (creation.c), before any change. */
+	.globl	proto_direct_begin
+	.type	proto_direct_begin, @function
+proto_direct_begin:
+	LW_G(a3, mpi_rreq_ask_at)
+	bgeu	a3, a2, .Ldslow			/* credits to ask for first */
+	LW_G(a3, mpi_me)
+	beq	a3, t0, .Ldslow
+	LW_G(a0, __emx_ctx_pool)		/* a0: the context */
+	beqz	a0, .Ldslow
+	LW_G(t1, mpi_outboxes)
+	slli	t2, t0, L_OB_SHIFT
+	add	t1, t1, t2			/* t1: the outbox */
+	lw	t2, L_OB_HEAD(t1)
+	bnez	t2, .Lbehind
+	/* direct_ask: the outbox's direct op (creation.c) heads it, the segment comes to
+	 * the context */
+	lw	t4, L_CTX_NEXT(a0)		/* __emx_ctx_get */
+	SW_G(t4, __emx_ctx_pool, t5)
+	addi	a7, t1, L_OB_DIRECT		/* (its next is 0 while it is free) */
+	sw	a7, L_OB_HEAD(t1)
+	sw	a7, L_OB_TAIL(t1)
+	ADD_G	mpi_outbox_pending, 1, t4, t5
+	LW_G(t4, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
+	slli	t5, t0, 22
+	or	t4, t4, t5
+	lw	t5, L_CTX_CONT(a0)
+	SEND(3, t4, t5)
+	ret
+.Lbehind:	/* one more creation, the words in its op a7; t4 the waiter's cell */
+	LA(a6, mpi_op_pool)
+	lw	a7, 0(a6)
+	beqz	a7, .Ldslow
+	lw	t4, 0(a7)
+	beqz	t4, .Ldslow
+	lw	t5, 0(t4)			/* both cells out of the pool */
+	sw	t5, 0(a6)
+	lw	t5, L_CTX_NEXT(a0)		/* __emx_ctx_get */
+	SW_G(t5, __emx_ctx_pool, t2)
+	li	t5, L_OP_RREQ_HDR
+	sw	t5, L_OP_HDR(a7)
+	LW_G(t5, mpi_me_gaddr)			/* the receive request's words (RREQ_WORDS) */
+	srli	t2, t3, 2
+	or	t5, t5, t2
+	sw	t5, L_OP_W(a7)
+	lw	t5, L_REQ_BUF(t3)
+	sw	t5, L_OP_W + 4(a7)
+	lw	t5, L_REQ_CAPACITY(t3)
+	sw	t5, L_OP_W + 8(a7)
+	TAG_CTX	t5, t3, t2
+	sw	t5, L_OP_W + 12(a7)
+	sw	zero, 0(a7)			/* enqueue: behind the tail */
+	lw	t5, L_OB_TAIL(t1)
 	sw	a7, 0(t5)
-	j	.Lgeneral
+	sw	a7, L_OB_TAIL(t1)
+	ADD_G	mpi_outbox_pending, 1, t5, t2
+	lw	t5, L_OB_CREATES(t1)
+	addi	t5, t5, 1
+	sw	t5, L_OB_CREATES(t1)
+	lw	t5, L_OB_ASKED(t1)		/* its segment, unless two are asked */
+	li	t2, L_MAX_ASKED
+	bgeu	t5, t2, 1f
+	addi	t5, t5, 1
+	sw	t5, L_OB_ASKED(t1)
+	LW_G(t5, mpi_segment_word)
+	slli	t2, t0, 22
+	or	t5, t5, t2
+	SEND(3, t5, zero)
+1:	sw	a0, 0(t4)			/* the waiter: the context, */
+	lw	t5, L_OB_DRAINED(t1)
+	sw	t5, 4(t4)			/* next, */
+	li	t5, 1
+	sw	t5, 8(t4)			/* pooled */
+	sw	t4, L_OB_DRAINED(t1)
+	ret
+.Ldslow:
+	mv	a0, t0
+	mv	a1, t3
+	tail	direct_slow
+	.size	proto_direct_begin, . - proto_direct_begin
+
+	/* mpi_irecv_begin's other ways (after proto_direct_begin, into which it goes on) */
+	.type	irecv_other, @function
+irecv_other:
 .Lpost:	/* Not in any queue yet: recv_start decides (mpi_irecv_post). */
 	COMMIT
 	sw	zero, L_REQ_REFS(t3)		/* no reference, no entry */
@@ -277,105 +361,7 @@ mpi_irecv_begin:
 	j	.Lcell
 .Lgeneral:
 	tail	mpi_irecv_general
-	.size	mpi_irecv_begin, . - mpi_irecv_begin
-
-	/* proto_direct_begin (creation.c says what it does): a0 the peer PE, a1 the receive
-	 * request; returns the context to suspend on. Its usual cases by hand: a credit
-	 * above the asking mark, another PE, an op cell and a context at hand; the outbox
-	 * empty (the op heads it, OP_DIRECT, the segment asked for with the context's
-	 * continuation) or, behind other creations, a second op cell for the waiter.
-	 * Anything else: direct_slow (creation.c), before any change. */
-	.globl	proto_direct_begin
-	.type	proto_direct_begin, @function
-	.p2align 2
-proto_direct_begin:
-	LW_G(a4, mpi_rreq_credits)
-	slli	a3, a0, 2
-	add	a4, a4, a3
-	lw	a4, 0(a4)			/* the credits for pe */
-	LW_G(a3, mpi_rreq_ask_at)
-	bgeu	a3, a4, .Ldslow			/* credits to ask for first */
-	LW_G(a3, mpi_me)
-	beq	a3, a0, .Ldslow
-	LA(a6, mpi_op_pool)
-	lw	a7, 0(a6)			/* a7: the op */
-	beqz	a7, .Ldslow
-	LW_G(t0, __emx_ctx_pool)		/* t0: the context */
-	beqz	t0, .Ldslow
-	LW_G(t1, mpi_outboxes)
-	slli	t2, a0, L_OB_SHIFT
-	add	t1, t1, t2			/* t1: the outbox */
-	lw	t2, L_OB_HEAD(t1)
-	lw	t3, 0(a7)			/* t3: the next op cell */
-	bnez	t2, .Lbehind
-	/* direct_ask: the op heads the empty outbox, the segment comes to the context */
-	sw	t3, 0(a6)
-	lw	t4, L_CTX_NEXT(t0)		/* __emx_ctx_get */
-	lui	t5, %hi(__emx_ctx_pool)
-	sw	t4, %lo(__emx_ctx_pool)(t5)
-	sw	zero, 0(a7)
-	li	t4, L_OP_DIRECT
-	sb	t4, L_OP_HDR(a7)
-	sw	a7, L_OB_HEAD(t1)
-	sw	a7, L_OB_TAIL(t1)
-	ADD_G	mpi_outbox_pending, 1, t4, t5
-	LW_G(t4, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
-	slli	t5, a0, 22
-	or	t4, t4, t5
-	lw	t5, L_CTX_CONT(t0)
-	SEND(3, t4, t5)
-	mv	a0, t0
-	ret
-.Lbehind:	/* one more creation, the words in its op; t3 the waiter's cell */
-	beqz	t3, .Ldslow
-	lw	t4, 0(t3)			/* both cells out of the pool */
-	sw	t4, 0(a6)
-	lw	t4, L_CTX_NEXT(t0)		/* __emx_ctx_get */
-	lui	t5, %hi(__emx_ctx_pool)
-	sw	t4, %lo(__emx_ctx_pool)(t5)
-	li	t4, L_OP_RREQ_HDR
-	sw	t4, L_OP_HDR(a7)
-	LW_G(t4, mpi_me_gaddr)			/* the receive request's words (RREQ_WORDS) */
-	srli	t5, a1, 2
-	or	t4, t4, t5
-	sw	t4, L_OP_W(a7)
-	lw	t4, L_REQ_BUF(a1)
-	sw	t4, L_OP_W + 4(a7)
-	lw	t4, L_REQ_CAPACITY(a1)
-	sw	t4, L_OP_W + 8(a7)
-	lhu	t4, L_REQ_PE + 2(a1)		/* tag | context << 16 */
-	lhu	t5, L_REQ_CTX(a1)
-	slli	t5, t5, 16
-	or	t4, t4, t5
-	sw	t4, L_OP_W + 12(a7)
-	sw	zero, 0(a7)			/* enqueue: behind the tail */
-	lw	t4, L_OB_TAIL(t1)
-	sw	a7, 0(t4)
-	sw	a7, L_OB_TAIL(t1)
-	ADD_G	mpi_outbox_pending, 1, t4, t5
-	lw	t4, L_OB_CREATES(t1)
-	addi	t4, t4, 1
-	sw	t4, L_OB_CREATES(t1)
-	lw	t4, L_OB_ASKED(t1)		/* its segment, unless two are asked */
-	li	t5, L_MAX_ASKED
-	bgeu	t4, t5, 1f
-	addi	t4, t4, 1
-	sw	t4, L_OB_ASKED(t1)
-	LW_G(t4, mpi_segment_word)
-	slli	t5, a0, 22
-	or	t4, t4, t5
-	SEND(3, t4, zero)
-1:	sw	t0, 0(t3)			/* the waiter: the context, */
-	lw	t4, L_OB_DRAINED(t1)
-	sw	t4, 4(t3)			/* next, */
-	li	t4, 1
-	sw	t4, 8(t3)			/* pooled */
-	sw	t3, L_OB_DRAINED(t1)
-	mv	a0, t0
-	ret
-.Ldslow:
-	tail	direct_slow
-	.size	proto_direct_begin, . - proto_direct_begin
+	.size	irecv_other, . - irecv_other
 
 	/* mpi_irecv_end(request, frame): MPI_Irecv's end when its caller was resumed with the
 	 * operand segment (frame; 0: the request was created behind others, nothing to do):
@@ -395,6 +381,6 @@ mpi_irecv_end:
 	LW_G(t1, mpi_me)
 	addi	t0, a1, 1 + L_REQ_RREQ		/* slot 1 + REQ_RREQ */
 	SEND(0, t0, t1)
-	PEER_OUTBOX_HEAD
+	PEER_OUTBOX
 	DIRECT_OP_OFF
 	.size	mpi_irecv_end, . - mpi_irecv_end

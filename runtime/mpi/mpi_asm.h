@@ -79,23 +79,32 @@
 1:	sw	\next, L_KEY_HEAD(t5)
 .endm
 
+/* The first creation into the empty outbox t0 of PE \pe (none waits, no segment is
+ * asked: an empty outbox has neither): its operand segment asked for, one creation, one
+ * segment asked. Uses t1, t2. */
+.macro FIRST_CREATION pe=a1
+	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
+	slli	t2, \pe, 22
+	or	t1, t1, t2
+	SEND(3, t1, zero)
+	li	t2, 1
+	sw	t2, L_OB_ASKED(t0)
+	sw	t2, L_OB_CREATES(t0)
+.endm
+
 /* The creation's op \op joins the outbox of PE \pe (creation.c's create after the op is
  * filled: enqueue, the count of creations) and the operand segment is asked for unless two
- * are asked already (mpi_segment_word names this PE). Uses t0, t1, t2. */
+ * are asked already (mpi_segment_word names this PE); into an empty outbox:
+ * FIRST_CREATION. Uses t0, t1, t2. */
 .macro OUTBOX_CREATE op, pe
 	LW_G(t0, mpi_outboxes)
 	slli	t1, \pe, L_OB_SHIFT
 	add	t0, t0, t1			/* t0: the outbox */
+	ADD_G	mpi_outbox_pending, 1, t1, t2
 	lw	t1, L_OB_TAIL(t0)
+	sw	\op, L_OB_TAIL(t0)
 	beqz	t1, 4f
 	sw	\op, 0(t1)
-	j	5f
-4:	sw	\op, L_OB_HEAD(t0)
-5:	sw	\op, L_OB_TAIL(t0)
-	LA(t1, mpi_outbox_pending)
-	lw	t2, 0(t1)
-	addi	t2, t2, 1
-	sw	t2, 0(t1)
 	lw	t1, L_OB_CREATES(t0)
 	addi	t1, t1, 1
 	sw	t1, L_OB_CREATES(t0)
@@ -108,6 +117,9 @@
 	slli	t2, \pe, 22
 	or	t1, t1, t2
 	SEND(3, t1, zero)			/* spec */
+	j	6f
+4:	sw	\op, L_OB_HEAD(t0)
+	FIRST_CREATION \pe
 6:
 .endm
 
@@ -120,17 +132,26 @@
 	bltu	\from, \end, 8b
 .endm
 
-/* The temporary buffer a0 of a1 bytes (the message's + 8) back, and return
- * (mpi_tmp_free_buffered): a small one to its free list, else free() by a tail call.
- * S_TMP_SMALL_BYTES: sreq_layout.h. Uses t0. */
-.macro TMP_BACK
+/* The end of a thread or handler that is entered only as one and has not moved its
+ * stack pointer: the end instruction itself (a return would go through
+ * __emx_thread_end, which gives a finished computation's stack back). */
+#define THREAD_END .insn i 0x0b, 1, x0, x0, 0
+
+/* The temporary buffer a0 of a1 bytes (the message's + 8) back, and return, or with
+ * \thread 1 end the thread (THREAD_END) (mpi_tmp_free_buffered): a small one to its free
+ * list, else free() by a tail call. S_TMP_SMALL_BYTES: sreq_layout.h. Uses t0. */
+.macro TMP_BACK thread=0
 	li	t0, S_TMP_SMALL_BYTES
 	bltu	t0, a1, 7f
 	LW_G(t0, mpi_tmp_small_free)
 	sw	t0, 0(a0)
 	lui	t0, %hi(mpi_tmp_small_free)
 	sw	a0, %lo(mpi_tmp_small_free)(t0)
+.if \thread
+	THREAD_END
+.else
 	ret
+.endif
 7:	tail	mpi_tmp_free_buffered
 .endm
 
@@ -158,6 +179,14 @@
 	INBOUND -1
 .endm
 
+/* \dst = request \req's tag | context << 16 (a request's fourth word). Uses \tmp. */
+.macro TAG_CTX dst, req, tmp
+	lhu	\dst, L_REQ_PE + 2(\req)
+	lhu	\tmp, L_REQ_CTX(\req)
+	slli	\tmp, \tmp, 16
+	or	\dst, \dst, \tmp
+.endm
+
 /* The four words of request \req (its global address, buffer, capacity, tag | context
  * << 16) by remote writes to \at and the three words after it (\at advances): a
  * creation's words (irecv.S, send_miss.S). Uses t0, t1. */
@@ -172,41 +201,34 @@
 	lw	t0, L_REQ_CAPACITY(\req)
 	addi	\at, \at, 1
 	SEND(4, \at, t0)
-	lhu	t0, L_REQ_PE + 2(\req)		/* tag | context << 16 */
-	lhu	t1, L_REQ_CTX(\req)
-	slli	t1, t1, 16
-	or	t0, t0, t1
+	TAG_CTX	t0, \req, t1
 	addi	\at, \at, 1
 	SEND(4, \at, t0)
 .endm
 
-/* a0 = the outbox of request a4's peer a1, a3 = the op heading it. Uses t0. */
-.macro PEER_OUTBOX_HEAD
+/* a0 = the outbox of request a4's peer a1. Uses t0. */
+.macro PEER_OUTBOX
 	lhu	a1, L_REQ_PE(a4)		/* a1: the peer */
 	LW_G(a0, mpi_outboxes)
 	slli	t0, a1, L_OB_SHIFT
 	add	a0, a0, t0			/* a0: its outbox */
-	lw	a3, L_OB_HEAD(a0)		/* a3: the op */
 .endm
 
 /* The end of a creation by the issuing computation (mpi_irecv_end, mpi_isend_end): the
- * op a3 heading outbox a0 of peer a1 leaves it, back to its pool; what queued behind it,
- * or computations waiting for the empty outbox: irecv_end_after (creation.c). Returns
- * MPI_SUCCESS; its label 9 returns it at once. */
+ * direct op heading outbox a0 of peer a1 (creation.c: the outbox's own) leaves it, its
+ * next 0 again; what queued behind it, or computations waiting for the empty outbox:
+ * irecv_end_after (creation.c). Returns MPI_SUCCESS; its label 9 returns it at once. */
 .macro DIRECT_OP_OFF
-	lw	t0, 0(a3)			/* t0: the next */
+	lw	t0, L_OB_DIRECT(a0)		/* t0: the next */
 	sw	t0, L_OB_HEAD(a0)
-	LA(t1, mpi_op_pool)			/* pool_put */
-	lw	t2, 0(t1)
-	sw	t2, 0(a3)
-	sw	a3, 0(t1)
 	ADD_G	mpi_outbox_pending, -1, t1, t2
-	bnez	t0, 8f
+	bnez	t0, 7f
 	sw	zero, L_OB_TAIL(a0)
 	lw	t0, L_OB_DRAINED(a0)
 	bnez	t0, 8f
 9:	li	a0, 0
 	ret
+7:	sw	zero, L_OB_DIRECT(a0)
 8:	tail	irecv_end_after
 .endm
 

@@ -431,13 +431,13 @@ void mpi_sreq_thread(uint32_t v, uint32_t unused, uint32_t cont);
 void mpi_sreq_thread_both(uint32_t v, uint32_t unused, uint32_t cont); /* arrivals.S */
 void mpi_tmp_thread(uint32_t v, uint32_t unused, uint32_t cont);       /* tmp_answer.S */
 void mpi_rreq_thread(uint32_t v, uint32_t unused, uint32_t cont);      /* arrivals.S */
+void mpi_rreq_thread_indirect(uint32_t v, uint32_t unused, uint32_t cont); /* (EM-X', EM-4) */
 void mpi_sreq_thread_general(uint32_t v, uint32_t unused, uint32_t cont); /* (sreq.S) */
 void mpi_sreq_read_done(uint32_t v, uint32_t unused, uint32_t cont);      /* (sreq.S) */
 /* The send request's thread (creation.c's template): matching_init's choice. */
 void proto_sreq_thread(emx_thread_fn fn);
 /* A creation's frame holds the request's words from this word on (creation.c). */
 enum { REQ_ARGS_WORD = 4 };
-void rreq_arrived_words(unsigned pe, unsigned bits, const uint32_t *w);
 void tmp_alloc_arrived(unsigned pe, unsigned bits, const uint32_t *w);
 extern unsigned mpi_idx_record[REQ_KINDS]; /* the staged records' handlers */
 extern uint32_t mpi_outbox_pending; /* messages waiting in any outbox */
@@ -558,8 +558,11 @@ void send_start(mpi_request *s); /* MPI_Isend and MPI_Start of a send */
  * for (isend_settle), the context to suspend on (for tail calls). */
 uintptr_t send_start_ok(mpi_request *s);
 /* MPI_Isend's short miss, both sides (send_miss.S): MPI_SUCCESS, or the context the
- * caller suspends on until its creation's operand segment comes (mpi_isend_end). */
-uintptr_t send_miss(mpi_request *s, uint32_t looked);
+ * caller suspends on until its creation's operand segment comes (mpi_isend_end).
+ * send_miss_at: MPI_Isend's lookup found no receive request filed under the key (looked:
+ * put_to_posted_looked's), send_miss looks itself. */
+uintptr_t send_miss(mpi_request *s);
+uintptr_t send_miss_at(mpi_request *s, uint32_t looked);
 /* The 6 bits of a send request: the protocol, and whether the data word is the data. */
 enum { SREQ_PROTO = 3, SREQ_INLINE = 4 };
 /* A buffered send whose receiver had no memory for it goes as sync (the receiver reads

@@ -226,7 +226,7 @@ start_send(const char *fn, const void *buf, int count, MPI_Datatype type, int de
       s->flags |= RF_COMPLETE;
       return MPI_SUCCESS;
     }
-    return send_miss(s, looked);
+    return looked ? send_miss_at(s, looked) : send_miss(s);
   }
   return send_started(s);
 }

@@ -52,10 +52,7 @@
 	SEND_AT 4, a0, L_REQ_ARGS + 1, t0, \d	/* the data */
 	lw	t0, L_REQ_CAPACITY(a6)
 	SEND_AT 4, a0, L_REQ_ARGS + 2, t0, \d	/* the bytes */
-	lhu	t0, L_REQ_PE + 2(a6)
-	lhu	t2, L_REQ_CTX(a6)
-	slli	t2, t2, 16
-	or	t0, t0, t2
+	TAG_CTX	t0, a6, t2
 	SEND_AT 4, a0, L_REQ_ARGS + 3, t0, \d	/* tag | context << 16 */
 	srli	t2, a3, 6			/* requester PE | bits << 10 */
 	or	t2, t2, t1
@@ -137,3 +134,37 @@ mpi_h_segment_reply_separate:
 .Lgeneral:
 	tail	segment_reply_general
 	.size	mpi_h_segment_reply, . - mpi_h_segment_reply
+
+	/* mpi_h_segment (creation.c says what it does): a0 the continuation to answer (0:
+	 * the requester's mpi_h_segment_reply), a1 the requester's PE. */
+	.globl	mpi_h_segment
+	.type	mpi_h_segment, @function
+	.p2align 2
+mpi_h_segment:
+	LW_G(a5, __emx_frame_pool)		/* a5: the frame */
+	beqz	a5, .Lcarve
+	LW_G(a3, mpi_me_gaddr)
+	srli	a4, a5, 2
+	or	a3, a3, a4			/* its global address */
+	beqz	a0, .Lto_reply
+	SEND(0, a0, a3)				/* inv1: the waiting computation resumes */
+.Ltaken:
+	lw	a4, 0(a5)			/* the frame leaves the free list */
+	LW_G(a2, mpi_request_tmpl)
+	SW_G(a4, __emx_frame_pool, a3)
+	sw	a2, 0(a5)
+	ADD_G	mpi_inbound, 1, a4, a3
+	THREAD_END
+.Lto_reply:
+	LW_G(a4, mpi_segment_reply_word)
+	slli	a1, a1, 22
+	or	a1, a1, a4
+	SEND(3, a1, a3)				/* special: mpi_h_segment_reply */
+	j	.Ltaken
+.Lcarve:
+	ADD_G	mpi_inbound, 1, a4, a3
+	beqz	a0, 1f
+	tail	segment_carved_to
+1:	mv	a0, a1
+	tail	segment_carved
+	.size	mpi_h_segment, . - mpi_h_segment

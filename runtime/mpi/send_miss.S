@@ -9,41 +9,31 @@
  * receiver's queue meanwhile, as sendq_add leaves it): the op with its words heads or
  * joins the receiver's outbox, and the operand segment is asked for unless two are asked
  * already (creation.c's create).
- * a1: what MPI_Isend's lookup found (put_to_posted_looked): the key's bucket offset | 1
- * when no receive request is filed under it, else 0 (then it is looked for here).
+ * send_miss_at: MPI_Isend's lookup found no receive request under the key, a1 the key's
+ * bucket offset | 1 (put_to_posted_looked); send_miss looks for one first.
  * Returns MPI_SUCCESS or the context to suspend on (ASK_SEGMENT). Anything else:
  * send_start (send_start_ok), before any change. Offsets: irecv_layout.h, arrivals_layout.h (checked in sender_match.c, creation.c). */
 #include "irecv_layout.h"
 #include "arrivals_layout.h"
 #include "mpi_asm.h"
 
-/* The first creation into the empty outbox t0 of PE a1 (none waits, no segment is
- * asked): its operand segment asked for, one creation, one segment asked. Uses t1, t2. */
-.macro FIRST_CREATION
-	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, 0) */
-	slli	t2, a1, 22
-	or	t1, t1, t2
-	SEND(3, t1, zero)
-	li	t2, 1
-	sw	t2, L_OB_ASKED(t0)
-	sw	t2, L_OB_CREATES(t0)
-.endm
 
 /* The operand segment for the creation that heads the empty outbox t0 of PE a1: by
  * default MPI_Isend waits for it, as the original's issuing thread did (the answer to a
  * context's continuation, a2 that context, the caller suspends on it and mpi_isend_end
- * writes the words and invokes; t3 the op's mark OP_DIRECT: it heads the outbox meanwhile,
- * as MPI_Irecv's, proto_direct_begin). With -mpi-option=local-isend, no context at hand,
- * or a1 this PE: FIRST_CREATION (the answer's handler writes them), a2 and t3 0.
- * Uses t1, t2. */
-.macro ASK_SEGMENT
+ * writes the words and invokes; its op, marked OP_DIRECT, heads the outbox meanwhile, as
+ * MPI_Irecv's, proto_direct_begin: the outbox's own direct op when it holds no words).
+ * With -mpi-option=local-isend, no context at hand, or a1 this PE: to \local (before any
+ * change), where the caller asks by FIRST_CREATION (the answer's handler writes the
+ * words). Uses t1, t2. */
+.macro ASK_SEGMENT local
 	lui	t1, %hi(mpi_opt + L_OPT_LOCAL_ISEND)	/* a byte */
 	lbu	t1, %lo(mpi_opt + L_OPT_LOCAL_ISEND)(t1)
-	bnez	t1, 1f
+	bnez	t1, \local
 	LW_G(a2, __emx_ctx_pool)
-	beqz	a2, 1f
+	beqz	a2, \local
 	LW_G(t1, mpi_me)
-	beq	t1, a1, 1f
+	beq	t1, a1, \local
 	LW_G(t1, mpi_segment_word)		/* emx_invoke(pe, mpi_h_segment, me, cont) */
 	slli	t2, a1, 22
 	or	t1, t1, t2
@@ -51,12 +41,61 @@
 	SEND(3, t1, t2)
 	lw	t1, L_CTX_NEXT(a2)		/* __emx_ctx_get (after: the request first) */
 	SW_G(t1, __emx_ctx_pool, t2)
-	li	t3, L_OP_DIRECT
-	j	2f
-1:	FIRST_CREATION
-	li	a2, 0
-	li	t3, 0
-2:
+.endm
+
+/* The op a7 out of its pool a6 (checked there before any change). Uses t1. */
+.macro POP_OP
+	lw	t1, 0(a7)
+	sw	t1, 0(a6)
+	sw	zero, 0(a7)
+.endm
+
+/* The temporary buffer's request (kind 2, no bits, 2 words: the bytes and the answer's
+ * special address) into the op a7 of send a0 to PE a1. Uses t1, t4. */
+.macro TMP_OP_WORDS
+	li	t1, L_OP_TMP_HDR
+	sw	t1, L_OP_HDR(a7)
+	lw	t1, L_REQ_CAPACITY(a0)
+	addi	t1, t1, 8
+	sw	t1, L_OP_W(a7)
+	LW_G(t1, mpi_tmp_answer_word)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
+	or	t1, t1, a1
+	sw	t1, L_OP_W + 4(a7)
+.endm
+
+/* a7 = the direct op of the empty outbox t0 (creation.c: its header says OP_DIRECT, its
+ * next is 0 while it is free: DIRECT_OP_OFF). */
+.macro DIRECT_OP
+	addi	a7, t0, L_OB_DIRECT
+.endm
+
+/* The send request's header (kind 0, the protocol a5 in its bits, 4 words) and words into
+ * the op a7 of send a0, for a creation whose answer's handler writes them (the send may
+ * be complete and its cell reused by then). Uses t1, t4. */
+.macro SREQ_OP_WORDS
+	slli	t1, a5, 16
+	li	t4, 4 << 24
+	or	t1, t1, t4
+	sw	t1, L_OP_HDR(a7)
+	LW_G(t1, mpi_me_gaddr)
+	srli	t4, a0, 2
+	or	t1, t1, t4
+	sw	t1, L_OP_W(a7)			/* the request's global address */
+	lw	t1, L_REQ_BUF(a0)
+	sw	t1, L_OP_W + 4(a7)		/* the data */
+	lw	t1, L_REQ_CAPACITY(a0)
+	sw	t1, L_OP_W + 8(a7)		/* the bytes */
+	TAG_CTX	t1, a0, t4
+	sw	t1, L_OP_W + 12(a7)		/* tag | context << 16 */
+.endm
+
+/* The op a7 heads the empty outbox t0; returns a2 (MPI_SUCCESS or the context). */
+.macro OP_HEADS
+	sw	a7, L_OB_HEAD(t0)
+	sw	a7, L_OB_TAIL(t0)
+	ADD_G	mpi_outbox_pending, 1, t1, t2
+	mv	a0, a2				/* MPI_SUCCESS or the context */
+	ret
 .endm
 
 	.section .sdata, "aw"
@@ -99,18 +138,13 @@ send_only:
 	beqz	a7, .Lonly_general
 	lw	t1, L_OB_TAIL(t0)
 	bnez	t1, .Lonly_general
-	ASK_SEGMENT
+	ASK_SEGMENT .Lonly_local
+	DIRECT_OP				/* (mpi_isend_end writes the words) */
+.Lonly_asked:
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
-	lw	t1, 0(a7)			/* the op out of its pool ... */
-	sw	t1, 0(a6)
-	sw	zero, 0(a7)
-	slli	t1, a5, 16			/* a send request (kind 0), its bits, no words: */
-	or	t1, t1, t3			/* (its mark) */
-	sw	t1, L_OP_HDR(a7)
-	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
-	sw	a7, L_OB_HEAD(t0)		/* ... heads the empty outbox */
+	sw	a7, L_OB_HEAD(t0)		/* the op heads the empty outbox */
 	sw	a7, L_OB_TAIL(t0)
 	lui	t1, %hi(mpi_outbox_pending)	/* (one instruction each once relaxed) */
 	lw	t2, %lo(mpi_outbox_pending)(t1)
@@ -122,6 +156,14 @@ send_only:
 	sw	t2, %lo(mpi_counters + L_COUNT_SEND_REQUESTS)(t1)
 	mv	a0, a2				/* MPI_SUCCESS or the context */
 	ret
+.Lonly_local:
+	FIRST_CREATION
+	li	a2, 0
+	POP_OP
+	slli	t1, a5, 16			/* a send request (kind 0), its bits, no words: */
+	sw	t1, L_OP_HDR(a7)
+	sw	a0, L_OP_W(a7)			/* segment_reply.S takes them from the send */
+	j	.Lonly_asked
 .Lonly_general:
 	tail	send_start_ok
 	.size	send_only, . - send_only
@@ -129,17 +171,19 @@ send_only:
 	.globl	send_miss
 	.type	send_miss, @function
 	.p2align 2
-send_miss:
-	addi	t3, a1, -1			/* t3: the key's bucket offset, if looked at */
+send_miss:	/* not looked */
 	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
-	lhu	a2, L_REQ_PE + 2(a0)		/* a2: the tag */
 	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
 	lw	t1, L_REQ_PE(a0)		/* t1: pt (pe | tag << 16) */
-	bltz	t3, .Llook
+	j	.Llook
+	.globl	send_miss_at
+send_miss_at:	/* looked: a1 the key's bucket offset | 1 */
+	addi	t3, a1, -1			/* t3: the key's bucket offset */
+	lhu	a1, L_REQ_PE(a0)		/* a1: the receiver's PE */
+	lhu	t2, L_REQ_CTX(a0)		/* t2: the context */
+	lw	t1, L_REQ_PE(a0)		/* t1: pt (pe | tag << 16) */
 .Lisq:	LA(t4, mpi_isq_send)			/* t4, t5: the request-issued queue, the key */
-	lw	t5, L_KQ_ANY_KEYS(t4)
-	bnez	t5, .Lgeneral
-	FIND_KEY .Lgeneral
+	FIND_KEY .Lgeneral			/* (a send's tag is named: no MPI_ANY_TAG key) */
 	LW_G(a3, mpi_send_queues)		/* a3: the send queue to the receiver */
 	slli	a4, a1, L_SENDQ_SHIFT
 	add	a3, a3, a4
@@ -166,43 +210,32 @@ send_miss:
 	sw	t0, L_REQ_REFS(a0)
 	addi	a4, a4, -1			/* the credit (sendq_credit_now) */
 	sh	a4, L_SENDQ_CREDITS(a3)
-	lw	t0, 0(a7)			/* the creation's op */
-	sw	t0, 0(a6)
-	sw	zero, 0(a7)
 	beqz	a5, .Ltmp			/* buffered: its temporary buffer */
 	sw	zero, L_REQ_FIX(a0)		/* not queued */
 	ADD_G	mpi_counters+L_COUNT_SEND_REQUESTS, 1, t1, t4
-	/* A send request (kind 0), the protocol in its bits, 4 words */
-	slli	t0, a5, 16
-	li	t1, 4 << 24
-	or	t0, t0, t1
-	sw	t0, L_OP_HDR(a7)
-	LW_G(t0, mpi_me_gaddr)
-	srli	t1, a0, 2
-	or	t0, t0, t1
-	sw	t0, L_OP_W(a7)			/* the request's global address */
-	lw	t0, L_REQ_BUF(a0)
-	sw	t0, L_OP_W + 4(a7)		/* the data */
-	lw	t0, L_REQ_CAPACITY(a0)
-	sw	t0, L_OP_W + 8(a7)		/* the bytes */
-	slli	t0, t2, 16
-	or	t0, t0, a2
-	sw	t0, L_OP_W + 12(a7)		/* tag | context << 16 */
-.Lqueue:	/* ... joins the receiver's outbox */
+	/* A send request (kind 0, the protocol in its bits, 4 words) joins the receiver's
+	 * outbox */
 	LW_G(t0, mpi_outboxes)
 	slli	t1, a1, L_OB_SHIFT
 	add	t0, t0, t1			/* t0: the outbox */
 	lw	t1, L_OB_TAIL(t0)
-	bnez	t1, .Lbehind
+	bnez	t1, .Lsreq_behind
 	/* It was empty (no creation waits, no segment asked: send_only's case): the op
-	 * heads it, its segment asked for */
-	ASK_SEGMENT
-	sb	t3, L_OP_HDR(a7)		/* (its mark) */
-	sw	a7, L_OB_HEAD(t0)
-	sw	a7, L_OB_TAIL(t0)
-	ADD_G	mpi_outbox_pending, 1, t1, t2
-	mv	a0, a2				/* MPI_SUCCESS or the context */
-	ret
+	 * heads it, its segment asked for; the thread waits for it and mpi_isend_end
+	 * writes the words from the send (the op holds none) */
+	ASK_SEGMENT .Lsreq_local
+	DIRECT_OP
+.Lhead:	OP_HEADS
+.Lsreq_local:	/* the answer's handler writes them: from the op */
+	POP_OP
+	SREQ_OP_WORDS
+	FIRST_CREATION
+	li	a2, 0
+	j	.Lhead
+.Lsreq_behind:
+	POP_OP
+	SREQ_OP_WORDS
+	j	.Lbehind
 .Lbehind:
 	OUTBOX_CREATE a7, a1
 	li	a0, 0
@@ -210,7 +243,6 @@ send_miss:
 .Ltmp:	/* Buffered (sendq_add with its credit, ask_tmp): the send waits in its receiver's
 	 * queue, its temporary buffer asked for by a creation of two words (the bytes and
 	 * the answer's special address); credits.c's mpi_h_tmp_answer goes on. */
-	lw	t1, L_REQ_CAPACITY(a0)
 	addi	t4, a0, L_REQ_PRQ		/* dl_append to the empty queue */
 	sw	a3, L_REQ_PRQ(a0)
 	sw	a3, L_REQ_PRQ + 4(a0)
@@ -220,14 +252,24 @@ send_miss:
 	sw	t4, L_REQ_FIX(a0)
 	lw	t4, L_REQ_BUF(a0)
 	sw	t4, L_REQ_FIX + 4(a0)		/* the data's address */
-	li	t0, L_OP_TMP_HDR		/* a tmp request (kind 2), no bits, 2 words */
-	sw	t0, L_OP_HDR(a7)
-	addi	t1, t1, 8
-	sw	t1, L_OP_W(a7)
-	LW_G(t0, mpi_tmp_answer_word)		/* emx_special_addr(me, mpi_h_tmp_answer, pe) */
-	or	t0, t0, a1
-	sw	t0, L_OP_W + 4(a7)
-	j	.Lqueue
+	LW_G(t0, mpi_outboxes)			/* the tmp request joins the outbox */
+	slli	t1, a1, L_OB_SHIFT
+	add	t0, t0, t1			/* t0: the outbox */
+	lw	t1, L_OB_TAIL(t0)
+	bnez	t1, .Ltmp_behind
+	ASK_SEGMENT .Ltmp_local			/* (mpi_isend_end writes its words) */
+	DIRECT_OP
+	OP_HEADS
+.Ltmp_local:	/* the answer's handler writes them: from the op */
+	POP_OP
+	TMP_OP_WORDS
+	FIRST_CREATION
+	li	a2, 0
+	j	.Lhead
+.Ltmp_behind:
+	POP_OP
+	TMP_OP_WORDS
+	j	.Lbehind
 .Llook:	/* MPI_Isend did not look (or found a receive request): no receive request may be
 	 * filed under the key */
 	HASH
@@ -250,12 +292,12 @@ send_miss:
 
 	/* mpi_isend_end(request, frame): MPI_Isend's end when its caller was resumed with the
 	 * operand segment (frame; 0: it waited in isend_settle, nothing to do), as
-	 * mpi_irecv_end (irecv.S) for a receive. The op heading the receiver's outbox
-	 * (ASK_SEGMENT) is a send request's (get, sync: its four words from the send, its
-	 * bits the protocol) or, buffered, the temporary buffer's request (its two words from
-	 * the op): the words by remote writes, the invocation, then the op leaves the outbox
-	 * (back to its pool); what queued behind it, or computations waiting for the empty
-	 * outbox: irecv_end_after (creation.c). Returns MPI_SUCCESS. */
+	 * mpi_irecv_end (irecv.S) for a receive. The outbox's direct op heading the
+	 * receiver's outbox (ASK_SEGMENT) stands for a send request (get, sync: its four
+	 * words from the send, its bits the protocol) or, buffered, the temporary buffer's
+	 * request (its two words from the send): the words by remote writes, the invocation,
+	 * then the op leaves the outbox; what queued behind it, or computations waiting for
+	 * the empty outbox: irecv_end_after (creation.c). Returns MPI_SUCCESS. */
 	.globl	mpi_isend_end
 	.type	mpi_isend_end, @function
 	.p2align 2
@@ -272,17 +314,19 @@ mpi_isend_end:
 	LW_G(t2, mpi_me)
 	or	t1, t1, t2
 	SEND(0, t0, t1)
-	PEER_OUTBOX_HEAD
-3:	DIRECT_OP_OFF
-4:	mv	a5, a1				/* a5: the frame */
-	PEER_OUTBOX_HEAD
-	lw	t0, L_OP_W(a3)			/* the two words */
-	SEND(4, a2, t0)
-	lw	t0, L_OP_W + 4(a3)
+	PEER_OUTBOX
+	DIRECT_OP_OFF
+4:	lw	t0, L_REQ_CAPACITY(a4)		/* the temporary buffer's request: */
+	addi	t0, t0, 8
+	SEND(4, a2, t0)				/* the bytes, */
+	lhu	t1, L_REQ_PE(a4)
+	LW_G(t0, mpi_tmp_answer_word)
+	or	t0, t0, t1
 	addi	a2, a2, 1
-	SEND(4, a2, t0)
-	addi	t0, a5, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
+	SEND(4, a2, t0)				/* the answer's special address */
+	addi	t0, a1, 1 + ((L_OP_TMP_HDR >> 8) & 0xff) /* slot 1 + REQ_TMP, me */
 	LW_G(t1, mpi_me)
 	SEND(0, t0, t1)
-	j	3b
+	PEER_OUTBOX
+	DIRECT_OP_OFF
 	.size	mpi_isend_end, . - mpi_isend_end

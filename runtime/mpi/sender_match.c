@@ -335,6 +335,14 @@ static inline __attribute__((always_inline)) void rreq_core(unsigned pe, unsigne
     rreq_file(pe, w[0], w[1], w[2], w[3] & 0xffff, w[3] >> 16);
 }
 
+/* arrivals.S's crossed case, after its thread's work: the idle keys of t swept (t not 0)
+ * and the sends waiting for credits to pe go on (resume not 0: credit_reclaim's). */
+void rreq_crossed_after(kq_table *t, unsigned pe, uint32_t resume);
+void rreq_crossed_after(kq_table *t, unsigned pe, uint32_t resume) {
+  if (t) kq_sweep(t);
+  if (resume) sendq_resume(pe);
+}
+
 /* Invoked in a frame (creation.c): arrivals.S's rreq_arrived_words does the usual cases by
  * hand and everything else here. */
 void rreq_words_general(unsigned pe, unsigned bits, const uint32_t *w);

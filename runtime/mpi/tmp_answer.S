@@ -77,23 +77,17 @@ mpi_h_tmp_answer:
 	sw	t1, 0(t1)
 	sw	t1, 4(t1)
 	sw	zero, L_REQ_FIX(a5)
-	LA(t3, mpi_counters)
-	lw	t4, L_COUNT_SEND_REQUESTS(t3)
-	addi	t4, t4, 1
-	sw	t4, L_COUNT_SEND_REQUESTS(t3)
+	ADD_G	mpi_counters+L_COUNT_SEND_REQUESTS, 1, t3, t4
 	LW_G(t3, mpi_matching)			/* both sides: the send completes (req_complete) */
 	bnez	t3, 3f
 	lhu	t4, L_REQ_FLAGS(a5)
 	andi	t3, t4, L_RF_ARMED_READER
-	beqz	t3, 2f
+	beqz	t3, .Lflag
 	slli	t3, a7, 22
 	srli	t4, a5, 2
 	or	t3, t3, t4
 	li	t4, 1
 	SEND(6, t3, t4)				/* iwr: its waiter resumes after this handler */
-	j	3f
-2:	ori	t4, t4, L_RF_COMPLETE
-	sh	t4, L_REQ_FLAGS(a5)
 3:	/* Its send request (kind 0), the protocol in its bits, 4 words */
 	lw	t3, 0(t6)			/* the op off the pool */
 	sw	t3, 0(t5)
@@ -111,13 +105,13 @@ mpi_h_tmp_answer:
 	add	t3, t3, a0
 	sw	t3, L_OP_W + 4(t6)		/* the data in the buffer */
 	sw	t2, L_OP_W + 8(t6)		/* the bytes */
-	lhu	t3, L_REQ_PE + 2(a5)
-	lhu	t4, L_REQ_CTX(a5)
-	slli	t4, t4, 16
-	or	t3, t3, t4
+	TAG_CTX	t3, a5, t4
 	sw	t3, L_OP_W + 12(t6)		/* tag | context << 16 */
 	OUTBOX_CREATE t6, a3
-	ret
+	THREAD_END				/* (a handler) */
+.Lflag:	ori	t4, t4, L_RF_COMPLETE
+	sh	t4, L_REQ_FLAGS(a5)
+	j	3b
 .Lc:
 	tail	tmp_answer_general
 	.size	mpi_h_tmp_answer, . - mpi_h_tmp_answer
@@ -137,7 +131,7 @@ mpi_tmp_thread:
 	lw	a2, 20(tp)
 	SEND(3, a2, t1)				/* the answer (special) */
 	FRAME_BACK_ONLY
-	ret
+	THREAD_END
 .Lalloc:
 	FRAME_FREE
 	addi	a2, tp, 16
