@@ -58,8 +58,8 @@ __attribute__((always_inline)) inline void Hart::store(uint32_t a, T v) {
   std::memcpy(bytes_ + a, &v, sizeof(T));
 }
 
-namespace {
-// Word address check for the tag instructions (rtag reads, wtag writes).
+// Word address check for the tag instructions (rtag reads, wtag writes). (Not in the
+// anonymous namespace: the run_env instances, members of Hart, hold one.)
 struct WordCheck {
   uint32_t span;
   uint32_t operator()(uint32_t a, bool write = false) const {
@@ -70,7 +70,6 @@ struct WordCheck {
     return a;
   }
 };
-}  // namespace
 
 void Hart::enable_profile() {
   const std::size_t words = code_bytes_ / 4;
@@ -314,6 +313,9 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
 #undef EMX_AT
 }
 
+// One environment row's entry for blocks: the row's own function (no switch over the
+// table), instantiated from isa/insns.def for the send, thread and CSR rows.
+template <isa::Op kOp>
 uint32_t Hart::run_env(uint32_t index) noexcept {
   constexpr bool kProfile = false;  // for RETRY_POINT
   const Decoded* const code = code_->data();
@@ -330,13 +332,7 @@ uint32_t Hart::run_env(uint32_t index) noexcept {
       ;
   const Decoded* ndp = nullptr;
   try {
-    switch (dp->op) {
-#define INSN(id, ...) \
-  case isa::Op::id: ndp = execute(std::integral_constant<isa::Op, isa::Op::id>{}); break;
-#include "isa/insns.def"
-#undef INSN
-      default: throw Trap{FaultKind::illegal_instruction, 0, {}};
-    }
+    ndp = execute(std::integral_constant<isa::Op, kOp>{});
   } catch (const Trap& t) {  // as run_loop's catch (the instruction ends its segment)
     fault_ = Fault{t.kind, PC_OF(dp), t.addr, t.detail};
     --instret;
@@ -352,12 +348,39 @@ uint32_t Hart::run_env(uint32_t index) noexcept {
   }
   (void)limit;
   this->cycles = cycles;
-  this->pc = ndp == code_end ? stray_pc : PC_OF(ndp);
+  if (__builtin_expect(!stop_requested_ && ndp != code_end, 1)) {
+    this->pc = PC_OF(ndp);
+    return 1 + static_cast<uint32_t>(ndp - code);
+  }
   // As run_loop at the next segment's entry: a stop request (retry included) ends the
   // run there; outside the code, the interpreter faults.
+  this->pc = ndp == code_end ? stray_pc : PC_OF(ndp);
   env_leave_ = stop_requested_ ? Stop::stopped : Stop::limit;
-  if (stop_requested_ || ndp == code_end) return 0;
-  return 1 + static_cast<uint32_t>(ndp - code);
+  return 0;
+}
+
+namespace {
+template <isa::TimingClass kClass>
+constexpr bool kEnvClass = kClass == isa::TimingClass::send || kClass == isa::TimingClass::thread ||
+                           kClass == isa::TimingClass::csr;
+}  // namespace
+
+template <isa::Op kOp, isa::TimingClass kClass>
+constexpr Hart::EnvEntry Hart::env_entry_of() {
+  if constexpr (kEnvClass<kClass>)
+    return [](Hart* h, uint32_t index) noexcept { return h->run_env<kOp>(index); };
+  else
+    return nullptr;
+}
+
+Hart::EnvEntry Hart::env_entry(isa::Op op) {
+  static constexpr EnvEntry kEntries[] = {
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...) env_entry_of<isa::Op::id, isa::TimingClass::cls>(),
+#include "isa/insns.def"
+#undef INSN
+      nullptr,
+  };
+  return kEntries[static_cast<unsigned>(op)];
 }
 #undef PC_OF
 #undef GOTO_PC

@@ -160,12 +160,19 @@ class Hart {
   Stop run_loop(uint64_t cycle_limit, const int32_t** offsets_out = nullptr,
                 bool mid_segment = false);
   Stop run_translated(uint64_t cycle_limit);
-  // For a translated block: the environment instruction at entry `index` (a send, a thread
-  // or tag instruction, a CSR access: the last of its segment, charged already), by the
-  // interpreter's semantics. Returns 1 + the entry to go on at (a segment's entry, not yet
-  // entered), or 0 when the block must leave: env_leave_ says why (limit: go on at pc
+  // For a translated block: the environment instruction kOp at entry `index` (a send, a
+  // thread or tag instruction, a CSR access: the last of its segment, charged already), by
+  // the interpreter's semantics. Returns 1 + the entry to go on at (a segment's entry, not
+  // yet entered), or 0 when the block must leave: env_leave_ says why (limit: go on at pc
   // outside the blocks), env_error_ holds anything else the environment threw.
+  template <isa::Op kOp>
   uint32_t run_env(uint32_t index) noexcept;
+  // What a block calls for an instruction op of the send, thread and CSR timing classes
+  // (nullptr for the others): run_env<op>.
+  using EnvEntry = uint32_t (*)(Hart*, uint32_t) noexcept;
+  static EnvEntry env_entry(isa::Op op);
+  template <isa::Op kOp, isa::TimingClass kClass>
+  static constexpr EnvEntry env_entry_of();
   Stop env_leave_ = Stop::limit;
   std::exception_ptr env_error_;
   friend class Translation;

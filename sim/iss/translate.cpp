@@ -48,7 +48,8 @@ constexpr int kFpPool = 14;  // xmm1 .. xmm14
 constexpr uint32_t kMinPartial = 4;
 
 // An environment instruction: a send, a thread or tag instruction, a CSR access (the last
-// of its segment). A block calls Hart::run_env for it: the interpreter's own semantics.
+// of its segment). A block calls the row's Hart::run_env for it: the interpreter's own
+// semantics.
 // Not the FP CSRs: blocks round as frm was when they were entered.
 bool is_env(const Decoded& d) {
   switch (isa::insn_info(d.op).tclass) {
@@ -127,8 +128,8 @@ struct TranslationLayout {
         code_base(h.code_base_),
         code_bytes(h.code_bytes_),
         mem_span(h.mem_span_) {}
-  // What a block calls for an environment instruction.
-  static uint32_t run_env(Hart* h, uint32_t index) { return h->run_env(index); }
+  // What a block calls for the environment instruction op.
+  static uint64_t env_entry(isa::Op op) { return reinterpret_cast<uint64_t>(Hart::env_entry(op)); }
 };
 
 std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
@@ -195,8 +196,16 @@ namespace {
 class BlockEmitter {
  public:
   BlockEmitter(Asm& a, const TranslationLayout& lay, const Decoded* code, uint32_t entry,
-               uint32_t taken_extra, const uint8_t* exit)
-      : a_(a), lay_(lay), code_(code), entry_(entry), taken_extra_(taken_extra), exit_(exit) {}
+               uint32_t taken_extra, const uint8_t* exit, const void* const* table)
+      : a_(a), lay_(lay), code_(code), entry_(entry), taken_extra_(taken_extra), exit_(exit),
+        table_(table) {}
+
+  // The jumps to entries that had no block yet: the rel32 field's position, the entry.
+  struct Chain {
+    int at;
+    uint32_t entry;
+  };
+  const std::vector<Chain>& chains() const { return chains_; }
 
   // Registers: false when the instruction would need more than the pools hold.
   bool allocate(const Decoded& d, const Operands& o) {
@@ -406,7 +415,7 @@ class BlockEmitter {
     if (d.rd == 32) return;
     const int h = xmap_[d.rd];
     a_.mov_rr(h, src(d.rs1, RAX));
-    a_.alu_ri(op, h, d.imm);
+    if (d.imm || op == Asm::AND) a_.alu_ri(op, h, d.imm);  // (addi rd, rs, 0 is a move)
   }
   void shift_i(Asm::Shift op, const Decoded& d) {
     if (d.rd == 32) return;
@@ -589,13 +598,13 @@ class BlockEmitter {
     go_to_rdx();
   }
   // The environment instruction at k, the segment's last: registers and clock to the
-  // hart, Hart::run_env, then on at the entry it names (or leave, as it says).
+  // hart, the row's Hart::run_env, then on at the entry it names (or leave, as it says).
   void env_call(uint32_t k) {
     stores();
     a_.store({RBX, lay_.cycles}, R12, true);
     a_.lea(RDI, {RBX, lay_.hart});
     a_.mov_ri(RSI, k);
-    a_.mov_ri64(RAX, reinterpret_cast<uint64_t>(&TranslationLayout::run_env));
+    a_.mov_ri64(RAX, TranslationLayout::env_entry(code_[k].op));
     a_.call_r(RAX);  // the stack is 16-byte aligned here (the trampoline's 7 pushes)
     a_.load(R12, {RBX, lay_.cycles}, true);
     a_.test_rr(RAX, RAX);
@@ -625,11 +634,13 @@ class BlockEmitter {
       a_.jmp(body_);
       return;
     }
-    a_.load(RAX, {R14, static_cast<int32_t>(8 * target)}, true);
+    // Blocks are never replaced: a jump to one that exists goes straight there.
+    if (const void* b = table_[target]) return a_.jmp_abs(static_cast<const uint8_t*>(b));
+    // None yet: on to the exit below, until Translation::translate points the jump at the
+    // block it makes there.
     Label none;
-    a_.test_rr(RAX, RAX, true);
-    a_.jcc(E, none);
-    a_.jmp_r(RAX);
+    a_.jmp(none);
+    chains_.push_back({a_.pos() - 4, target});
     a_.bind(none);
     exit(Translation::Exit::segment, target);
   }
@@ -663,6 +674,8 @@ class BlockEmitter {
   const Decoded* code_;
   uint32_t entry_, taken_extra_;
   const uint8_t* exit_;
+  const void* const* table_;
+  std::vector<Chain> chains_;
   int xmap_[33] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   int fmap_[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -692,7 +705,7 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   const TranslationLayout lay(h);
   uint8_t* at = space_ + used_;
   Asm a(at);
-  BlockEmitter e(a, lay, code_, index, taken_extra_, exit_);
+  BlockEmitter e(a, lay, code_, index, taken_extra_, exit_, table_.data());
   // The instructions of the segment from `index` that the block runs, in regions of as
   // many as the host's registers hold.
   const uint32_t last = index + code_[index].seg_count - 1;
@@ -726,6 +739,15 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   std::memcpy(at, a.bytes().data(), n);
   used_ = (used_ + n + 15) & ~size_t{15};
   table_[index] = at;
+  for (const BlockEmitter::Chain& c : e.chains()) waiting_[c.entry].push_back(at + c.at);
+  // The jumps that waited for this block go to it now.
+  if (auto w = waiting_.find(index); w != waiting_.end()) {
+    for (uint8_t* field : w->second) {
+      const int32_t rel = static_cast<int32_t>(at - (field + 4));
+      std::memcpy(field, &rel, 4);
+    }
+    waiting_.erase(w);
+  }
   return at;
 }
 
