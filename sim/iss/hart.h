@@ -162,14 +162,15 @@ class Hart {
   Stop run_translated(uint64_t cycle_limit);
   // For a translated block: the environment instruction kOp at entry `index` (a send, a
   // thread or tag instruction, a CSR access: the last of its segment, charged already), by
-  // the interpreter's semantics. Returns 1 + the entry to go on at (a segment's entry, not
-  // yet entered), or 0 when the block must leave: env_leave_ says why (limit: go on at pc
-  // outside the blocks), env_error_ holds anything else the environment threw.
-  template <isa::Op kOp>
-  uint32_t run_env(uint32_t index) noexcept;
+  // the interpreter's semantics; a send's address and data computed by the block. Returns
+  // 1 + the entry to go on at (a segment's entry, not yet entered), or 0 when the block
+  // must leave: env_leave_ says why (limit: go on at pc outside the blocks), env_error_
+  // holds anything else the environment threw.
+  template <isa::Op kOp, isa::TimingClass kClass>
+  uint32_t run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
   // What a block calls for an instruction op of the send, thread and CSR timing classes
   // (nullptr for the others): run_env<op>.
-  using EnvEntry = uint32_t (*)(Hart*, uint32_t) noexcept;
+  using EnvEntry = uint32_t (*)(Hart*, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
   static EnvEntry env_entry(isa::Op op);
   template <isa::Op kOp, isa::TimingClass kClass>
   static constexpr EnvEntry env_entry_of();

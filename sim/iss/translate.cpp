@@ -101,7 +101,11 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
       return true;
     case Op::fmv_x_w: o.f1 = o.xd = true; return true;
     case Op::fmv_w_x: o.x1 = o.fd = true; return true;
-    default: return is_env(d);  // no host registers: they are in memory for the call
+    default:
+      // A send's address and data are computed in host registers; the other environment
+      // instructions read theirs in memory (the call's).
+      if (isa::insn_info(d.op).tclass == isa::TimingClass::send) o.x1 = o.x2 = true;
+      return is_env(d);
   }
 }
 
@@ -600,8 +604,18 @@ class BlockEmitter {
   // The environment instruction at k, the segment's last: registers and clock to the
   // hart, the row's Hart::run_env, then on at the entry it names (or leave, as it says).
   void env_call(uint32_t k) {
+    const Decoded& d = code_[k];
+    const bool send = isa::insn_info(d.op).tclass == isa::TimingClass::send;
+    if (send) {
+      // The row's operands (isa/emcy.def): address R1, plus IMM in the displacement form;
+      // data R2. (Into scratch registers first: the arguments' are guest registers.)
+      a_.mov_rr(RAX, src(d.rs1, RAX));
+      if (isa::insn_info(d.op).format == isa::Format::S && d.imm) a_.alu_ri(Asm::ADD, RAX, d.imm);
+      a_.mov_rr(RCX, src(d.rs2, RCX));  // send_data
+    }
     stores();
     a_.store({RBX, lay_.cycles}, R12, true);
+    if (send) a_.mov_rr(RDX, RAX);  // send_addr
     a_.lea(RDI, {RBX, lay_.hart});
     a_.mov_ri(RSI, k);
     a_.mov_ri64(RAX, TranslationLayout::env_entry(code_[k].op));
