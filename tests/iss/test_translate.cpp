@@ -313,6 +313,38 @@ TEST(Translate, SendsStallOnAFullQueueAsInTheInterpreter) {
   }
 }
 
+// A send's address and data are computed by the block (x0 as base or data, the base as
+// data, a negative displacement); and a block made before the block it jumps to goes
+// there straight once that one is made (its jump is pointed at it).
+TEST(Translate, SendOperandsAndJumpsToBlocksMadeLater) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      addi(5, 0, 0x400), addi(6, 0, 4),
+      addi(5, 5, 8), addi(6, 6, -1), b(0, 6, 0, 20),  // beq x6, x0: to the end
+      sendd_inv1(0, 0, 0x123), send_syswr(5, 5),      // x0 + 0x123, data 0; data = address
+      sendd_inv1(6, 5, -3),                           // x5 - 3
+      j(0, -24),                                      // back to the first addi x5
+      kEnd};
+  QueueEnv te, ie;
+  Machine t(code, true, 1, &te), i(code, false, 1, &ie);
+  te.max_ends = ie.max_ends = 0;
+  te.stall = ie.stall = 0;
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(te.sent, ie.sent);
+  ASSERT_EQ(te.sent.size(), 9u);
+  EXPECT_EQ(te.sent[0], std::make_pair(0x123u, 0u));
+  EXPECT_EQ(te.sent[1], std::make_pair(0x408u, 0x408u));
+  EXPECT_EQ(te.sent[2], std::make_pair(0x405u, 3u));
+  EXPECT_EQ(te.sent[8], std::make_pair(0x415u, 1u));
+  if (iss::kTranslationBuilt) {
+    EXPECT_TRUE(t.translated(Machine::kCode + 8));   // made first: its not-taken way waited
+    EXPECT_TRUE(t.translated(Machine::kCode + 20));  // for this one
+    EXPECT_TRUE(t.translated(Machine::kCode + 28));
+  }
+}
+
 TEST(Translate, SendThatFaultsStopsAtTheSend) {
   using namespace enc;
   const std::vector<uint32_t> code = {
