@@ -435,10 +435,14 @@ class BlockEmitter {
   }
   void alu_r(Asm::Alu op, const Decoded& d) {
     if (d.rd == 32) return;
-    const int s2 = src(d.rs2, RCX);
+    const int s2 = src(d.rs2, RCX), h = xmap_[d.rd];
+    if (h != s2) {  // rd = rs1 op rs2 in rd itself
+      a_.mov_rr(h, src(d.rs1, RAX));
+      return a_.alu_rr(op, h, s2);
+    }
     a_.mov_rr(RAX, src(d.rs1, RAX));
     a_.alu_rr(op, RAX, s2);
-    a_.mov_rr(xmap_[d.rd], RAX);
+    a_.mov_rr(h, RAX);
   }
   void set_r(Cond c, const Decoded& d) {
     if (d.rd == 32) return;
@@ -492,17 +496,13 @@ class BlockEmitter {
   }
   // eax = x[rs1] + imm
   void address(const Decoded& d) {
-    if (d.rs1 == 0) {
-      a_.mov_ri(RAX, static_cast<uint32_t>(d.imm));
-    } else {
-      a_.mov_rr(RAX, xmap_[d.rs1]);
-      if (d.imm) a_.alu_ri(Asm::ADD, RAX, d.imm);
-    }
+    if (d.rs1 == 0) a_.mov_ri(RAX, static_cast<uint32_t>(d.imm));
+    else if (d.imm) a_.lea(RAX, {xmap_[d.rs1], d.imm}, false);  // (32-bit: mod 2^32)
+    else a_.mov_rr(RAX, xmap_[d.rs1]);
   }
   // Range and alignment in one compare, as Hart::load/store (execute.cpp).
   void range_check(uint32_t k, unsigned size_shift) {
-    a_.mov_rr(RCX, RAX);
-    a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(mem::kGuardBytes));
+    a_.lea(RCX, {RAX, -static_cast<int32_t>(mem::kGuardBytes)}, false);
     if (size_shift) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(size_shift));
     a_.cmp_rm(RCX, {RBX, lay_.last_index + static_cast<int32_t>(4 * size_shift)});
     a_.jcc(A, bail(k));
@@ -539,15 +539,13 @@ class BlockEmitter {
     if (lay_.code_base == mem::kGuardBytes && code_end + 4 <= top) {
       // The code starts where the memory does (programs are linked so): in memory, aligned
       // and not into the code is one compare, as range_check's, from the code's end.
-      a_.mov_rr(RCX, RAX);
-      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(code_end));
+      a_.lea(RCX, {RAX, -static_cast<int32_t>(code_end)}, false);
       if (sh) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(sh));
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>((top - code_end - (1u << sh)) >> sh));
       a_.jcc(A, bail(k));
     } else {
       range_check(k, sh);
-      a_.mov_rr(RCX, RAX);  // not into the code
-      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(lay_.code_base));
+      a_.lea(RCX, {RAX, -static_cast<int32_t>(lay_.code_base)}, false);  // not into the code
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
       a_.jcc(B, bail(k));
     }
