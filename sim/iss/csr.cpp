@@ -7,6 +7,18 @@
 
 namespace emx::iss {
 
+uint32_t Hart::* Hart::csr_field(unsigned n) {
+  namespace c = isa::csr;
+  switch (n) {  // as csr_access reads them
+    case c::pe_id: return &Hart::pe_id_;
+    case c::pe_count: return &Hart::pe_count_;
+    case c::clock_khz: return &Hart::clock_khz_;
+    case c::features: return &Hart::features;
+    case c::frame_words: return &Hart::frame_words;
+    default: return nullptr;
+  }
+}
+
 bool Hart::csr_access(unsigned n, CsrOp op, uint32_t operand, bool do_write, uint32_t& old) {
   namespace c = isa::csr;
   uint32_t* rw = nullptr;  // writable register, or nullptr for read-only ones

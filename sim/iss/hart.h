@@ -151,6 +151,10 @@ class Hart {
   // CSR access (csr.cpp); false for an unknown CSR or a write to a read-only one.
   enum class CsrOp : uint8_t { write, set, clear };
   bool csr_access(unsigned csr, CsrOp op, uint32_t operand, bool do_write, uint32_t& old);
+  // The hart field a read of `csr` returns when that read has no other effect and the
+  // field no writer but the host (the per-PE constants), else nullptr: what a translated
+  // block reads itself.
+  static uint32_t Hart::* csr_field(unsigned csr);
 
  private:
   // offsets_out: the loop gives its handlers' offsets (Decoded::handler) and returns.

@@ -63,6 +63,16 @@ bool is_env(const Decoded& d) {
   }
 }
 
+// A CSR instruction that only reads a per-PE constant (Hart::csr_field): csrrs or csrrc
+// of x0, csrrsi or csrrci of 0.
+bool csr_read_field(const Decoded& d) {
+  switch (d.op) {
+    case Op::csrrs: case Op::csrrc: case Op::csrrsi: case Op::csrrci:
+      return d.rs1 == 0 && Hart::csr_field(static_cast<uint32_t>(d.imm)) != nullptr;
+    default: return false;
+  }
+}
+
 // The operands of an instruction of the subset; false when it is not in the subset.
 struct Operands {
   bool x1 = false, x2 = false, xd = false, f1 = false, f2 = false, f3 = false, fd = false;
@@ -101,10 +111,16 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
       return true;
     case Op::fmv_x_w: o.f1 = o.xd = true; return true;
     case Op::fmv_w_x: o.x1 = o.fd = true; return true;
+    // Tag instructions: in the block (rtag when the element is present; otherwise, and for
+    // a wrong address, the call or the interpreter).
+    case Op::rtag: o.x1 = o.xd = true; return true;
+    case Op::wtag: o.x1 = o.x2 = true; return true;
     default:
-      // A send's address and data are computed in host registers; the other environment
-      // instructions read theirs in memory (the call's).
+      // A send's address and data are computed in host registers; a read of a per-PE
+      // constant CSR is a load (Hart::csr_field); the other environment instructions read
+      // theirs in memory (the call's).
       if (isa::insn_info(d.op).tclass == isa::TimingClass::send) o.x1 = o.x2 = true;
+      if (csr_read_field(d)) o.xd = true;
       return is_env(d);
   }
 }
@@ -122,6 +138,7 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 struct TranslationLayout {
   int32_t f, instret, last_index, tags, cycles, hart;
   uint32_t code_base, code_bytes, mem_span;
+  const Hart& hart_;
   explicit TranslationLayout(const Hart& h)
       : f(offset_from_x(h, h.f)),
         instret(offset_from_x(h, h.instret)),
@@ -131,7 +148,10 @@ struct TranslationLayout {
         hart(offset_from_x(h, h)),
         code_base(h.code_base_),
         code_bytes(h.code_bytes_),
-        mem_span(h.mem_span_) {}
+        mem_span(h.mem_span_),
+        hart_(h) {}
+  // Where the field of a per-PE constant CSR is (Hart::csr_field).
+  int32_t csr_field(uint32_t csr) const { return offset_from_x(hart_, hart_.*Hart::csr_field(csr)); }
   // What a block calls for the environment instruction op.
   static uint64_t env_entry(isa::Op op) { return reinterpret_cast<uint64_t>(Hart::env_entry(op)); }
 };
@@ -365,7 +385,12 @@ class BlockEmitter {
         go_to(k + static_cast<uint32_t>(d.imm / 4), false);
         break;
       case Op::jalr: jalr(k, d, pc); break;
-      default: env_call(k); break;  // operands() said it is one
+      case Op::rtag: tag_read(k, d); break;
+      case Op::wtag: tag_write(k, d); break;
+      default:  // operands() said it is an environment instruction
+        if (csr_read_field(d)) csr_read(k, d);
+        else env_call(k);
+        break;
     }
   }
 
@@ -598,6 +623,45 @@ class BlockEmitter {
     a_.shift_i(Asm::SHR, RAX, 2);
     a_.mov_rr(RDX, RAX);
     go_to_rdx();
+  }
+  // rcx = the tag byte's host address of the word at eax (checked as a word: range_check).
+  void tag_address() {
+    a_.mov_rr(RCX, RAX);
+    a_.shift_i(Asm::SHR, RCX, 2);
+    a_.add_rm64(RCX, {RBX, lay_.tags});
+  }
+  // rtag (isa/emcy.def, TAG_READ): a present element's tag bits are read here; otherwise
+  // the call settles first, as the interpreter does. A wrong address: the interpreter.
+  void tag_read(uint32_t k, const Decoded& d) {
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    range_check(k, 2);
+    tag_address();
+    a_.movzx8(RCX, {RCX});
+    a_.test_ri8(RCX, kTagPresent);
+    Label absent;
+    a_.jcc(E, absent);
+    if (d.rd != 32) a_.mov_rr(xmap_[d.rd], RCX);
+    stores();
+    go_to(k + 1, false);
+    a_.bind(absent);  // rd still holds its value: stored as it is
+    env_call(k);
+  }
+  // wtag (TAG_WRITE): the tag bits of the word at R1 = R2 (mem::LocalMemory::set_tag).
+  void tag_write(uint32_t k, const Decoded& d) {
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    range_check(k, 2);
+    tag_address();
+    a_.mov_rr(RAX, src(d.rs2, RAX));
+    a_.alu_ri(Asm::AND, RAX, mem::kTagMask);
+    a_.store8({RCX}, RAX);
+    stores();
+    go_to(k + 1, false);
+  }
+  // A read of a per-PE constant CSR (csr_read_field): the hart's field.
+  void csr_read(uint32_t k, const Decoded& d) {
+    if (d.rd != 32) a_.load(xmap_[d.rd], {RBX, lay_.csr_field(static_cast<uint32_t>(d.imm))});
+    stores();
+    go_to(k + 1, false);
   }
   // The environment instruction at k, the segment's last: registers and clock to the
   // hart, the row's Hart::run_env, then on at the entry it names (or leave, as it says).
