@@ -151,9 +151,8 @@ class Hart {
   // CSR access (csr.cpp); false for an unknown CSR or a write to a read-only one.
   enum class CsrOp : uint8_t { write, set, clear };
   bool csr_access(unsigned csr, CsrOp op, uint32_t operand, bool do_write, uint32_t& old);
-  // The hart field a read of `csr` returns when that read has no other effect and the
-  // field no writer but the host (the per-PE constants), else nullptr: what a translated
-  // block reads itself.
+  // The hart field a read of `csr` returns, when that is all the read does (no clock, no
+  // environment), else nullptr: what a translated block reads itself.
   static uint32_t Hart::* csr_field(unsigned csr);
 
  private:
@@ -191,6 +190,7 @@ class Hart {
   uint8_t* bytes_;
   const uint8_t* tags_;  // the memory's tag bits, a byte per word
   uint32_t mem_span_;  // size - guard: valid offsets from the guard are [0, mem_span_)
+  uint32_t mem_bytes_;  // the memory's size (CSR emx.mem_bytes)
   // By log2 of an access's size: the last valid offset from the guard, shifted right by it.
   std::array<uint32_t, 3> last_index_{};
   std::array<uint32_t, isa::kTimingClassCount> costs_{};

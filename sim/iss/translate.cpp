@@ -63,8 +63,8 @@ bool is_env(const Decoded& d) {
   }
 }
 
-// A CSR instruction that only reads a per-PE constant (Hart::csr_field): csrrs or csrrc
-// of x0, csrrsi or csrrci of 0.
+// A CSR instruction that only reads a hart field (Hart::csr_field): csrrs or csrrc of x0,
+// csrrsi or csrrci of 0.
 bool csr_read_field(const Decoded& d) {
   switch (d.op) {
     case Op::csrrs: case Op::csrrc: case Op::csrrsi: case Op::csrrci:
@@ -116,9 +116,9 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
     case Op::rtag: o.x1 = o.xd = true; return true;
     case Op::wtag: o.x1 = o.x2 = true; return true;
     default:
-      // A send's address and data are computed in host registers; a read of a per-PE
-      // constant CSR is a load (Hart::csr_field); the other environment instructions read
-      // theirs in memory (the call's).
+      // A send's address and data are computed in host registers; a CSR read that only
+      // reads a hart field is a load (Hart::csr_field); the other environment instructions
+      // read theirs in memory (the call's).
       if (isa::insn_info(d.op).tclass == isa::TimingClass::send) o.x1 = o.x2 = true;
       if (csr_read_field(d)) o.xd = true;
       return is_env(d);
@@ -150,7 +150,7 @@ struct TranslationLayout {
         code_bytes(h.code_bytes_),
         mem_span(h.mem_span_),
         hart_(h) {}
-  // Where the field of a per-PE constant CSR is (Hart::csr_field).
+  // Where the field a CSR read reads is (Hart::csr_field).
   int32_t csr_field(uint32_t csr) const { return offset_from_x(hart_, hart_.*Hart::csr_field(csr)); }
   // What a block calls for the environment instruction op.
   static uint64_t env_entry(isa::Op op) { return reinterpret_cast<uint64_t>(Hart::env_entry(op)); }
@@ -657,7 +657,7 @@ class BlockEmitter {
     stores();
     go_to(k + 1, false);
   }
-  // A read of a per-PE constant CSR (csr_read_field): the hart's field.
+  // A CSR read of a hart field (csr_read_field).
   void csr_read(uint32_t k, const Decoded& d) {
     if (d.rd != 32) a_.load(xmap_[d.rd], {RBX, lay_.csr_field(static_cast<uint32_t>(d.imm))});
     stores();

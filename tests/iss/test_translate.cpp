@@ -414,21 +414,24 @@ TEST(Translate, ThreadEndTagsAndCountersAsInTheInterpreter) {
   }
 }
 
-// Blocks read tags of present elements, write tags and read the per-PE constant CSRs
-// themselves: the same values as the interpreter (tag bits masked to 6), and a tag
-// instruction at a misaligned or outside address still faults as the interpreter's.
-TEST(Translate, TagsAndConstantCsrsInTheBlock) {
+// Blocks read tags of present elements, write tags and read the CSRs that are hart fields
+// themselves: the same values as the interpreter (tag bits masked to 6; a register written
+// by csrrw read back), and a tag instruction at a misaligned address still faults as the
+// interpreter's.
+TEST(Translate, TagsAndFieldCsrsInTheBlock) {
   using namespace enc;
-  const uint32_t kPeId = 0xcc0, kPeCount = 0xcc1, kFeatures = 0xcc4, kFrameWords = 0xcc5;
+  const uint32_t kPeId = 0xcc0, kPeCount = 0xcc1, kMemBytes = 0xcc2, kFeatures = 0xcc4,
+                 kFrameWords = 0xcc5, kThreadStack = 0x801;
   const std::vector<uint32_t> code = {
       lui(9, Machine::kData >> 12), addi(5, 0, 0x7f), wtag(5, 9),  // tag = 0x3f
       rtag(6, 9),                                                  // present: read here
       csrrs(10, kPeId, 0), csrrs(11, kPeCount, 0),
       csrrs(12, kFeatures, 0), csrrs(13, kFrameWords, 0),
+      csrrw(0, kThreadStack, 9), csrrs(14, kThreadStack, 0), csrrs(15, kMemBytes, 0),
       addi(9, 9, 2), rtag(7, 9), kEnd};  // misaligned: a fault at the second rtag
   for (bool second_wtag : {false, true}) {
     std::vector<uint32_t> c = code;
-    if (second_wtag) c[9] = wtag(5, 9);
+    if (second_wtag) c[12] = wtag(5, 9);
     QueueEnv te, ie;
     Machine t(c, true, 1, &te), i(c, false, 1, &ie);
     for (Machine* m : {&t, &i}) {
@@ -440,13 +443,15 @@ TEST(Translate, TagsAndConstantCsrsInTheBlock) {
     expect_same(*t.hart, *i.hart);
     EXPECT_EQ(t.hart->fault().kind, second_wtag ? iss::FaultKind::misaligned_store
                                                 : iss::FaultKind::misaligned_load);
-    EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 36);
+    EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 48);
     EXPECT_EQ(t.memory.tag(Machine::kData), 0x3fu);
     EXPECT_EQ(t.hart->x[6], 0x3fu);
     EXPECT_EQ(t.hart->x[10], 5u);
     EXPECT_EQ(t.hart->x[11], 16u);
     EXPECT_EQ(t.hart->x[12], t.hart->features);
     EXPECT_EQ(t.hart->x[13], 64u);
+    EXPECT_EQ(t.hart->x[14], Machine::kData & ~15u);  // csrrw's mask
+    EXPECT_EQ(t.hart->x[15], Machine::kMem);
     EXPECT_EQ(te.settles, 0u);
     if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 12));  // rtag
   }

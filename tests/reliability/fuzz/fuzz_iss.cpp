@@ -208,8 +208,9 @@ std::vector<uint32_t> translatable_code(Rng& rng, std::size_t words) {
     if (pick(rng, 2)) word |= 7u << 12;  // FP: dyn rounding (the one blocks run) often
     if (op == Op::csrrs && pick(rng, 2)) {  // often a read (rs1 = x0) of a machine register:
       namespace c = isa::csr;                 // blocks read some themselves
-      static const uint32_t kCsrs[] = {c::pe_id,     c::pe_count, c::mem_bytes,
-                                       c::clock_khz, c::features, c::frame_words};
+      static const uint32_t kCsrs[] = {c::pe_id,    c::pe_count,    c::mem_bytes,
+                                       c::clock_khz, c::features,   c::frame_words,
+                                       c::handlers,  c::thread_stack, c::timer_cont};
       word = (word & 0xfffu) | 2u << 12 | kCsrs[pick(rng, std::size(kCsrs))] << 20;
     }
     w = isa::lookup(word) ? word : random_word(rng, isa::insn_info(Op::addi));
