@@ -286,6 +286,14 @@ uint32_t sendd_inv1(unsigned data, unsigned base, int32_t words) {
 uint32_t rtag(unsigned rd, unsigned addr) { return enc::r(0x0b, 2, 0, rd, addr, 0); }
 uint32_t wtag(unsigned v, unsigned addr) { return enc::r(0x0b, 3, 0, 0, addr, v); }
 
+// Runs both to their stop: the same state, the same packets sent.
+void run_both_to_stop(Machine& t, Machine& i, const QueueEnv& te, const QueueEnv& ie) {
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(te.sent, ie.sent);
+}
+
 TEST(Translate, SendsStallOnAFullQueueAsInTheInterpreter) {
   using namespace enc;
   const std::vector<uint32_t> code = {
@@ -297,10 +305,7 @@ TEST(Translate, SendsStallOnAFullQueueAsInTheInterpreter) {
   QueueEnv te, ie;
   Machine t(code, true, 1, &te), i(code, false, 1, &ie);
   te.max_ends = ie.max_ends = 0;
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
-  expect_same(*t.hart, *i.hart);
-  EXPECT_EQ(te.sent, ie.sent);
+  run_both_to_stop(t, i, te, ie);
   ASSERT_EQ(te.sent.size(), 12u);
   EXPECT_EQ(te.sent[1], std::make_pair(0x404u + 2u, 1u));  // x5 + 2 (words), x6
   EXPECT_EQ(t.hart->instret, 2u + 6u * 6u + 1u);
@@ -329,10 +334,7 @@ TEST(Translate, SendOperandsAndJumpsToBlocksMadeLater) {
   Machine t(code, true, 1, &te), i(code, false, 1, &ie);
   te.max_ends = ie.max_ends = 0;
   te.stall = ie.stall = 0;
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
-  expect_same(*t.hart, *i.hart);
-  EXPECT_EQ(te.sent, ie.sent);
+  run_both_to_stop(t, i, te, ie);
   ASSERT_EQ(te.sent.size(), 9u);
   EXPECT_EQ(te.sent[0], std::make_pair(0x123u, 0u));
   EXPECT_EQ(te.sent[1], std::make_pair(0x408u, 0x408u));
@@ -379,10 +381,7 @@ TEST(Translate, SendGivenUpRunsAgainAtTheNextRun) {
   EXPECT_EQ(t.hart->instret, 2u);
   EXPECT_EQ(t.hart->cycles, 2u);
   expect_same(*t.hart, *i.hart);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
-  expect_same(*t.hart, *i.hart);
-  EXPECT_EQ(te.sent, ie.sent);
+  run_both_to_stop(t, i, te, ie);
   EXPECT_EQ(te.sent.size(), 1u);
   EXPECT_EQ(t.hart->x[7], 1u);
 }
