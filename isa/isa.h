@@ -30,6 +30,23 @@ enum class Op : uint8_t {
 constexpr unsigned kOpCount = static_cast<unsigned>(Op::illegal) + 1;
 static_assert(kOpCount <= 256, "an Op is one byte (sim/iss/hart.h: Decoded)");
 
+// The packet type a send row sends (emcy.def makes send_T for every type and sendd_T,
+// the base+displacement form, for the types that have it); only for send rows.
+constexpr PacketType send_type(Op op) {
+#define EMX_DISP_1(id) case Op::sendd_##id:
+#define EMX_DISP_0(id)
+  switch (op) {
+#define PACKET_TYPE(id, val, sfx, disp, doc) \
+  case Op::send_##id:                        \
+    EMX_DISP_##disp(id) return PacketType::id;
+#include "packet_types.def"
+#undef PACKET_TYPE
+    default: return PacketType::host;
+  }
+#undef EMX_DISP_1
+#undef EMX_DISP_0
+}
+
 struct InsnInfo {
   Op op;
   const char* mnemonic;

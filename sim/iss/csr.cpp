@@ -7,6 +7,22 @@
 
 namespace emx::iss {
 
+uint32_t Hart::* Hart::csr_field(unsigned n) {
+  namespace c = isa::csr;
+  switch (n) {  // as csr_access reads them
+    case c::pe_id: return &Hart::pe_id_;
+    case c::pe_count: return &Hart::pe_count_;
+    case c::clock_khz: return &Hart::clock_khz_;
+    case c::features: return &Hart::features;
+    case c::frame_words: return &Hart::frame_words;
+    case c::mem_bytes: return &Hart::mem_bytes_;
+    case c::handlers: return &Hart::handler_table;
+    case c::thread_stack: return &Hart::thread_stack;
+    case c::timer_cont: return &Hart::timer_cont;
+    default: return nullptr;
+  }
+}
+
 bool Hart::csr_access(unsigned n, CsrOp op, uint32_t operand, bool do_write, uint32_t& old) {
   namespace c = isa::csr;
   uint32_t* rw = nullptr;  // writable register, or nullptr for read-only ones
@@ -21,7 +37,7 @@ bool Hart::csr_access(unsigned n, CsrOp op, uint32_t operand, bool do_write, uin
     case c::instreth: old = static_cast<uint32_t>(instret >> 32); break;
     case c::pe_id: old = pe_id_; break;
     case c::pe_count: old = pe_count_; break;
-    case c::mem_bytes: old = mem_.size(); break;
+    case c::mem_bytes: old = mem_bytes_; break;
     case c::clock_khz: old = clock_khz_; break;
     case c::features: old = features; break;
     case c::handlers: old = handler_table; rw = &handler_table; mask = ~3u; break;

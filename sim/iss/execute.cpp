@@ -58,8 +58,8 @@ __attribute__((always_inline)) inline void Hart::store(uint32_t a, T v) {
   std::memcpy(bytes_ + a, &v, sizeof(T));
 }
 
-namespace {
-// Word address check for the tag instructions (rtag reads, wtag writes).
+// Word address check for the tag instructions (rtag reads, wtag writes). (Not in the
+// anonymous namespace: the run_env instances, members of Hart, hold one.)
 struct WordCheck {
   uint32_t span;
   uint32_t operator()(uint32_t a, bool write = false) const {
@@ -70,7 +70,6 @@ struct WordCheck {
     return a;
   }
 };
-}  // namespace
 
 void Hart::enable_profile() {
   const std::size_t words = code_bytes_ / 4;
@@ -314,7 +313,12 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
 #undef EMX_AT
 }
 
-uint32_t Hart::run_env(uint32_t index) noexcept {
+// One environment row's entry for blocks: the row's own function (no switch over the
+// table), instantiated from isa/insns.def for the send, thread and CSR rows. A send's
+// address and data come from the block (which computed the row's operands, translate.cpp);
+// the rest is the row's SEND as the interpreter runs it.
+template <isa::Op kOp, isa::TimingClass kClass>
+uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
   constexpr bool kProfile = false;  // for RETRY_POINT
   const Decoded* const code = code_->data();
   const Decoded* const code_end = code + code_bytes_ / 4;
@@ -330,12 +334,15 @@ uint32_t Hart::run_env(uint32_t index) noexcept {
       ;
   const Decoded* ndp = nullptr;
   try {
-    switch (dp->op) {
-#define INSN(id, ...) \
-  case isa::Op::id: ndp = execute(std::integral_constant<isa::Op, isa::Op::id>{}); break;
-#include "isa/insns.def"
-#undef INSN
-      default: throw Trap{FaultKind::illegal_instruction, 0, {}};
+    if constexpr (kClass == isa::TimingClass::send) {
+      ndp = [&]() __attribute__((always_inline)) {
+        [[maybe_unused]] const Decoded& d = *dp;
+        SEND(isa::send_type(kOp), send_addr, send_data);
+        return dp + 1;
+      }();
+    } else {
+      (void)send_addr, (void)send_data;
+      ndp = execute(std::integral_constant<isa::Op, kOp>{});
     }
   } catch (const Trap& t) {  // as run_loop's catch (the instruction ends its segment)
     fault_ = Fault{t.kind, PC_OF(dp), t.addr, t.detail};
@@ -352,12 +359,43 @@ uint32_t Hart::run_env(uint32_t index) noexcept {
   }
   (void)limit;
   this->cycles = cycles;
-  this->pc = ndp == code_end ? stray_pc : PC_OF(ndp);
+  // (From the hart's fields again, not the locals: fewer values kept across the call.)
+  const uint32_t next = index + static_cast<uint32_t>(ndp - dp), words = code_bytes_ / 4;
+  if (__builtin_expect(!stop_requested_ && next < words, 1)) {
+    this->pc = code_base_ + 4 * next;
+    return 1 + next;
+  }
   // As run_loop at the next segment's entry: a stop request (retry included) ends the
   // run there; outside the code, the interpreter faults.
+  this->pc = next >= words ? stray_pc : code_base_ + 4 * next;
   env_leave_ = stop_requested_ ? Stop::stopped : Stop::limit;
-  if (stop_requested_ || ndp == code_end) return 0;
-  return 1 + static_cast<uint32_t>(ndp - code);
+  return 0;
+}
+
+namespace {
+template <isa::TimingClass kClass>
+constexpr bool kEnvClass = kClass == isa::TimingClass::send || kClass == isa::TimingClass::thread ||
+                           kClass == isa::TimingClass::csr;
+}  // namespace
+
+template <isa::Op kOp, isa::TimingClass kClass>
+constexpr Hart::EnvEntry Hart::env_entry_of() {
+  if constexpr (kEnvClass<kClass>)
+    return [](Hart* h, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
+      return h->run_env<kOp, kClass>(index, send_addr, send_data);
+    };
+  else
+    return nullptr;
+}
+
+Hart::EnvEntry Hart::env_entry(isa::Op op) {
+  static constexpr EnvEntry kEntries[] = {
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...) env_entry_of<isa::Op::id, isa::TimingClass::cls>(),
+#include "isa/insns.def"
+#undef INSN
+      nullptr,
+  };
+  return kEntries[static_cast<unsigned>(op)];
 }
 #undef PC_OF
 #undef GOTO_PC

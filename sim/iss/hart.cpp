@@ -46,6 +46,7 @@ Hart::Hart(mem::LocalMemory& memory, const TimingConfig& timing)
       bytes_(memory.bytes()),
       tags_(memory.tag_bytes()),
       mem_span_(memory.size() - mem::kGuardBytes),
+      mem_bytes_(memory.size()),
       last_index_{mem_span_ - 1, (mem_span_ - 2) >> 1, (mem_span_ - 4) >> 2},
       costs_(timing.class_costs()),
       taken_extra_(timing.branch_taken >= timing.branch ? timing.branch_taken - timing.branch : 0) {

@@ -151,6 +151,9 @@ class Hart {
   // CSR access (csr.cpp); false for an unknown CSR or a write to a read-only one.
   enum class CsrOp : uint8_t { write, set, clear };
   bool csr_access(unsigned csr, CsrOp op, uint32_t operand, bool do_write, uint32_t& old);
+  // The hart field a read of `csr` returns, when that is all the read does (no clock, no
+  // environment), else nullptr: what a translated block reads itself.
+  static uint32_t Hart::* csr_field(unsigned csr);
 
  private:
   // offsets_out: the loop gives its handlers' offsets (Decoded::handler) and returns.
@@ -160,12 +163,20 @@ class Hart {
   Stop run_loop(uint64_t cycle_limit, const int32_t** offsets_out = nullptr,
                 bool mid_segment = false);
   Stop run_translated(uint64_t cycle_limit);
-  // For a translated block: the environment instruction at entry `index` (a send, a thread
-  // or tag instruction, a CSR access: the last of its segment, charged already), by the
-  // interpreter's semantics. Returns 1 + the entry to go on at (a segment's entry, not yet
-  // entered), or 0 when the block must leave: env_leave_ says why (limit: go on at pc
-  // outside the blocks), env_error_ holds anything else the environment threw.
-  uint32_t run_env(uint32_t index) noexcept;
+  // For a translated block: the environment instruction kOp at entry `index` (a send, a
+  // thread or tag instruction, a CSR access: the last of its segment, charged already), by
+  // the interpreter's semantics; a send's address and data computed by the block. Returns
+  // 1 + the entry to go on at (a segment's entry, not yet entered), or 0 when the block
+  // must leave: env_leave_ says why (limit: go on at pc outside the blocks), env_error_
+  // holds anything else the environment threw.
+  template <isa::Op kOp, isa::TimingClass kClass>
+  uint32_t run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
+  // What a block calls for an instruction op of the send, thread and CSR timing classes
+  // (nullptr for the others): run_env<op>.
+  using EnvEntry = uint32_t (*)(Hart*, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
+  static EnvEntry env_entry(isa::Op op);
+  template <isa::Op kOp, isa::TimingClass kClass>
+  static constexpr EnvEntry env_entry_of();
   Stop env_leave_ = Stop::limit;
   std::exception_ptr env_error_;
   friend class Translation;
@@ -179,6 +190,7 @@ class Hart {
   uint8_t* bytes_;
   const uint8_t* tags_;  // the memory's tag bits, a byte per word
   uint32_t mem_span_;  // size - guard: valid offsets from the guard are [0, mem_span_)
+  uint32_t mem_bytes_;  // the memory's size (CSR emx.mem_bytes)
   // By log2 of an access's size: the last valid offset from the guard, shifted right by it.
   std::array<uint32_t, 3> last_index_{};
   std::array<uint32_t, isa::kTimingClassCount> costs_{};

@@ -48,7 +48,8 @@ constexpr int kFpPool = 14;  // xmm1 .. xmm14
 constexpr uint32_t kMinPartial = 4;
 
 // An environment instruction: a send, a thread or tag instruction, a CSR access (the last
-// of its segment). A block calls Hart::run_env for it: the interpreter's own semantics.
+// of its segment). A block calls the row's Hart::run_env for it: the interpreter's own
+// semantics.
 // Not the FP CSRs: blocks round as frm was when they were entered.
 bool is_env(const Decoded& d) {
   switch (isa::insn_info(d.op).tclass) {
@@ -58,6 +59,16 @@ bool is_env(const Decoded& d) {
       const uint32_t csr = static_cast<uint32_t>(d.imm);
       return csr < isa::csr::fflags || csr > isa::csr::fcsr;
     }
+    default: return false;
+  }
+}
+
+// A CSR instruction that only reads a hart field (Hart::csr_field): csrrs or csrrc of x0,
+// csrrsi or csrrci of 0.
+bool csr_read_field(const Decoded& d) {
+  switch (d.op) {
+    case Op::csrrs: case Op::csrrc: case Op::csrrsi: case Op::csrrci:
+      return d.rs1 == 0 && Hart::csr_field(static_cast<uint32_t>(d.imm)) != nullptr;
     default: return false;
   }
 }
@@ -100,7 +111,17 @@ bool operands(const Decoded& d, bool host_fma, Operands& o) {
       return true;
     case Op::fmv_x_w: o.f1 = o.xd = true; return true;
     case Op::fmv_w_x: o.x1 = o.fd = true; return true;
-    default: return is_env(d);  // no host registers: they are in memory for the call
+    // Tag instructions: in the block (rtag when the element is present; otherwise, and for
+    // a wrong address, the call or the interpreter).
+    case Op::rtag: o.x1 = o.xd = true; return true;
+    case Op::wtag: o.x1 = o.x2 = true; return true;
+    default:
+      // A send's address and data are computed in host registers; a CSR read that only
+      // reads a hart field is a load (Hart::csr_field); the other environment instructions
+      // read theirs in memory (the call's).
+      if (isa::insn_info(d.op).tclass == isa::TimingClass::send) o.x1 = o.x2 = true;
+      if (csr_read_field(d)) o.xd = true;
+      return is_env(d);
   }
 }
 
@@ -117,6 +138,7 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 struct TranslationLayout {
   int32_t f, instret, last_index, tags, cycles, hart;
   uint32_t code_base, code_bytes, mem_span;
+  const Hart& hart_;
   explicit TranslationLayout(const Hart& h)
       : f(offset_from_x(h, h.f)),
         instret(offset_from_x(h, h.instret)),
@@ -126,9 +148,12 @@ struct TranslationLayout {
         hart(offset_from_x(h, h)),
         code_base(h.code_base_),
         code_bytes(h.code_bytes_),
-        mem_span(h.mem_span_) {}
-  // What a block calls for an environment instruction.
-  static uint32_t run_env(Hart* h, uint32_t index) { return h->run_env(index); }
+        mem_span(h.mem_span_),
+        hart_(h) {}
+  // Where the field a CSR read reads is (Hart::csr_field).
+  int32_t csr_field(uint32_t csr) const { return offset_from_x(hart_, hart_.*Hart::csr_field(csr)); }
+  // What a block calls for the environment instruction op.
+  static uint64_t env_entry(isa::Op op) { return reinterpret_cast<uint64_t>(Hart::env_entry(op)); }
 };
 
 std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
@@ -195,8 +220,16 @@ namespace {
 class BlockEmitter {
  public:
   BlockEmitter(Asm& a, const TranslationLayout& lay, const Decoded* code, uint32_t entry,
-               uint32_t taken_extra, const uint8_t* exit)
-      : a_(a), lay_(lay), code_(code), entry_(entry), taken_extra_(taken_extra), exit_(exit) {}
+               uint32_t taken_extra, const uint8_t* exit, const void* const* table)
+      : a_(a), lay_(lay), code_(code), entry_(entry), taken_extra_(taken_extra), exit_(exit),
+        table_(table) {}
+
+  // The jumps to entries that had no block yet: the rel32 field's position, the entry.
+  struct Chain {
+    int at;
+    uint32_t entry;
+  };
+  const std::vector<Chain>& chains() const { return chains_; }
 
   // Registers: false when the instruction would need more than the pools hold.
   bool allocate(const Decoded& d, const Operands& o) {
@@ -352,7 +385,12 @@ class BlockEmitter {
         go_to(k + static_cast<uint32_t>(d.imm / 4), false);
         break;
       case Op::jalr: jalr(k, d, pc); break;
-      default: env_call(k); break;  // operands() said it is one
+      case Op::rtag: tag_read(k, d); break;
+      case Op::wtag: tag_write(k, d); break;
+      default:  // operands() said it is an environment instruction
+        if (csr_read_field(d)) csr_read(k, d);
+        else env_call(k);
+        break;
     }
   }
 
@@ -406,7 +444,7 @@ class BlockEmitter {
     if (d.rd == 32) return;
     const int h = xmap_[d.rd];
     a_.mov_rr(h, src(d.rs1, RAX));
-    a_.alu_ri(op, h, d.imm);
+    if (d.imm || op == Asm::AND) a_.alu_ri(op, h, d.imm);  // (addi rd, rs, 0 is a move)
   }
   void shift_i(Asm::Shift op, const Decoded& d) {
     if (d.rd == 32) return;
@@ -422,10 +460,14 @@ class BlockEmitter {
   }
   void alu_r(Asm::Alu op, const Decoded& d) {
     if (d.rd == 32) return;
-    const int s2 = src(d.rs2, RCX);
+    const int s2 = src(d.rs2, RCX), h = xmap_[d.rd];
+    if (h != s2) {  // rd = rs1 op rs2 in rd itself
+      a_.mov_rr(h, src(d.rs1, RAX));
+      return a_.alu_rr(op, h, s2);
+    }
     a_.mov_rr(RAX, src(d.rs1, RAX));
     a_.alu_rr(op, RAX, s2);
-    a_.mov_rr(xmap_[d.rd], RAX);
+    a_.mov_rr(h, RAX);
   }
   void set_r(Cond c, const Decoded& d) {
     if (d.rd == 32) return;
@@ -479,17 +521,13 @@ class BlockEmitter {
   }
   // eax = x[rs1] + imm
   void address(const Decoded& d) {
-    if (d.rs1 == 0) {
-      a_.mov_ri(RAX, static_cast<uint32_t>(d.imm));
-    } else {
-      a_.mov_rr(RAX, xmap_[d.rs1]);
-      if (d.imm) a_.alu_ri(Asm::ADD, RAX, d.imm);
-    }
+    if (d.rs1 == 0) a_.mov_ri(RAX, static_cast<uint32_t>(d.imm));
+    else if (d.imm) a_.lea(RAX, {xmap_[d.rs1], d.imm}, false);  // (32-bit: mod 2^32)
+    else a_.mov_rr(RAX, xmap_[d.rs1]);
   }
   // Range and alignment in one compare, as Hart::load/store (execute.cpp).
   void range_check(uint32_t k, unsigned size_shift) {
-    a_.mov_rr(RCX, RAX);
-    a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(mem::kGuardBytes));
+    a_.lea(RCX, {RAX, -static_cast<int32_t>(mem::kGuardBytes)}, false);
     if (size_shift) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(size_shift));
     a_.cmp_rm(RCX, {RBX, lay_.last_index + static_cast<int32_t>(4 * size_shift)});
     a_.jcc(A, bail(k));
@@ -526,15 +564,13 @@ class BlockEmitter {
     if (lay_.code_base == mem::kGuardBytes && code_end + 4 <= top) {
       // The code starts where the memory does (programs are linked so): in memory, aligned
       // and not into the code is one compare, as range_check's, from the code's end.
-      a_.mov_rr(RCX, RAX);
-      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(code_end));
+      a_.lea(RCX, {RAX, -static_cast<int32_t>(code_end)}, false);
       if (sh) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(sh));
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>((top - code_end - (1u << sh)) >> sh));
       a_.jcc(A, bail(k));
     } else {
       range_check(k, sh);
-      a_.mov_rr(RCX, RAX);  // not into the code
-      a_.alu_ri(Asm::SUB, RCX, static_cast<int32_t>(lay_.code_base));
+      a_.lea(RCX, {RAX, -static_cast<int32_t>(lay_.code_base)}, false);  // not into the code
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
       a_.jcc(B, bail(k));
     }
@@ -588,14 +624,63 @@ class BlockEmitter {
     a_.mov_rr(RDX, RAX);
     go_to_rdx();
   }
+  // rcx = the tag byte's host address of the word at eax (checked as a word: range_check).
+  void tag_address() {
+    a_.mov_rr(RCX, RAX);
+    a_.shift_i(Asm::SHR, RCX, 2);
+    a_.add_rm64(RCX, {RBX, lay_.tags});
+  }
+  // rtag (isa/emcy.def, TAG_READ): a present element's tag bits are read here; otherwise
+  // the call settles first, as the interpreter does. A wrong address: the interpreter.
+  void tag_read(uint32_t k, const Decoded& d) {
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    range_check(k, 2);
+    tag_address();
+    a_.movzx8(RCX, {RCX});
+    a_.test_ri8(RCX, kTagPresent);
+    Label absent;
+    a_.jcc(E, absent);
+    if (d.rd != 32) a_.mov_rr(xmap_[d.rd], RCX);
+    stores();
+    go_to(k + 1, false);
+    a_.bind(absent);  // rd still holds its value: stored as it is
+    env_call(k);
+  }
+  // wtag (TAG_WRITE): the tag bits of the word at R1 = R2 (mem::LocalMemory::set_tag).
+  void tag_write(uint32_t k, const Decoded& d) {
+    a_.mov_rr(RAX, src(d.rs1, RAX));
+    range_check(k, 2);
+    tag_address();
+    a_.mov_rr(RAX, src(d.rs2, RAX));
+    a_.alu_ri(Asm::AND, RAX, mem::kTagMask);
+    a_.store8({RCX}, RAX);
+    stores();
+    go_to(k + 1, false);
+  }
+  // A CSR read of a hart field (csr_read_field).
+  void csr_read(uint32_t k, const Decoded& d) {
+    if (d.rd != 32) a_.load(xmap_[d.rd], {RBX, lay_.csr_field(static_cast<uint32_t>(d.imm))});
+    stores();
+    go_to(k + 1, false);
+  }
   // The environment instruction at k, the segment's last: registers and clock to the
-  // hart, Hart::run_env, then on at the entry it names (or leave, as it says).
+  // hart, the row's Hart::run_env, then on at the entry it names (or leave, as it says).
   void env_call(uint32_t k) {
+    const Decoded& d = code_[k];
+    const bool send = isa::insn_info(d.op).tclass == isa::TimingClass::send;
+    if (send) {
+      // The row's operands (isa/emcy.def): address R1, plus IMM in the displacement form;
+      // data R2. (Into scratch registers first: the arguments' are guest registers.)
+      a_.mov_rr(RAX, src(d.rs1, RAX));
+      if (isa::insn_info(d.op).format == isa::Format::S && d.imm) a_.alu_ri(Asm::ADD, RAX, d.imm);
+      a_.mov_rr(RCX, src(d.rs2, RCX));  // send_data
+    }
     stores();
     a_.store({RBX, lay_.cycles}, R12, true);
+    if (send) a_.mov_rr(RDX, RAX);  // send_addr
     a_.lea(RDI, {RBX, lay_.hart});
     a_.mov_ri(RSI, k);
-    a_.mov_ri64(RAX, reinterpret_cast<uint64_t>(&TranslationLayout::run_env));
+    a_.mov_ri64(RAX, TranslationLayout::env_entry(code_[k].op));
     a_.call_r(RAX);  // the stack is 16-byte aligned here (the trampoline's 7 pushes)
     a_.load(R12, {RBX, lay_.cycles}, true);
     a_.test_rr(RAX, RAX);
@@ -625,11 +710,13 @@ class BlockEmitter {
       a_.jmp(body_);
       return;
     }
-    a_.load(RAX, {R14, static_cast<int32_t>(8 * target)}, true);
+    // Blocks are never replaced: a jump to one that exists goes straight there.
+    if (const void* b = table_[target]) return a_.jmp_abs(static_cast<const uint8_t*>(b));
+    // None yet: on to the exit below, until Translation::translate points the jump at the
+    // block it makes there.
     Label none;
-    a_.test_rr(RAX, RAX, true);
-    a_.jcc(E, none);
-    a_.jmp_r(RAX);
+    a_.jmp(none);
+    chains_.push_back({a_.pos() - 4, target});
     a_.bind(none);
     exit(Translation::Exit::segment, target);
   }
@@ -663,6 +750,8 @@ class BlockEmitter {
   const Decoded* code_;
   uint32_t entry_, taken_extra_;
   const uint8_t* exit_;
+  const void* const* table_;
+  std::vector<Chain> chains_;
   int xmap_[33] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   int fmap_[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -692,7 +781,7 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   const TranslationLayout lay(h);
   uint8_t* at = space_ + used_;
   Asm a(at);
-  BlockEmitter e(a, lay, code_, index, taken_extra_, exit_);
+  BlockEmitter e(a, lay, code_, index, taken_extra_, exit_, table_.data());
   // The instructions of the segment from `index` that the block runs, in regions of as
   // many as the host's registers hold.
   const uint32_t last = index + code_[index].seg_count - 1;
@@ -726,6 +815,15 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   std::memcpy(at, a.bytes().data(), n);
   used_ = (used_ + n + 15) & ~size_t{15};
   table_[index] = at;
+  for (const BlockEmitter::Chain& c : e.chains()) waiting_[c.entry].push_back(at + c.at);
+  // The jumps that waited for this block go to it now.
+  if (auto w = waiting_.find(index); w != waiting_.end()) {
+    for (uint8_t* field : w->second) {
+      const int32_t rel = static_cast<int32_t>(at - (field + 4));
+      std::memcpy(field, &rel, 4);
+    }
+    waiting_.erase(w);
+  }
   return at;
 }
 

@@ -19,6 +19,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace emx::iss {
@@ -77,6 +78,9 @@ class Translation {
   const uint8_t* exit_ = nullptr;   // the common exit: epilogue
   std::vector<const void*> table_;
   std::vector<int32_t> heat_;
+  // By entry with no block yet: the rel32 fields of the jumps to it (pointed at its block
+  // when it is made).
+  std::unordered_map<uint32_t, std::vector<uint8_t*>> waiting_;
 };
 
 }  // namespace emx::iss

@@ -125,7 +125,7 @@ class Asm {
   void ret() { u8(0xc3); }
   void jmp_r(int r) { op_r({}, false, {0xff}, 4, r); }
   void call_r(int r) { op_r({}, false, {0xff}, 2, r); }
-  void lea(int dst, const Mem& m) { op_m({}, true, {0x8d}, dst, m); }
+  void lea(int dst, const Mem& m, bool w = true) { op_m({}, w, {0x8d}, dst, m); }
   void mov_ri64(int dst, uint64_t imm) {  // movabs
     rex(true, 0, 0, dst);
     u8(0xb8 + (dst & 7));

@@ -279,9 +279,9 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   // Room now is room at the send's clock only if no memory-unit reply can still enter
   // the port before it (replies go first): with the PE ahead of the network, an arrival
   // not processed yet may bring some (a block read, many).
-  const bool room = ports_->surely_room(src) && no_unseen_reply(src, cycle);
-  if (ports_->deferred(src) ||
-      (pe.lazy_sends() && !room && !accept_without_sync(src, cycle))) {
+  const bool deferred = ports_->deferred(src);  // (the usual case: then room does not matter)
+  const bool room = !deferred && ports_->surely_room(src) && no_unseen_reply(src, cycle);
+  if (deferred || (pe.lazy_sends() && !room && !accept_without_sync(src, cycle))) {
     p.seq = next_seq_++;
     // Earlier work of the ports has its wake-up already: only a new check needs one.
     driver_->wake_at(ports_->push_floating(p, cycle));

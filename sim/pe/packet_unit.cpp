@@ -21,12 +21,9 @@ PacketUnit::PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
       istructure_clocks_(cfg.istructure_clocks + 2 * memory_penalty),
       block_latches_(pe, pe_count) {}
 
-uint32_t PacketUnit::local_word(const net::Packet& p, const char* what) const {
-  const uint32_t a = gaddr_local(p.addr);
-  if (!mem_.valid(a, 4))
-    throw PacketError(fmt::format("{}: {} address 0x{:x} is outside PE {}'s memory [0x{:x}, 0x{:x})",
-                                  describe_packet(p), what, a, pe_, mem::kGuardBytes, mem_.size()));
-  return a;
+void PacketUnit::outside_memory(const net::Packet& p, const char* what, uint32_t a) const {
+  throw PacketError(fmt::format("{}: {} address 0x{:x} is outside PE {}'s memory [0x{:x}, 0x{:x})",
+                                describe_packet(p), what, a, pe_, mem::kGuardBytes, mem_.size()));
 }
 
 // The effect's parts are built in place: a token or packet built apart and copied in

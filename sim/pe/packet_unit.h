@@ -49,7 +49,13 @@ class PacketUnit {
   const Counters& counters() const { return n_; }
 
  private:
-  uint32_t local_word(const net::Packet& p, const char* what) const;
+  // (Inline: at every SYSWR, SYSRD and matching; the error is out of line.)
+  uint32_t local_word(const net::Packet& p, const char* what) const {
+    const uint32_t a = gaddr_local(p.addr);
+    if (__builtin_expect(!mem_.valid(a, 4), 0)) outside_memory(p, what, a);
+    return a;
+  }
+  [[noreturn]] void outside_memory(const net::Packet& p, const char* what, uint32_t a) const;
   void reply_to(PacketEffect& e, uint32_t continuation, uint32_t value,
                 const net::Packet& cause,
                 isa::PacketType type = isa::PacketType::invoke1) const;

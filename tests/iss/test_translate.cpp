@@ -286,6 +286,14 @@ uint32_t sendd_inv1(unsigned data, unsigned base, int32_t words) {
 uint32_t rtag(unsigned rd, unsigned addr) { return enc::r(0x0b, 2, 0, rd, addr, 0); }
 uint32_t wtag(unsigned v, unsigned addr) { return enc::r(0x0b, 3, 0, 0, addr, v); }
 
+// Runs both to their stop: the same state, the same packets sent.
+void run_both_to_stop(Machine& t, Machine& i, const QueueEnv& te, const QueueEnv& ie) {
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  expect_same(*t.hart, *i.hart);
+  EXPECT_EQ(te.sent, ie.sent);
+}
+
 TEST(Translate, SendsStallOnAFullQueueAsInTheInterpreter) {
   using namespace enc;
   const std::vector<uint32_t> code = {
@@ -297,10 +305,7 @@ TEST(Translate, SendsStallOnAFullQueueAsInTheInterpreter) {
   QueueEnv te, ie;
   Machine t(code, true, 1, &te), i(code, false, 1, &ie);
   te.max_ends = ie.max_ends = 0;
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
-  expect_same(*t.hart, *i.hart);
-  EXPECT_EQ(te.sent, ie.sent);
+  run_both_to_stop(t, i, te, ie);
   ASSERT_EQ(te.sent.size(), 12u);
   EXPECT_EQ(te.sent[1], std::make_pair(0x404u + 2u, 1u));  // x5 + 2 (words), x6
   EXPECT_EQ(t.hart->instret, 2u + 6u * 6u + 1u);
@@ -310,6 +315,35 @@ TEST(Translate, SendsStallOnAFullQueueAsInTheInterpreter) {
     EXPECT_TRUE(t.translated(Machine::kCode + 8));   // addi, add, send
     EXPECT_TRUE(t.translated(Machine::kCode + 20));  // addi, send
     EXPECT_TRUE(t.translated(Machine::kCode + 28));  // bne alone is not: the end is
+  }
+}
+
+// A send's address and data are computed by the block (x0 as base or data, the base as
+// data, a negative displacement); and a block made before the block it jumps to goes
+// there straight once that one is made (its jump is pointed at it).
+TEST(Translate, SendOperandsAndJumpsToBlocksMadeLater) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      addi(5, 0, 0x400), addi(6, 0, 4),
+      addi(5, 5, 8), addi(6, 6, -1), b(0, 6, 0, 20),  // beq x6, x0: to the end
+      sendd_inv1(0, 0, 0x123), send_syswr(5, 5),      // x0 + 0x123, data 0; data = address
+      sendd_inv1(6, 5, -3),                           // x5 - 3
+      j(0, -24),                                      // back to the first addi x5
+      kEnd};
+  QueueEnv te, ie;
+  Machine t(code, true, 1, &te), i(code, false, 1, &ie);
+  te.max_ends = ie.max_ends = 0;
+  te.stall = ie.stall = 0;
+  run_both_to_stop(t, i, te, ie);
+  ASSERT_EQ(te.sent.size(), 9u);
+  EXPECT_EQ(te.sent[0], std::make_pair(0x123u, 0u));
+  EXPECT_EQ(te.sent[1], std::make_pair(0x408u, 0x408u));
+  EXPECT_EQ(te.sent[2], std::make_pair(0x405u, 3u));
+  EXPECT_EQ(te.sent[8], std::make_pair(0x415u, 1u));
+  if (iss::kTranslationBuilt) {
+    EXPECT_TRUE(t.translated(Machine::kCode + 8));   // made first: its not-taken way waited
+    EXPECT_TRUE(t.translated(Machine::kCode + 20));  // for this one
+    EXPECT_TRUE(t.translated(Machine::kCode + 28));
   }
 }
 
@@ -347,10 +381,7 @@ TEST(Translate, SendGivenUpRunsAgainAtTheNextRun) {
   EXPECT_EQ(t.hart->instret, 2u);
   EXPECT_EQ(t.hart->cycles, 2u);
   expect_same(*t.hart, *i.hart);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
-  expect_same(*t.hart, *i.hart);
-  EXPECT_EQ(te.sent, ie.sent);
+  run_both_to_stop(t, i, te, ie);
   EXPECT_EQ(te.sent.size(), 1u);
   EXPECT_EQ(t.hart->x[7], 1u);
 }
@@ -379,6 +410,49 @@ TEST(Translate, ThreadEndTagsAndCountersAsInTheInterpreter) {
     EXPECT_TRUE(t.translated(Machine::kCode));       // addi, addi, wtag
     EXPECT_TRUE(t.translated(Machine::kCode + 12));  // rtag alone
     EXPECT_TRUE(t.translated(Machine::kCode + 28));  // add, end
+  }
+}
+
+// Blocks read tags of present elements, write tags and read the CSRs that are hart fields
+// themselves: the same values as the interpreter (tag bits masked to 6; a register written
+// by csrrw read back), and a tag instruction at a misaligned address still faults as the
+// interpreter's.
+TEST(Translate, TagsAndFieldCsrsInTheBlock) {
+  using namespace enc;
+  const uint32_t kPeId = 0xcc0, kPeCount = 0xcc1, kMemBytes = 0xcc2, kFeatures = 0xcc4,
+                 kFrameWords = 0xcc5, kThreadStack = 0x801;
+  const std::vector<uint32_t> code = {
+      lui(9, Machine::kData >> 12), addi(5, 0, 0x7f), wtag(5, 9),  // tag = 0x3f
+      rtag(6, 9),                                                  // present: read here
+      csrrs(10, kPeId, 0), csrrs(11, kPeCount, 0),
+      csrrs(12, kFeatures, 0), csrrs(13, kFrameWords, 0),
+      csrrw(0, kThreadStack, 9), csrrs(14, kThreadStack, 0), csrrs(15, kMemBytes, 0),
+      addi(9, 9, 2), rtag(7, 9), kEnd};  // misaligned: a fault at the second rtag
+  for (bool second_wtag : {false, true}) {
+    std::vector<uint32_t> c = code;
+    if (second_wtag) c[12] = wtag(5, 9);
+    QueueEnv te, ie;
+    Machine t(c, true, 1, &te), i(c, false, 1, &ie);
+    for (Machine* m : {&t, &i}) {
+      m->hart->set_machine_info(5, 16, 20000);
+      m->hart->frame_words = 64;
+    }
+    EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
+    EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
+    expect_same(*t.hart, *i.hart);
+    EXPECT_EQ(t.hart->fault().kind, second_wtag ? iss::FaultKind::misaligned_store
+                                                : iss::FaultKind::misaligned_load);
+    EXPECT_EQ(t.hart->fault().pc, Machine::kCode + 48);
+    EXPECT_EQ(t.memory.tag(Machine::kData), 0x3fu);
+    EXPECT_EQ(t.hart->x[6], 0x3fu);
+    EXPECT_EQ(t.hart->x[10], 5u);
+    EXPECT_EQ(t.hart->x[11], 16u);
+    EXPECT_EQ(t.hart->x[12], t.hart->features);
+    EXPECT_EQ(t.hart->x[13], 64u);
+    EXPECT_EQ(t.hart->x[14], Machine::kData & ~15u);  // csrrw's mask
+    EXPECT_EQ(t.hart->x[15], Machine::kMem);
+    EXPECT_EQ(te.settles, 0u);
+    if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 12));  // rtag
   }
 }
 

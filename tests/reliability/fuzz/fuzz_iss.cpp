@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "fuzz.h"
+#include "isa/csr_numbers.h"
 #include "isa/isa.h"
 #include "sim/iss/fused.h"
 #include "sim/iss/hart.h"
@@ -97,7 +98,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   env.pes = pes;
   env.base = kCodeBase;
   h.set_env(&env);
-  h.set_machine_info(0, pes, 16000);
+  h.set_machine_info(static_cast<uint32_t>((seed >> 1) % pes), pes, 16000);  // (CSR reads differ)
   h.superinstructions = superinstructions;
   h.translate = translate_after != kInterpret;
   if (h.translate) h.translate_after = static_cast<uint32_t>(translate_after);
@@ -124,6 +125,8 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   if (stop != iss::Hart::Stop::fault) s.kind = iss::FaultKind::machine, s.fault_pc = s.fault_addr = 0;
   for (uint32_t a = data; a < kMemory; ++a)
     s.memory_hash = (s.memory_hash ^ memory.bytes()[a]) * 1099511628211ull;
+  for (uint32_t a = data; a < kMemory; a += 4)  // and the tags (wtag)
+    s.memory_hash = (s.memory_hash ^ memory.tag(a)) * 1099511628211ull;
   return s;
 }
 
@@ -200,8 +203,16 @@ std::vector<uint32_t> translatable_code(Rng& rng, std::size_t words) {
       Op::wtag, Op::csrrs, Op::csrrw};
   std::vector<uint32_t> code(words);
   for (uint32_t& w : code) {
-    uint32_t word = random_word(rng, isa::insn_info(kOps[pick(rng, std::size(kOps))]));
+    const Op op = kOps[pick(rng, std::size(kOps))];
+    uint32_t word = random_word(rng, isa::insn_info(op));
     if (pick(rng, 2)) word |= 7u << 12;  // FP: dyn rounding (the one blocks run) often
+    if (op == Op::csrrs && pick(rng, 2)) {  // often a read (rs1 = x0) of a machine register:
+      namespace c = isa::csr;                 // blocks read some themselves
+      static const uint32_t kCsrs[] = {c::pe_id,    c::pe_count,    c::mem_bytes,
+                                       c::clock_khz, c::features,   c::frame_words,
+                                       c::handlers,  c::thread_stack, c::timer_cont};
+      word = (word & 0xfffu) | 2u << 12 | kCsrs[pick(rng, std::size(kCsrs))] << 20;
+    }
     w = isa::lookup(word) ? word : random_word(rng, isa::insn_info(Op::addi));
   }
   return code;
