@@ -36,7 +36,9 @@ std::string isa_markdown() {
   s += "  on EM-4 (`pe.isa.send_displacement`).\n";
   s += "- `end`: ends the running thread (strongly connected block).\n";
   s += "- `rtag rd, rs1` / `wtag rs2, rs1`: read / write the 6 tag bits of the memory word\n";
-  s += "  at local byte address rs1 (word aligned).\n";
+  s += "  at local byte address rs1 (word aligned). A tag access is a memory reference:\n";
+  s += "  `rtag` costs a load's clocks and `wtag` a store's (`pe.timing.load` / `store`),\n";
+  s += "  `pe.timing.memory_penalty` included (timing classes tag_read / tag_write).\n";
   s += "- `lw.ai rd, rs1, imm`: auto-increment load, rd = mem32[rs1], then rs1 = rs1 + imm\n";
   s += "  (bytes); rd wins if rd = rs1; a faulting load changes no register. One load's\n";
   s += "  clock: with the register-relative send, EM-X's block-send loop is 2 instructions a\n";

@@ -21,7 +21,9 @@ namespace emx::isa {
   X(fsqrt)   /* fsqrt.s                                                    */   \
   X(fmisc)   /* sign injection, min/max, compares, fclass, cvt, moves      */   \
   X(send)    /* EMC-Y packet send                                          */   \
-  X(thread)  /* EMC-Y thread end and tag access                            */   \
+  X(thread)  /* EMC-Y thread end                                           */   \
+  X(tag_read)  /* rtag: a memory reference, a load's clocks (+ memory penalty)  */ \
+  X(tag_write) /* wtag: a memory reference, a store's clocks (+ memory penalty) */ \
   X(system)  /* fence, ecall, ebreak                                       */
 
 enum class TimingClass : uint8_t {

@@ -37,6 +37,9 @@ std::array<uint32_t, isa::kTimingClassCount> TimingConfig::class_costs() const {
   set(TimingClass::fmisc, fmisc);
   set(TimingClass::send, send);
   set(TimingClass::thread, thread);
+  // A tag access is a memory reference: it costs a load's or a store's clocks.
+  set(TimingClass::tag_read, load + memory_penalty);
+  set(TimingClass::tag_write, store + memory_penalty);
   set(TimingClass::system, system);
   return c;
 }
@@ -91,6 +94,8 @@ bool ends_segment(isa::Op op) {
     case isa::TimingClass::csr:
     case isa::TimingClass::send:
     case isa::TimingClass::thread:
+    case isa::TimingClass::tag_read:
+    case isa::TimingClass::tag_write:
     case isa::TimingClass::system: return true;
     default: return false;
   }

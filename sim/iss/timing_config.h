@@ -28,14 +28,14 @@ struct TimingConfig {
   uint32_t fsqrt = 14;  // [assumed]
   uint32_t fmisc = 1;   // [assumed]
   uint32_t send = 1;    // [paper] send is one clock in the pipeline, no setup
-  uint32_t thread = 1;  // [assumed] end / tag access
+  uint32_t thread = 1;  // [assumed] end (a tag access costs a load / a store)
   uint32_t system = 1;  // [assumed]
 
   template <class V>
   void visit(V& v) {
     v.field("alu", alu, 1u, 255u, "clocks: integer ALU, lui, auipc [paper: 1]");
-    v.field("load", load, 1u, 255u, "clocks: load, before memory_penalty [paper: 1]");
-    v.field("store", store, 1u, 255u, "clocks: store, before memory_penalty [paper: 1]");
+    v.field("load", load, 1u, 255u, "clocks: load, rtag, before memory_penalty [paper: 1]");
+    v.field("store", store, 1u, 255u, "clocks: store, wtag, before memory_penalty [paper: 1]");
     v.field("memory_penalty", memory_penalty, 0u, 255u,
             "extra clocks per memory reference [paper: EM-X 0, EM-4 1]");
     v.field("mul", mul, 1u, 255u, "clocks: mul, mulh* [assumed]");
@@ -53,7 +53,7 @@ struct TimingConfig {
     v.field("fmisc", fmisc, 1u, 255u,
             "clocks: FP sign injection, min/max, compare, class, convert, move [assumed]");
     v.field("send", send, 1u, 255u, "clocks: packet send, when the output queue has room [paper: 1]");
-    v.field("thread", thread, 1u, 255u, "clocks: end, rtag, wtag [assumed]");
+    v.field("thread", thread, 1u, 255u, "clocks: end [assumed]");
     v.field("system", system, 1u, 255u, "clocks: fence, ecall, ebreak [assumed]");
   }
 

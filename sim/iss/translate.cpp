@@ -54,7 +54,9 @@ constexpr uint32_t kMinPartial = 4;
 bool is_env(const Decoded& d) {
   switch (isa::insn_info(d.op).tclass) {
     case isa::TimingClass::send:
-    case isa::TimingClass::thread: return true;
+    case isa::TimingClass::thread:
+    case isa::TimingClass::tag_read:
+    case isa::TimingClass::tag_write: return true;
     case isa::TimingClass::csr: {
       const uint32_t csr = static_cast<uint32_t>(d.imm);
       return csr < isa::csr::fflags || csr > isa::csr::fcsr;

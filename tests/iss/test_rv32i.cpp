@@ -273,6 +273,47 @@ TEST_F(HartTest, MemoryPenaltyChargesMemoryReferences) {
   EXPECT_EQ(em4.cycles, 5u);  // (1+1) + (1+1) + 1
 }
 
+// A tag access is a memory reference (isa/emcy.def): rtag costs a load's clocks and wtag
+// a store's, the memory penalty included; `end` stays at pe.timing.thread. Interpreted
+// and translated alike.
+TEST_F(HartTest, TagAccessCostsALoadOrAStore) {
+  const uint32_t code[] = {enc::addi(4, 0, 1), enc::addi(5, 0, 2),
+                           enc::r(0x0b, 3, 0, 0, 1, 2),  // wtag x2, x1
+                           enc::r(0x0b, 2, 0, 3, 1, 0),  // rtag x3, x1
+                           enc::kEnd};
+  auto run = [&](const iss::TimingConfig& t) {
+    uint64_t cycles[2];
+    for (bool translate : {false, true}) {
+      iss::Hart h(memory, t);
+      for (uint32_t k = 0; k < 5; ++k) memory.write32(kCode + 4 * k, code[k]);
+      h.translate = translate && iss::kTranslationBuilt;
+      h.translate_after = 0;
+      h.set_code(kCode, 20);
+      h.x[1] = kData;
+      h.x[2] = 0x41;  // present, and a bit beyond the 6 tag bits
+      h.pc = kCode;
+      h.run(1000);
+      EXPECT_EQ(h.x[3], 0x01u);
+      EXPECT_EQ(h.instret, 5u);
+      cycles[translate] = h.cycles - 2;  // less the two addi
+      if (h.translate) EXPECT_NE(h.decoded_code()->translation->block(0), nullptr);
+    }
+    EXPECT_EQ(cycles[0], cycles[1]);
+    return cycles[0];
+  };
+  iss::TimingConfig emx;  // EM-X: load = store = thread = 1, no penalty
+  EXPECT_EQ(run(emx), 3u);
+  iss::TimingConfig em4;
+  em4.memory_penalty = 1;
+  EXPECT_EQ(run(em4), 5u);  // (1+1) + (1+1) + 1
+  iss::TimingConfig apart;  // each key seen apart
+  apart.load = 3;
+  apart.store = 5;
+  apart.thread = 7;
+  apart.memory_penalty = 2;
+  EXPECT_EQ(run(apart), (5u + 2) + (3u + 2) + 7);
+}
+
 // EMC-Y's auto-increment load (isa/emcy.def): rd = mem[rs1], then rs1 += imm; one load's
 // clock; rd wins when it is rs1; a faulting load changes no register; EM-4 lacks it.
 TEST_F(HartTest, AutoIncrementLoad) {
