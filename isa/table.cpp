@@ -42,7 +42,14 @@ const Buckets& buckets() {
 
 const InsnInfo* insn_table() { return kTable; }
 std::size_t insn_count() { return kRows; }
-const InsnInfo& insn_info(Op op) { return kTable[static_cast<std::size_t>(op)]; }
+// Op::illegal (a word no row matches) has no row in the table: it is timed and treated
+// as a system instruction (it ends its segment and faults).
+const InsnInfo& insn_info(Op op) {
+  static constexpr InsnInfo kIllegal{Op::illegal, "illegal", 0, 0, Format::NONE, "",
+                                     TimingClass::system, false, false};
+  const auto i = static_cast<std::size_t>(op);
+  return i < kRows ? kTable[i] : kIllegal;
+}
 
 const InsnInfo* lookup(uint32_t word) {
   for (const InsnInfo* i : buckets().by_opcode[word & 0x7f])

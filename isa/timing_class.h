@@ -39,4 +39,11 @@ constexpr unsigned kTimingClassCount = 0
 
 const char* timing_class_name(TimingClass c);
 
+// The classes whose instructions act on the PE around the hart (sends, thread end, tag
+// access): the ISS runs them through the environment, and each ends its segment.
+constexpr bool environment_class(TimingClass c) {
+  return c == TimingClass::send || c == TimingClass::thread || c == TimingClass::tag_read ||
+         c == TimingClass::tag_write;
+}
+
 }  // namespace emx::isa

@@ -374,8 +374,7 @@ uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) n
 
 namespace {
 template <isa::TimingClass kClass>
-constexpr bool kEnvClass = kClass == isa::TimingClass::send || kClass == isa::TimingClass::thread ||
-                           kClass == isa::TimingClass::csr;
+constexpr bool kEnvClass = isa::environment_class(kClass) || kClass == isa::TimingClass::csr;
 }  // namespace
 
 template <isa::Op kOp, isa::TimingClass kClass>

@@ -88,14 +88,12 @@ namespace {
 // system instructions. The table's timing classes name them.
 bool ends_segment(isa::Op op) {
   if (op == isa::Op::illegal) return true;
-  switch (isa::insn_info(op).tclass) {
+  const isa::TimingClass c = isa::insn_info(op).tclass;
+  if (isa::environment_class(c)) return true;
+  switch (c) {
     case isa::TimingClass::branch:
     case isa::TimingClass::jump:
     case isa::TimingClass::csr:
-    case isa::TimingClass::send:
-    case isa::TimingClass::thread:
-    case isa::TimingClass::tag_read:
-    case isa::TimingClass::tag_write:
     case isa::TimingClass::system: return true;
     default: return false;
   }

@@ -52,11 +52,9 @@ constexpr uint32_t kMinPartial = 4;
 // semantics.
 // Not the FP CSRs: blocks round as frm was when they were entered.
 bool is_env(const Decoded& d) {
-  switch (isa::insn_info(d.op).tclass) {
-    case isa::TimingClass::send:
-    case isa::TimingClass::thread:
-    case isa::TimingClass::tag_read:
-    case isa::TimingClass::tag_write: return true;
+  const isa::TimingClass c = isa::insn_info(d.op).tclass;
+  if (isa::environment_class(c)) return true;
+  switch (c) {
     case isa::TimingClass::csr: {
       const uint32_t csr = static_cast<uint32_t>(d.imm);
       return csr < isa::csr::fflags || csr > isa::csr::fcsr;

@@ -361,5 +361,18 @@ TEST_F(HartTest, SysrdwHasARegisterRelativeSend) {
   EXPECT_EQ(hart.fault().kind, FaultKind::illegal_instruction);
 }
 
+// A word no row matches decodes as Op::illegal, which has no row of its own: its info is a
+// system instruction's (it ends its segment, is no environment instruction) and the
+// rows' data is never read past the table's end (a translated block once called a null
+// environment entry for an illegal lw.ai on EM-4, by whatever followed the table).
+TEST(IsaTable, IllegalHasTheInfoOfASystemInstruction) {
+  const isa::InsnInfo& i = isa::insn_info(isa::Op::illegal);
+  EXPECT_EQ(i.op, isa::Op::illegal);
+  EXPECT_EQ(i.tclass, isa::TimingClass::system);
+  EXPECT_FALSE(isa::environment_class(i.tclass));
+  EXPECT_FALSE(i.writes_xrd);
+  EXPECT_EQ(isa::insn_count(), static_cast<std::size_t>(isa::Op::illegal));
+}
+
 }  // namespace
 }  // namespace emx::test
