@@ -254,6 +254,15 @@ void Machine::enqueue(net::Packet& p, uint64_t cycle, bool reply) {
   driver_->wake_at(cycle);
 }
 
+inline bool Machine::floats(unsigned src, uint64_t cycle, bool& room) const {
+  room = false;
+  if (ports_->deferred(src)) return true;  // (the usual case: then room does not matter)
+  room = ports_->surely_room(src) && no_unseen_reply(src, cycle);
+  // (When it would be accepted without a sync, send's loop finds that clock again.)
+  uint64_t at = cycle;
+  return pes_[src]->lazy_sends() && !room && !accept_without_sync(src, at);
+}
+
 inline bool Machine::make_packet(unsigned src, isa::PacketType type, uint32_t addr,
                                  uint32_t data, uint32_t pc, net::Packet& p) const {
   p.addr = addr;
@@ -271,8 +280,9 @@ bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32
                           uint32_t pc, uint64_t cycle) {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
   Machine& m = *d.machine;
-  // As Pe::send (no settling below the limit) then send() (a deferring port floats it).
-  if (!m.ports_->deferred(d.src) || m.ports_->floating_count(d.src) >= pe::Pe::kMaxFloatingSends)
+  // As Pe::send (no settling below the limit: fewer float) then send() (it floats).
+  bool room;
+  if (m.ports_->floating_count(d.src) >= pe::Pe::kMaxFloatingSends || !m.floats(d.src, cycle, room))
     return false;
   net::Packet p;
   if (!m.make_packet(d.src, type, addr, data, pc, p)) return false;  // send() faults
@@ -298,9 +308,8 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   // Room now is room at the send's clock only if no memory-unit reply can still enter
   // the port before it (replies go first): with the PE ahead of the network, an arrival
   // not processed yet may bring some (a block read, many).
-  const bool deferred = ports_->deferred(src);  // (the usual case: then room does not matter)
-  const bool room = !deferred && ports_->surely_room(src) && no_unseen_reply(src, cycle);
-  if (deferred || (pe.lazy_sends() && !room && !accept_without_sync(src, cycle))) {
+  bool room;
+  if (floats(src, cycle, room)) {
     push_floating(p, cycle);
     return;
   }

@@ -129,15 +129,19 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
                 const net::Packet* cause) override;
   std::string sender_text(const net::Packet& p) const;
 
-  // Hart::DirectSend for PE `src` (ctx: its DirectSender): a send that floats anyway
-  // (the port defers, fewer than Pe::kMaxFloatingSends float, a PE address in range) is
-  // pushed as send() would push it; any other is left to send().
+  // Hart::DirectSend for PE `src` (ctx: its DirectSender): a send that floats (below,
+  // and fewer than Pe::kMaxFloatingSends float already; a PE address in range) is pushed
+  // as Pe::send and send() would push it; any other is left to them.
   struct DirectSender {
     Machine* machine;
     unsigned src;
   };
   static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                           uint32_t pc, uint64_t cycle);
+  // Whether a send of `src` at `cycle` floats (lazy stall accounting: its port defers
+  // already, or it may have to wait and is not accepted without a sync); `room`: the
+  // output queue surely has room for it now (then it does not float).
+  bool floats(unsigned src, uint64_t cycle, bool& room) const;
   // A send's packet (its destination endpoint; false: the address names no PE).
   bool make_packet(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
                    uint32_t pc, net::Packet& p) const;
