@@ -86,7 +86,8 @@ class Hart {
   // send: a record appended and nothing else (no stall, no clock change, no fault; the
   // usual send of a PE whose clock is provisional, Machine's floating sends). It returns
   // false, having done nothing, when HartEnv::send must take the send. Translated blocks
-  // try it first (run_env); the interpreter always calls HartEnv::send.
+  // try it first (run_env); the interpreter always calls HartEnv::send. It must not use
+  // the host's FPU (the hart's FP flags and rounding mode stay in it meanwhile).
   using DirectSend = bool (*)(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                               uint32_t pc, uint64_t cycle);
   void set_direct_send(DirectSend fn, void* ctx) {
