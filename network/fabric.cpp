@@ -409,39 +409,42 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
   return start;
 }
 
-void Fabric::inject(const Packet& p, uint64_t t) {
-  if (p.src >= endpoints_ || p.dst >= endpoints_)
+Packet& Fabric::inject_from(uint16_t src, uint16_t dst, uint64_t t) {
+  if (src >= endpoints_ || dst >= endpoints_)
     throw std::logic_error(fmt::format("inject: endpoint out of range ({} -> {}, {} endpoints)",
-                                       p.src, p.dst, endpoints_));
+                                       src, dst, endpoints_));
   const bool crossbar = cfg_.topology == TopologyKind::crossbar;
   if (t + (crossbar ? cfg_.crossbar_latency : cfg_.routing_clocks) < now_)
     throw std::logic_error(
         fmt::format("inject at clock {}: the network has already run to clock {}", t, now_));
-  if (t < last_injection_[p.src])
+  if (t < last_injection_[src])
     throw std::logic_error(fmt::format("inject at clock {}: endpoint {} already sent at clock {}",
-                                       t, p.src, last_injection_[p.src]));
-  if (!can_inject(p.src, t))
+                                       t, src, last_injection_[src]));
+  if (!can_inject(src, t))
     throw std::logic_error(
-        fmt::format("inject at clock {}: endpoint {}'s injection queue is full", t, p.src));
+        fmt::format("inject at clock {}: endpoint {}'s injection queue is full", t, src));
 
   const uint32_t s = alloc_slot();
-  packets_[s].p = p;
-  packets_[s].p.injected_at = t;
+  Packet& payload = packets_[s].p;
+  payload.src = src;
+  payload.dst = dst;
+  payload.injected_at = t;
   Slot& slot = slots_[s];
   slot.hops = 0;
-  slot.dst = p.dst;
-  slot.ports = routing_.ports_to(p.dst);
-  last_injection_[p.src] = t;
+  slot.dst = dst;
+  slot.ports = routing_.ports_to(dst);
+  last_injection_[src] = t;
   ++stats_.injected;
   ++in_flight_;
   if (crossbar) {
     // Ideal network: no queue, no route; only the ejection port is contended.
     slot.ready = t;
     events_.push(t + cfg_.crossbar_latency, kCrossbarArrive, s);
-    return;
+    return payload;
   }
   slot.ready = t + cfg_.routing_clocks;
-  if (append<AnyTiming>(p.src, s)) events_.push(slot.ready, kHeadReady, p.src);
+  if (append<AnyTiming>(src, s)) events_.push(slot.ready, kHeadReady, src);
+  return payload;
 }
 
 EMX_NET_HOT uint32_t Fabric::alloc_slot() {

@@ -105,7 +105,15 @@ class Fabric {
   // Sends p at clock t from p.src to p.dst (sets p.injected_at = t). Requires
   // can_inject(p.src, t), t >= the endpoint's previous injection and
   // t + routing_clocks >= now() (crossbar: + crossbar_latency); throws std::logic_error if not.
-  void inject(const Packet& p, uint64_t t);
+  void inject(const Packet& p, uint64_t t) {
+    Packet& q = inject_from(p.src, p.dst, t);
+    q = p;
+    q.injected_at = t;
+  }
+  // inject for a packet from `src` to `dst` whose other fields the caller writes into
+  // the returned payload at once (before anything else of the Fabric is called): the
+  // packet is built once, where the network keeps it.
+  Packet& inject_from(uint16_t src, uint16_t dst, uint64_t t);
 
   // Processes every event at a time < t. Delivery callbacks may inject, not advance.
   // Throws std::runtime_error if packets are left with nothing to move them (a deadlock:

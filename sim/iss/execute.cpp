@@ -319,6 +319,40 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
 // the rest is the row's SEND as the interpreter runs it.
 template <isa::Op kOp, isa::TimingClass kClass>
 uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
+  if constexpr (kClass == isa::TimingClass::send) {
+    // A send the environment takes directly (set_direct_send) leaves everything the ISS
+    // holds as it is (the clock, charged already, the FP state): none of it is published.
+    if (direct_send_) {
+      const uint32_t pc = code_base_ + 4 * index;
+      try {
+        if (direct_send_(direct_send_ctx_, isa::send_type(kOp), send_addr, send_data, pc, cycles))
+          return env_next(index + 1, code_base_ + code_bytes_);
+      } catch (...) {  // as the full path's (nothing was sent)
+        env_error_ = std::current_exception();
+        this->pc = pc;
+        env_leave_ = Stop::fault;
+        return 0;
+      }
+    }
+  }
+  return run_env_full<kOp, kClass>(index, send_addr, send_data);
+}
+
+uint32_t Hart::env_next(uint32_t next, uint32_t stray_pc) noexcept {
+  const uint32_t words = code_bytes_ / 4;
+  if (__builtin_expect(!stop_requested_ && next < words, 1)) {
+    this->pc = code_base_ + 4 * next;
+    return 1 + next;
+  }
+  // As run_loop at the next segment's entry: a stop request (retry included) ends the
+  // run there; outside the code, the interpreter faults.
+  this->pc = next >= words ? stray_pc : code_base_ + 4 * next;
+  env_leave_ = stop_requested_ ? Stop::stopped : Stop::limit;
+  return 0;
+}
+
+template <isa::Op kOp, isa::TimingClass kClass>
+uint32_t Hart::run_env_full(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
   constexpr bool kProfile = false;  // for RETRY_POINT
   const Decoded* const code = code_->data();
   const Decoded* const code_end = code + code_bytes_ / 4;
@@ -360,16 +394,7 @@ uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) n
   (void)limit;
   this->cycles = cycles;
   // (From the hart's fields again, not the locals: fewer values kept across the call.)
-  const uint32_t next = index + static_cast<uint32_t>(ndp - dp), words = code_bytes_ / 4;
-  if (__builtin_expect(!stop_requested_ && next < words, 1)) {
-    this->pc = code_base_ + 4 * next;
-    return 1 + next;
-  }
-  // As run_loop at the next segment's entry: a stop request (retry included) ends the
-  // run there; outside the code, the interpreter faults.
-  this->pc = next >= words ? stray_pc : code_base_ + 4 * next;
-  env_leave_ = stop_requested_ ? Stop::stopped : Stop::limit;
-  return 0;
+  return env_next(index + static_cast<uint32_t>(ndp - dp), stray_pc);
 }
 
 namespace {
@@ -381,7 +406,10 @@ template <isa::Op kOp, isa::TimingClass kClass>
 constexpr Hart::EnvEntry Hart::env_entry_of() {
   if constexpr (kEnvClass<kClass>)
     return [](Hart* h, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
-      return h->run_env<kOp, kClass>(index, send_addr, send_data);
+      if constexpr (kClass == isa::TimingClass::send)
+        return h->run_env<kOp, kClass>(index, send_addr, send_data);
+      else
+        return h->run_env_full<kOp, kClass>(index, send_addr, send_data);
     };
   else
     return nullptr;

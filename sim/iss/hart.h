@@ -82,6 +82,18 @@ class Hart {
   Hart(mem::LocalMemory& memory, const TimingConfig& timing);
 
   void set_env(HartEnv* env) { env_ = env; }
+  // A send the environment can take without the ISS's state published or its virtual
+  // send: a record appended and nothing else (no stall, no clock change, no fault; the
+  // usual send of a PE whose clock is provisional, Machine's floating sends). It returns
+  // false, having done nothing, when HartEnv::send must take the send. Translated blocks
+  // try it first (run_env); the interpreter always calls HartEnv::send. It must not use
+  // the host's FPU (the hart's FP flags and rounding mode stay in it meanwhile).
+  using DirectSend = bool (*)(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                              uint32_t pc, uint64_t cycle);
+  void set_direct_send(DirectSend fn, void* ctx) {
+    direct_send_ = fn;
+    direct_send_ctx_ = ctx;
+  }
   // The executable region: it is decoded once here; stores into it fault. One entry more
   // than the code has words stands after it: running into it (or jumping outside the
   // code) is a fetch fault, so sequential execution needs no range check. `shared` is the
@@ -171,6 +183,13 @@ class Hart {
   // holds anything else the environment threw.
   template <isa::Op kOp, isa::TimingClass kClass>
   uint32_t run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
+  // run_env without a send's direct path (set_direct_send): the row's semantics, out of
+  // line so that a direct send does not pay for its frame.
+  template <isa::Op kOp, isa::TimingClass kClass>
+  [[gnu::noinline]] uint32_t run_env_full(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
+  // After an environment instruction, go on at entry `next` (run_env's return value;
+  // stray_pc: the pc when next is past the code).
+  uint32_t env_next(uint32_t next, uint32_t stray_pc) noexcept;
   // What a block calls for an instruction op of the send, thread and CSR timing classes
   // (nullptr for the others): run_env<op>.
   using EnvEntry = uint32_t (*)(Hart*, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
@@ -196,6 +215,8 @@ class Hart {
   std::array<uint32_t, isa::kTimingClassCount> costs_{};
   uint32_t taken_extra_ = 0;  // branch_taken - branch
   HartEnv* env_ = nullptr;
+  DirectSend direct_send_ = nullptr;  // set_direct_send (only with env_)
+  void* direct_send_ctx_ = nullptr;
   std::shared_ptr<const DecodedCode> code_;
   uint32_t code_base_ = 0, code_bytes_ = 0;
   uint32_t pe_id_ = 0, pe_count_ = 1, clock_khz_ = 16000;

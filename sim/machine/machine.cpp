@@ -194,6 +194,7 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   const uint32_t code_from = (program.code_base() + page - 1) / page * page;
   const uint32_t code_to = (program.code_base() + program.code_bytes()) / page * page;
   std::unique_ptr<mem::SharedPages> code_pages;
+  direct_ = std::make_unique<DirectSender[]>(cfg_.pes);
   for (unsigned k = 0; k < cfg_.pes; ++k) {
     std::unique_ptr<pe::Pe> p;
     try {
@@ -225,6 +226,8 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
       p->start(program.entry(), s.sp, static_cast<uint32_t>(args.size()), s.argv, start_cycle);
       ++started_;
     }
+    direct_[k] = DirectSender{this, k};
+    p->hart().set_direct_send(&Machine::direct_send, &direct_[k]);
     pes_.push_back(std::move(p));
   }
   register_stats();
@@ -251,25 +254,51 @@ void Machine::enqueue(net::Packet& p, uint64_t cycle, bool reply) {
   driver_->wake_at(cycle);
 }
 
-void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
-                   uint32_t pc, uint64_t& cycle) {
-  net::Packet p;
+inline bool Machine::floats(unsigned src, uint64_t cycle, bool& room) const {
+  room = false;
+  if (ports_->deferred(src)) return true;  // (the usual case: then room does not matter)
+  room = ports_->surely_room(src) && no_unseen_reply(src, cycle);
+  // (When it would be accepted without a sync, send's loop finds that clock again.)
+  uint64_t at = cycle;
+  return pes_[src]->lazy_sends() && !room && !accept_without_sync(src, at);
+}
+
+inline bool Machine::make_packet(unsigned src, isa::PacketType type, uint32_t addr,
+                                 uint32_t data, uint32_t pc, net::Packet& p) const {
   p.addr = addr;
   p.data = data;
   p.type = static_cast<uint8_t>(type);
   p.src = static_cast<uint16_t>(src);
   p.src_pc = pc;
-  if (type == isa::PacketType::host) {
-    p.dst = static_cast<uint16_t>(cfg_.pes);  // the host interface's endpoint
-  } else {
-    const unsigned dst = pe::gaddr_pe(addr);
-    if (dst >= cfg_.pes)
-      throw iss::Trap{iss::FaultKind::machine, addr,
-                      fmt::format("PE {} sends a {} packet to global address 0x{:08x}, which "
-                                  "names PE {}, but the machine has PEs 0..{}",
-                                  src, isa::packet_type_name(type), addr, dst, cfg_.pes - 1)};
-    p.dst = static_cast<uint16_t>(dst);
-  }
+  const unsigned dst = type == isa::PacketType::host ? cfg_.pes  // the host interface's endpoint
+                                                     : pe::gaddr_pe(addr);
+  p.dst = static_cast<uint16_t>(dst);
+  return type == isa::PacketType::host || dst < cfg_.pes;
+}
+
+bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                          uint32_t pc, uint64_t cycle) {
+  const DirectSender& d = *static_cast<const DirectSender*>(ctx);
+  Machine& m = *d.machine;
+  // As Pe::send (no settling below the limit: fewer float) then send() (it floats).
+  bool room;
+  if (m.ports_->floating_count(d.src) >= pe::Pe::kMaxFloatingSends || !m.floats(d.src, cycle, room))
+    return false;
+  net::Packet p;
+  if (!m.make_packet(d.src, type, addr, data, pc, p)) return false;  // send() faults
+  m.pes_[d.src]->count_send();
+  m.push_floating(p, cycle);
+  return true;
+}
+
+void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
+                   uint32_t pc, uint64_t& cycle) {
+  net::Packet p;
+  if (!make_packet(src, type, addr, data, pc, p))
+    throw iss::Trap{iss::FaultKind::machine, addr,
+                    fmt::format("PE {} sends a {} packet to global address 0x{:08x}, which "
+                                "names PE {}, but the machine has PEs 0..{}",
+                                src, isa::packet_type_name(type), addr, p.dst, cfg_.pes - 1)};
   // The output queue may be full: find out exactly and stall until the network frees the
   // slot it frees first. We look at SystemC time = the clock the send executes in, one
   // before the packet leaves, so that nothing can still enter the network before it.
@@ -279,12 +308,9 @@ void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t d
   // Room now is room at the send's clock only if no memory-unit reply can still enter
   // the port before it (replies go first): with the PE ahead of the network, an arrival
   // not processed yet may bring some (a block read, many).
-  const bool deferred = ports_->deferred(src);  // (the usual case: then room does not matter)
-  const bool room = !deferred && ports_->surely_room(src) && no_unseen_reply(src, cycle);
-  if (deferred || (pe.lazy_sends() && !room && !accept_without_sync(src, cycle))) {
-    p.seq = next_seq_++;
-    // Earlier work of the ports has its wake-up already: only a new check needs one.
-    driver_->wake_at(ports_->push_floating(p, cycle));
+  bool room;
+  if (floats(src, cycle, room)) {
+    push_floating(p, cycle);
     return;
   }
   for (bool sure = room; !sure; sure = ports_->surely_room(src) && no_unseen_reply(src, cycle)) {

@@ -129,6 +129,27 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
                 const net::Packet* cause) override;
   std::string sender_text(const net::Packet& p) const;
 
+  // Hart::DirectSend for PE `src` (ctx: its DirectSender): a send that floats (below,
+  // and fewer than Pe::kMaxFloatingSends float already; a PE address in range) is pushed
+  // as Pe::send and send() would push it; any other is left to them.
+  struct DirectSender {
+    Machine* machine;
+    unsigned src;
+  };
+  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                          uint32_t pc, uint64_t cycle);
+  // Whether a send of `src` at `cycle` floats (lazy stall accounting: its port defers
+  // already, or it may have to wait and is not accepted without a sync); `room`: the
+  // output queue surely has room for it now (then it does not float).
+  bool floats(unsigned src, uint64_t cycle, bool& room) const;
+  // A send's packet (its destination endpoint; false: the address names no PE).
+  bool make_packet(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,
+                   uint32_t pc, net::Packet& p) const;
+  [[gnu::always_inline]] void push_floating(net::Packet& p, uint64_t cycle) {
+    p.seq = next_seq_++;
+    // Earlier work of the ports has its wake-up already: only a new check needs one.
+    driver_->wake_at(ports_->push_floating(p, cycle));
+  }
   bool accept_without_sync(unsigned src, uint64_t& cycle) const;
   bool no_unseen_reply(unsigned src, uint64_t cycle) const;
   void deliver(const net::Packet& p, uint64_t cycle);
@@ -146,6 +167,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   std::unique_ptr<NetworkDriver> driver_;
   pe::SyncAlarms alarms_;  // the PEs' timed wake-ups (before pes_: they use it)
   std::vector<std::unique_ptr<pe::Pe>> pes_;
+  std::unique_ptr<DirectSender[]> direct_;  // by PE
   stats::Registry stats_;
   unsigned started_ = 0;
   uint64_t next_seq_ = 0;

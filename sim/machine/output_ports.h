@@ -117,17 +117,14 @@ class OutputPorts {
     static Floating of(const net::Packet& p, uint64_t provisional) {
       return {provisional, p.seq, p.addr, p.data, p.src_pc, p.dst, p.type, p.data_tag};
     }
-    net::Packet packet(unsigned src) const {
-      net::Packet p;
+    // The packet's fields besides src, dst and injected_at (Fabric::inject_from's).
+    void fill(net::Packet& p) const {
       p.addr = addr;
       p.data = data;
       p.type = type;
       p.data_tag = data_tag;
-      p.src = static_cast<uint16_t>(src);
-      p.dst = dst;
       p.seq = seq;
       p.src_pc = src_pc;
-      return p;
     }
   };
   static_assert(sizeof(Floating) == 32, "two per cache line");
@@ -190,7 +187,7 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       port_[ep].shift = x - f.front().provisional;
       // The port is empty and the injection queue has room at x = the network's clock:
       // the packet enters it now, as flush would at x.
-      fabric_.inject(f.front().packet(ep), x);
+      f.front().fill(fabric_.inject_from(static_cast<uint16_t>(ep), f.front().dst, x));
       f.pop_front();
       if (f.size()) check_at(ep, f.front().provisional + port_[ep].shift);
       on_accept(ep, x - earliest, f.size() == 0);

@@ -412,8 +412,7 @@ void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) 
     if (inline_) return retry(h);
     settle_sends(h);
   }
-  ++packets_sent_;
-  ++interactions_;
+  count_send();
   const uint64_t before = h.cycles;
   machine_.send(id_, type, addr, data, h.pc, h.cycles);
   send_stall_cycles_ += h.cycles - before;

@@ -62,6 +62,14 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // after `stall` clocks,
   // `last`: none floats any more.
   bool lazy_sends() const { return lazy_sends_; }
+  // At most this many floating sends: a send that finds them settles them first (send).
+  static constexpr size_t kMaxFloatingSends = 256;
+  // A send of this PE's execution unit taken by the machine without send() (Hart's direct
+  // send: a floating one, below kMaxFloatingSends): counted as send() counts it.
+  void count_send() {
+    ++packets_sent_;
+    ++interactions_;
+  }
   // (Inline: the network driver calls it for every floating send.)
   void floating_send_accepted(uint64_t stall, bool last) {
     send_stall_cycles_ += stall;
@@ -150,7 +158,6 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool settle_late(iss::Hart& h, uint64_t end);
   static constexpr uint64_t kNoLateEnd = UINT64_MAX;
   uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
-  static constexpr size_t kMaxFloatingSends = 256;
 
   // What an arriving packet touches, together and from the start of a cache line, in four
   // lines: at 80 PEs and more the host's caches lose a PE's state between two of its

@@ -4,6 +4,7 @@
 // random code; these are the cases named.
 #include <gtest/gtest.h>
 
+#include <tuple>
 #include <vector>
 
 #include "hart_fixture.h"
@@ -344,6 +345,64 @@ TEST(Translate, SendOperandsAndJumpsToBlocksMadeLater) {
     EXPECT_TRUE(t.translated(Machine::kCode + 8));   // made first: its not-taken way waited
     EXPECT_TRUE(t.translated(Machine::kCode + 20));  // for this one
     EXPECT_TRUE(t.translated(Machine::kCode + 28));
+  }
+}
+
+// A send the environment takes directly (Hart::set_direct_send, the machine's floating
+// sends) and one it leaves to HartEnv::send (which may stall it): the same sends, in the
+// same order, at the same pc and clock as the interpreter's, which never sends directly.
+struct DirectEnv : iss::HartEnv {
+  struct Sent {
+    isa::PacketType type;
+    uint32_t addr, data, pc;
+    uint64_t cycle;
+    bool operator==(const Sent& o) const {
+      return std::tie(type, addr, data, pc, cycle) == std::tie(o.type, o.addr, o.data, o.pc, o.cycle);
+    }
+  };
+  std::vector<Sent> sent;
+  unsigned direct = 0, full = 0;
+  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                          uint32_t pc, uint64_t cycle) {
+    auto& e = *static_cast<DirectEnv*>(ctx);
+    if (data & 1) return false;  // odd data: left to send(), which stalls it
+    e.sent.push_back({type, addr, data, pc, cycle});
+    ++e.direct;
+    return true;
+  }
+  void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override {
+    sent.push_back({type, addr, data, h.pc, h.cycles});
+    ++full;
+    if (data & 1) h.cycles += 5;
+  }
+  void end_thread(iss::Hart& h) override { h.request_stop(); }
+};
+
+TEST(Translate, DirectSendsAndTheRestAsTheInterpreterSends) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      addi(5, 0, 0x400), addi(10, 0, 6),
+      addi(7, 7, 1), send_syswr(7, 5),         // data 1..6: odd ones go to send()
+      addi(5, 5, 4), sendd_inv1(7, 5, 2),      // the displacement form
+      b(1, 7, 10, -16),                        // bne x7, x10: six rounds
+      kEnd};
+  DirectEnv te, ie;
+  Machine t(code, true, 1, &te), i(code, false, 1, &ie);
+  t.hart->set_direct_send(&DirectEnv::direct_send, &te);
+  i.hart->set_direct_send(&DirectEnv::direct_send, &ie);
+  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
+  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
+  expect_same(*t.hart, *i.hart);
+  ASSERT_EQ(te.sent.size(), 12u);
+  EXPECT_EQ(te.sent, ie.sent);
+  // The third: round 2's first, after 2 + 5 instructions, a bne and two stalls of 5.
+  EXPECT_EQ(te.sent[2], (DirectEnv::Sent{isa::PacketType::syswr, 0x404, 2, Machine::kCode + 12,
+                                         2u + 5u + 2u + 10u}));
+  EXPECT_EQ(ie.direct, 0u);  // the interpreter always calls send()
+  EXPECT_EQ(i.hart->cycles, 2u + 6u * 5u + 1u + 6u * 5u);  // six odd sends stalled
+  if (iss::kTranslationBuilt) {
+    EXPECT_EQ(te.direct, 6u);
+    EXPECT_EQ(te.full, 6u);
   }
 }
 
