@@ -165,7 +165,9 @@ def figure_png(outcome) -> bytes | None:
         fig.tight_layout()
         if legends_off_data(fig):
             fig.tight_layout()
-        if slant_crowded_labels(fig):
+        for _ in range(3):                # fewer log labels, then slanted ones if need be
+            if not slant_crowded_labels(fig):
+                break
             fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110)
@@ -214,9 +216,24 @@ def legends_off_data(fig) -> bool:
     return moved
 
 
+def _fewer_log_ticks(axis) -> bool:
+    """A log axis labelled at 1, 2 and 5 of each decade (plain_axes) keeps 1 and 3, or
+    the decades alone where they are three or more; True when it changed the ticks."""
+    from matplotlib.ticker import LogLocator
+    loc = axis.get_major_locator()
+    subs = getattr(loc, "_subs", None)
+    if not isinstance(loc, LogLocator) or subs is None or len(subs) < 2:
+        return False
+    lo, hi = sorted(axis.get_view_interval())
+    fewer = (1.0,) if lo > 0 and math.log10(hi / lo) >= 2 or len(subs) == 2 else (1.0, 3.0)
+    axis.set_major_locator(LogLocator(10, subs=fewer))
+    return True
+
+
 def slant_crowded_labels(fig) -> bool:
     """Slants the x tick labels of an axis where two of them overlap (bar labels such as
-    "emx80-16mhz one" beside "emx80-16mhz all"); True when it slanted any."""
+    "emx80-16mhz one" beside "emx80-16mhz all"); a log axis whose 1-2-5 labels touch
+    gets fewer labels instead. True when it changed any."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     slanted = False
@@ -225,6 +242,10 @@ def slant_crowded_labels(fig) -> bool:
         if any(t.get_rotation() for t in labels):
             continue                      # the plot placed them itself
         boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        crowded = any(a.x1 + 4 > b.x0 for a, b in zip(boxes, boxes[1:]))
+        if crowded and _fewer_log_ticks(ax.xaxis):
+            slanted = True                # drawn again below, with fewer labels
+            continue
         if any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:])):
             for t in ax.get_xticklabels():
                 t.set_rotation(30)

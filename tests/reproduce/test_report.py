@@ -294,6 +294,29 @@ class Page(unittest.TestCase):
         self.assertTrue({"20", "50", "100", "200"} <= set(labels), labels)
         plt.close(fig)
 
+    def test_a_narrow_log_panel_gets_fewer_labels_not_crowded_ones(self):
+        """65 K..8 M keys in a narrow panel: 1-2-5 labels ("100 K200 K") touch, so the
+        decades alone are labelled."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure(figsize=(8, 5))
+        ax = fig.subplots(1, 2)[0]
+        ax.plot([65536, 8388608], [20, 1000])
+        ax.set_xscale("log")
+        report.plain_axes(ax)
+        fig.tight_layout()
+        self.assertTrue(report.slant_crowded_labels(fig))
+        fig.tight_layout()
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        lo, hi = ax.get_xlim()
+        shown = [t for t in ax.get_xticklabels() if t.get_text() and lo <= t.get_position()[0] <= hi]
+        texts = [t.get_text() for t in shown]
+        self.assertEqual(texts[:2], ["100 K", "1 M"])
+        self.assertNotIn("200 K", texts)
+        self.assertEqual({t.get_rotation() for t in shown}, {0})     # not slanted
+
     def test_a_legend_over_the_curves_moves_below_the_axes(self):
         import matplotlib
         matplotlib.use("Agg")
