@@ -50,6 +50,8 @@ def fmt(x, whole: bool = True):
         a = abs(x)
         if whole and x == int(x) and a < 1e15:
             return str(int(x))
+        if not whole and 0.01 <= a < 1:
+            return f"{x:.2f}"             # "0.21" beside "1.00" down a column
         return f"{x:.0f}" if a >= 1e5 else f"{x:.2f}" if a >= 1 else f"{x:.3g}"
     return str(x)
 
@@ -57,15 +59,20 @@ def fmt(x, whole: bool = True):
 def column_formats(t) -> dict:
     """{column: formatter} for a table: fmt, with the whole numbers of a column that also
     holds fractions written with that column's decimals (none where the column reaches
-    100000: "2217" beside "996237", not "2217.00")."""
+    100000: "2217" beside "996237", not "2217.00"; three in a column of ratios below 1:
+    "0.590" beside "0.908")."""
     out = {}
     for c in t.columns:
         v = t[c]
         fractions = str(v.dtype) == "float64" and bool(
             ((v != v.round()) & v.notna()).any())
-        big = fractions and float(v.abs().max()) >= 1e5   # whole numbers down the column
-        out[c] = (lambda x: f"{x:.0f}" if abs(x) >= 1 else fmt(x)) if big else \
-            (lambda x: fmt(x, False)) if fractions else fmt
+        top = float(v.abs().max()) if fractions else 0.0
+        if top >= 1e5:                  # whole numbers down the column
+            out[c] = lambda x: f"{x:.0f}" if abs(x) >= 1 else fmt(x)
+        elif 0 < top < 1:               # ratios: 0.590 beside 0.908
+            out[c] = lambda x: "-" if math.isnan(x) else f"{x:.3f}"
+        else:
+            out[c] = (lambda x: fmt(x, False)) if fractions else fmt
     return out
 
 
@@ -796,6 +803,8 @@ def _sweep_section(path: str) -> tuple:
     fails = doc.get("failures") or []
     sim_v = doc.get("simulator", {})
     title = f"Sweep of {doc.get('experiment', '?')}"
+    table = _table_html(pd.DataFrame(doc.get("rows", [])), figures=[doc.get("figure")],
+                        names=list(axes) if isinstance(axes, dict) else [])
     body = (f'<section id="{html.escape(sid)}"><h2>{html.escape(title)}</h2>'
             f'<div class=sub><code>{html.escape(os.path.basename(path))}</code> · axes: '
             f'{html.escape(axes_txt)} · simulator {html.escape(str(sim_v.get("commit", "?")))}'
@@ -805,7 +814,7 @@ def _sweep_section(path: str) -> tuple:
             f'{_sweep_quick_html(doc)}{img}'
             + "".join(f'<div class=fail><b>failed:</b> <code>{html.escape(str(x.get("command", "")))}'
                       f'</code><pre>{html.escape(str(x.get("fault", "")))}</pre></div>' for x in fails)
-            + f'<h3>Table</h3>{_table_html(pd.DataFrame(doc.get("rows", [])))}</section>')
+            + f'<h3>Table</h3>{table}</section>')
     return sid, title, body
 
 

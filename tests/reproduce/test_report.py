@@ -348,7 +348,9 @@ class Page(unittest.TestCase):
 
     def test_tables_write_units_and_decimals_as_a_reader_does(self):
         t = pd.DataFrame({"delta": ["0.6 link", "0.8 link"], "gather 256 B (us)":
-                          [2213.0, 2212.875], "keys_per_s": [3.0, 4.0], "big": [2217.0, 996237.4]})
+                          [2213.0, 2212.875], "keys_per_s": [3.0, 4.0], "big": [2217.0, 996237.4],
+                          "of_ideal": [0.59, 0.908],
+                          "speedup": [0.208, 5.82]})
         page = report._table_html(t)
         self.assertIn("<th>gather 256 B (µs)</th>", page)
         self.assertIn("<th>keys per second</th>", page)
@@ -356,6 +358,8 @@ class Page(unittest.TestCase):
         self.assertIn("<td>2212.88</td>", page)
         self.assertIn("<td>3</td>", page)                # a whole column stays whole
         self.assertIn("<td>2217</td>", page)             # beside 996237: no decimals
+        self.assertIn("<td>0.590</td>", page)            # beside 0.908
+        self.assertIn("<td>0.21</td>", page)             # beside 5.82
         self.assertEqual(report.header("network.topology"), "network topology")
         self.assertEqual(report.header("status"), "status")       # a word, not a unit
 
