@@ -10,6 +10,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import subprocess
 import textwrap
 
@@ -39,16 +40,40 @@ def view(outcome):
     return t
 
 
-def fmt(x):
-    """A table cell as a person reads it."""
+def fmt(x, whole: bool = True):
+    """A table cell as a person reads it. `whole`: a whole number is written as one (a
+    count or size that a pivot made a float); a column that also holds fractions passes
+    False, so that 2213.00 stands beside 2212.88, not "2213"."""
     if isinstance(x, float):
         if math.isnan(x):
             return "-"
         a = abs(x)
-        if x == int(x) and a < 1e15:
-            return str(int(x))            # counts and sizes that a pivot made floats
+        if whole and x == int(x) and a < 1e15:
+            return str(int(x))
+        if not whole and 0.01 <= a < 1:
+            return f"{x:.2f}"             # "0.21" beside "1.00" down a column
         return f"{x:.0f}" if a >= 1e5 else f"{x:.2f}" if a >= 1 else f"{x:.3g}"
     return str(x)
+
+
+def column_formats(t) -> dict:
+    """{column: formatter} for a table: fmt, with the whole numbers of a column that also
+    holds fractions written with that column's decimals (none where the column reaches
+    100000: "2217" beside "996237", not "2217.00"; three in a column of ratios below 1:
+    "0.590" beside "0.908")."""
+    out = {}
+    for c in t.columns:
+        v = t[c]
+        fractions = str(v.dtype) == "float64" and bool(
+            ((v != v.round()) & v.notna()).any())
+        top = float(v.abs().max()) if fractions else 0.0
+        if top >= 1e5:                  # whole numbers down the column
+            out[c] = lambda x: f"{x:.0f}" if abs(x) >= 1 else fmt(x)
+        elif 0 < top < 1:               # ratios: 0.590 beside 0.908
+            out[c] = lambda x: "-" if math.isnan(x) else f"{x:.3f}"
+        else:
+            out[c] = (lambda x: fmt(x, False)) if fractions else fmt
+    return out
 
 
 def text(outcome) -> str:
@@ -63,7 +88,7 @@ def text(outcome) -> str:
             subsequent_indent="   "))
     t = view(outcome)
     if t is not None and not t.empty:
-        lines.append(t.to_string(index=False, float_format=fmt))
+        lines.append(t.to_string(index=False, formatters=column_formats(t)))
     c = published(outcome)
     if c:
         lines.append("-- beside the published figures (docs/papers.md)")
@@ -145,7 +170,11 @@ def figure_png(outcome) -> bytes | None:
             plain_axes(ax)
         fig.suptitle(textwrap.fill(f"{e.name}: {e.title}", 100), fontsize=8)
         fig.tight_layout()
-        if slant_crowded_labels(fig):
+        if legends_off_data(fig):
+            fig.tight_layout()
+        for _ in range(3):                # fewer log labels, then slanted ones if need be
+            if not slant_crowded_labels(fig):
+                break
             fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110)
@@ -154,9 +183,64 @@ def figure_png(outcome) -> bytes | None:
         plt.close(fig)
 
 
+def _covered(ax, box, renderer) -> bool:
+    """True when the display box `box` covers a point or a stretch of a line of ax."""
+    import numpy as np
+    for line in ax.get_lines():
+        if not line.get_visible() or line.get_label().startswith("_"):
+            continue                    # reference lines (axhline) may run under it
+        xy = line.get_transform().transform(line.get_xydata())
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if len(xy) > 1:                 # the segments too, not only the markers
+            t = np.linspace(0, 1, 20)[:, None, None]
+            xy = (xy[:-1] * (1 - t) + xy[1:] * t).reshape(-1, 2)
+        if ((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) &
+                (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)).any():
+            return True
+    return False
+
+
+def legends_off_data(fig) -> bool:
+    """Moves a legend that covers the curves of its axes (there was no empty corner for
+    it) out of the way, below the axes and their x labels; True when it moved any."""
+    from matplotlib.transforms import ScaledTranslation
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    moved = False
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is None or not ax.axison or \
+                not _covered(ax, leg.get_window_extent(renderer), renderer):
+            continue
+        below = (ax.get_window_extent(renderer).y0 -
+                 ax.xaxis.get_tightbbox(renderer).y0) / fig.dpi + 0.05   # inches
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles, labels, loc="upper center", fontsize=leg.get_texts()[0].get_fontsize(),
+                  ncol=min(len(labels), 2), frameon=False,
+                  bbox_to_anchor=(0.5, 0), bbox_transform=ax.transAxes +
+                  ScaledTranslation(0, -below, fig.dpi_scale_trans))
+        moved = True
+    return moved
+
+
+def _fewer_log_ticks(axis) -> bool:
+    """A log axis labelled at 1, 2 and 5 of each decade (plain_axes) keeps 1 and 3, or
+    the decades alone where they are three or more; True when it changed the ticks."""
+    from matplotlib.ticker import LogLocator
+    loc = axis.get_major_locator()
+    subs = getattr(loc, "_subs", None)
+    if not isinstance(loc, LogLocator) or subs is None or len(subs) < 2:
+        return False
+    lo, hi = sorted(axis.get_view_interval())
+    fewer = (1.0,) if lo > 0 and math.log10(hi / lo) >= 2 or len(subs) == 2 else (1.0, 3.0)
+    axis.set_major_locator(LogLocator(10, subs=fewer))
+    return True
+
+
 def slant_crowded_labels(fig) -> bool:
     """Slants the x tick labels of an axis where two of them overlap (bar labels such as
-    "emx80-16mhz one" beside "emx80-16mhz all"); True when it slanted any."""
+    "emx80-16mhz one" beside "emx80-16mhz all"); a log axis whose 1-2-5 labels touch
+    gets fewer labels instead. True when it changed any."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     slanted = False
@@ -165,6 +249,10 @@ def slant_crowded_labels(fig) -> bool:
         if any(t.get_rotation() for t in labels):
             continue                      # the plot placed them itself
         boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+        crowded = any(a.x1 + 4 > b.x0 for a, b in zip(boxes, boxes[1:]))
+        if crowded and _fewer_log_ticks(ax.xaxis):
+            slanted = True                # drawn again below, with fewer labels
+            continue
         if any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:])):
             for t in ax.get_xticklabels():
                 t.set_rotation(30)
@@ -214,7 +302,7 @@ def plain_axes(ax, decades: float = 1.5) -> None:
     """A log axis only where the data span more than `decades` powers of ten; plain tick
     labels on every numeric axis (no "6x10^0" over a 3 % range, no "1.02e+03", no
     offset). Axes with labels of their own (categories, a plot's formatter) keep them."""
-    from matplotlib.ticker import LogFormatter, NullFormatter, ScalarFormatter
+    from matplotlib.ticker import LogFormatter, LogLocator, NullFormatter, ScalarFormatter
     lim = ax.dataLim
     for axis, lo, hi in (("x", lim.x0, lim.x1), ("y", lim.y0, lim.y1)):
         which = ax.xaxis if axis == "x" else ax.yaxis
@@ -224,6 +312,10 @@ def plain_axes(ax, decades: float = 1.5) -> None:
                 (ax.set_xscale if axis == "x" else ax.set_yscale)("linear")
             else:
                 which.set_minor_formatter(NullFormatter())
+                if getattr(which.get_transform(), "base", 10) == 10 and \
+                        math.log10(hi / lo) < 3:
+                    # decades alone label one or two ticks over so short a range
+                    which.set_major_locator(LogLocator(10, subs=(1, 2, 5)))
             which.set_major_formatter(plain_formatter())
         elif isinstance(which.get_major_formatter(), (ScalarFormatter, LogFormatter)):
             which.set_major_formatter(plain_formatter())
@@ -400,17 +492,60 @@ def _scroll(table_html: str) -> str:
     return f"<div class=scroll>{table_html}</div>"
 
 
-def _table_html(t, limit=60) -> str:
+def header(column) -> str:
+    """A column's name as the report writes it: words apart ("keys per s", not
+    "keys_per_s", "network topology", not "network.topology") and microseconds as µs, not "us"."""
+    words = re.sub(r"(?<=[A-Za-z])\.(?=[A-Za-z])", " ", str(column).replace("_", " "))
+    words = re.sub(r"(?<![A-Za-z])per s(?![A-Za-z])", "per second", words)
+    return re.sub(r"(?<![A-Za-z])us(?![A-Za-z])", "µs", words)
+
+
+def lead_columns(t, names=(), figures=(), most: int = 10) -> list:
+    """The columns a wide table shows first: those that name a row (`names`, the
+    experiment's parameters), the figures the experiment declares (its published values'
+    and what its derive adds for the paper's figure: an ideal line, a ratio), then the
+    others in order, `most` in all."""
+    cols = [str(c) for c in t.columns]
+    first = [c for c in cols if c in names]
+    first = list(dict.fromkeys(first + [f for f in figures if f in cols]))
+    rest = [c for c in cols if c not in first]
+    return (first + rest)[:max(most, len(first))]
+
+
+def _rows_html(t) -> str:
+    formats = column_formats(t)
+    head = "".join(f"<th>{html.escape(header(c))}</th>" for c in t.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(formats[c](v))}</td>"
+                                    for c, v in zip(t.columns, row)) + "</tr>"
+                   for row in t.itertuples(index=False))
+    return _scroll(f"<table><tr>{head}</tr>{body}</table>")
+
+
+def _table_html(t, limit=60, names=(), figures=(), most: int = 10) -> str:
+    """A table as the report shows it: its first `limit` rows; one wider than `most`
+    columns shows its lead_columns, with the whole table (every column, as in the CSV)
+    a click away."""
     if t is None or t.empty:
         return "<p class=sub>no rows</p>"
     more = ""
     if len(t) > limit:
         more = f"<p class=sub>first {limit} of {len(t)} rows (all in the CSV)</p>"
         t = t.head(limit)
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in t.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in row) + "</tr>"
-                   for row in t.itertuples(index=False))
-    return _scroll(f"<table><tr>{head}</tr>{body}</table>") + more
+    t = t.rename(columns=str)
+    if len(t.columns) <= most:
+        return _rows_html(t) + more
+    lead = lead_columns(t, names, figures, most)
+    return (_rows_html(t[lead]) + more +
+            f"<details><summary>all {len(t.columns)} columns</summary>{_rows_html(t)}"
+            f"</details>")
+
+
+def _figures_html(outcome) -> str:
+    """An experiment's table: its parameters and declared figures lead."""
+    names = list(outcome.points[0].params) if outcome.points else []
+    figures = [p.figure for p in outcome.experiment.published] + \
+        list(getattr(outcome, "derived", []))
+    return _table_html(view(outcome), names=names, figures=figures)
 
 
 def _command_html(command: str, name: str, limit: int = 240) -> str:
@@ -668,6 +803,8 @@ def _sweep_section(path: str) -> tuple:
     fails = doc.get("failures") or []
     sim_v = doc.get("simulator", {})
     title = f"Sweep of {doc.get('experiment', '?')}"
+    table = _table_html(pd.DataFrame(doc.get("rows", [])), figures=[doc.get("figure")],
+                        names=list(axes) if isinstance(axes, dict) else [])
     body = (f'<section id="{html.escape(sid)}"><h2>{html.escape(title)}</h2>'
             f'<div class=sub><code>{html.escape(os.path.basename(path))}</code> · axes: '
             f'{html.escape(axes_txt)} · simulator {html.escape(str(sim_v.get("commit", "?")))}'
@@ -677,7 +814,7 @@ def _sweep_section(path: str) -> tuple:
             f'{_sweep_quick_html(doc)}{img}'
             + "".join(f'<div class=fail><b>failed:</b> <code>{html.escape(str(x.get("command", "")))}'
                       f'</code><pre>{html.escape(str(x.get("fault", "")))}</pre></div>' for x in fails)
-            + f'<h3>Table</h3>{_table_html(pd.DataFrame(doc.get("rows", [])))}</section>')
+            + f'<h3>Table</h3>{table}</section>')
     return sid, title, body
 
 
@@ -729,7 +866,7 @@ def html_report(outcomes, path: str, meta: dict, sweeps=None) -> str:
             f'<span class=badge>{len(o.results)} runs</span>'
             f'{QUICK_BADGE if quick else ""}</div>'
             f'{_quick_html(e, quick)}{img}{"".join(beside)}{fails}'
-            f'<h3>Figures</h3>{_table_html(view(o))}'
+            f'<h3>Figures</h3>{_figures_html(o)}'
             f'<details><summary>the runs ({len(o.results)})</summary>'
             f'{_scroll("<table><tr><th>command</th><th>outcome</th><th>machine configuration</th><th>simulated µs</th><th>host</th></tr>" + "".join(runs) + "</table>")}'
             f'</details></section>')

@@ -22,6 +22,7 @@ class Outcome:
     table: Any = None                  # pandas DataFrame: params + figures, one row each
     failures: list = field(default_factory=list)    # [{params, command, fault}]
     comparison: Any = None             # DataFrame: figure, where, simulated, published, diff_%
+    derived: list = field(default_factory=list)     # the columns the experiment's derive added
 
     @property
     def host_seconds(self) -> float:
@@ -160,9 +161,11 @@ def tabulate(exp: Experiment, points, results, cached) -> Outcome:
         for f in ([fig] if isinstance(fig, Mapping) else list(fig)):
             rows.append({**p.params, **f})
     table = pd.DataFrame(rows)
+    measured = list(table.columns)
     if exp.derive is not None and not table.empty:
         table = exp.derive(table)
-    out = Outcome(exp, list(points), list(results), list(cached), table, failures)
+    out = Outcome(exp, list(points), list(results), list(cached), table, failures,
+                  derived=[c for c in table.columns if c not in measured])
     out.comparison = compare(exp, table)
     return out
 

@@ -196,13 +196,15 @@ def sweep_plot(table, x, labels, y, fig):
         name = name if isinstance(name, tuple) else (name,)
         ax.plot([str(i) for i in g.index] if g.index.dtype == object else g.index, g.values,
                 marker="o", markersize=4,
-                label=", ".join(f"{k}={v}" for k, v in zip(others, name)) or y)
+                label=", ".join(f"{report.header(k)}: {v}" for k, v in zip(others, name))
+                or report.header(y))
     if len(groups) > 12:
         ax.set_title(f"first 12 of {len(groups)} lines: narrow with --where", fontsize=8)
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xlabel(report.header(x))
+    ax.set_ylabel(report.header(y))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
+    report.plain_axes(ax)           # 12 M, not an offset "1e7"
 
 
 def write(out, spec, base: str, meta: dict) -> tuple:
@@ -230,8 +232,10 @@ def write(out, spec, base: str, meta: dict) -> tuple:
         import matplotlib.pyplot as plt
         fig = plt.figure(figsize=(8, 5))
         sweep_plot(t, x, labels, y, fig)
-        fig.suptitle(f"{out.experiment.name}: {y}", fontsize=9)
+        fig.suptitle(f"{out.experiment.name}: {report.header(y)}", fontsize=9)
         fig.tight_layout()
+        if report.legends_off_data(fig):
+            fig.tight_layout()
         fig.savefig(base + ".png", dpi=110)
         plt.close(fig)
         written.append(base + ".png")

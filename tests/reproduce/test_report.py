@@ -274,6 +274,145 @@ class Page(unittest.TestCase):
         self.assertEqual(ax.yaxis.get_offset_text().get_text(), "")
         plt.close(fig)
 
+    def test_a_short_log_range_has_at_least_three_plain_labels(self):
+        """10..500 µs, 1.7 decades: log, but labelled 10, 20, 50, 100, 200, 500, not
+        one "100" alone."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure(figsize=(2, 4))
+        ax = fig.subplots()
+        ax.plot([1, 16], [10.0, 500.0])
+        ax.set_yscale("log")
+        report.plain_axes(ax)
+        fig.canvas.draw()
+        lo, hi = ax.get_ylim()
+        labels = [t.get_text() for t in ax.get_yticklabels()
+                  if t.get_text() and lo <= t.get_position()[1] <= hi]
+        self.assertEqual(ax.get_yscale(), "log")
+        self.assertGreaterEqual(len(labels), 3, labels)
+        self.assertTrue({"20", "50", "100", "200"} <= set(labels), labels)
+        plt.close(fig)
+
+    def test_a_narrow_log_panel_gets_fewer_labels_not_crowded_ones(self):
+        """65 K..8 M keys in a narrow panel: 1-2-5 labels ("100 K200 K") touch, so the
+        decades alone are labelled."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure(figsize=(8, 5))
+        ax = fig.subplots(1, 2)[0]
+        ax.plot([65536, 8388608], [20, 1000])
+        ax.set_xscale("log")
+        report.plain_axes(ax)
+        fig.tight_layout()
+        self.assertTrue(report.slant_crowded_labels(fig))
+        fig.tight_layout()
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        lo, hi = ax.get_xlim()
+        shown = [t for t in ax.get_xticklabels() if t.get_text() and lo <= t.get_position()[0] <= hi]
+        texts = [t.get_text() for t in shown]
+        self.assertEqual(texts[:2], ["100 K", "1 M"])
+        self.assertNotIn("200 K", texts)
+        self.assertEqual({t.get_rotation() for t in shown}, {0})     # not slanted
+
+    def test_a_legend_over_the_curves_moves_below_the_axes(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure(figsize=(8, 5))
+        ax = fig.subplots()
+        for k in range(8):                 # lines everywhere: no empty corner
+            ax.plot([0, 1, 2, 3], [k, k + 1, k + 0.5, k + 2], marker="o", label=f"line {k}")
+        ax.set_xlabel("keys")
+        ax.legend(loc="lower right", ncol=2)
+        fig.tight_layout()
+        self.assertTrue(report.legends_off_data(fig))
+        fig.tight_layout()
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        legend, axes = ax.get_legend().get_window_extent(r), ax.get_window_extent(r)
+        self.assertLess(legend.y1, ax.xaxis.get_tightbbox(r).y0)    # below the x label
+        self.assertGreaterEqual(legend.y0, 0)                       # still in the figure
+        self.assertEqual(len(ax.get_legend().get_texts()), 8)
+        self.assertLess(legend.y1, axes.y0)
+        self.assertFalse(report.legends_off_data(fig))              # now clear of them
+        fig2 = plt.figure(figsize=(8, 5))
+        ax2 = fig2.subplots()
+        ax2.plot([0, 1], [0, 1], label="one")
+        ax2.legend(loc="upper left")
+        self.assertFalse(report.legends_off_data(fig2))             # an empty corner
+        plt.close(fig)
+        plt.close(fig2)
+
+    def test_tables_write_units_and_decimals_as_a_reader_does(self):
+        t = pd.DataFrame({"delta": ["0.6 link", "0.8 link"], "gather 256 B (us)":
+                          [2213.0, 2212.875], "keys_per_s": [3.0, 4.0], "big": [2217.0, 996237.4],
+                          "of_ideal": [0.59, 0.908],
+                          "speedup": [0.208, 5.82]})
+        page = report._table_html(t)
+        self.assertIn("<th>gather 256 B (µs)</th>", page)
+        self.assertIn("<th>keys per second</th>", page)
+        self.assertIn("<td>2213.00</td>", page)          # beside 2212.88, not "2213"
+        self.assertIn("<td>2212.88</td>", page)
+        self.assertIn("<td>3</td>", page)                # a whole column stays whole
+        self.assertIn("<td>2217</td>", page)             # beside 996237: no decimals
+        self.assertIn("<td>0.590</td>", page)            # beside 0.908
+        self.assertIn("<td>0.21</td>", page)             # beside 5.82
+        self.assertEqual(report.header("network.topology"), "network topology")
+        self.assertEqual(report.header("status"), "status")       # a word, not a unit
+
+    def test_a_wide_table_shows_its_parameters_and_figures_first(self):
+        cols = {f"extra_{k}": [k] for k in range(12)}
+        t = pd.DataFrame({**cols, "machine": ["EM-X"], "keys": [64], "of_ideal": [0.5]})
+        self.assertEqual(report.lead_columns(t, ["machine", "keys"], ["of_ideal"], 5),
+                         ["machine", "keys", "of_ideal", "extra_0", "extra_1"])
+        page = report._table_html(t, names=["machine", "keys"], figures=["of_ideal"])
+        shown, rest = page.split("<details>")
+        self.assertIn("<th>machine</th><th>keys</th><th>of ideal</th><th>extra 0</th>",
+                      shown)
+        self.assertNotIn("extra 11", shown)
+        self.assertIn("all 15 columns", rest)
+        self.assertIn("<th>extra 11</th>", rest)          # every column a click away
+        narrow = report._table_html(t[["machine", "keys"]])
+        self.assertNotIn("<details>", narrow)
+
+    def test_delay_delta_rows_in_unit_then_delta_order(self):
+        from emx.experiments import delay
+        rows = []
+        for topo, deltas in (("single_switch", [0.6, 1.0]), ("circular_omega", [0.9, 0.6, 1.0])):
+            for unit in ("link", "slot"):
+                for d in deltas:
+                    rows.append({"schedule": "proposed", "unit": unit, "delta": d,
+                                 "topology": topo, "bytes": 256, "makespan_us": 1.0})
+            rows.append({"schedule": "ring", "unit": None, "delta": None, "topology": topo,
+                         "bytes": 256, "makespan_us": 2.0})
+        v = delay.delta_view(pd.DataFrame(rows))
+        self.assertEqual(list(v["delta"]), ["0.6 I(k)", "0.9 I(k)", "1 I(k)", "0.6 link",
+                                            "0.9 link", "1 link", "Ring (no delays)"])
+
+    def test_the_sweep_plot_has_plain_ticks_and_readable_axis_names(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from emx import sweep
+        t = pd.DataFrame({"network.topology": ["circular_omega", "single_switch"] * 2,
+                          "machine": ["EM-X", "EM-X", "EM-4", "EM-4"],
+                          "keys_per_s": [12.2e6, 12.4e6, 3.6e6, 3.7e6]})
+        fig = plt.figure(figsize=(8, 5))
+        sweep.sweep_plot(t, "network.topology", ["machine"], "keys_per_s", fig)
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        self.assertEqual(ax.get_xlabel(), "network topology")
+        self.assertEqual(ax.get_ylabel(), "keys per second")
+        self.assertEqual(ax.yaxis.get_offset_text().get_text(), "")
+        labels = [x.get_text() for x in ax.get_yticklabels() if x.get_text()]
+        self.assertIn("12 M", labels)
+        self.assertEqual({x.get_text() for x in ax.get_legend().get_texts()},
+                         {"machine: EM-X", "machine: EM-4"})
+        plt.close(fig)
+
     def test_crowded_bar_labels_are_slanted(self):
         import matplotlib
         matplotlib.use("Agg")

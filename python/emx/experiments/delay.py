@@ -162,7 +162,9 @@ def delta_view(df):
     t = prop.pivot_table(index=["unit", "delta"], columns=["topology", "bytes"],
                          values="makespan_us", sort=False)
     t.columns = [f"{c} {k} B (us)" for c, k in t.columns]
-    t = t.reset_index()
+    t = t.reset_index()     # the paper's unit first, each unit's δ ascending
+    t = t.sort_values(["unit", "delta"], key=lambda c: c.map({"slot": 0, "link": 1})
+                      if c.name == "unit" else c, kind="stable")
     t["delta"] = [f"{d:g} I(k)" if u == "slot" else f"{d:g} link" for u, d in
                   zip(t["unit"], t["delta"])]
     ring = df[df["schedule"] == "ring"]
