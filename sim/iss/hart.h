@@ -190,8 +190,8 @@ class Hart {
   // After an environment instruction, go on at entry `next` (run_env's return value;
   // stray_pc: the pc when next is past the code).
   uint32_t env_next(uint32_t next, uint32_t stray_pc) noexcept;
-  // What a block calls for an instruction op of the send, thread and CSR timing classes
-  // (nullptr for the others): run_env<op>.
+  // What a block calls for an instruction op of an environment timing class
+  // (isa::environment_class) or the CSR class (nullptr for the others): run_env<op>.
   using EnvEntry = uint32_t (*)(Hart*, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
   static EnvEntry env_entry(isa::Op op);
   template <isa::Op kOp, isa::TimingClass kClass>
