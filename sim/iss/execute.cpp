@@ -314,8 +314,9 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
 }
 
 // One environment row's entry for blocks: the row's own function (no switch over the
-// table), instantiated from isa/insns.def for the environment rows (sends, end, tag access) and the CSR rows. A send's
-// address and data come from the block (which computed the row's operands, translate.cpp);
+// table), instantiated from isa/insns.def for the environment rows (sends, end, tag
+// access) and the CSR rows. A send's address and data come from the block (which computed
+// the row's operands, translate.cpp);
 // the rest is the row's SEND as the interpreter runs it.
 template <isa::Op kOp, isa::TimingClass kClass>
 uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
