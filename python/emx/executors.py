@@ -140,14 +140,32 @@ class DaskExecutor:
                     done = set()
                 for f in done:
                     tag, run = futures[f]
-                    if f.status != "finished":
+                    if f.status == "error":
                         raise ClusterError(f"the run `{run.describe()}` failed on the cluster: "
                                            f"{_first_line(f.exception())}")
-                    yield tag, sim.Result.from_json(f.result())
+                    if f.status == "cancelled":
+                        raise ClusterError(f"the run `{run.describe()}` was cancelled on the "
+                                           "cluster")
+                    value, alone_since = self._result(f, run, alone_since, len(pending) + 1)
+                    yield tag, sim.Result.from_json(value)
                 alone_since = self._watch(alone_since, len(pending))
         except BaseException:
             self.client.cancel(list(futures))
             raise
+
+    def _result(self, f, run, alone_since, pending: int):
+        """A finished run's result, fetched from its worker. A worker that dies between
+        finishing a run and handing over its result makes Dask run it again, and the fetch
+        waits for that: it waits in steps, watching the workers, so that with none left
+        the client fails after `wait` seconds instead of hanging."""
+        while True:
+            try:
+                return f.result(timeout=2), alone_since
+            except TimeoutError:
+                alone_since = self._watch(alone_since, pending)
+            except Exception as e:      # its second run failed
+                raise ClusterError(f"the run `{run.describe()}` failed on the cluster: "
+                                   f"{_first_line(e)}")
 
     def _watch(self, alone_since, pending: int):
         """Says when workers leave; fails after `wait` seconds without any."""

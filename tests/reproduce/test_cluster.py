@@ -186,6 +186,36 @@ class Cluster(unittest.TestCase):
         self.assertIn("tcp://10.0.0.8:4000 runs Python 3.1, this client ", msg)
         self.assertNotIn("10.0.0.9", msg)
 
+    def test_a_result_lost_with_its_worker_fails_the_client_within_the_wait(self):
+        # The race a real cluster hits now and then: the run finished, then its worker died
+        # before the client fetched the result; Dask runs it again and the fetch waits.
+        sys.path.insert(0, os.path.join(TOP, "python"))
+        from emx.executors import ClusterError, DaskExecutor
+
+        class Gone:                    # the scheduler, once the last worker has died
+            def nthreads(self):
+                return {}
+
+        class Rescheduled:             # a future whose result has to be computed again
+            status = "pending"
+
+            def result(self, timeout=None):
+                time.sleep(0.05)
+                raise TimeoutError()
+
+        class Run:
+            def describe(self):
+                return "hello"
+        ex = DaskExecutor.__new__(DaskExecutor)
+        ex.client, ex.wait, ex.name = Gone(), 0.5, "Dask scheduler tcp://x:8786"
+        ex.workers = {"tcp://10.0.0.7:4000"}
+        t0 = time.monotonic()
+        with self.assertRaises(ClusterError) as e:
+            ex._result(Rescheduled(), Run(), None, 1)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertIn("no worker on Dask scheduler tcp://x:8786 for 0.5 s with 1 runs "
+                      "unfinished", str(e.exception))
+
     def test_no_scheduler_is_named(self):
         r = sweep(os.path.join(self.dir, "out"), "--dask", "tcp://127.0.0.1:9",
                   "--dask-wait", "2")
