@@ -11,6 +11,7 @@ import math
 import multiprocessing
 import os
 import re
+import shutil
 import subprocess
 import textwrap
 
@@ -88,16 +89,18 @@ def text(outcome) -> str:
             subsequent_indent="   "))
     t = view(outcome)
     if t is not None and not t.empty:
-        lines.append(t.to_string(index=False, formatters=column_formats(t)))
+        lines.append(text_table(t, *_lead(outcome), width=terminal_width(),
+                                csv=f"{e.name}.csv"))
     c = published(outcome)
     if c:
         lines.append("-- beside the published figures (docs/papers.md)")
         for r in c:
-            sim_v = "no value" if r["simulated"] is None else fmt(r["simulated"])
+            unit = f" {r['unit']}" if r["unit"] else ""
+            sim_v = "no value" if r["simulated"] is None else fmt(r["simulated"]) + unit
             diff = "" if r["diff_%"] is None else f"  ({r['diff_%']:+.1f} %)"
-            lines.append(f"   {r['figure']} [{r['where']}]: simulated {sim_v}, published "
-                         f"{fmt(r['published'])} {r['unit']}{diff}  {VERDICT[r['holds']]}  "
-                         f"{r['source']}")
+            lines.append(f"   {header(r['figure'])} [{r['where']}]: simulated {sim_v}, "
+                         f"published {fmt(r['published'])}{unit}{diff}  "
+                         f"{VERDICT[r['holds']]}  {r['source']}")
     for r in checks(outcome):
         lines.append(f"-- {VERDICT[r['holds']]}: {r['statement']} ({r['source']})\n     "
                      f"{r['relation']}: {_figures_text(r)}")
@@ -107,6 +110,59 @@ def text(outcome) -> str:
     lines.append(f"   ({n} runs, {c_n} from the cache, {outcome.host_seconds:.1f} s of "
                  f"simulator time)")
     return "\n".join(lines)
+
+
+def terminal_width() -> int:
+    """The terminal's columns (120 when the output is not a terminal, as in a log)."""
+    return max(60, shutil.get_terminal_size((120, 24)).columns)
+
+
+def text_table(t, names=(), figures=(), width: int = 120, csv: str = "") -> str:
+    """A table on the terminal, as the report writes it: columns by their names as a
+    reader says them (header: "keys per second", "advance 4 B (µs)"), two spaces apart so
+    that the spaces inside a name do not read as a column break, numbers right-aligned,
+    words left-aligned, each column as wide as its widest cell. A table wider than `width`
+    shows the columns that name a row and the declared figures first (lead_columns) and
+    as many others as fit, and says how many more the CSV holds."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    formats = column_formats(t)
+    cols = []
+    for c in t.columns:
+        cells = [formats[c](v) for v in t[c]]
+        name = header(c)
+        right = is_numeric_dtype(t[c]) and not is_bool_dtype(t[c])
+        w = max([len(name)] + [len(x) for x in cells])
+        cols.append((str(c), [name] + cells, w, right))
+    by_name = {c[0]: c for c in cols}
+    order = lead_columns(t.rename(columns=str), names, figures, most=len(cols))
+    first = len(lead_columns(t.rename(columns=str), names, figures, most=0))
+    shown, used = [], -2
+    for i, c in enumerate(order):
+        w = by_name[c][2] + 2
+        if i >= max(first, 1) and used + w > width:
+            break
+        shown.append(by_name[c])
+        used += w
+    lines = ["  ".join(cells[r].rjust(w) if right else cells[r].ljust(w)
+                       for _, cells, w, right in shown).rstrip()
+             for r in range(len(t) + 1)]
+    left = len(cols) - len(shown)
+    if left:
+        where = f" in {csv}" if csv else ""
+        lines.append(textwrap.fill(
+            f"   ({left} more column{'s' if left > 1 else ''}{where}: "
+            + ", ".join(header(c[0]) for c in cols if c not in shown) + ")",
+            max(width, 60), subsequent_indent="    "))
+    return "\n".join(lines)
+
+
+def _lead(outcome) -> tuple:
+    """(names, figures): the experiment's parameters, which name a row, and the figures it
+    declares (its published values' and what its derive adds): a wide table leads with them."""
+    names = list(outcome.points[0].params) if outcome.points else []
+    figures = [p.figure for p in outcome.experiment.published] + \
+        list(getattr(outcome, "derived", []))
+    return names, figures
 
 
 def _nan(x):
@@ -542,9 +598,7 @@ def _table_html(t, limit=60, names=(), figures=(), most: int = 10) -> str:
 
 def _figures_html(outcome) -> str:
     """An experiment's table: its parameters and declared figures lead."""
-    names = list(outcome.points[0].params) if outcome.points else []
-    figures = [p.figure for p in outcome.experiment.published] + \
-        list(getattr(outcome, "derived", []))
+    names, figures = _lead(outcome)
     return _table_html(view(outcome), names=names, figures=figures)
 
 
@@ -568,13 +622,14 @@ def _published_html(rows, papers_href="", experiment=False, quick=False) -> str:
     for r in rows:
         d = r["diff_%"]
         dtxt = "-" if d is None else f"{d:+.1f} %"
-        simv = "-" if r["simulated"] is None else fmt(r["simulated"])
+        unit = f" {html.escape(r['unit'])}" if r["unit"] else ""
+        simv = "-" if r["simulated"] is None else fmt(r["simulated"]) + unit
         lead = (f'<td class=nowrap><a href="#{html.escape(r["experiment"])}">'
                 f'{html.escape(r["experiment"])}</a></td>') if experiment else ""
-        out.append(f"<tr>{lead}<td>{html.escape(r['figure'])}</td>"
+        out.append(f"<tr>{lead}<td>{html.escape(header(r['figure']))}</td>"
                    f"<td class=text>{html.escape(r['where'])}</td>"
-                   f"<td>{simv}</td><td class=nowrap>{fmt(r['published'])} "
-                   f"{html.escape(r['unit'])}</td><td>{dtxt}</td>"
+                   f"<td class=nowrap>{simv}</td><td class=nowrap>{fmt(r['published'])}"
+                   f"{unit}</td><td>{dtxt}</td>"
                    f"<td class={CLASS[r['holds']]}>{VERDICT[r['holds']]}"
                    f"<br><small>within {fmt(r['tolerance'])} %</small>{_quick_mark(quick)}</td>"
                    f"<td class=text>{_source_html(r['source'], papers_href)}</td></tr>")

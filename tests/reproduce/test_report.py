@@ -130,8 +130,8 @@ class Page(unittest.TestCase):
         self.assertGreaterEqual(rows.count("mpi.latency"), 19 + 5)   # Table 1, statements
         self.assertGreaterEqual(sum(rows.count(n) for n in (
             "radix.parallel", "radix.breakdown", "radix.scalability")), 7 + 2)
-        for figure in ("mbps", "half_peak_bytes", "count_clk_per_key", "send_cycles_per_word",
-                       "cycles_per_word"):
+        for figure in ("mbps", "half peak bytes", "count clk per key", "send cycles per word",
+                       "cycles per word", "oneway µs", "preissue µs"):
             self.assertIn(f"<td>{figure}</td>", overview)
         for c in (c for e in exps for c in e.checks):
             self.assertIn(html_escape(c.statement), overview)
@@ -159,13 +159,13 @@ class Page(unittest.TestCase):
         overview = page[page.index("id=overview"):page.index("</section>")]
         # figure, where, simulated, published, difference, verdict
         verdicts = {f: (v, h) for f, v, h in re.findall(
-            r'<td>(\w+)</td><td class=text>[^<]*</td><td>([^<]*)</td>'
+            r'<td>([\w ]+)</td><td class=text>[^<]*</td><td class=nowrap>([^<]*)</td>'
             r'<td class=nowrap>[^<]*</td><td>[^<]*</td><td class=\w+>([\w ]+)<', overview)}
-        self.assertEqual(verdicts["yield_live4_cycles"], ("8.01", "holds"))
-        self.assertEqual(verdicts["put_instr_per_word"], ("2.07", "holds"))   # the NaN left out
-        self.assertEqual(verdicts["pack_instr_per_key"], ("13", "holds"))
-        self.assertEqual(verdicts["send_instr_per_key"], ("15.01", "does not hold"))  # 5 %
-        self.assertEqual(verdicts["count_instr_per_key"], ("10.02", "holds"))
+        self.assertEqual(verdicts["yield live4 cycles"], ("8.01 clocks", "holds"))
+        self.assertEqual(verdicts["put instr per word"], ("2.07 instructions", "holds"))  # not NaN
+        self.assertEqual(verdicts["pack instr per key"], ("13 instructions", "holds"))
+        self.assertEqual(verdicts["send instr per key"], ("15.01 instructions", "does not hold"))
+        self.assertEqual(verdicts["count instr per key"], ("10.02 instructions", "holds"))
         for source in ("saving and restoring 4 live variables",
                        "the coarse-grain block-send loop, 2 instructions per word",
                        "the fine-grain loop, 16 instructions per remote write",
@@ -362,6 +362,45 @@ class Page(unittest.TestCase):
         self.assertIn("<td>0.21</td>", page)             # beside 5.82
         self.assertEqual(report.header("network.topology"), "network topology")
         self.assertEqual(report.header("status"), "status")       # a word, not a unit
+
+    def test_the_terminal_table_names_its_columns_as_the_report_does(self):
+        """scripts/reproduce's table: readable names, µs (never "(us)"), columns two
+        spaces apart so that a name's own spaces do not split it, numbers right-aligned,
+        NaN as "-"."""
+        import re
+        t = pd.DataFrame({"machine": ["EM-X", "EM-4 slow"], "keys_per_s": [3.0, 12345.0],
+                          "advance 4 B (us)": [13.39, 21.89], "of_ideal": [0.59, float("nan")]})
+        lines = report.text_table(t).splitlines()
+        self.assertEqual(re.split(r"  +", lines[0].strip()),
+                         ["machine", "keys per second", "advance 4 B (µs)", "of ideal"])
+        self.assertNotIn("(us)", "\n".join(lines))
+        self.assertNotIn("_", lines[0])
+        self.assertEqual(re.split(r"  +", lines[2].strip()), ["EM-4 slow", "12345", "21.89", "-"])
+        self.assertTrue(lines[1].startswith("EM-X "))              # words left-aligned
+        ends = {len(x) for x in lines}
+        self.assertEqual(len(ends), 1, lines)                       # numbers right-aligned
+        col = lines[0].index("advance 4 B (µs)") + len("advance 4 B (µs)")
+        self.assertEqual([x[col - 5:col] for x in lines[1:]], ["13.39", "21.89"])
+
+    def test_a_wide_terminal_table_leads_with_its_parameters_and_names_the_rest(self):
+        cols = {f"extra_{k}_us": [1000.5 + k] for k in range(12)}
+        t = pd.DataFrame({**cols, "machine": ["EM-X"], "keys": [64], "of_ideal": [0.5]})
+        out = report.text_table(t, ["machine", "keys"], ["of_ideal"], width=60,
+                                csv="paper.thing.csv")
+        head = out.splitlines()[0]
+        self.assertTrue(head.startswith("machine  keys  of ideal  extra 0 µs"), head)
+        self.assertLessEqual(max(len(x) for x in out.splitlines()[:2]), 60)
+        self.assertIn("more columns in paper.thing.csv: ", out)
+        self.assertIn("extra 11 µs)", out)
+        self.assertNotIn("more columns", report.text_table(t[["machine", "keys"]]))
+
+    def test_the_terminal_writes_each_published_value_with_its_unit(self):
+        o = outcome(TABLE, [Published("speed", 21.0, {"machine": "A", "keys": 2},
+                                      "made-up paper, Table 1", "keys per_s")])
+        text = report.text(o)
+        self.assertIn("   speed [machine=A, keys=2]: simulated 20 keys per_s, published 21 "
+                      "keys per_s  (-4.8 %)  holds", text)
+        self.assertIn("speed  machine  keys\n   10  A           1", text)   # the figure leads
 
     def test_a_wide_table_shows_its_parameters_and_figures_first(self):
         cols = {f"extra_{k}": [k] for k in range(12)}
