@@ -83,6 +83,75 @@ class Verdicts(unittest.TestCase):
                 self.assertNotRegex(s.lower(), r"brief|shared|\.\./|machine\.md|experiments\.md")
 
 
+class Papers(unittest.TestCase):
+    """docs/papers.md is the project's record of the papers: every published value and
+    statement the experiments declare is in it, under its paper; nothing shipped names a
+    file outside the repository."""
+
+    def sections(self):
+        import re
+        with open(os.path.join(TOP, "docs", "papers.md")) as f:
+            text = f.read()
+        parts = re.split(r"^## ", text, flags=re.M)
+        return {p.split(":", 1)[0].strip().lower(): p for p in parts[1:] if ":" in p}
+
+    def test_every_declared_value_is_in_its_papers_section(self):
+        import re
+        sections = self.sections()
+        for e in registry.all_experiments().values():
+            for p in e.published:
+                paper = p.source.split(",")[0].strip().lower()
+                self.assertIn(paper, sections, f"{e.name}: {p.source}")
+                section = sections[paper]
+                self.assertIn(f"`{e.name}`", section, f"{e.name} under {paper}")
+                value = f"{p.value:g}"
+                self.assertTrue(re.search(rf"(?<![\d.]){value}(?![\d]|\.\d)", section),
+                                f"{e.name} {p.figure} = {value} not under {paper}")
+            for c in e.checks:
+                paper = c.source.split(",")[0].strip().lower()
+                self.assertIn(f"`{e.name}`", sections[paper], f"{e.name}: {c.statement}")
+
+    def test_table1_and_fig10_are_recorded_cell_by_cell(self):
+        """The record and the declarations agree: Table 1's 19 values, Fig. 10's two."""
+        import re
+        from emx.experiments import mpi
+        section = self.sections()["mpi paper"]
+        rows = re.findall(r"^\| (both sides|receiver only) \| (\w+) \| ([\d.]+) \| ([\d.]+) \| "
+                          r"([\d.]+) \|$", section, flags=re.M)
+        recorded = {("both" if m == "both sides" else "receiver", p): tuple(map(float, v))
+                    for m, p, *v in rows}
+        self.assertEqual(recorded, mpi.TABLE1_ONEWAY)
+        self.assertIn(f"**{mpi.TABLE1_ZERO_BYTES} µs** for 0 bytes", section)
+        declared = {p.figure: p.value for p in registry.all_experiments()["mpi.throughput"].published}
+        self.assertIn(f"**{declared['mbps']:g} MB/s**", section)
+        self.assertIn(f"**half of its peak at {declared['half_peak_bytes']:g} B**", section)
+
+    def test_nothing_shipped_names_a_file_outside_the_repository(self):
+        """Docs, code, programs, scripts and configs: no path to notes kept beside the
+        repository (the patterns are built from parts so that this file does not match)."""
+        import re
+        pattern = re.compile("|".join([r"\.\./" + "shared", r"\bthe " + "brief\\b",
+                                       "brief" + "/", r"(?<![\w/])" + "experiments\\.md",
+                                       r"(?<![\w/])" + "machine\\.md",
+                                       r"(?<![\w/])" + "software\\.md", "/" + "work/"]), re.I)
+        skip = {".git", "build", ".venv", "results", "node_modules", "__pycache__"}
+        found = []
+        for root, dirs, files in os.walk(TOP):
+            dirs[:] = [d for d in dirs if d not in skip and not d.startswith("build")]
+            for name in files:
+                if name == ".git":                  # a worktree's pointer to its repository
+                    continue
+                path = os.path.join(root, name)
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        text = f.read()
+                except (UnicodeDecodeError, OSError):
+                    continue
+                for m in pattern.finditer(text):
+                    found.append(f"{os.path.relpath(path, TOP)}: {m.group(0)}")
+        self.assertEqual(found, [])
+
+
 class Page(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="emx-report-")
