@@ -81,15 +81,16 @@ def text(outcome) -> str:
     """The terminal form: the table, then the published values beside ours."""
     e = outcome.experiment
     lines = [f"== {e.name}: {e.title}"]
+    width = terminal_width()
     if getattr(outcome, "quick", False):            # set by write() from the run's meta
         found = quick_difference(e)
         lines.append(textwrap.fill(
             "   quick run: " + " ".join(filter(None, [e.quick, "; ".join(found or [])])) +
-            f" (full figures: scripts/reproduce {e.name})", 100,
+            f" (full figures: scripts/reproduce {e.name})", width,
             subsequent_indent="   "))
     t = view(outcome)
     if t is not None and not t.empty:
-        lines.append(text_table(t, *_lead(outcome), width=terminal_width(),
+        lines.append(text_table(t, *_lead(outcome), width=width,
                                 csv=f"{e.name}.csv"))
     c = published(outcome)
     if c:
@@ -102,8 +103,10 @@ def text(outcome) -> str:
                          f"published {fmt(r['published'])}{unit}{diff}  "
                          f"{VERDICT[r['holds']]}  {r['source']}")
     for r in checks(outcome):
-        lines.append(f"-- {VERDICT[r['holds']]}: {r['statement']} ({r['source']})\n     "
-                     f"{r['relation']}: {_figures_text(r)}")
+        lines.append(textwrap.fill(f"-- {VERDICT[r['holds']]}: {r['statement']} "
+                                   f"({r['source']})", width, subsequent_indent="   "))
+        lines.append(textwrap.fill(f"{r['relation']}: {_figures_text(r)}", width,
+                                   initial_indent="     ", subsequent_indent="       "))
     for f in outcome.failures:
         lines.append(f"!! failed: {f['command']}\n   " + f["fault"].replace("\n", "\n   "))
     n, c_n = len(outcome.results), sum(outcome.cached)
@@ -626,7 +629,7 @@ def _published_html(rows, papers_href="", experiment=False, quick=False) -> str:
         simv = "-" if r["simulated"] is None else fmt(r["simulated"]) + unit
         lead = (f'<td class=nowrap><a href="#{html.escape(r["experiment"])}">'
                 f'{html.escape(r["experiment"])}</a></td>') if experiment else ""
-        out.append(f"<tr>{lead}<td>{html.escape(header(r['figure']))}</td>"
+        out.append(f"<tr>{lead}<td class=text>{html.escape(header(r['figure']))}</td>"
                    f"<td class=text>{html.escape(r['where'])}</td>"
                    f"<td class=nowrap>{simv}</td><td class=nowrap>{fmt(r['published'])}"
                    f"{unit}</td><td>{dtxt}</td>"

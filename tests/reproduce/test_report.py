@@ -201,7 +201,7 @@ class Page(unittest.TestCase):
             "radix.parallel", "radix.breakdown", "radix.scalability")), 7 + 2)
         for figure in ("mbps", "half peak bytes", "count clk per key", "send cycles per word",
                        "cycles per word", "oneway µs", "preissue µs"):
-            self.assertIn(f"<td>{figure}</td>", overview)
+            self.assertIn(f"<td class=text>{figure}</td>", overview)
         for c in (c for e in exps for c in e.checks):
             self.assertIn(html_escape(c.statement), overview)
         self.assertEqual(overview.count("not measured"), len(rows) + 2)   # + the tallies
@@ -228,7 +228,7 @@ class Page(unittest.TestCase):
         overview = page[page.index("id=overview"):page.index("</section>")]
         # figure, where, simulated, published, difference, verdict
         verdicts = {f: (v, h) for f, v, h in re.findall(
-            r'<td>([\w ]+)</td><td class=text>[^<]*</td><td class=nowrap>([^<]*)</td>'
+            r'<td class=text>([\w ]+)</td><td class=text>[^<]*</td><td class=nowrap>([^<]*)</td>'
             r'<td class=nowrap>[^<]*</td><td>[^<]*</td><td class=\w+>([\w ]+)<', overview)}
         self.assertEqual(verdicts["yield live4 cycles"], ("8.01 clocks", "holds"))
         self.assertEqual(verdicts["put instr per word"], ("2.07 instructions", "holds"))  # not NaN
