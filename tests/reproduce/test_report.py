@@ -451,6 +451,15 @@ class Page(unittest.TestCase):
         col = lines[0].index("advance 4 B (µs)") + len("advance 4 B (µs)")
         self.assertEqual([x[col - 5:col] for x in lines[1:]], ["13.39", "21.89"])
 
+    def test_a_sweeps_terminal_pivot_names_its_axes_as_the_report_does(self):
+        from emx import sweep
+        t = pd.DataFrame({"machine": ["A", "A"], "network.topology": ["ring", "torus"],
+                          "clock_mhz": [16, 16], "keys_per_s": [1.0, 2.0]})
+        pivot = sweep.readable_names(t.pivot_table(index=["machine", "network.topology"],
+                                                   columns="clock_mhz", values="keys_per_s"))
+        self.assertEqual(list(pivot.index.names), ["machine", "network topology"])
+        self.assertEqual(list(pivot.columns.names), ["clock mhz"])
+
     def test_a_wide_terminal_table_leads_with_its_parameters_and_names_the_rest(self):
         cols = {f"extra_{k}_us": [1000.5 + k] for k in range(12)}
         t = pd.DataFrame({**cols, "machine": ["EM-X"], "keys": [64], "of_ideal": [0.5]})
