@@ -551,12 +551,20 @@ def _scroll(table_html: str) -> str:
     return f"<div class=scroll>{table_html}</div>"
 
 
+# Abbreviations in figure names, as a reader says them ("count clocks per key", "MB/s").
+WORDS = {"clk": "clocks", "instr": "instructions", "oneway": "one-way",
+         "preissue": "pre-issue", "mb s": "MB/s", "mbps": "MB/s", "mbytes per s": "MB/s",
+         "host s": "host seconds", "us": "µs"}
+
+
 def header(column) -> str:
-    """A column's name as the report writes it: words apart ("keys per s", not
-    "keys_per_s", "network topology", not "network.topology") and microseconds as µs, not "us"."""
+    """A column's name as the report writes it: words apart ("keys per second", not
+    "keys_per_s", "network topology", not "network.topology"), abbreviations spelled out
+    ("count clocks per key", "MB/s") and microseconds as µs, not "us"."""
     words = re.sub(r"(?<=[A-Za-z])\.(?=[A-Za-z])", " ", str(column).replace("_", " "))
-    words = re.sub(r"(?<![A-Za-z])per s(?![A-Za-z])", "per second", words)
-    return re.sub(r"(?<![A-Za-z])us(?![A-Za-z])", "µs", words)
+    for short, long in WORDS.items():
+        words = re.sub(rf"(?<![A-Za-z]){short}(?![A-Za-z])", long, words)
+    return re.sub(r"(?<![A-Za-z])per s(?![A-Za-z])", "per second", words)
 
 
 def lead_columns(t, names=(), figures=(), most: int = 10) -> list:

@@ -199,8 +199,8 @@ class Page(unittest.TestCase):
         self.assertGreaterEqual(rows.count("mpi.latency"), 19 + 5)   # Table 1, statements
         self.assertGreaterEqual(sum(rows.count(n) for n in (
             "radix.parallel", "radix.breakdown", "radix.scalability")), 7 + 2)
-        for figure in ("mbps", "half peak bytes", "count clk per key", "send cycles per word",
-                       "cycles per word", "oneway µs", "preissue µs"):
+        for figure in ("MB/s", "half peak bytes", "count clocks per key", "send cycles per word",
+                       "cycles per word", "one-way µs", "pre-issue µs"):
             self.assertIn(f"<td class=text>{figure}</td>", overview)
         for c in (c for e in exps for c in e.checks):
             self.assertIn(html_escape(c.statement), overview)
@@ -231,10 +231,10 @@ class Page(unittest.TestCase):
             r'<td class=text>([\w ]+)</td><td class=text>[^<]*</td><td class=nowrap>([^<]*)</td>'
             r'<td class=nowrap>[^<]*</td><td>[^<]*</td><td class=\w+>([\w ]+)<', overview)}
         self.assertEqual(verdicts["yield live4 cycles"], ("8.01 clocks", "holds"))
-        self.assertEqual(verdicts["put instr per word"], ("2.07 instructions", "holds"))  # not NaN
-        self.assertEqual(verdicts["pack instr per key"], ("13 instructions", "holds"))
-        self.assertEqual(verdicts["send instr per key"], ("15.01 instructions", "does not hold"))
-        self.assertEqual(verdicts["count instr per key"], ("10.02 instructions", "holds"))
+        self.assertEqual(verdicts["put instructions per word"], ("2.07 instructions", "holds"))  # not NaN
+        self.assertEqual(verdicts["pack instructions per key"], ("13 instructions", "holds"))
+        self.assertEqual(verdicts["send instructions per key"], ("15.01 instructions", "does not hold"))
+        self.assertEqual(verdicts["count instructions per key"], ("10.02 instructions", "holds"))
         for source in ("saving and restoring 4 live variables",
                        "the coarse-grain block-send loop, 2 instructions per word",
                        "the fine-grain loop, 16 instructions per remote write",
@@ -431,6 +431,12 @@ class Page(unittest.TestCase):
         self.assertIn("<td>0.21</td>", page)             # beside 5.82
         self.assertEqual(report.header("network.topology"), "network topology")
         self.assertEqual(report.header("status"), "status")       # a word, not a unit
+        for raw, read in (("count_clk_per_key", "count clocks per key"), ("mb_s", "MB/s"),
+                          ("block_read_mb_s", "block read MB/s"), ("mbps", "MB/s"),
+                          ("put_instr_per_word", "put instructions per word"),
+                          ("oneway_us", "one-way µs"), ("preissue_us", "pre-issue µs"),
+                          ("host_s", "host seconds"), ("makespan_us", "makespan µs")):
+            self.assertEqual(report.header(raw), read)
 
     def test_the_terminal_table_names_its_columns_as_the_report_does(self):
         """scripts/reproduce's table: readable names, µs (never "(us)"), columns two
