@@ -395,7 +395,7 @@ def default_plot(t, fig, keys, y=None):
         # A bar per point: its first row (a point with several rows, such as a list of
         # steps, would otherwise give hundreds of bars whose labels no one can read).
         t = t.drop_duplicates(keys) if keys else t
-        labels = [", ".join(f"{k}={r[k]}" for k in keys) for _, r in t.iterrows()]
+        labels = [", ".join(f"{header(k)}={r[k]}" for k in keys) for _, r in t.iterrows()]
         ax.bar(range(len(t)), t[y])
         ax.set_xticks(range(len(t)), labels, rotation=45, ha="right", fontsize=7)
     else:
@@ -405,14 +405,14 @@ def default_plot(t, fig, keys, y=None):
         for name, g in groups:
             g = g.sort_values(x)
             name = name if isinstance(name, tuple) else (name,)
-            label = ", ".join(f"{k}={v}" for k, v in zip(others, name)) or y
+            label = ", ".join(f"{header(k)}={v}" for k, v in zip(others, name)) or header(y)
             ax.plot(g[x], g[y], marker="o", markersize=3, label=label)
-        ax.set_xlabel(x)
+        ax.set_xlabel(header(x))
         if t[x].min() > 0 and t[x].max() / max(t[x].min(), 1e-12) > 50:
             ax.set_xscale("log")         # plain_axes labels it
         if others:
             ax.legend(fontsize=7)
-    ax.set_ylabel(y)
+    ax.set_ylabel(header(y))
     ax.grid(True, alpha=0.3)
 
 

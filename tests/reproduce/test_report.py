@@ -570,6 +570,36 @@ class Page(unittest.TestCase):
                          ["variant=a, mode=x", "variant=b, mode=y"])
         plt.close(fig)
 
+    def test_plots_name_their_axes_and_legends_as_the_tables_do(self):
+        """The default plot's axes and legend, and the microbenchmarks' bars: "keys per
+        second", "cycles per word", never the CSV's "keys_per_s"; one bar a point has no
+        legend (its y label says what the bars are)."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        t = pd.DataFrame({"clock_mhz": [10, 20, 10, 20], "pe_count": [1, 1, 2, 2],
+                          "keys_per_s": [1.0, 2.0, 3.0, 4.0]})
+        fig = plt.figure()
+        report.default_plot(t, fig, ["clock_mhz", "pe_count"])
+        ax = fig.axes[0]
+        self.assertEqual((ax.get_xlabel(), ax.get_ylabel()), ("clock mhz", "keys per second"))
+        self.assertEqual([x.get_text() for x in ax.get_legend().get_texts()],
+                         ["pe count=1", "pe count=2"])
+        plt.close(fig)
+        exps = registry.all_experiments()
+        rows = pd.DataFrame({"machine": ["em4", "emx80-16mhz"], "target": ["one", "one"],
+                             "cycles_per_word": [5.1, 2.1], "min_us": [1.0, 2.0],
+                             "mean_us": [1.5, 2.5], "max_us": [2.0, 3.0]})
+        fig = plt.figure()
+        exps["micro.remote_write"].plot(rows, fig)
+        self.assertIsNone(fig.axes[0].get_legend())
+        plt.close(fig)
+        fig = plt.figure()
+        exps["micro.invoke"].plot(rows, fig)
+        self.assertEqual([x.get_text() for x in fig.axes[0].get_legend().get_texts()],
+                         ["min µs", "mean µs", "max µs"])
+        plt.close(fig)
+
     def test_figures_rendered_in_processes_are_those_rendered_here(self):
         """render_figures splits the experiments between forked processes: the same PNG
         bytes as figure_png here, in order, for any number of processes; a plot that fails
