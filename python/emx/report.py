@@ -922,10 +922,11 @@ def html_report(outcomes, path: str, meta: dict, sweeps=None) -> str:
             beside.append(f"<h3>The paper's statements</h3>"
                           f"{_checks_html(chk, papers_href, quick=quick)}")
         if not beside:
-            beside.append('<p class=sub>The paper publishes no value or statement that this '
-                          'experiment checks: the figures are reported as measured '
+            beside.append('<p class=sub>No published value or statement is checked here: '
+                          'the project records none of the paper\'s numbers for this '
+                          'experiment, so its figures are reported as measured '
                           f'(<a href="{html.escape(papers_href)}">docs/papers.md</a> says what '
-                          'the paper measured).</p>')
+                          'the paper measured and which of its numbers are recorded).</p>')
         sections.append(
             f'<section id="{html.escape(e.name)}"><h2>{html.escape(e.title)}</h2>'
             f'<div class=sub><code>{html.escape(e.name)}</code>{doc}'

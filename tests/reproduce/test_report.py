@@ -206,6 +206,17 @@ class Page(unittest.TestCase):
             self.assertIn(html_escape(c.statement), overview)
         self.assertEqual(overview.count("not measured"), len(rows) + 2)   # + the tallies
 
+    def test_an_experiment_without_published_values_says_none_are_recorded(self):
+        """Not "the paper publishes no value": Table 3's values exist, this project does
+        not record them; the section says so and points to docs/papers.md."""
+        o = outcome(TABLE)
+        with open(report.html_report([o], os.path.join(self.tmp, "report.html"), {})) as f:
+            page = f.read()
+        section = page[page.index('id="paper.thing"'):]
+        self.assertIn("No published value or statement is checked here", section)
+        self.assertIn("records none of the paper's numbers", html_unescape(section))
+        self.assertNotIn("publishes no value", section)
+
     def test_the_loops_instructions_and_the_suspension_are_in_the_overview(self):
         """The radix paper's loop lengths (instructions, counted by the programs) and the
         8 clocks of 4 live values at a suspension: overview rows with their verdicts."""
