@@ -83,11 +83,9 @@ def text(outcome) -> str:
     lines = [f"== {e.name}: {e.title}"]
     width = terminal_width()
     if getattr(outcome, "quick", False):            # set by write() from the run's meta
-        found = quick_difference(e)
-        lines.append(textwrap.fill(
-            "   quick run: " + " ".join(filter(None, [e.quick, "; ".join(found or [])])) +
-            f" (full figures: scripts/reproduce {e.name})", width,
-            subsequent_indent="   "))
+        lines.append(textwrap.fill(f"   quick run: {quick_note(e)} (full figures: "
+                                   f"scripts/reproduce {e.name})", width,
+                                   subsequent_indent="   "))
     t = view(outcome)
     if t is not None and not t.empty:
         lines.append(text_table(t, *_lead(outcome), width=width,
@@ -813,11 +811,10 @@ QUICK_WHY = ("A quick figure differs from the full run's: with fewer iterations 
              "quick run leaves out is not measured.")
 
 
-def _quick_html(e, quick: bool, full: str = "") -> str:
-    """A quick run's note: what is smaller (the experiment's own words, then what the
-    plans show) and why its figures differ from the full run's."""
-    if not quick:
-        return ""
+def quick_note(e) -> str:
+    """What a quick run of `e` makes smaller (the experiment's own words, then what the
+    plans show) and why its figures differ from the full run's: the page's and the
+    terminal's note alike."""
     said = e.quick.strip()
     if said and not said.endswith("."):
         said += "."
@@ -825,7 +822,14 @@ def _quick_html(e, quick: bool, full: str = "") -> str:
     smaller = (f"Smaller than the full run: {'; '.join(found)}. " if found else
                "The quick run is the full run here (the same runs and arguments): its "
                "figures are the full run's. " if found == [] else "")
-    note = " ".join(filter(None, [said, smaller.strip(), "" if said else QUICK_WHY]))
+    return " ".join(filter(None, [said, smaller.strip(), "" if said else QUICK_WHY]))
+
+
+def _quick_html(e, quick: bool, full: str = "") -> str:
+    """A quick run's note (quick_note) and the command that gives the full figures."""
+    if not quick:
+        return ""
+    note = quick_note(e)
     full = html.escape(full) or f"<code>scripts/reproduce {html.escape(e.name)}</code>"
     return (f"<div class=quick><b>Quick run.</b> {html.escape(note)} {full} gives the full "
             f"figures.</div>")

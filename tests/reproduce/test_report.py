@@ -276,7 +276,11 @@ class Page(unittest.TestCase):
                       html_unescape(page))
         self.assertIn("fixed costs", page)                         # why a figure differs
         report.write(o, self.tmp, {"quick": True})
-        self.assertIn("quick run: keys 1, 2 instead of 1, 2, 3", report.text(o))
+        terminal = " ".join(report.text(o).split())       # as one line, unwrapped
+        self.assertIn("quick run: Smaller than the full run: keys 1, 2 instead of 1, 2, 3",
+                      terminal)
+        self.assertIn("the fixed costs (start-up, the first message, the global steps) "
+                      "weigh more", terminal)                # why, on the terminal too
         same = Experiment("paper.same", "paper", "Same",
                           lambda opt: [Point({"keys": 1}, Run("prog", (1,)))], lambda p, r: {})
         self.assertEqual(report.quick_difference(same), [])
