@@ -822,7 +822,8 @@ def quick_note(e) -> str:
     smaller = (f"Smaller than the full run: {'; '.join(found)}. " if found else
                "The quick run is the full run here (the same runs and arguments): its "
                "figures are the full run's. " if found == [] else "")
-    return " ".join(filter(None, [said, smaller.strip(), "" if said else QUICK_WHY]))
+    why = "" if said or found == [] else QUICK_WHY     # the same runs: nothing differs
+    return " ".join(filter(None, [said, smaller.strip(), why]))
 
 
 def _quick_html(e, quick: bool, full: str = "") -> str:

@@ -285,6 +285,7 @@ class Page(unittest.TestCase):
                           lambda opt: [Point({"keys": 1}, Run("prog", (1,)))], lambda p, r: {})
         self.assertEqual(report.quick_difference(same), [])
         self.assertIn("The quick run is the full run here", report._quick_html(same, True))
+        self.assertNotIn("A quick figure differs", report.quick_note(same))   # it does not
         full = report.html_report([o], os.path.join(self.tmp, "f.html"), {"quick": False})
         with open(full) as f:
             self.assertNotIn("quick run", f.read())
