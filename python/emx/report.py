@@ -11,6 +11,7 @@ import math
 import multiprocessing
 import os
 import re
+import shutil
 import subprocess
 import textwrap
 
@@ -80,33 +81,89 @@ def text(outcome) -> str:
     """The terminal form: the table, then the published values beside ours."""
     e = outcome.experiment
     lines = [f"== {e.name}: {e.title}"]
+    width = terminal_width()
     if getattr(outcome, "quick", False):            # set by write() from the run's meta
-        found = quick_difference(e)
-        lines.append(textwrap.fill(
-            "   quick run: " + " ".join(filter(None, [e.quick, "; ".join(found or [])])) +
-            f" (full figures: scripts/reproduce {e.name})", 100,
-            subsequent_indent="   "))
+        lines.append(textwrap.fill(f"   quick run: {quick_note(e)} (full figures: "
+                                   f"scripts/reproduce {e.name})", width,
+                                   subsequent_indent="   "))
     t = view(outcome)
     if t is not None and not t.empty:
-        lines.append(t.to_string(index=False, formatters=column_formats(t)))
+        lines.append(text_table(t, *_lead(outcome), width=width,
+                                csv=f"{e.name}.csv"))
     c = published(outcome)
     if c:
         lines.append("-- beside the published figures (docs/papers.md)")
         for r in c:
-            sim_v = "no value" if r["simulated"] is None else fmt(r["simulated"])
+            unit = f" {r['unit']}" if r["unit"] else ""
+            sim_v = "no value" if r["simulated"] is None else fmt(r["simulated"]) + unit
             diff = "" if r["diff_%"] is None else f"  ({r['diff_%']:+.1f} %)"
-            lines.append(f"   {r['figure']} [{r['where']}]: simulated {sim_v}, published "
-                         f"{fmt(r['published'])} {r['unit']}{diff}  {VERDICT[r['holds']]}  "
-                         f"{r['source']}")
+            lines.append(f"   {header(r['figure'])} [{r['where']}]: simulated {sim_v}, "
+                         f"published {fmt(r['published'])}{unit}{diff}  "
+                         f"{VERDICT[r['holds']]}  {r['source']}")
     for r in checks(outcome):
-        lines.append(f"-- {VERDICT[r['holds']]}: {r['statement']} ({r['source']})\n     "
-                     f"{r['relation']}: {_figures_text(r)}")
+        lines.append(textwrap.fill(f"-- {VERDICT[r['holds']]}: {r['statement']} "
+                                   f"({r['source']})", width, subsequent_indent="   "))
+        lines.append(textwrap.fill(f"{r['relation']}: {_figures_text(r)}", width,
+                                   initial_indent="     ", subsequent_indent="       "))
     for f in outcome.failures:
         lines.append(f"!! failed: {f['command']}\n   " + f["fault"].replace("\n", "\n   "))
     n, c_n = len(outcome.results), sum(outcome.cached)
     lines.append(f"   ({n} runs, {c_n} from the cache, {outcome.host_seconds:.1f} s of "
                  f"simulator time)")
     return "\n".join(lines)
+
+
+def terminal_width() -> int:
+    """The terminal's columns (120 when the output is not a terminal, as in a log)."""
+    return max(60, shutil.get_terminal_size((120, 24)).columns)
+
+
+def text_table(t, names=(), figures=(), width: int = 120, csv: str = "") -> str:
+    """A table on the terminal, as the report writes it: columns by their names as a
+    reader says them (header: "keys per second", "advance 4 B (µs)"), two spaces apart so
+    that the spaces inside a name do not read as a column break, numbers right-aligned,
+    words left-aligned, each column as wide as its widest cell. A table wider than `width`
+    shows the columns that name a row and the declared figures first (lead_columns) and
+    as many others as fit, and says how many more the CSV holds."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    formats = column_formats(t)
+    cols = []
+    for c in t.columns:
+        cells = [formats[c](v) for v in t[c]]
+        name = header(c)
+        right = is_numeric_dtype(t[c]) and not is_bool_dtype(t[c])
+        w = max([len(name)] + [len(x) for x in cells])
+        cols.append((str(c), [name] + cells, w, right))
+    by_name = {c[0]: c for c in cols}
+    order = lead_columns(t.rename(columns=str), names, figures, most=len(cols))
+    first = len(lead_columns(t.rename(columns=str), names, figures, most=0))
+    shown, used = [], -2
+    for i, c in enumerate(order):
+        w = by_name[c][2] + 2
+        if i >= max(first, 1) and used + w > width:
+            break
+        shown.append(by_name[c])
+        used += w
+    lines = ["  ".join(cells[r].rjust(w) if right else cells[r].ljust(w)
+                       for _, cells, w, right in shown).rstrip()
+             for r in range(len(t) + 1)]
+    left = len(cols) - len(shown)
+    if left:
+        where = f" in {csv}" if csv else ""
+        lines.append(textwrap.fill(
+            f"   ({left} more column{'s' if left > 1 else ''}{where}: "
+            + ", ".join(header(c[0]) for c in cols if c not in shown) + ")",
+            max(width, 60), subsequent_indent="    "))
+    return "\n".join(lines)
+
+
+def _lead(outcome) -> tuple:
+    """(names, figures): the experiment's parameters, which name a row, and the figures it
+    declares (its published values' and what its derive adds): a wide table leads with them."""
+    names = list(outcome.points[0].params) if outcome.points else []
+    figures = [p.figure for p in outcome.experiment.published] + \
+        list(getattr(outcome, "derived", []))
+    return names, figures
 
 
 def _nan(x):
@@ -336,7 +393,7 @@ def default_plot(t, fig, keys, y=None):
         # A bar per point: its first row (a point with several rows, such as a list of
         # steps, would otherwise give hundreds of bars whose labels no one can read).
         t = t.drop_duplicates(keys) if keys else t
-        labels = [", ".join(f"{k}={r[k]}" for k in keys) for _, r in t.iterrows()]
+        labels = [", ".join(f"{header(k)}={r[k]}" for k in keys) for _, r in t.iterrows()]
         ax.bar(range(len(t)), t[y])
         ax.set_xticks(range(len(t)), labels, rotation=45, ha="right", fontsize=7)
     else:
@@ -346,14 +403,14 @@ def default_plot(t, fig, keys, y=None):
         for name, g in groups:
             g = g.sort_values(x)
             name = name if isinstance(name, tuple) else (name,)
-            label = ", ".join(f"{k}={v}" for k, v in zip(others, name)) or y
+            label = ", ".join(f"{header(k)}={v}" for k, v in zip(others, name)) or header(y)
             ax.plot(g[x], g[y], marker="o", markersize=3, label=label)
-        ax.set_xlabel(x)
+        ax.set_xlabel(header(x))
         if t[x].min() > 0 and t[x].max() / max(t[x].min(), 1e-12) > 50:
             ax.set_xscale("log")         # plain_axes labels it
         if others:
             ax.legend(fontsize=7)
-    ax.set_ylabel(y)
+    ax.set_ylabel(header(y))
     ax.grid(True, alpha=0.3)
 
 
@@ -492,12 +549,20 @@ def _scroll(table_html: str) -> str:
     return f"<div class=scroll>{table_html}</div>"
 
 
+# Abbreviations in figure names, as a reader says them ("count clocks per key", "MB/s").
+WORDS = {"clk": "clocks", "instr": "instructions", "oneway": "one-way",
+         "preissue": "pre-issue", "mb s": "MB/s", "mbps": "MB/s", "mbytes per s": "MB/s",
+         "host s": "host seconds", "us": "µs"}
+
+
 def header(column) -> str:
-    """A column's name as the report writes it: words apart ("keys per s", not
-    "keys_per_s", "network topology", not "network.topology") and microseconds as µs, not "us"."""
+    """A column's name as the report writes it: words apart ("keys per second", not
+    "keys_per_s", "network topology", not "network.topology"), abbreviations spelled out
+    ("count clocks per key", "MB/s") and microseconds as µs, not "us"."""
     words = re.sub(r"(?<=[A-Za-z])\.(?=[A-Za-z])", " ", str(column).replace("_", " "))
-    words = re.sub(r"(?<![A-Za-z])per s(?![A-Za-z])", "per second", words)
-    return re.sub(r"(?<![A-Za-z])us(?![A-Za-z])", "µs", words)
+    for short, long in WORDS.items():
+        words = re.sub(rf"(?<![A-Za-z]){short}(?![A-Za-z])", long, words)
+    return re.sub(r"(?<![A-Za-z])per s(?![A-Za-z])", "per second", words)
 
 
 def lead_columns(t, names=(), figures=(), most: int = 10) -> list:
@@ -542,9 +607,7 @@ def _table_html(t, limit=60, names=(), figures=(), most: int = 10) -> str:
 
 def _figures_html(outcome) -> str:
     """An experiment's table: its parameters and declared figures lead."""
-    names = list(outcome.points[0].params) if outcome.points else []
-    figures = [p.figure for p in outcome.experiment.published] + \
-        list(getattr(outcome, "derived", []))
+    names, figures = _lead(outcome)
     return _table_html(view(outcome), names=names, figures=figures)
 
 
@@ -568,13 +631,14 @@ def _published_html(rows, papers_href="", experiment=False, quick=False) -> str:
     for r in rows:
         d = r["diff_%"]
         dtxt = "-" if d is None else f"{d:+.1f} %"
-        simv = "-" if r["simulated"] is None else fmt(r["simulated"])
+        unit = f" {html.escape(r['unit'])}" if r["unit"] else ""
+        simv = "-" if r["simulated"] is None else fmt(r["simulated"]) + unit
         lead = (f'<td class=nowrap><a href="#{html.escape(r["experiment"])}">'
                 f'{html.escape(r["experiment"])}</a></td>') if experiment else ""
-        out.append(f"<tr>{lead}<td>{html.escape(r['figure'])}</td>"
+        out.append(f"<tr>{lead}<td class=text>{html.escape(header(r['figure']))}</td>"
                    f"<td class=text>{html.escape(r['where'])}</td>"
-                   f"<td>{simv}</td><td class=nowrap>{fmt(r['published'])} "
-                   f"{html.escape(r['unit'])}</td><td>{dtxt}</td>"
+                   f"<td class=nowrap>{simv}</td><td class=nowrap>{fmt(r['published'])}"
+                   f"{unit}</td><td>{dtxt}</td>"
                    f"<td class={CLASS[r['holds']]}>{VERDICT[r['holds']]}"
                    f"<br><small>within {fmt(r['tolerance'])} %</small>{_quick_mark(quick)}</td>"
                    f"<td class=text>{_source_html(r['source'], papers_href)}</td></tr>")
@@ -747,11 +811,10 @@ QUICK_WHY = ("A quick figure differs from the full run's: with fewer iterations 
              "quick run leaves out is not measured.")
 
 
-def _quick_html(e, quick: bool, full: str = "") -> str:
-    """A quick run's note: what is smaller (the experiment's own words, then what the
-    plans show) and why its figures differ from the full run's."""
-    if not quick:
-        return ""
+def quick_note(e) -> str:
+    """What a quick run of `e` makes smaller (the experiment's own words, then what the
+    plans show) and why its figures differ from the full run's: the page's and the
+    terminal's note alike."""
     said = e.quick.strip()
     if said and not said.endswith("."):
         said += "."
@@ -759,7 +822,15 @@ def _quick_html(e, quick: bool, full: str = "") -> str:
     smaller = (f"Smaller than the full run: {'; '.join(found)}. " if found else
                "The quick run is the full run here (the same runs and arguments): its "
                "figures are the full run's. " if found == [] else "")
-    note = " ".join(filter(None, [said, smaller.strip(), "" if said else QUICK_WHY]))
+    why = "" if said or found == [] else QUICK_WHY     # the same runs: nothing differs
+    return " ".join(filter(None, [said, smaller.strip(), why]))
+
+
+def _quick_html(e, quick: bool, full: str = "") -> str:
+    """A quick run's note (quick_note) and the command that gives the full figures."""
+    if not quick:
+        return ""
+    note = quick_note(e)
     full = html.escape(full) or f"<code>scripts/reproduce {html.escape(e.name)}</code>"
     return (f"<div class=quick><b>Quick run.</b> {html.escape(note)} {full} gives the full "
             f"figures.</div>")
@@ -856,10 +927,11 @@ def html_report(outcomes, path: str, meta: dict, sweeps=None) -> str:
             beside.append(f"<h3>The paper's statements</h3>"
                           f"{_checks_html(chk, papers_href, quick=quick)}")
         if not beside:
-            beside.append('<p class=sub>The paper publishes no value or statement that this '
-                          'experiment checks: the figures are reported as measured '
+            beside.append('<p class=sub>No published value or statement is checked here: '
+                          'the project records none of the paper\'s numbers for this '
+                          'experiment, so its figures are reported as measured '
                           f'(<a href="{html.escape(papers_href)}">docs/papers.md</a> says what '
-                          'the paper measured).</p>')
+                          'the paper measured and which of its numbers are recorded).</p>')
         sections.append(
             f'<section id="{html.escape(e.name)}"><h2>{html.escape(e.title)}</h2>'
             f'<div class=sub><code>{html.escape(e.name)}</code>{doc}'

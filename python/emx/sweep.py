@@ -252,6 +252,16 @@ def write(out, spec, base: str, meta: dict) -> tuple:
     return table, y, written
 
 
+def readable_names(table):
+    """The pivot with its axes named as the report names columns ("clock mhz", "network
+    topology", not "clock_mhz", "network.topology")."""
+    table = table.copy()
+    table.index.names = [report.header(n) if n is not None else None for n in table.index.names]
+    table.columns.names = [report.header(n) if n is not None else None
+                           for n in table.columns.names]
+    return table
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="scripts/sweep", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -299,9 +309,9 @@ def main(argv=None) -> int:
         print("(no rows" + (" match --where)" if spec.where else ")"))
     else:
         where = ", ".join(f"{k}={v}" for k, v in spec.where.items())
-        print(f"{out.experiment.name}: {y}" + (f" where {where}" if where else "") +
-              f" (every row: {written[0]})")
-        print(table.to_string(float_format=report.fmt))
+        print(f"{out.experiment.name}: {report.header(y)}" +
+              (f" where {where}" if where else "") + f" (every row: {written[0]})")
+        print(readable_names(table).to_string(float_format=report.fmt))
     for f in out.failures:
         print(f"!! failed: {f['command']}\n   " + f["fault"].replace("\n", "\n   "))
     print(f"\n{len(grid)} grid points, {runner.summary(len(out.failures))} in "

@@ -83,6 +83,75 @@ class Verdicts(unittest.TestCase):
                 self.assertNotRegex(s.lower(), r"brief|shared|\.\./|machine\.md|experiments\.md")
 
 
+class Papers(unittest.TestCase):
+    """docs/papers.md is the project's record of the papers: every published value and
+    statement the experiments declare is in it, under its paper; nothing shipped names a
+    file outside the repository."""
+
+    def sections(self):
+        import re
+        with open(os.path.join(TOP, "docs", "papers.md")) as f:
+            text = f.read()
+        parts = re.split(r"^## ", text, flags=re.M)
+        return {p.split(":", 1)[0].strip().lower(): p for p in parts[1:] if ":" in p}
+
+    def test_every_declared_value_is_in_its_papers_section(self):
+        import re
+        sections = self.sections()
+        for e in registry.all_experiments().values():
+            for p in e.published:
+                paper = p.source.split(",")[0].strip().lower()
+                self.assertIn(paper, sections, f"{e.name}: {p.source}")
+                section = sections[paper]
+                self.assertIn(f"`{e.name}`", section, f"{e.name} under {paper}")
+                value = f"{p.value:g}"
+                self.assertTrue(re.search(rf"(?<![\d.]){value}(?![\d]|\.\d)", section),
+                                f"{e.name} {p.figure} = {value} not under {paper}")
+            for c in e.checks:
+                paper = c.source.split(",")[0].strip().lower()
+                self.assertIn(f"`{e.name}`", sections[paper], f"{e.name}: {c.statement}")
+
+    def test_table1_and_fig10_are_recorded_cell_by_cell(self):
+        """The record and the declarations agree: Table 1's 19 values, Fig. 10's two."""
+        import re
+        from emx.experiments import mpi
+        section = self.sections()["mpi paper"]
+        rows = re.findall(r"^\| (both sides|receiver only) \| (\w+) \| ([\d.]+) \| ([\d.]+) \| "
+                          r"([\d.]+) \|$", section, flags=re.M)
+        recorded = {("both" if m == "both sides" else "receiver", p): tuple(map(float, v))
+                    for m, p, *v in rows}
+        self.assertEqual(recorded, mpi.TABLE1_ONEWAY)
+        self.assertIn(f"**{mpi.TABLE1_ZERO_BYTES} µs** for 0 bytes", section)
+        declared = {p.figure: p.value for p in registry.all_experiments()["mpi.throughput"].published}
+        self.assertIn(f"**{declared['mbps']:g} MB/s**", section)
+        self.assertIn(f"**half of its peak at {declared['half_peak_bytes']:g} B**", section)
+
+    def test_nothing_shipped_names_a_file_outside_the_repository(self):
+        """Docs, code, programs, scripts and configs: no path to notes kept beside the
+        repository (the patterns are built from parts so that this file does not match)."""
+        import re
+        pattern = re.compile("|".join([r"\.\./" + "shared", r"\bthe " + "brief\\b",
+                                       "brief" + "/", r"(?<![\w/])" + "experiments\\.md",
+                                       r"(?<![\w/])" + "machine\\.md",
+                                       r"(?<![\w/])" + "software\\.md", "/" + "work/"]), re.I)
+        skip = {".git", "build", ".venv", "results", "node_modules", "__pycache__"}
+        found = []
+        for root, dirs, files in os.walk(TOP):
+            dirs[:] = [d for d in dirs if d not in skip and not d.startswith("build")]
+            for name in files:
+                if name == ".git":                  # a worktree's pointer to its repository
+                    continue
+                path = os.path.join(root, name)
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        text = f.read()
+                except (UnicodeDecodeError, OSError):
+                    continue
+                for m in pattern.finditer(text):
+                    found.append(f"{os.path.relpath(path, TOP)}: {m.group(0)}")
+        self.assertEqual(found, [])
+
+
 class Page(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="emx-report-")
@@ -130,12 +199,23 @@ class Page(unittest.TestCase):
         self.assertGreaterEqual(rows.count("mpi.latency"), 19 + 5)   # Table 1, statements
         self.assertGreaterEqual(sum(rows.count(n) for n in (
             "radix.parallel", "radix.breakdown", "radix.scalability")), 7 + 2)
-        for figure in ("mbps", "half_peak_bytes", "count_clk_per_key", "send_cycles_per_word",
-                       "cycles_per_word"):
-            self.assertIn(f"<td>{figure}</td>", overview)
+        for figure in ("MB/s", "half peak bytes", "count clocks per key", "send cycles per word",
+                       "cycles per word", "one-way µs", "pre-issue µs"):
+            self.assertIn(f"<td class=text>{figure}</td>", overview)
         for c in (c for e in exps for c in e.checks):
             self.assertIn(html_escape(c.statement), overview)
         self.assertEqual(overview.count("not measured"), len(rows) + 2)   # + the tallies
+
+    def test_an_experiment_without_published_values_says_none_are_recorded(self):
+        """Not "the paper publishes no value": Table 3's values exist, this project does
+        not record them; the section says so and points to docs/papers.md."""
+        o = outcome(TABLE)
+        with open(report.html_report([o], os.path.join(self.tmp, "report.html"), {})) as f:
+            page = f.read()
+        section = page[page.index('id="paper.thing"'):]
+        self.assertIn("No published value or statement is checked here", section)
+        self.assertIn("records none of the paper's numbers", html_unescape(section))
+        self.assertNotIn("publishes no value", section)
 
     def test_the_loops_instructions_and_the_suspension_are_in_the_overview(self):
         """The radix paper's loop lengths (instructions, counted by the programs) and the
@@ -159,13 +239,13 @@ class Page(unittest.TestCase):
         overview = page[page.index("id=overview"):page.index("</section>")]
         # figure, where, simulated, published, difference, verdict
         verdicts = {f: (v, h) for f, v, h in re.findall(
-            r'<td>(\w+)</td><td class=text>[^<]*</td><td>([^<]*)</td>'
+            r'<td class=text>([\w ]+)</td><td class=text>[^<]*</td><td class=nowrap>([^<]*)</td>'
             r'<td class=nowrap>[^<]*</td><td>[^<]*</td><td class=\w+>([\w ]+)<', overview)}
-        self.assertEqual(verdicts["yield_live4_cycles"], ("8.01", "holds"))
-        self.assertEqual(verdicts["put_instr_per_word"], ("2.07", "holds"))   # the NaN left out
-        self.assertEqual(verdicts["pack_instr_per_key"], ("13", "holds"))
-        self.assertEqual(verdicts["send_instr_per_key"], ("15.01", "does not hold"))  # 5 %
-        self.assertEqual(verdicts["count_instr_per_key"], ("10.02", "holds"))
+        self.assertEqual(verdicts["yield live4 cycles"], ("8.01 clocks", "holds"))
+        self.assertEqual(verdicts["put instructions per word"], ("2.07 instructions", "holds"))  # not NaN
+        self.assertEqual(verdicts["pack instructions per key"], ("13 instructions", "holds"))
+        self.assertEqual(verdicts["send instructions per key"], ("15.01 instructions", "does not hold"))
+        self.assertEqual(verdicts["count instructions per key"], ("10.02 instructions", "holds"))
         for source in ("saving and restoring 4 live variables",
                        "the coarse-grain block-send loop, 2 instructions per word",
                        "the fine-grain loop, 16 instructions per remote write",
@@ -196,11 +276,16 @@ class Page(unittest.TestCase):
                       html_unescape(page))
         self.assertIn("fixed costs", page)                         # why a figure differs
         report.write(o, self.tmp, {"quick": True})
-        self.assertIn("quick run: keys 1, 2 instead of 1, 2, 3", report.text(o))
+        terminal = " ".join(report.text(o).split())       # as one line, unwrapped
+        self.assertIn("quick run: Smaller than the full run: keys 1, 2 instead of 1, 2, 3",
+                      terminal)
+        self.assertIn("the fixed costs (start-up, the first message, the global steps) "
+                      "weigh more", terminal)                # why, on the terminal too
         same = Experiment("paper.same", "paper", "Same",
                           lambda opt: [Point({"keys": 1}, Run("prog", (1,)))], lambda p, r: {})
         self.assertEqual(report.quick_difference(same), [])
         self.assertIn("The quick run is the full run here", report._quick_html(same, True))
+        self.assertNotIn("A quick figure differs", report.quick_note(same))   # it does not
         full = report.html_report([o], os.path.join(self.tmp, "f.html"), {"quick": False})
         with open(full) as f:
             self.assertNotIn("quick run", f.read())
@@ -362,6 +447,60 @@ class Page(unittest.TestCase):
         self.assertIn("<td>0.21</td>", page)             # beside 5.82
         self.assertEqual(report.header("network.topology"), "network topology")
         self.assertEqual(report.header("status"), "status")       # a word, not a unit
+        for raw, read in (("count_clk_per_key", "count clocks per key"), ("mb_s", "MB/s"),
+                          ("block_read_mb_s", "block read MB/s"), ("mbps", "MB/s"),
+                          ("put_instr_per_word", "put instructions per word"),
+                          ("oneway_us", "one-way µs"), ("preissue_us", "pre-issue µs"),
+                          ("host_s", "host seconds"), ("makespan_us", "makespan µs")):
+            self.assertEqual(report.header(raw), read)
+
+    def test_the_terminal_table_names_its_columns_as_the_report_does(self):
+        """scripts/reproduce's table: readable names, µs (never "(us)"), columns two
+        spaces apart so that a name's own spaces do not split it, numbers right-aligned,
+        NaN as "-"."""
+        import re
+        t = pd.DataFrame({"machine": ["EM-X", "EM-4 slow"], "keys_per_s": [3.0, 12345.0],
+                          "advance 4 B (us)": [13.39, 21.89], "of_ideal": [0.59, float("nan")]})
+        lines = report.text_table(t).splitlines()
+        self.assertEqual(re.split(r"  +", lines[0].strip()),
+                         ["machine", "keys per second", "advance 4 B (µs)", "of ideal"])
+        self.assertNotIn("(us)", "\n".join(lines))
+        self.assertNotIn("_", lines[0])
+        self.assertEqual(re.split(r"  +", lines[2].strip()), ["EM-4 slow", "12345", "21.89", "-"])
+        self.assertTrue(lines[1].startswith("EM-X "))              # words left-aligned
+        ends = {len(x) for x in lines}
+        self.assertEqual(len(ends), 1, lines)                       # numbers right-aligned
+        col = lines[0].index("advance 4 B (µs)") + len("advance 4 B (µs)")
+        self.assertEqual([x[col - 5:col] for x in lines[1:]], ["13.39", "21.89"])
+
+    def test_a_sweeps_terminal_pivot_names_its_axes_as_the_report_does(self):
+        from emx import sweep
+        t = pd.DataFrame({"machine": ["A", "A"], "network.topology": ["ring", "torus"],
+                          "clock_mhz": [16, 16], "keys_per_s": [1.0, 2.0]})
+        pivot = sweep.readable_names(t.pivot_table(index=["machine", "network.topology"],
+                                                   columns="clock_mhz", values="keys_per_s"))
+        self.assertEqual(list(pivot.index.names), ["machine", "network topology"])
+        self.assertEqual(list(pivot.columns.names), ["clock mhz"])
+
+    def test_a_wide_terminal_table_leads_with_its_parameters_and_names_the_rest(self):
+        cols = {f"extra_{k}_us": [1000.5 + k] for k in range(12)}
+        t = pd.DataFrame({**cols, "machine": ["EM-X"], "keys": [64], "of_ideal": [0.5]})
+        out = report.text_table(t, ["machine", "keys"], ["of_ideal"], width=60,
+                                csv="paper.thing.csv")
+        head = out.splitlines()[0]
+        self.assertTrue(head.startswith("machine  keys  of ideal  extra 0 µs"), head)
+        self.assertLessEqual(max(len(x) for x in out.splitlines()[:2]), 60)
+        self.assertIn("more columns in paper.thing.csv: ", out)
+        self.assertIn("extra 11 µs)", out)
+        self.assertNotIn("more columns", report.text_table(t[["machine", "keys"]]))
+
+    def test_the_terminal_writes_each_published_value_with_its_unit(self):
+        o = outcome(TABLE, [Published("speed", 21.0, {"machine": "A", "keys": 2},
+                                      "made-up paper, Table 1", "keys per_s")])
+        text = report.text(o)
+        self.assertIn("   speed [machine=A, keys=2]: simulated 20 keys per_s, published 21 "
+                      "keys per_s  (-4.8 %)  holds", text)
+        self.assertIn("speed  machine  keys\n   10  A           1", text)   # the figure leads
 
     def test_a_wide_table_shows_its_parameters_and_figures_first(self):
         cols = {f"extra_{k}": [k] for k in range(12)}
@@ -445,6 +584,36 @@ class Page(unittest.TestCase):
         self.assertEqual([b.get_height() for b in ax.patches], [100, 40])
         self.assertEqual([x.get_text() for x in ax.get_xticklabels()],
                          ["variant=a, mode=x", "variant=b, mode=y"])
+        plt.close(fig)
+
+    def test_plots_name_their_axes_and_legends_as_the_tables_do(self):
+        """The default plot's axes and legend, and the microbenchmarks' bars: "keys per
+        second", "cycles per word", never the CSV's "keys_per_s"; one bar a point has no
+        legend (its y label says what the bars are)."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        t = pd.DataFrame({"clock_mhz": [10, 20, 10, 20], "pe_count": [1, 1, 2, 2],
+                          "keys_per_s": [1.0, 2.0, 3.0, 4.0]})
+        fig = plt.figure()
+        report.default_plot(t, fig, ["clock_mhz", "pe_count"])
+        ax = fig.axes[0]
+        self.assertEqual((ax.get_xlabel(), ax.get_ylabel()), ("clock mhz", "keys per second"))
+        self.assertEqual([x.get_text() for x in ax.get_legend().get_texts()],
+                         ["pe count=1", "pe count=2"])
+        plt.close(fig)
+        exps = registry.all_experiments()
+        rows = pd.DataFrame({"machine": ["em4", "emx80-16mhz"], "target": ["one", "one"],
+                             "cycles_per_word": [5.1, 2.1], "min_us": [1.0, 2.0],
+                             "mean_us": [1.5, 2.5], "max_us": [2.0, 3.0]})
+        fig = plt.figure()
+        exps["micro.remote_write"].plot(rows, fig)
+        self.assertIsNone(fig.axes[0].get_legend())
+        plt.close(fig)
+        fig = plt.figure()
+        exps["micro.invoke"].plot(rows, fig)
+        self.assertEqual([x.get_text() for x in fig.axes[0].get_legend().get_texts()],
+                         ["min µs", "mean µs", "max µs"])
         plt.close(fig)
 
     def test_figures_rendered_in_processes_are_those_rendered_here(self):

@@ -2,6 +2,7 @@
 machine variant: remote read, remote write, thread invocation, 2-input matching; and the
 cost of a suspension (programs/runtime_tests/suspend.c)."""
 from emx.experiment import Check, Experiment, Point, Published, Run, about, value
+from emx.report import header
 
 MACHINES = ["emx80-16mhz", "emx80-20mhz", "emx-thread-write", "em4"]
 DOC = "docs/microbenchmarks.md"
@@ -28,11 +29,12 @@ def _bars(y, label):
                   for _, r in df.iterrows()]
         width = 0.8 / len(cols)
         for i, c in enumerate(cols):
-            ax.bar([x + i * width for x in range(len(df))], df[c], width, label=c)
+            ax.bar([x + i * width for x in range(len(df))], df[c], width, label=header(c))
         ax.set_xticks([x + width * (len(cols) - 1) / 2 for x in range(len(df))], labels,
                       fontsize=8)
         ax.set_ylabel(label)
-        ax.legend(fontsize=8)
+        if len(cols) > 1:                  # one bar a point needs no legend: the y label
+            ax.legend(fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
     return plot
 

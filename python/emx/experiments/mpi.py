@@ -14,8 +14,8 @@ VARIANTS = [(m, p) for m in ("both", "receiver") for p in ("buffered", "get", "s
 SIZES = [4 << k for k in range(19)] + [1600000]   # 4 B .. 1 MiB, and 1.6 MB
 QUICK_SIZES = [4, 64, 512, 4096, 65536, 1600000]
 RAW_EXTRA = list(range(16, 513, 16))              # the raw routine's 64-byte steps
-TABLE1 = "MPI paper, Table 1 (docs/papers.md)"
-FIG10 = "MPI paper, Fig. 10 (docs/papers.md)"
+TABLE1 = "MPI paper, Table 1"       # docs/papers.md records what each paper says
+FIG10 = "MPI paper, Fig. 10"
 # Table 1: one-way latency of 4-byte messages in µs (half the round trip), naive (Fig. 8)
 # and with the receives issued in advance (Fig. 9), and the pre-issue cost per receive;
 # by matching and protocol.
