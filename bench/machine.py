@@ -145,6 +145,9 @@ def flat(mix, runs, big=1024):
     instruction, so it counted a deeper network's extra hops as nearly free work.
     Medians of `runs` runs of each, alternating."""
     rounds, words = mix.split("x")
+    # This build's program, also when EMX names another binary (which would run its own
+    # build's, perhaps without the partner arguments): both then run the same program.
+    program = sim.program_path("bench_stream")
     spec = [("compute", 80, (rounds, 0))] + \
         [(f"to +{o}", 80, (rounds, words, 0, o)) for o in CALIBRATION_OFFSETS] + \
         [("stream", 80, (rounds, words)), ("stream", big, (rounds, words))]
@@ -153,7 +156,7 @@ def flat(mix, runs, big=1024):
     last = [None] * len(spec)
     for _ in range(runs):
         for k, (_, n, args) in enumerate(spec):
-            s = sim.run("bench_stream", args, pes=n).check()
+            s = sim.run(program, args, pes=n).check()
             cpu[k].append(s.host_cpu_seconds)
             wall[k].append(s.host_seconds)
             last[k] = s
@@ -187,6 +190,8 @@ def flat(mix, runs, big=1024):
     near, far = 1, CALIBRATION_OFFSETS.index(5) + 1
     for name, cal in (("compute, +1, +5", (0, near, far)),
                       ("compute, +1, the stream", (0, near, len(spec) - 2))):
+        if work[cal[1]][2] == work[cal[2]][2]:
+            continue  # (one round: the stream's partner is PE me+1 too)
         u, _ = fit([work[k] for k in cal], [med[k] for k in cal])
         print(f"  priced from {name} alone: {u[0] * 1e9:.2f} / {u[1] * 1e9:.1f} / "
               f"{u[2] * 1e9:.1f} ns, ratio {flat_ratio(u, work[-2], med[-2], work[-1], med[-1]):.2f}")
