@@ -50,6 +50,9 @@ def main():
     ap.add_argument("--no-memory", action="store_true", help="skip the 1024-PE hello")
     a = ap.parse_args()
     sim.ensure_built()
+    # This build's program, also when EMX names another binary (which would run its own
+    # build's): a side-by-side then runs the same program.
+    program = sim.program_path("bench_stream")
     mixes = [m for m in a.mixes.split(",") if m]
     if mixes:
         print(f"{a.pes} PEs computing and streaming; medians of {a.runs} runs")
@@ -59,7 +62,7 @@ def main():
         rounds, words = mix.split("x")
         mips, hops, host, wall = [], [], [], []
         for _ in range(a.runs):
-            s = sim.run("bench_stream", (rounds, words), pes=a.pes).check()
+            s = sim.run(program, (rounds, words), pes=a.pes).check()
             h = s.host_cpu_seconds
             net = s.network
             host.append(h)
@@ -71,7 +74,7 @@ def main():
               f"{statistics.median(mips):>10.1f} "
               f"{statistics.median(hops):>9.2f}")
     if a.flat:
-        flat(a.flat, a.runs, a.flat_pes)
+        flat(program, a.flat, a.runs, a.flat_pes)
     if a.no_memory:
         return 0
     # The peak memory of that one child (os.wait4 gives its own usage, not the maximum
@@ -128,7 +131,7 @@ def flat_ratio(unit, work80, cpu80, work_big, cpu_big):
     return cpu_big / cost(unit, work_big) / (cpu80 / cost(unit, work80))
 
 
-def flat(mix, runs, big=1024):
+def flat(program, mix, runs, big=1024):
     """Issue 25 item 1 for streaming PEs: "host CPU per simulated instruction at 1024 PEs
     <= 1.2x that at 80 PEs ... (the stream's extra hops per PE on a deeper network are real
     work: count cost per instruction plus per hop)".
@@ -143,11 +146,8 @@ def flat(mix, runs, big=1024):
     of the same per-PE stream on 80 PEs. The older figure, CPU per (instruction + hop) with
     equal weights, is printed beside it: a hop costs the host about a hundred times an
     instruction, so it counted a deeper network's extra hops as nearly free work.
-    Medians of `runs` runs of each, alternating."""
+    Medians of `runs` runs of each, alternating. `program`: bench_stream's ELF."""
     rounds, words = mix.split("x")
-    # This build's program, also when EMX names another binary (which would run its own
-    # build's, perhaps without the partner arguments): both then run the same program.
-    program = sim.program_path("bench_stream")
     spec = [("compute", 80, (rounds, 0))] + \
         [(f"to +{o}", 80, (rounds, words, 0, o)) for o in CALIBRATION_OFFSETS] + \
         [("stream", 80, (rounds, words)), ("stream", big, (rounds, words))]
