@@ -23,7 +23,8 @@
    instructions' host cost each) as if they were instructions. All runs alternate; CPU
    and wall medians. `bench/machine.py --flat 10x512 --runs 3 --mixes ""` prints only that.
 Rates are per host CPU second (the process's CPU time), with wall seconds beside.
-EMX=path/to/emx runs another build (e.g. the one before a change, for a side-by-side).
+EMX=path/to/emx runs another build (e.g. the one before a change, for a side-by-side) on
+this build's bench_stream.elf.
 A benchmark, not a test: the figures depend on the host (medians of --runs runs).
 """
 import argparse
