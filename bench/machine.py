@@ -19,7 +19,7 @@
    packet). The figure is the ratio big / 80 PEs of CPU per unit of work (the goal: at
    most 1.2). Printed beside it: the fit's standard errors, how well it prices each 80-PE
    run, the ratio with other calibrations, and the older figure, CPU per (instruction +
-   hop) with equal weights, which counted a deeper network's extra hops (about a hundred
+   hop) with equal weights, which counted a deeper network's extra hops (one to two hundred
    instructions' host cost each) as if they were instructions. All runs alternate; CPU
    and wall medians. `bench/machine.py --flat 10x512 --runs 3 --mixes ""` prints only that.
 Rates are per host CPU second (the process's CPU time), with wall seconds beside.
@@ -145,7 +145,7 @@ def flat(program, mix, runs, big=1024):
     nothing grew with the machine. The figure is the CPU time per unit of work of the
     stream (`bench_stream ROUNDS WORDS`: a new partner each round) on `big` PEs over that
     of the same per-PE stream on 80 PEs. The older figure, CPU per (instruction + hop) with
-    equal weights, is printed beside it: a hop costs the host about a hundred times an
+    equal weights, is printed beside it: a hop costs the host one to two hundred times an
     instruction, so it counted a deeper network's extra hops as nearly free work.
     Medians of `runs` runs of each, alternating. `program`: bench_stream's ELF."""
     rounds, words = mix.split("x")
