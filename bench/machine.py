@@ -19,10 +19,10 @@
    packet). The figure is the ratio big / 80 PEs of CPU per unit of work (the goal: at
    most 1.2). Printed beside it: the fit's standard errors, how well it prices each 80-PE
    run, the ratio with the hop's price one standard error either way and with other
-   calibrations, and the older figure, CPU per (instruction +
-   hop) with equal weights, which counted a deeper network's extra hops (one to two hundred
-   instructions' host cost each) as if they were instructions. All runs alternate; CPU
-   and wall medians; the load of the host moves the figure (compare within one run).
+   calibrations, and the older figure, CPU per (instruction + hop) with equal weights,
+   which counted a deeper network's extra hops (one to two hundred instructions' host
+   cost each) as if they were instructions. All runs alternate; CPU and wall medians;
+   the load of the host moves the figure (compare within one run).
    `bench/machine.py --flat 10x512 --runs 5 --mixes "" --no-memory` prints only that.
 Rates are per host CPU second (the process's CPU time), with wall seconds beside.
 EMX=path/to/emx runs another build (e.g. the one before a change, for a side-by-side) on
