@@ -22,7 +22,8 @@
    calibrations, and the older figure, CPU per (instruction + hop) with equal weights,
    which counted a deeper network's extra hops (one to two hundred instructions' host
    cost each) as if they were instructions. All runs alternate; CPU and wall medians;
-   the load of the host moves the figure (compare within one run).
+   the load of the host moves the figure (compare within one run). Also the item's
+   other half: CPU per instruction of computing PEs (bench_compute 2), big / 80 PEs.
    `bench/machine.py --flat 10x512 --runs 5 --mixes "" --no-memory` prints only that.
 Rates are per host CPU second (the process's CPU time), with wall seconds beside.
 EMX=path/to/emx runs another build (e.g. the one before a change, for a side-by-side) on
@@ -92,6 +93,8 @@ def main():
 # --flat's calibration on 80 PEs: the stream to one partner, PE me+OFFSET, for these
 # offsets: the same instructions and packets, 1.9 to 5.3 hops a packet (circular omega).
 CALIBRATION_OFFSETS = (1, 2, 3, 4, 5, 16, 40, 79)
+# The item's computing PEs: program and arguments.
+COMPUTE = ("bench_compute", 2)
 
 
 def solve(a, b):
@@ -149,7 +152,9 @@ def flat(program, mix, runs, big=1024):
     of the same per-PE stream on 80 PEs. The older figure, CPU per (instruction + hop) with
     equal weights, is printed beside it: a hop costs the host one to two hundred times an
     instruction, so it counted a deeper network's extra hops as nearly free work.
-    Medians of `runs` runs of each, alternating. `program`: bench_stream's ELF."""
+    Also the item's other half: CPU per instruction of computing PEs (COMPUTE) on `big`
+    and 80 PEs. Medians of `runs` runs of each, alternating. `program`: bench_stream's
+    ELF."""
     rounds, words = mix.split("x")
     spec = [("compute", 80, (rounds, 0))] + \
         [(f"to +{o}", 80, (rounds, words, 0, o)) for o in CALIBRATION_OFFSETS] + \
@@ -157,12 +162,17 @@ def flat(program, mix, runs, big=1024):
     cpu = [[] for _ in spec]
     wall = [[] for _ in spec]
     last = [None] * len(spec)
+    # The item's other half, computing PEs (no packets but a few): CPU per instruction.
+    computing = {80: [], big: []}
     for _ in range(runs):
         for k, (_, n, args) in enumerate(spec):
             s = sim.run(program, args, pes=n).check()
             cpu[k].append(s.host_cpu_seconds)
             wall[k].append(s.host_seconds)
             last[k] = s
+        for n in computing:
+            s = sim.run(sim.program_path(COMPUTE[0]), COMPUTE[1:], pes=n).check()
+            computing[n].append(s.host_cpu_seconds * 1e9 / s.instructions)
     work = [(s.instructions, s.network["injected"], s.network["hops_sum"]) for s in last]
     med = [statistics.median(c) for c in cpu]
     calib = range(len(spec) - 2)
@@ -195,6 +205,9 @@ def flat(program, mix, runs, big=1024):
     print(f"equal weights, CPU ns per (instruction + hop): 80 PEs {eq[0]:.2f}, {big} PEs "
           f"{eq[1]:.2f}, ratio {eq[1] / eq[0]:.2f} (a simulator flat at the unit costs "
           f"above: {flat_eq[1] / flat_eq[0]:.2f})")
+    c80, cbig = (statistics.median(computing[n]) for n in (80, big))
+    print(f"computing PEs ({' '.join(map(str, COMPUTE))}), CPU ns per instruction: 80 PEs "
+          f"{c80:.3f}, {big} PEs {cbig:.3f}, ratio {cbig / c80:.2f}")
     # How much the figure depends on the calibration: a hop priced between the nearest and
     # the farthest partner alone, or with the stream's own contention (then the 80-PE
     # stream is priced exactly).
