@@ -23,7 +23,7 @@
    which counted a deeper network's extra hops (one to two hundred instructions' host
    cost each) as if they were instructions. All runs alternate; CPU and wall medians;
    the load of the host moves the figure (compare within one run). Also the item's
-   other half: CPU per instruction of computing PEs (bench_compute 2), big / 80 PEs.
+   other half: CPU per instruction of computing PEs (bench_compute 4), big / 80 PEs.
    `bench/machine.py --flat 10x512 --runs 5 --mixes "" --no-memory` prints only that.
 Rates are per host CPU second (the process's CPU time), with wall seconds beside.
 EMX=path/to/emx runs another build (e.g. the one before a change, for a side-by-side) on
@@ -94,7 +94,7 @@ def main():
 # offsets: the same instructions and packets, 1.9 to 5.3 hops a packet (circular omega).
 CALIBRATION_OFFSETS = (1, 2, 3, 4, 5, 16, 40, 79)
 # The item's computing PEs: program and arguments.
-COMPUTE = ("bench_compute", 2)
+COMPUTE = ("bench_compute", 4)
 
 
 def solve(a, b):
