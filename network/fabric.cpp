@@ -303,6 +303,14 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     }
   } else {
     out.slot = s;
+    if (arrival_hint_) [[unlikely]] {
+      // This payload is fetched now and handed over at the next ejection's start, if its
+      // transfer has not ended by then (a hint must not wait for the load).
+      __builtin_prefetch(&packets_[s]);
+      if (now < hinted_until_) arrival_hint_(arrival_hint_ctx_, packets_[hinted_slot_].p);
+      hinted_slot_ = s;
+      hinted_until_ = done;
+    }
   }
 }
 

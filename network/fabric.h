@@ -46,6 +46,16 @@ class Fabric {
   // with the transfer's start and end clocks. It must not inject.
   using HopHook = std::function<void(const Packet&, uint32_t output, uint64_t start, uint64_t end)>;
   void set_hop_hook(HopHook h) { on_hop_ = std::move(h); }
+  // A hint for the host's caches (none by default): when a packet's transfer into its
+  // destination endpoint starts, the packet whose transfer into an endpoint started
+  // before it is handed to the hint if that transfer is still under way, so that the
+  // receiver may fetch what its delivery will touch. (One ejection late: the payload is
+  // fetched meanwhile.) The hint must not inject nor change anything simulated.
+  using ArrivalHint = void (*)(void* ctx, const Packet& packet);
+  void set_arrival_hint(ArrivalHint h, void* ctx) {
+    arrival_hint_ = h;
+    arrival_hint_ctx_ = ctx;
+  }
 
   // Whether `endpoint` may inject at clock t: its injection queue has a free slot, counting
   // the slot of a packet whose transfer out ends by t. Exact once advance_to(t) has run,
@@ -363,6 +373,10 @@ class Fabric {
   mutable std::vector<ChainLink> chain_;
   EventQueue events_;
   Delivery deliver_;
+  ArrivalHint arrival_hint_ = nullptr;
+  void* arrival_hint_ctx_ = nullptr;
+  uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot
+  uint64_t hinted_until_ = 0;   // and the end of its transfer
   HopHook on_hop_;
   mutable FabricStats stats_;  // the per-port counters are filled in by stats()
   uint64_t now_ = 0;

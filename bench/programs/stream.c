@@ -1,8 +1,12 @@
 /* Aggregate speed benchmark for the whole machine: every PE alternates a compute phase
  * (radix-sort counting over a local array) and a block of remote writes (SYSWR) to
  * another PE, ROUNDS times; each block is followed by an invocation that the receiver
- * acknowledges, and a PE exits once all its blocks are acknowledged.
- *   bench_stream [ROUNDS [WORDS]]   (default 20 rounds of 256 words) */
+ * acknowledges, and a PE exits once all its blocks are acknowledged. Round r's block goes
+ * to PE (me + OFFSET + r * STEP) mod N (PE me + 1 if that is itself): by default a new
+ * partner each round; STEP 0 keeps one partner, OFFSET away, whose distance through the
+ * network sets the hops per packet (bench/machine.py --flat uses that to price a hop).
+ *   bench_stream [ROUNDS [WORDS [STEP [OFFSET]]]]   (default 20 rounds of 256 words,
+ *   STEP 7, OFFSET 1) */
 #include <emx/emx.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +46,8 @@ int main(int argc, char **argv) {
   unsigned words = argc > 2 ? (unsigned)atoi(argv[2]) : 256;
   if (words > MAX_WORDS) words = MAX_WORDS;
   words &= ~15u;
+  const unsigned step = argc > 3 ? (unsigned)atoi(argv[3]) : 7;
+  const unsigned offset = argc > 4 ? (unsigned)atoi(argv[4]) : 1;
   const unsigned me = emx_pe_id(), n = emx_pe_count();
   uint32_t x = 12345 + me;
   for (unsigned k = 0; k < KEYS; ++k) keys[k] = x = x * 1103515245u + 12345u;
@@ -53,7 +59,7 @@ int main(int argc, char **argv) {
       for (unsigned k = 0; k < KEYS; ++k) cnt[(keys[k] >> sh) & 255]++;
       checksum += cnt[r & 255];
     }
-    const unsigned d = (me + 1 + r * 7) % n == me ? (me + 1) % n : (me + 1 + r * 7) % n;
+    const unsigned t = (me + offset + r * step) % n, d = t == me ? (me + 1) % n : t;
     put_block(emx_gaddr(d, inbox), block, words);  /* stream */
     emx_send(EMX_PKT_invoke1, emx_gaddr(d, &frame.slot[0]), emx_gaddr(me, &frame.slot[1]));
   }

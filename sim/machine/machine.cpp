@@ -195,6 +195,7 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
   const uint32_t code_to = (program.code_base() + program.code_bytes()) / page * page;
   std::unique_ptr<mem::SharedPages> code_pages;
   direct_ = std::make_unique<DirectSender[]>(cfg_.pes);
+  arrival_memory_ = std::make_unique<uint8_t*[]>(cfg_.pes);
   for (unsigned k = 0; k < cfg_.pes; ++k) {
     std::unique_ptr<pe::Pe> p;
     try {
@@ -228,9 +229,21 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
     }
     direct_[k] = DirectSender{this, k};
     p->hart().set_direct_send(&Machine::direct_send, &direct_[k]);
+    arrival_memory_[k] = p->memory().bytes();
     pes_.push_back(std::move(p));
   }
+  if (cfg_.pes >= kArrivalHintPes) fabric_->set_arrival_hint(&Machine::prefetch_arrival, this);
   register_stats();
+}
+
+void Machine::prefetch_arrival(void* ctx, const net::Packet& p) {
+  const Machine& m = *static_cast<const Machine*>(ctx);
+  if (p.dst >= m.cfg_.pes) return;
+  m.pes_[p.dst]->prefetch_arrival();
+  // The word a remote access names (for other packets a frame's or structure's: a guess
+  // within the memory).
+  __builtin_prefetch(m.arrival_memory_[p.dst] +
+                         std::min(pe::gaddr_local(p.addr), m.cfg_.pe.memory_bytes - 4), 1);
 }
 
 Machine::~Machine() = default;
