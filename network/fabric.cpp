@@ -148,12 +148,19 @@ EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now) {
   request(g.next_output, w);
 }
 
+// Inserts w into the n sorted waiters ws (room for n + 1), from the back.
+template <class Waiter>
+EMX_NET_HOT void insert_waiter(Waiter* ws, uint32_t n, const Waiter& w) {
+  uint32_t i = n;
+  for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
+  ws[i] = w;
+}
+
 // Enters waiter w (a ready queue head) at `output`.
 EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   Output& out = outputs_[output];
   const uint32_t n = out.waiting;
-  static_assert(kInlineWaiters == 2, "the fast path below");
-  if (n == 0) {  // the common case first
+  if (n == 0) {  // the common cases first, in the first line
     out.inline_waiters[0] = w;
   } else if (n == 1 && !out.spilled) {
     Waiter* ws = out.inline_waiters;
@@ -163,15 +170,14 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
     } else {
       ws[1] = w;
     }
+  } else if (n < kInlineWaiters && !out.spilled) {
+    insert_waiter(out.inline_waiters, n, w);
   } else {
     std::vector<Waiter>& spill = spill_[output];
     if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
     out.spilled = true;
     spill.emplace_back();
-    Waiter* ws = spill.data();
-    uint32_t i = n;
-    for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
-    ws[i] = w;
+    insert_waiter(spill.data(), n, w);
   }
   out.waiting = n + 1;
   // mark_dirty, knowing it has a waiter now.
@@ -199,9 +205,9 @@ template <class T>
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
   Output& out = outputs_[output];
   if (out.busy) return;
-  if (!out.spilled) {  // one or two waiters, inline: the common case, without loops
+  const uint32_t n = out.waiting;
+  if (n <= 2 && !out.spilled) {  // one or two waiters: the common case, without loops
     Waiter* ws = out.inline_waiters;
-    const uint32_t n = out.waiting;
     uint32_t i = 0;
     if (n == 0) return;
     if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
@@ -214,15 +220,21 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
     start_transfer<T>(output, w, now, rows);
     return;
   }
-  Waiter* ws = spill_[output].data();
-  for (uint32_t i = 0; i < out.waiting; ++i) {
+  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
+  for (uint32_t i = 0; i < n; ++i) {
     if (ws[i].next != kNil && full<T>(ws[i].next, now)) continue;
     const Waiter w = ws[i];
     // (By hand: a few waiters, which std::copy moved by a call to memmove.)
-    for (uint32_t k = i + 1; k < out.waiting; ++k) ws[k - 1] = ws[k];
-    if (--out.waiting == 0 || out.spilled) {
-      if (out.spilled) spill_[output].pop_back();
-      if (out.waiting == 0) out.spilled = false;
+    for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
+    out.waiting = n - 1;
+    if (out.spilled) {
+      std::vector<Waiter>& spill = spill_[output];
+      spill.pop_back();
+      if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
+        std::copy(spill.begin(), spill.end(), out.inline_waiters);
+        spill.clear();
+        out.spilled = false;
+      }
     }
     start_transfer<T>(output, w, now, rows);
     return;

@@ -207,10 +207,15 @@ class Fabric {
       return ready != o.ready ? ready < o.ready : queue < o.queue;
     }
   };
-  // A link (id = link id) or ejection port (id = links + endpoint): one cache line, which
-  // holds its first kInlineWaiters waiters too (more spill to spill_[id], then all of
-  // them), so a request or a grant touches one line.
-  static constexpr uint32_t kInlineWaiters = 2;
+  // A link (id = link id) or ejection port (id = links + endpoint): two cache lines. The
+  // first holds its state and first two waiters, so a request or a grant at an output with
+  // few waiters (most of them) touches one line; the second four more waiters, for the
+  // saturated outputs (a hot link or ejection port, its waiters often blocked by full
+  // buffers downstream, 3 to 6 of them), which in a vector beside (a cold header and a
+  // cold block) cost two more misses per request and grant. More than kInlineWaiters
+  // spill to spill_[id], all of them, until at most kUnspill are left.
+  static constexpr uint32_t kInlineWaiters = 6;
+  static constexpr uint32_t kUnspill = 4;
   struct alignas(64) Output {
     uint64_t busy_until = 0;  // end of the current (or last) transfer
     uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
@@ -225,7 +230,7 @@ class Fabric {
     // insertion from the back, where new requests (the youngest) nearly always go.
     Waiter inline_waiters[kInlineWaiters];
   };
-  static_assert(sizeof(Output) == 64, "one cache line");
+  static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
   const Waiter* waiters(uint32_t output) const {
     const Output& out = outputs_[output];
     return out.spilled ? spill_[output].data() : out.inline_waiters;

@@ -189,7 +189,19 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
       // the packet enters it now, as flush would at x.
       f.front().fill(fabric_.inject_from(static_cast<uint16_t>(ep), f.front().dst, x));
       f.pop_front();
-      if (f.size()) check_at(ep, f.front().provisional + port_[ep].shift);
+      if (f.size()) {
+        const uint64_t next = f.front().provisional + port_[ep].shift;  // >= x
+        if (fabric_.injection_room_from(ep) == UINT64_MAX) {
+          // It filled the queue, whose head has not started leaving: the next one's
+          // check would fail and wait for that start (above), which then tries
+          // max(next, the end of that transfer): wait for it now, one check fewer per
+          // packet where a PE's sends saturate the network (a block send, radix_coarse).
+          candidate_[ep] = next - 1;
+          fabric_.watch_injection(ep);
+        } else {
+          check_at(ep, next);
+        }
+      }
       on_accept(ep, x - earliest, f.size() == 0);
     });
     next_check_ = checks_.next_time();
