@@ -127,9 +127,9 @@ void Pe::execute() {
       case Resume::after_sync:
         sync();
         machine_.catch_up();
-        dispatching(hart_, &Pe::take_next);
+        dispatching<&Pe::take_next>(hart_);
         break;
-      case Resume::take_next: dispatching(hart_, &Pe::take_next); break;
+      case Resume::take_next: dispatching<&Pe::take_next>(hart_); break;
       case Resume::retry: break;  // the ISS executes the instruction again
       case Resume::stop:
         if (!handle_stop(handed_stop_)) return;
@@ -182,12 +182,13 @@ bool Pe::handle_stop(iss::Hart::Stop stop) {
 
 void Pe::end_thread(iss::Hart& h) {
   ++interactions_;
-  dispatching(h, &Pe::next_thread);
+  dispatching<&Pe::next_thread>(h);
 }
 
-void Pe::dispatching(iss::Hart& h, void (Pe::*step)(iss::Hart&)) {
+template <void (Pe::*kStep)(iss::Hart&)>
+void Pe::dispatching(iss::Hart& h) {
   try {
-    (this->*step)(h);
+    (this->*kStep)(h);
   } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
     state_ = State::stopped;
     observer_.pe_error(id_, h.cycles, e.what());
@@ -309,9 +310,10 @@ void Pe::next_thread(iss::Hart& h) {
   const bool shortcuts = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
                          (!cfg_.sim.max_cycles || h.cycles < cfg_.sim.max_cycles);
   const uint64_t end = h.cycles;  // provisional while sends float
-  const bool unsettled = shortcuts && machine_.floating_sends(id_) &&
-                         !(!input_.empty() && input_.front().ready_at <= end);
-  if (inline_ && !unsettled && machine_.floating_sends(id_))
+  const bool floating = machine_.floating_sends(id_) != 0;
+  const bool unsettled =
+      shortcuts && floating && !(!input_.empty() && input_.front().ready_at <= end);
+  if (inline_ && !unsettled && floating)
     return hand_over(h, Resume::end_thread);  // settling them waits: nothing done yet
   if (!unsettled) settle_sends(h);  // the thread ends at its real clock
   late_end_ = unsettled ? end : kNoLateEnd;
@@ -382,7 +384,7 @@ void Pe::wake(iss::Hart& h, uint64_t at) {
   h.cycles = std::max(h.cycles, at);
   idle_cycles_ += h.cycles - idle_since_;
   machine_.catch_up();
-  dispatching(h, &Pe::take_next);
+  dispatching<&Pe::take_next>(h);
 }
 
 void Pe::run_inline(uint64_t at, bool by_event) {

@@ -112,7 +112,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // next thread, or parks the execution unit when nothing is in the buffer.
   void take_next(iss::Hart& h);
   // Runs next_thread or take_next, a dispatch error (PacketError) reported as the PE's.
-  void dispatching(iss::Hart& h, void (Pe::*step)(iss::Hart&));
+  template <void (Pe::*kStep)(iss::Hart&)>
+  void dispatching(iss::Hart& h);
   // A parked execution unit woken at clock `at` by an arrival.
   void wake(iss::Hart& h, uint64_t at);
   // The ISS up to the next quantum boundary (the adaptive quantum: execute).
