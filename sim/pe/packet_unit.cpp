@@ -72,9 +72,7 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
         start_thread(e, ThreadToken::Kind::twrite, p);
         break;
       }
-      mem_.write32(local_word(p, "SYSWR"), p.data);
-      e.clocks = cfg_.syswr_clocks;
-      ++n_.syswr;
+      e.clocks = remote_write(p);
       return e;
     case PacketType::sysrd:
       if (!cfg_.direct_remote_access) {

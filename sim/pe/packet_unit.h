@@ -37,6 +37,17 @@ class PacketUnit {
              const MemoryUnitConfig& cfg, uint32_t memory_penalty = 0);
 
   PacketEffect accept(const net::Packet& p);
+  // A SYSWR the memory unit serves itself (direct remote access): the usual packet, which
+  // the PE serves without an effect record (accept serves it the same way). remote_write
+  // writes the word and returns the memory-unit clocks; a bad address throws PacketError.
+  bool writes_directly(const net::Packet& p) const {
+    return p.type == static_cast<uint8_t>(isa::PacketType::syswr) && cfg_.direct_remote_access;
+  }
+  uint32_t remote_write(const net::Packet& p) {
+    mem_.write32(local_word(p, "SYSWR"), p.data);
+    ++n_.syswr;
+    return cfg_.syswr_clocks;
+  }
 
   // What is waiting in memory (for deadlock reports).
   uint64_t operands_waiting() const { return operands_waiting_; }

@@ -424,17 +424,16 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   ++packets_received_;
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
+    if (packets_.writes_directly(p) && !tracer_) {  // the usual packet, as below
+      const uint32_t clocks = packets_.remote_write(p);
+      stall_running_thread(start, clocks, 1);
+      memory_unit_cycles_ += clocks;
+      memory_unit_free_ = start + clocks;
+      return;
+    }
     PacketEffect e = packets_.accept(p);
     uint64_t done = start + e.clocks;
-    // A running thread loses clocks to memory-port conflicts with the memory unit (a
-    // block read: one per word read).
-    if (e.clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
-        start < hart_.cycles) {
-      const uint64_t stall =
-          uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * (e.block ? e.block->words : 1);
-      hart_.cycles += stall;
-      exu_stall_cycles_ += stall;
-    }
+    stall_running_thread(start, e.clocks, e.block ? e.block->words : 1);
     if (e.thread) {
       e.thread->ready_at = done;
       const uint32_t spill = input_.push(*e.thread, cycle);

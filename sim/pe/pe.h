@@ -141,6 +141,16 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   const char* effect_text(const net::Packet& p, const PacketEffect& e) const;
   // The matching-slot or I-structure change that serving p made, for the tracer.
   void trace_cell(const net::Packet& p, const PacketEffect& e, uint64_t at) const;
+  // A running thread loses clocks to memory-port conflicts with the memory unit, which
+  // serves an arrival from clock `start` for `clocks` (a block read: one per word read).
+  void stall_running_thread(uint64_t start, uint32_t clocks, uint32_t words) {
+    if (clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
+        start < hart_.cycles) {
+      const uint64_t stall = uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * words;
+      hart_.cycles += stall;
+      exu_stall_cycles_ += stall;
+    }
+  }
   // The replies of a block read whose request the memory unit starts at `start`.
   void send_block_read(const BlockRead& b, uint64_t start);
 
