@@ -46,10 +46,7 @@ void PacketUnit::reply_to(PacketEffect& e, uint32_t cont, uint32_t value,
 ThreadToken& PacketUnit::start_thread(PacketEffect& e, ThreadToken::Kind k,
                                       const net::Packet& p) const {
   ThreadToken& t = e.thread.emplace();
-  t.kind = k;
-  t.src = p.src;
-  t.cont = p.addr;
-  t.op0 = p.data;
+  token_of(t, k, p);
   return t;
 }
 

@@ -424,32 +424,29 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   ++packets_received_;
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
-    if (packets_.writes_directly(p) && !tracer_) {  // the usual packet, as below
-      const uint32_t clocks = packets_.remote_write(p);
-      stall_running_thread(start, clocks, 1);
-      memory_unit_cycles_ += clocks;
-      memory_unit_free_ = start + clocks;
-      return;
+    if (!tracer_) {  // the usual packets, served as below without a packet-effect record
+      if (packets_.writes_directly(p)) {
+        const uint32_t clocks = packets_.remote_write(p);
+        stall_running_thread(start, clocks, 1);
+        memory_unit_cycles_ += clocks;
+        memory_unit_free_ = start + clocks;
+        return;
+      }
+      ThreadToken t;
+      if (PacketUnit::starts_thread_alone(p, t)) {  // no memory-unit clocks
+        t.ready_at = start;
+        const uint64_t done = start + ready_thread(t, p, cycle);
+        memory_unit_cycles_ += done - start;
+        memory_unit_free_ = done;
+        return;
+      }
     }
     PacketEffect e = packets_.accept(p);
     uint64_t done = start + e.clocks;
     stall_running_thread(start, e.clocks, e.block ? e.block->words : 1);
     if (e.thread) {
       e.thread->ready_at = done;
-      const uint32_t spill = input_.push(*e.thread, cycle);
-      done += spill;  // a spill keeps the memory unit busy
-      if (tracer_) tracer_->buffer_push(id_, e.thread->ready_at, p, spill != 0);
-      // Only an idle execution unit waits for this event; a busy one looks at the input
-      // buffer when its thread ends (a timed notification costs a heap operation).
-      if (state_ == State::idle) {
-        const uint64_t clock = std::max(e.thread->ready_at, idle_from_);
-        // A parked execution unit may be started by the network's process (run_inline),
-        // once per wake-up: the first arrival's clock is the earliest (arrival order).
-        if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
-          const uint64_t now = sc_core::sc_time_stamp().value(), at = clock * period_ps_;
-          notify(token_ready_, sc_core::sc_time::from_value(at > now ? at - now : 0));
-        }
-      }
+      done += ready_thread(*e.thread, p, cycle);  // a spill keeps the memory unit busy
     }
     memory_unit_cycles_ += done - start;
     memory_unit_free_ = done;
@@ -463,6 +460,23 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   } catch (const std::runtime_error& e) {
     observer_.pe_error(id_, cycle, e.what(), &p);
   }
+}
+
+uint32_t Pe::ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t cycle) {
+  const uint32_t spill = input_.push(t, cycle);
+  if (tracer_) tracer_->buffer_push(id_, t.ready_at, p, spill != 0);
+  // Only an idle execution unit waits for this event; a busy one looks at the input
+  // buffer when its thread ends (a timed notification costs a heap operation).
+  if (state_ == State::idle) {
+    const uint64_t clock = std::max(t.ready_at, idle_from_);
+    // A parked execution unit may be started by the network's process (run_inline),
+    // once per wake-up: the first arrival's clock is the earliest (arrival order).
+    if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
+      const uint64_t now = sc_core::sc_time_stamp().value(), at = clock * period_ps_;
+      notify(token_ready_, sc_core::sc_time::from_value(at > now ? at - now : 0));
+    }
+  }
+  return spill;
 }
 
 void Pe::send_block_read(const BlockRead& b, uint64_t start) {

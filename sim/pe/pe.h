@@ -151,6 +151,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
       exu_stall_cycles_ += stall;
     }
   }
+  // A thread made ready by packet p (arrived at `cycle`) enters the input buffer, and an
+  // idle execution unit is woken for it; returns the memory-unit clocks of a spill.
+  uint32_t ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t cycle);
   // The replies of a block read whose request the memory unit starts at `start`.
   void send_block_read(const BlockRead& b, uint64_t start);
 
