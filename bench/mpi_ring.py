@@ -110,7 +110,12 @@ def host_instructions(a, mode, flags):
         m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+(.*)$", line)
         if not m:
             continue
-        count, function = int(m.group(1).replace(",", "")), m.group(2).split("(")[0]
+        count, name = int(m.group(1).replace(",", "")), m.group(2)
+        # A std::function's handler belongs where its functor does (the text after the
+        # signature: a lambda is named by the function it is written in).
+        if "_Function_handler<" in name.split("(")[0] and "), " in name:
+            name = name.split("), ", 1)[1]
+        function = name.split("(")[0]
         if "PROGRAM TOTALS" in function:
             total = count
             continue

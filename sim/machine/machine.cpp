@@ -390,6 +390,10 @@ void Machine::deliver(const net::Packet& p, uint64_t cycle) {
     pes_[p.dst]->arrive(p, cycle);
     return;
   }
+  deliver_to_host(p, cycle);
+}
+
+void Machine::deliver_to_host(const net::Packet& p, uint64_t cycle) {
   if (tracer_) tracer_->packet_arrived(p, cycle, cycle, cycle, "host I/O");
   // The host's timing computes in floating point: round to nearest, not as the PE whose
   // thread last ran does (the ISS puts its own mode back when it resumes).

@@ -153,6 +153,8 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   bool accept_without_sync(unsigned src, uint64_t& cycle) const;
   bool no_unseen_reply(unsigned src, uint64_t cycle) const;
   void deliver(const net::Packet& p, uint64_t cycle);
+  // (Out of line: a PE's arrival, once per packet, then needs no frame.)
+  [[gnu::noinline]] void deliver_to_host(const net::Packet& p, uint64_t cycle);
   void enqueue(net::Packet& p, uint64_t cycle, bool reply);
   void sample_network(uint64_t now);
   void stop(uint64_t cycle);

@@ -71,16 +71,4 @@ uint32_t Dispatcher::entry_of(const iss::Hart& h, const ThreadToken& t, uint32_t
   return entry;
 }
 
-uint32_t Dispatcher::start(iss::Hart& h, const ThreadToken& t) const {
-  uint32_t frame = 0;
-  h.pc = entry_of(h, t, &frame);
-  h.x[10] = t.op0;
-  h.x[11] = t.kind == ThreadToken::Kind::special ? (t.cont & 0xffff) : t.op1;
-  h.x[12] = t.cont;
-  h.x[4] = frame;  // tp
-  h.x[2] = h.thread_stack ? h.thread_stack : stack_top_;
-  h.x[1] = entries_.thread_end;
-  return dispatch_clocks_;
-}
-
 }  // namespace emx::pe

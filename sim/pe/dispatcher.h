@@ -35,8 +35,20 @@ class Dispatcher {
   void set_entries(const ThreadEntries& e) { entries_ = e; }
 
   // Sets up `h` to run the thread; returns the dispatch clocks. Throws PacketError when the
-  // token names no runnable code.
-  uint32_t start(iss::Hart& h, const ThreadToken& t) const;
+  // token names no runnable code. (Inline: once per thread.)
+  [[gnu::always_inline]] uint32_t start(iss::Hart& h, const ThreadToken& t) const {
+    uint32_t frame = 0;
+    h.pc = t.kind == ThreadToken::Kind::invoke    ? invoke_entry(h, t, frame)
+           : t.kind == ThreadToken::Kind::special ? special_entry(h, t)
+                                                  : entry_of(h, t, &frame);
+    h.x[10] = t.op0;
+    h.x[11] = t.kind == ThreadToken::Kind::special ? (t.cont & 0xffff) : t.op1;
+    h.x[12] = t.cont;
+    h.x[4] = frame;  // tp
+    h.x[2] = h.thread_stack ? h.thread_stack : stack_top_;
+    h.x[1] = entries_.thread_end;
+    return dispatch_clocks_;
+  }
 
   // What start() will read for `t` first, as host addresses to prefetch (nullptr: none):
   // an invoked thread's frame base (its template pointer), then the template's entry —
@@ -58,6 +70,35 @@ class Dispatcher {
  private:
   uint32_t frame_of(const ThreadToken& t) const {
     return gaddr_local(t.cont) & ~(cfg_.frame_words * 4 - 1);
+  }
+  // entry_of of an invocation when all is well (the usual dispatch: its two reads, no
+  // call); otherwise entry_of, which throws its error.
+  uint32_t invoke_entry(iss::Hart& h, const ThreadToken& t, uint32_t& frame) const {
+    const mem::LocalMemory& m = h.memory();
+    const uint32_t slot = gaddr_local(t.cont);
+    frame = frame_of(t);
+    const uint32_t k4 = slot - frame;  // 4 x the slot's word in the frame
+    if (__builtin_expect(k4 != 0 && m.valid(frame, 4), 1)) {
+      const uint32_t templ = m.read32(frame);
+      if (__builtin_expect(!(templ & 3) && m.valid(templ + k4, 4), 1)) {
+        const uint32_t entry = m.read32(templ + k4);
+        if (__builtin_expect(entry - h.code_base() < h.code_bytes() && !(entry & 3), 1))
+          return entry;
+      }
+    }
+    return entry_of(h, t, &frame);
+  }
+  // The same for a special handler (its entry from the handler table).
+  uint32_t special_entry(iss::Hart& h, const ThreadToken& t) const {
+    const mem::LocalMemory& m = h.memory();
+    const uint32_t at = h.handler_table + 4 * ((t.cont >> 16) & 0x3f);
+    if (__builtin_expect(h.handler_table && m.valid(at, 4), 1)) {
+      const uint32_t entry = m.read32(at);
+      if (__builtin_expect(entry - h.code_base() < h.code_bytes() && !(entry & 3), 1))
+        return entry;
+    }
+    uint32_t frame = 0;
+    return entry_of(h, t, &frame);
   }
   uint32_t checked_entry(const iss::Hart& h, const ThreadToken& t, uint32_t entry,
                          const char* from) const;

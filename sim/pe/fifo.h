@@ -40,7 +40,8 @@ class Fifo {
   }
 
  private:
-  void grow() {
+  // (Out of line: rare, and its loop and allocation would cost every caller registers.)
+  [[gnu::noinline]] void grow() {
     const uint32_t capacity = buf_ ? 2 * (mask_ + 1) : 8;
     std::unique_ptr<T[]> b(new T[capacity]);
     for (size_t k = 0; k < size_; ++k) b[k] = (*this)[k];

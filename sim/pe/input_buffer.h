@@ -30,7 +30,24 @@ class InputBuffer {
   // still counts.
   // By reference: the token was just built field by field, and a copy into an argument
   // reads it back whole before those stores are in the cache (a store-forwarding stall).
-  uint32_t push(const ThreadToken& t, uint64_t arrival = 0);
+  // (Inline, as pop: once per thread; the overflow's error is out of line.)
+  uint32_t push(const ThreadToken& t, uint64_t arrival = 0) {
+    // Pops before this arrival are before it for the hardware too; the rest are after.
+    while (!unsettled_.empty() && unsettled_.front().at < arrival) drop_unsettled();
+    const uint64_t occupancy = q_.size() + unsettled_.size();
+    uint32_t clocks = 0;
+    const bool spill = occupancy >= cfg_.onchip_packets;
+    if (spill) {
+      if (spilled_now_ + unsettled_spilled_ >= spill_capacity_) overflow();
+      ++spilled_now_;
+      ++spills_;
+      clocks = spill_clocks_;
+    }
+    q_.push_back(t);
+    if (spill) q_[q_.size() - 1].spilled = true;
+    if (occupancy + 1 > max_) max_ = occupancy + 1;
+    return clocks;
+  }
 
   bool empty() const { return q_.empty(); }
   std::size_t size() const { return q_.size(); }
@@ -38,7 +55,19 @@ class InputBuffer {
   // Removes the head, taken by the execution unit at clock `at`; returns the refill clocks
   // its dispatch costs. `settled`: every arrival up to this clock has been pushed (later
   // ones come at clocks > settled), so pops at or before it need no remembering.
-  uint32_t pop(ThreadToken& out, uint64_t at = 0, uint64_t settled = UINT64_MAX);
+  uint32_t pop(ThreadToken& out, uint64_t at = 0, uint64_t settled = UINT64_MAX) {
+    out = q_.front();
+    q_.pop_front();
+    while (!unsettled_.empty() && unsettled_.front().at <= settled) drop_unsettled();
+    if (at > settled) {
+      unsettled_.push_back({at, out.spilled});
+      unsettled_spilled_ += out.spilled;
+    }
+    if (!out.spilled) return 0;
+    --spilled_now_;
+    ++refills_;
+    return refill_clocks_;
+  }
 
   uint64_t spills() const { return spills_; }
   uint64_t refills() const { return refills_; }
@@ -64,6 +93,7 @@ class InputBuffer {
   uint64_t spill_capacity_;
   uint32_t spill_clocks_, refill_clocks_;  // the config's, with the memory penalty
   uint64_t spills_ = 0, refills_ = 0;
+  [[noreturn]] void overflow() const;  // the spill area is full
   void drop_unsettled() {
     unsettled_spilled_ -= unsettled_.front().spilled;
     unsettled_.pop_front();

@@ -46,10 +46,7 @@ void PacketUnit::reply_to(PacketEffect& e, uint32_t cont, uint32_t value,
 ThreadToken& PacketUnit::start_thread(PacketEffect& e, ThreadToken::Kind k,
                                       const net::Packet& p) const {
   ThreadToken& t = e.thread.emplace();
-  t.kind = k;
-  t.src = p.src;
-  t.cont = p.addr;
-  t.op0 = p.data;
+  token_of(t, k, p);
   return t;
 }
 
@@ -72,9 +69,7 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
         start_thread(e, ThreadToken::Kind::twrite, p);
         break;
       }
-      mem_.write32(local_word(p, "SYSWR"), p.data);
-      e.clocks = cfg_.syswr_clocks;
-      ++n_.syswr;
+      e.clocks = remote_write(p);
       return e;
     case PacketType::sysrd:
       if (!cfg_.direct_remote_access) {

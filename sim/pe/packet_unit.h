@@ -37,6 +37,29 @@ class PacketUnit {
              const MemoryUnitConfig& cfg, uint32_t memory_penalty = 0);
 
   PacketEffect accept(const net::Packet& p);
+  // A SYSWR the memory unit serves itself (direct remote access): the usual packet, which
+  // the PE serves without an effect record (accept serves it the same way). remote_write
+  // writes the word and returns the memory-unit clocks; a bad address throws PacketError.
+  bool writes_directly(const net::Packet& p) const {
+    return p.type == static_cast<uint8_t>(isa::PacketType::syswr) && cfg_.direct_remote_access;
+  }
+  // A 1-input invocation or a special handler's packet: a thread, and nothing else, no
+  // memory-unit clocks (accept's start_thread); its token into `t`. False: another type.
+  static bool starts_thread_alone(const net::Packet& p, ThreadToken& t) {
+    using isa::PacketType;
+    if (p.type == static_cast<uint8_t>(PacketType::invoke1))
+      token_of(t, ThreadToken::Kind::invoke, p);
+    else if (p.type == static_cast<uint8_t>(PacketType::special))
+      token_of(t, ThreadToken::Kind::special, p);
+    else
+      return false;
+    return true;
+  }
+  uint32_t remote_write(const net::Packet& p) {
+    mem_.write32(local_word(p, "SYSWR"), p.data);
+    ++n_.syswr;
+    return cfg_.syswr_clocks;
+  }
 
   // What is waiting in memory (for deadlock reports).
   uint64_t operands_waiting() const { return operands_waiting_; }
@@ -64,6 +87,13 @@ class PacketUnit {
   void block_read(PacketEffect& e, const net::Packet& p);
   void istructure_read(PacketEffect& e, const net::Packet& p);
   ThreadToken& start_thread(PacketEffect& e, ThreadToken::Kind k, const net::Packet& p) const;
+  // The token a packet starts (its first operand; a 2-input match adds the other).
+  static void token_of(ThreadToken& t, ThreadToken::Kind k, const net::Packet& p) {
+    t.kind = k;
+    t.src = p.src;
+    t.cont = p.addr;
+    t.op0 = p.data;
+  }
 
   unsigned pe_, pe_count_;
   mem::LocalMemory& mem_;

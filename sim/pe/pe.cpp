@@ -127,9 +127,9 @@ void Pe::execute() {
       case Resume::after_sync:
         sync();
         machine_.catch_up();
-        dispatching(hart_, &Pe::take_next);
+        dispatching<&Pe::take_next>(hart_);
         break;
-      case Resume::take_next: dispatching(hart_, &Pe::take_next); break;
+      case Resume::take_next: dispatching<&Pe::take_next>(hart_); break;
       case Resume::retry: break;  // the ISS executes the instruction again
       case Resume::stop:
         if (!handle_stop(handed_stop_)) return;
@@ -182,12 +182,13 @@ bool Pe::handle_stop(iss::Hart::Stop stop) {
 
 void Pe::end_thread(iss::Hart& h) {
   ++interactions_;
-  dispatching(h, &Pe::next_thread);
+  dispatching<&Pe::next_thread>(h);
 }
 
-void Pe::dispatching(iss::Hart& h, void (Pe::*step)(iss::Hart&)) {
+template <void (Pe::*kStep)(iss::Hart&)>
+void Pe::dispatching(iss::Hart& h) {
   try {
-    (this->*step)(h);
+    (this->*kStep)(h);
   } catch (const std::runtime_error& e) {  // PacketError from the dispatcher
     state_ = State::stopped;
     observer_.pe_error(id_, h.cycles, e.what());
@@ -309,9 +310,10 @@ void Pe::next_thread(iss::Hart& h) {
   const bool shortcuts = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
                          (!cfg_.sim.max_cycles || h.cycles < cfg_.sim.max_cycles);
   const uint64_t end = h.cycles;  // provisional while sends float
-  const bool unsettled = shortcuts && machine_.floating_sends(id_) &&
-                         !(!input_.empty() && input_.front().ready_at <= end);
-  if (inline_ && !unsettled && machine_.floating_sends(id_))
+  const bool floating = machine_.floating_sends(id_) != 0;
+  const bool unsettled =
+      shortcuts && floating && !(!input_.empty() && input_.front().ready_at <= end);
+  if (inline_ && !unsettled && floating)
     return hand_over(h, Resume::end_thread);  // settling them waits: nothing done yet
   if (!unsettled) settle_sends(h);  // the thread ends at its real clock
   late_end_ = unsettled ? end : kNoLateEnd;
@@ -382,7 +384,7 @@ void Pe::wake(iss::Hart& h, uint64_t at) {
   h.cycles = std::max(h.cycles, at);
   idle_cycles_ += h.cycles - idle_since_;
   machine_.catch_up();
-  dispatching(h, &Pe::take_next);
+  dispatching<&Pe::take_next>(h);
 }
 
 void Pe::run_inline(uint64_t at, bool by_event) {
@@ -422,33 +424,29 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   ++packets_received_;
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
+    if (!tracer_) {  // the usual packets, served as below without a packet-effect record
+      if (packets_.writes_directly(p)) {
+        const uint32_t clocks = packets_.remote_write(p);
+        stall_running_thread(start, clocks, 1);
+        memory_unit_cycles_ += clocks;
+        memory_unit_free_ = start + clocks;
+        return;
+      }
+      ThreadToken t;
+      if (PacketUnit::starts_thread_alone(p, t)) {  // no memory-unit clocks
+        t.ready_at = start;
+        const uint64_t done = start + ready_thread(t, p, cycle);
+        memory_unit_cycles_ += done - start;
+        memory_unit_free_ = done;
+        return;
+      }
+    }
     PacketEffect e = packets_.accept(p);
     uint64_t done = start + e.clocks;
-    // A running thread loses clocks to memory-port conflicts with the memory unit (a
-    // block read: one per word read).
-    if (e.clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
-        start < hart_.cycles) {
-      const uint64_t stall =
-          uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * (e.block ? e.block->words : 1);
-      hart_.cycles += stall;
-      exu_stall_cycles_ += stall;
-    }
+    stall_running_thread(start, e.clocks, e.block ? e.block->words : 1);
     if (e.thread) {
       e.thread->ready_at = done;
-      const uint32_t spill = input_.push(*e.thread, cycle);
-      done += spill;  // a spill keeps the memory unit busy
-      if (tracer_) tracer_->buffer_push(id_, e.thread->ready_at, p, spill != 0);
-      // Only an idle execution unit waits for this event; a busy one looks at the input
-      // buffer when its thread ends (a timed notification costs a heap operation).
-      if (state_ == State::idle) {
-        const uint64_t clock = std::max(e.thread->ready_at, idle_from_);
-        // A parked execution unit may be started by the network's process (run_inline),
-        // once per wake-up: the first arrival's clock is the earliest (arrival order).
-        if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
-          const uint64_t now = sc_core::sc_time_stamp().value(), at = clock * period_ps_;
-          notify(token_ready_, sc_core::sc_time::from_value(at > now ? at - now : 0));
-        }
-      }
+      done += ready_thread(*e.thread, p, cycle);  // a spill keeps the memory unit busy
     }
     memory_unit_cycles_ += done - start;
     memory_unit_free_ = done;
@@ -462,6 +460,23 @@ void Pe::arrive(const net::Packet& p, uint64_t cycle) {
   } catch (const std::runtime_error& e) {
     observer_.pe_error(id_, cycle, e.what(), &p);
   }
+}
+
+uint32_t Pe::ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t cycle) {
+  const uint32_t spill = input_.push(t, cycle);
+  if (tracer_) tracer_->buffer_push(id_, t.ready_at, p, spill != 0);
+  // Only an idle execution unit waits for this event; a busy one looks at the input
+  // buffer when its thread ends (a timed notification costs a heap operation).
+  if (state_ == State::idle) {
+    const uint64_t clock = std::max(t.ready_at, idle_from_);
+    // A parked execution unit may be started by the network's process (run_inline),
+    // once per wake-up: the first arrival's clock is the earliest (arrival order).
+    if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
+      const uint64_t now = sc_core::sc_time_stamp().value(), at = clock * period_ps_;
+      notify(token_ready_, sc_core::sc_time::from_value(at > now ? at - now : 0));
+    }
+  }
+  return spill;
 }
 
 void Pe::send_block_read(const BlockRead& b, uint64_t start) {

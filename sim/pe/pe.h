@@ -118,7 +118,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // next thread, or parks the execution unit when nothing is in the buffer.
   void take_next(iss::Hart& h);
   // Runs next_thread or take_next, a dispatch error (PacketError) reported as the PE's.
-  void dispatching(iss::Hart& h, void (Pe::*step)(iss::Hart&));
+  template <void (Pe::*kStep)(iss::Hart&)>
+  void dispatching(iss::Hart& h);
   // A parked execution unit woken at clock `at` by an arrival.
   void wake(iss::Hart& h, uint64_t at);
   // The ISS up to the next quantum boundary (the adaptive quantum: execute).
@@ -146,6 +147,19 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   const char* effect_text(const net::Packet& p, const PacketEffect& e) const;
   // The matching-slot or I-structure change that serving p made, for the tracer.
   void trace_cell(const net::Packet& p, const PacketEffect& e, uint64_t at) const;
+  // A running thread loses clocks to memory-port conflicts with the memory unit, which
+  // serves an arrival from clock `start` for `clocks` (a block read: one per word read).
+  void stall_running_thread(uint64_t start, uint32_t clocks, uint32_t words) {
+    if (clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
+        start < hart_.cycles) {
+      const uint64_t stall = uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * words;
+      hart_.cycles += stall;
+      exu_stall_cycles_ += stall;
+    }
+  }
+  // A thread made ready by packet p (arrived at `cycle`) enters the input buffer, and an
+  // idle execution unit is woken for it; returns the memory-unit clocks of a spill.
+  uint32_t ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t cycle);
   // The replies of a block read whose request the memory unit starts at `start`.
   void send_block_read(const BlockRead& b, uint64_t start);
 

@@ -67,6 +67,72 @@ TEST_F(DispatcherTest, SlotZeroAndBadTemplatesAreErrors) {
   }
 }
 
+// start() reads an invocation's and a special handler's entry inline; whatever is wrong
+// on the way gives entry_of's error, and the registers are not set up.
+TEST_F(DispatcherTest, EveryWrongStepOfTheInlineEntriesIsEntryOfsError) {
+  auto error = [&](const ThreadToken& t) -> std::string {
+    hart.pc = 0x1234;
+    try {
+      d.start(hart, t);
+    } catch (const PacketError& e) {
+      EXPECT_EQ(hart.pc, 0x1234u);
+      std::string what = e.what();
+      try {  // the same text as entry_of's own
+        d.entry_of(hart, t);
+      } catch (const PacketError& again) {
+        EXPECT_EQ(what, std::string(again.what()));
+      }
+      return what;
+    }
+    return "no error";
+  };
+  ThreadToken t;
+  t.cont = make_gaddr(2, kFrame + 12);
+  memory.write32(kTemplate + 12, 0x1042);  // misaligned entry
+  EXPECT_NE(error(t).find("gives entry 0x00001042, which is not code"), std::string::npos);
+  memory.write32(kTemplate + 12, 0x1100);  // just past the code
+  EXPECT_NE(error(t).find("gives entry 0x00001100, which is not code"), std::string::npos);
+  memory.write32(kTemplate + 12, 0x1040);
+  memory.write32(kFrame, kTemplate + 2);  // misaligned template pointer
+  EXPECT_NE(error(t).find("which is not a table in memory"), std::string::npos);
+  memory.write32(kFrame, 0xfffffff0);  // a table past the end of memory
+  EXPECT_NE(error(t).find("which is not a table in memory"), std::string::npos);
+  memory.write32(kFrame, kTemplate);
+  t.cont = make_gaddr(2, 0x10000 + 12);  // a frame past the end of memory
+  EXPECT_NE(error(t).find("its frame lies outside local memory"), std::string::npos);
+  t.cont = make_gaddr(2, kFrame + 12);
+  EXPECT_EQ(error(t), "no error");
+  EXPECT_EQ(hart.pc, 0x1040u);
+  EXPECT_EQ(hart.x[4], kFrame);
+
+  t.kind = ThreadToken::Kind::special;
+  t.cont = (7u << 16) | 1;
+  EXPECT_NE(error(t).find("no handler table"), std::string::npos);
+  hart.handler_table = 0xfff0;  // entry 7 at 0x1000c: past the end of memory
+  EXPECT_NE(error(t).find("lies outside local memory"), std::string::npos);
+  hart.handler_table = 0x800;  // in the null guard, though the word there names code
+  memory.write32(0x800 + 4 * 7, 0x1044);
+  EXPECT_NE(error(t).find("lies outside local memory"), std::string::npos);
+  t.kind = ThreadToken::Kind::invoke;  // the same for a frame and a template
+  t.cont = make_gaddr(2, 0x800 + 12);
+  memory.write32(0x800, kTemplate);
+  EXPECT_NE(error(t).find("its frame lies outside local memory"), std::string::npos);
+  t.cont = make_gaddr(2, kFrame + 12);
+  memory.write32(kFrame, 0x800);
+  memory.write32(0x800 + 12, 0x1040);
+  EXPECT_NE(error(t).find("which is not a table in memory"), std::string::npos);
+  memory.write32(kFrame, kTemplate);
+  t.kind = ThreadToken::Kind::special;
+  t.cont = (7u << 16) | 1;
+  hart.handler_table = 0x3800;
+  memory.write32(0x3800 + 4 * 7, 0x0ffc);  // just before the code
+  EXPECT_NE(error(t).find("the special-handler table gives entry 0x00000ffc"), std::string::npos);
+  memory.write32(0x3800 + 4 * 7, 0x1044);
+  EXPECT_EQ(error(t), "no error");
+  EXPECT_EQ(hart.pc, 0x1044u);
+  EXPECT_EQ(hart.x[11], 1u);
+}
+
 TEST_F(DispatcherTest, SpecialHandlersComeFromTheHandlerTable) {
   ThreadToken t;
   t.kind = ThreadToken::Kind::special;
