@@ -28,12 +28,13 @@ const char* outcome_name(Outcome::Kind k) {
 // --- NetworkDriver -------------------------------------------------------------------
 
 NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
-                             uint64_t period_ps, const std::vector<std::unique_ptr<pe::Pe>>& pes,
+                             const pe::KernelClock& clock,
+                             const std::vector<std::unique_ptr<pe::Pe>>& pes,
                              unsigned pe_count, const bool& stopping)
     : sc_module(name),
       fabric_(fabric),
       ports_(ports),
-      period_ps_(period_ps),
+      clock_(clock),
       pes_(pes),
       stopping_(stopping),
       stall_(pe_count, 0) {
@@ -46,7 +47,7 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
 }
 
 void NetworkDriver::catch_up() {
-  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  const uint64_t now = clock_.clock();
   // Most calls find the network processed through this clock already (another PE's
   // catch-up, or the driver running ahead) and no packet pushed since: nothing to do, and
   // the next work is what that processing found.
@@ -107,7 +108,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
         }
         return std::min(next, agenda_clock());
       }
-      due = now + gap.value() / period_ps_;  // the next process's clock
+      due = now + gap.value() / clock_.period_ps();  // the next process's clock
     }
     if (first > due) return first;
     if (next <= w) {
@@ -122,7 +123,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
     if (activity != seen) {  // it woke a process?
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
-      due = now + gap.value() / period_ps_;
+      due = now + gap.value() / clock_.period_ps();
     }
     pes_[pe]->run_inline(w, w >= due);
     next = std::min(next, next_time());
@@ -137,19 +138,18 @@ void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
 void NetworkDriver::wake_at(uint64_t cycle) {
   if (cycle >= scheduled_) return;  // we wake by then anyway (SystemC notifies are costly)
   scheduled_ = cycle;
-  const uint64_t at = cycle * period_ps_, now = sc_core::sc_time_stamp().value();
-  wake_.notify(sc_core::sc_time::from_value(at > now ? at - now : 0));
+  wake_.notify(clock_.until(cycle));
 }
 
 void NetworkDriver::drive() {
   wake_.cancel();  // we run now: an earlier wake-up request is served
   scheduled_ = 0;  // while we run, injections need no wake-up
-  const uint64_t now = sc_core::sc_time_stamp().value() / period_ps_;
+  const uint64_t now = clock_.clock();
   const uint64_t next = run_ahead(now, process_through(now));
   scheduled_ = next;
   if (next != UINT64_MAX) {
-    const uint64_t at = next * period_ps_, now = sc_core::sc_time_stamp().value();
-    wake_.notify(sc_core::sc_time::from_value(at > now ? at - now : period_ps_));
+    const uint64_t at = next * clock_.period_ps(), ps = clock_.ps();
+    wake_.notify(sc_core::sc_time::from_value(at > ps ? at - ps : clock_.period_ps()));
   }
 }
 
@@ -160,11 +160,12 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
     : cfg_(cfg),
       program_(program),
       host_(cfg.pes, console,
-            host::HostLink{cfg.clock_mhz, cfg.host.bandwidth_mb_s, cfg.host.file_root}) {
+            host::HostLink{cfg.clock_mhz, cfg.host.bandwidth_mb_s, cfg.host.file_root}),
+      clock_(cfg.period_ps()) {
   fabric_ = std::make_unique<net::Fabric>(cfg_.network, cfg_.pes);
   fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
-  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, cfg_.period_ps(), pes_,
+  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, clock_, pes_,
                                             cfg_.pes, stopping_);
   // A limit beyond SystemC's time range (2^64 ps) is as good as none: bound it there.
   cycle_limit_ = std::min(cfg_.sim.max_cycles, (UINT64_MAX - 1) / cfg_.period_ps());
@@ -200,7 +201,7 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
     std::unique_ptr<pe::Pe> p;
     try {
       p = std::make_unique<pe::Pe>(fmt::format("pe{}", k).c_str(), k, cfg_, port, observer,
-                                   alarms_);
+                                   alarms_, clock_);
     } catch (const mem::HostMemoryError& e) {
       throw std::runtime_error(fmt::format(
           "the host cannot reserve the local memory of {} PEs x {} KiB (pe.memory_bytes, plus "

@@ -40,7 +40,7 @@ class NetworkDriver : public sc_core::sc_module {
   // `pes` (pe_count of them, once built): told when their floating sends are accepted;
   // `stopping`: the simulation is stopping (run ahead no further). Both outlive the driver.
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
-                uint64_t period_ps, const std::vector<std::unique_ptr<pe::Pe>>& pes,
+                const pe::KernelClock& clock, const std::vector<std::unique_ptr<pe::Pe>>& pes,
                 unsigned pe_count, const bool& stopping);
   void catch_up();             // process everything up to the present clock
   // Hands the send stalls not yet told to the PEs (see stall_) to them: before their
@@ -65,7 +65,7 @@ class NetworkDriver : public sc_core::sc_module {
   uint64_t next_time() const { return std::min(fabric_.next_event_time(), ports_.next_time()); }
   net::Fabric& fabric_;
   OutputPorts& ports_;
-  uint64_t period_ps_;
+  const pe::KernelClock& clock_;
   const std::vector<std::unique_ptr<pe::Pe>>& pes_;
   const bool& stopping_;
   sc_core::sc_event wake_;
@@ -168,6 +168,7 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   std::unique_ptr<OutputPorts> ports_;
   std::unique_ptr<NetworkDriver> driver_;
   pe::SyncAlarms alarms_;  // the PEs' timed wake-ups (before pes_: they use it)
+  pe::KernelClock clock_;  // SystemC time, for the PEs and the driver (before both)
   std::vector<std::unique_ptr<pe::Pe>> pes_;
   std::unique_ptr<DirectSender[]> direct_;  // by PE
   // From this many PEs on, the destination PE's arrival lines and the word a packet

@@ -11,7 +11,8 @@
 namespace emx::pe {
 
 Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-       MachinePort& machine, PeObserver& observer, SyncAlarms& alarms)
+       MachinePort& machine, PeObserver& observer, SyncAlarms& alarms,
+       const KernelClock& clock)
     : sc_module(name),
       memory_(cfg.pe.memory_bytes),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit, cfg.pe.timing.memory_penalty),
@@ -20,7 +21,7 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
       input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8, cfg.pe.timing.memory_penalty),
       hart_(memory_, cfg.pe.timing),
       dispatcher_(id, cfg.pe.threads, cfg.stack_top(), cfg.pe.timing.memory_penalty),
-      period_ps_(cfg.period_ps()),
+      clock_(clock),
       alarms_(alarms),
       id_(id),
       observer_(observer) {
@@ -44,8 +45,7 @@ void Pe::arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) {
   auto at = std::upper_bound(timers_.begin(), timers_.end(), t.at,
                              [](uint64_t c, const Timer& x) { return c < x.at; });
   timers_.insert(at, t);
-  const uint64_t now = sc_core::sc_time_stamp().value(), due = timers_.front().at * period_ps_;
-  notify(timer_due_, sc_core::sc_time::from_value(due > now ? due - now : 0));
+  notify(timer_due_, clock_.until(timers_.front().at));
 }
 
 void Pe::fire_timers() {
@@ -63,8 +63,7 @@ void Pe::fire_timers() {
   }
   timers_.erase(timers_.begin(), timers_.begin() + static_cast<std::ptrdiff_t>(k));
   if (!timers_.empty())
-    notify(timer_due_, sc_core::sc_time::from_value(timers_.front().at * period_ps_ -
-                                                    sc_core::sc_time_stamp().value()));
+    notify(timer_due_, clock_.until(timers_.front().at));
 }
 
 void Pe::load(uint32_t code_base, uint32_t code_bytes, const ThreadEntries& entries,
@@ -82,15 +81,14 @@ void Pe::start(uint32_t entry, uint32_t sp, uint32_t a0, uint32_t a1, uint64_t a
   started_ = true;
 }
 
-uint64_t Pe::now_cycles() const { return sc_core::sc_time_stamp().value() / period_ps_; }
+uint64_t Pe::now_cycles() const { return clock_.clock(); }
 
 void Pe::sync() { sync_to(hart_.cycles); }
 
 void Pe::sync_to(uint64_t cycle) {
   // The memory unit may add stall clocks while we wait: wait until we really are there.
   for (;;) {
-    const uint64_t target = std::min(cycle, hart_.cycles) * period_ps_,
-                   now = sc_core::sc_time_stamp().value();
+    const uint64_t target = std::min(cycle, hart_.cycles) * clock_.period_ps(), now = clock_.ps();
     if (target <= now) break;
     must_not_wait();
     alarms_.wait_until(target, now);
@@ -390,8 +388,7 @@ void Pe::wake(iss::Hart& h, uint64_t at) {
 void Pe::run_inline(uint64_t at, bool by_event) {
   if (!parked_) return;
   if (by_event) {
-    const uint64_t now = sc_core::sc_time_stamp().value(), t = at * period_ps_;
-    notify(token_ready_, sc_core::sc_time::from_value(t > now ? t - now : 0));
+    notify(token_ready_, clock_.until(at));
     return;
   }
   inline_ = true;
@@ -472,8 +469,7 @@ uint32_t Pe::ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t c
     // A parked execution unit may be started by the network's process (run_inline),
     // once per wake-up: the first arrival's clock is the earliest (arrival order).
     if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
-      const uint64_t now = sc_core::sc_time_stamp().value(), at = clock * period_ps_;
-      notify(token_ready_, sc_core::sc_time::from_value(at > now ? at - now : 0));
+      notify(token_ready_, clock_.until(clock));
     }
   }
   return spill;

@@ -19,6 +19,7 @@
 #include "input_buffer.h"
 #include "packet_unit.h"
 #include "pe_ports.h"
+#include "kernel_clock.h"
 #include "sync_alarms.h"
 #include "sim/iss/hart.h"
 #include "sim/machine/machine_config.h"
@@ -32,7 +33,8 @@ namespace emx::pe {
 class Pe : public sc_core::sc_module, private iss::HartEnv {
  public:
   Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
-     MachinePort& machine, PeObserver& observer, SyncAlarms& alarms);
+     MachinePort& machine, PeObserver& observer, SyncAlarms& alarms,
+     const KernelClock& clock);
 
   unsigned id() const { return id_; }
   mem::LocalMemory& memory() { return memory_; }
@@ -201,7 +203,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   iss::Hart hart_;
   Dispatcher dispatcher_;
   // What sends, their acceptance, syncs and thread ends touch of the PE, in one cache line.
-  alignas(64) uint64_t period_ps_;
+  alignas(64) const KernelClock& clock_;  // shared by the machine's PEs
   SyncAlarms& alarms_;               // shared by the machine's PEs
   unsigned id_;
   bool settling_ = false;            // settle_sends waits for sends_settled_
