@@ -5,6 +5,7 @@ runs finish, in any order. An experiment never sees which one ran it.
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -88,6 +89,7 @@ class DaskExecutor:
                 raise ClusterError(f"no scheduler at {address} ({_first_line(e)})")
             self.name = f"Dask scheduler {address}"
         self._run = _ByValue(execute_plain)
+        _quiet_abandoned_gathers()
         self.workers = self._check_workers()
 
     def _check_workers(self) -> set:
@@ -192,6 +194,22 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+class _AbandonedGathers(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" for Dask's AllExit: the
+    signal that ends the inner wait of a result fetch that `_result` gave up on (its worker
+    died); it is expected, and its traceback would read as a crash."""
+
+    def filter(self, record):
+        exc = record.exc_info[1] if record.exc_info else None
+        return type(exc).__name__ != "AllExit"
+
+
+def _quiet_abandoned_gathers():
+    log = logging.getLogger("asyncio")
+    if not any(isinstance(f, _AbandonedGathers) for f in log.filters):
+        log.addFilter(_AbandonedGathers())
 
 
 class _ByValue:

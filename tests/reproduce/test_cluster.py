@@ -216,6 +216,30 @@ class Cluster(unittest.TestCase):
         self.assertIn("no worker on Dask scheduler tcp://x:8786 for 0.5 s with 1 runs "
                       "unfinished", str(e.exception))
 
+    def test_an_abandoned_fetch_leaves_no_traceback_but_other_errors_do(self):
+        # Giving up a fetch leaves Dask's inner wait to end with AllExit, which asyncio
+        # would print as "Task exception was never retrieved" with a traceback.
+        import io
+        import logging
+        sys.path.insert(0, os.path.join(TOP, "python"))
+        from distributed.client import AllExit
+        from emx.executors import _quiet_abandoned_gathers
+        _quiet_abandoned_gathers()
+        log, out = logging.getLogger("asyncio"), io.StringIO()
+        handler = logging.StreamHandler(out)
+        log.addHandler(handler)
+        try:
+            for exc in (AllExit(), ValueError("a real one")):
+                try:
+                    raise exc
+                except Exception:
+                    log.error("Task exception was never retrieved", exc_info=sys.exc_info())
+        finally:
+            log.removeHandler(handler)
+        self.assertNotIn("AllExit", out.getvalue())
+        self.assertIn("ValueError: a real one", out.getvalue())
+        self.assertEqual(out.getvalue().count("Task exception was never retrieved"), 1)
+
     def test_no_scheduler_is_named(self):
         r = sweep(os.path.join(self.dir, "out"), "--dask", "tcp://127.0.0.1:9",
                   "--dask-wait", "2")
