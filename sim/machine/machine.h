@@ -173,10 +173,10 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   std::unique_ptr<DirectSender[]> direct_;  // by PE
   // From this many PEs on, the destination PE's arrival lines and the word a packet
   // names are fetched into the host's caches while the packet's last transfer is under
-  // way (net::Fabric::set_arrival_hint): from 512 PEs on they are cold by then (a
+  // way (net::Fabric::set_arrival_hint): from about 512 PEs on they are cold by then (a
   // streaming 1024-PE machine: -3 to -6 % CPU on a quiet host, -14 to -20 % on a loaded
-  // one). Fewer PEs' state stays in the caches, and the hint would only add its
-  // instructions to every packet.
+  // one; 256 PEs: neither gain nor loss). Fewer PEs' state stays in the caches, and the
+  // hint would only add its instructions to every packet.
   static constexpr unsigned kArrivalHintPes = 256;
   static void prefetch_arrival(void* ctx, const net::Packet& p);
   // By PE, its local memory's bytes: dense, so that the hint's one load is warm (the PE's
