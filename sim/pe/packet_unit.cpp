@@ -55,10 +55,8 @@ PacketEffect PacketUnit::accept(const net::Packet& p) {
   PacketEffect e;
   switch (static_cast<PacketType>(p.type)) {
     case PacketType::invoke1:
-      start_thread(e, ThreadToken::Kind::invoke, p);
-      break;
     case PacketType::special:
-      start_thread(e, ThreadToken::Kind::special, p);
+      starts_thread_alone(p, e.thread.emplace());  // (the PE's own path for them too)
       break;
     case PacketType::invoke2l:
     case PacketType::invoke2r:
