@@ -743,12 +743,18 @@ class PingPong(Runs):
     def test_one_sided_send_writes_source_tag_and_size(self):
         # The paper's one-sided send: the data into the receive buffer, then source and tag
         # and the size into the receive request by remote write, then the completion
-        # (I-structure write). In advance the sender's MPI_Isend makes it (compiled C); in
-        # the naive both-sides get ping-pong the crossed receive request's thread does
-        # (arrivals.S); with done-sized the size rides in the completion.
+        # (I-structure write). In advance the sender's MPI_Isend makes it (compiled C inline,
+        # put_to_posted_any beyond 32 bytes); in the naive both-sides get ping-pong the
+        # crossed receive request's thread does (arrivals.S; beyond 32 bytes rreq_arrived,
+        # with 2-word receive requests rreq_crossed, both C); with done-sized the size
+        # rides in the completion.
+        get = "-mpi-protocol=get"
         cases = (("advance", 4, (), "mpi_isend_begin", 4),
                  ("advance", 0, (), "mpi_isend_begin", 0),
-                 ("naive", 4, ("-mpi-protocol=get",), "rreq_arrived_words", 4),
+                 ("advance", 64, (), "put_to_posted_any", 64),
+                 ("naive", 4, (get,), "rreq_arrived_words", 4),
+                 ("naive", 64, (get,), "rreq_arrived", 64),
+                 ("naive", 4, (get, "-mpi-option=rreq-pairs"), "rreq_crossed", 4),
                  ("advance", 4, ("-mpi-option=done-sized",), "mpi_isend_begin", None))
         for mode, size, extra, sender, size_word in cases:
             with self.subTest(mode=mode, size=size, extra=extra):
