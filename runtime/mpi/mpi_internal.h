@@ -508,11 +508,13 @@ static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t
     return 0;
   const uint32_t *from = src;
   const emx_gaddr_t g = ((emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT) | (dst >> 2);
-  if (n <= 4 * SHORT_WORDS)
+  if (n <= 4 * SHORT_WORDS) {
     for (uint32_t k = 0; k < n / 4; ++k) emx_send(EMX_PKT_syswr, g + k, from[k]);
-  else
+    emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
+  } else { /* srctag first: kept across the call, it cost its callers two saved registers */
+    emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
     emx_put(g, from, n / 4);
-  emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
+  }
   if (mpi_opt.done_sized) {
     emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
   } else { /* the paper's: the status by remote write, then the completion flag */
