@@ -6,10 +6,11 @@
  * rreq_arrived_words, a receive request (rreq_thread):
  *  - Crossed (the naive ping-pong's every message): our send request for it is issued
  *    and heads its key in the request-issued queue, get or sync, a short aligned message
- *    to another PE on EM-X: the data, the size and the completion go by remote writes
- *    into the receive first, then the entry goes (the consistency rule: the receiver
- *    drops our send request), the send completes, its credit is back (sends waiting for
- *    credits to the requester go on: rreq_crossed_after, after the thread's work).
+ *    to another PE on EM-X: the data, source and tag, the size and the completion go by
+ *    remote writes into the receive first, then the entry goes (the consistency rule:
+ *    the receiver drops our send request), the send completes, its credit is back (sends
+ *    waiting for credits to the requester go on: rreq_crossed_after, after the thread's
+ *    work).
  *  - Filed (a receive posted in advance): no send of ours is issued under its key, the
  *    key is known to the associative memory, a record at hand: the record is appended.
  *  - Crossed, buffered: the receive request is dropped (buffered's rule), our send
@@ -148,8 +149,10 @@ rreq_arrived_words:	/* (mpi_direct: remote writes by the memory unit, EM-X) */
 	bnez	t2, .Lgeneral
 	LW_G(t2, mpi_me)
 	beq	t2, a0, .Lgeneral
-	/* put_short: the words, then the size and the completion (or the size in it);
-	 * the bookkeeping after, so that the data leaves first */
+	slli	a5, t0, 16
+	or	a5, a5, t2			/* a5: the status, this PE | tag << 16 */
+	/* put_short: the words, then source and tag, the size and the completion (or the
+	 * size in it); the bookkeeping after, so that the data leaves first */
 	slli	t2, a0, 22
 	srli	a4, a4, 2
 	or	t2, t2, a4			/* t2: the buffer's global word address */
@@ -160,7 +163,8 @@ rreq_arrived_words:	/* (mpi_direct: remote writes by the memory unit, EM-X) */
 	addi	t2, t2, 1
 	addi	a7, a7, 4
 	bltu	a7, t3, 5b
-6:	lui	a1, %hi(mpi_opt + L_OPT_DONE_SIZED)
+6:	SENDD(4, a3, L_W_SRCTAG, a5)		/* syswr: source and tag */
+	lui	a1, %hi(mpi_opt + L_OPT_DONE_SIZED)
 	lbu	a1, %lo(mpi_opt + L_OPT_DONE_SIZED)(a1)
 	bnez	a1, .Lsized
 	addi	t2, a3, L_W_BYTES

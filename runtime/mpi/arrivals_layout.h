@@ -19,6 +19,7 @@
 #define L_SHORT_BYTES 32        /* 4 * SHORT_WORDS */
 #define L_KQ_IDLE_MAX 64
 #define L_OPT_DONE_SIZED 4      /* mpi_options.done_sized */
+#define L_W_SRCTAG 1            /* REQ_W_SRCTAG */
 #define L_W_BYTES 2             /* REQ_W_BYTES */
 #define L_DONE_SET 1
 #define L_DONE_SIZED 2

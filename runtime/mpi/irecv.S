@@ -92,7 +92,7 @@ mpi_irecv_begin:
 	sh	t4, L_REQ_CTX(t3)
 	sh	t5, L_REQ_CTX + 2(t3)		/* base_pe */
 	sw	t2, L_REQ_PE(t3)		/* pe, tag */
-	sw	t2, L_REQ_SRCTAG(t3)		/* a sender writes it only for MPI_ANY_TAG */
+	sw	t2, L_REQ_SRCTAG(t3)		/* for the paths that do not write it */
 	sw	a0, L_REQ_BUF(t3)
 	sw	t1, L_REQ_CAPACITY(t3)
 	sw	a5, L_REQ_COMM(t3)

@@ -497,22 +497,24 @@ void creation_init(void);
 int transfer_paced(uint32_t bytes);
 /* put_message for an aligned message to another PE on EM-X, inline: the packets
  * themselves, in order (the memory unit performs them in arrival order, completion
- * last); a short one word by word, a longer one by the block-write loop. The receiver
- * filled in the source and tag when its request named the tag: srctag goes only to a
- * receive request for MPI_ANY_TAG (any_tag). The size travels in the completion
- * (DONE_SIZED). 0 if the message is not such a one. */
+ * last); a short one word by word, a longer one by the block-write loop. Then the status
+ * as the paper's one-sided send: source and tag (srctag), the size, the completion (with
+ * done-sized the size travels in the completion, DONE_SIZED). 0 if the message is not
+ * such a one. */
 enum { SHORT_WORDS = 8 }; /* beyond, the block-write loop is faster despite its call */
 static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq,
-                            const void *src, uint32_t n, uint32_t srctag, int any_tag) {
+                            const void *src, uint32_t n, uint32_t srctag) {
   if (!mpi_direct || n > cap || pe == mpi_me || ((dst | (uint32_t)(uintptr_t)src | n) & 3))
     return 0;
   const uint32_t *from = src;
   const emx_gaddr_t g = ((emx_gaddr_t)pe << EMX_GADDR_PE_SHIFT) | (dst >> 2);
-  if (n <= 4 * SHORT_WORDS)
+  if (n <= 4 * SHORT_WORDS) {
     for (uint32_t k = 0; k < n / 4; ++k) emx_send(EMX_PKT_syswr, g + k, from[k]);
-  else
+    emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
+  } else { /* srctag first: kept across the call, it cost its callers two saved registers */
+    emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
     emx_put(g, from, n / 4);
-  if (any_tag) emx_send(EMX_PKT_syswr, rreq + REQ_W_SRCTAG, srctag);
+  }
   if (mpi_opt.done_sized) {
     emx_send(EMX_PKT_iwrite, rreq + REQ_W_DONE, DONE_SIZED + n);
   } else { /* the paper's: the status by remote write, then the completion flag */
@@ -522,7 +524,7 @@ static inline int put_short(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t
   return 1;
 }
 void put_message(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq, const void *src,
-                 uint32_t n, uint32_t srctag, int any_tag);
+                 uint32_t n, uint32_t srctag);
 /* Copies n bytes into a temporary buffer on PE pe, at the same offset modulo 4 as src
  * (tmp must have n + 8 bytes): returns where the data starts there. */
 uint32_t put_covering(unsigned pe, uint32_t tmp, const void *src, uint32_t n);
@@ -650,7 +652,7 @@ static inline __attribute__((always_inline)) int put_to_posted_looked(unsigned p
     return 0;
   }
   if ((leaf && !rr->link.next && mpi_assoc.idle >= KQ_IDLE_MAX) ||
-      !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16, 0))
+      !put_short(pe, rr->buf, rr->capacity, rr->rreq, buf, bytes, mpi_me | tag << 16))
     return 0;
   if (leaf) {
     key->head = rr->link.next; /* kq_pop of a concrete tag's key, known not to sweep */

@@ -362,7 +362,7 @@ static inline __attribute__((always_inline)) void issue_recv_request(mpi_request
     r->flags &= (uint16_t)~RF_IN_PRQ;
   }
   isq_add(&mpi_isq_recv, r);
-  /* A one-sided send writes the source and tag only for MPI_ANY_TAG (put_short). */
+  /* For the paths that do not write it (a one-sided send does). */
   r->srctag = r->pe | (uint32_t)r->tag << 16;
   send_recv_request(r);
 }

@@ -57,7 +57,7 @@ _Static_assert(sizeof(send_queue) == 1u << L_SENDQ_SHIFT && sizeof(((send_queue 
                sizeof(((mpi_request *)0)->isq_count) == 2 && sizeof(((mpi_request *)0)->proto) == 1,
                "arrivals.S: field sizes");
 _Static_assert(L_SQ_QUEUED == SQ_QUEUED && L_SQ_CREDIT == SQ_CREDIT && L_SQ_CROSSED == SQ_CROSSED && L_SHORT_BYTES == 4 * SHORT_WORDS &&
-               L_KQ_IDLE_MAX == KQ_IDLE_MAX && L_W_BYTES == REQ_W_BYTES && L_DONE_SET == DONE_SET &&
+               L_KQ_IDLE_MAX == KQ_IDLE_MAX && L_W_SRCTAG == REQ_W_SRCTAG && L_W_BYTES == REQ_W_BYTES && L_DONE_SET == DONE_SET &&
                L_DONE_SIZED == DONE_SIZED && L_RF_ACTIVE == RF_ACTIVE &&
                L_RF_USER_FREED == RF_USER_FREED && L_RF_COMPLETE == RF_COMPLETE &&
                L_RF_ACTIVE_COMPLETE == (RF_ACTIVE | RF_COMPLETE) &&
@@ -82,12 +82,13 @@ void send_isq_removal(unsigned pe, uint32_t local_request, int recv_side) {
 }
 #define send_isq_removal proto_removal
 
-/* The data by remote write, then the status, then completion; s completes too. */
+/* The data by remote write, then the status (source and tag, size), then completion; s
+ * completes too. */
 static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
-                             emx_gaddr_t rreq, int any_tag) {
+                             emx_gaddr_t rreq) {
   const uint32_t srctag = mpi_me | (uint32_t)s->tag << 16;
-  if (!put_short(pe, buf, cap, rreq, s->buf, s->capacity, srctag, any_tag))
-    put_message(pe, buf, cap, rreq, s->buf, s->capacity, srctag, any_tag);
+  if (!put_short(pe, buf, cap, rreq, s->buf, s->capacity, srctag))
+    put_message(pe, buf, cap, rreq, s->buf, s->capacity, srctag);
   req_complete(s);
   COUNT(C_ONE_SIDED);
 }
@@ -95,20 +96,19 @@ static inline void one_sided(mpi_request *s, unsigned pe, uint32_t buf, uint32_t
 /* A one-sided send decided in a handler, when the data must be paced (blocking): in a
  * computation of its own on this PE. The match is made already, so it may happen later. */
 static void one_sided_task(uint32_t *a) {
-  one_sided((mpi_request *)(uintptr_t)a[0], a[1], a[2], a[3], a[4], (int)a[5]);
+  one_sided((mpi_request *)(uintptr_t)a[0], a[1], a[2], a[3], a[4]);
 }
 /* Its own function: emx_spawn contains a suspension (for a remote PE), which would make
  * the handler save every callee-saved register. */
 static void __attribute__((noinline)) spawn_one_sided(mpi_request *s, unsigned pe, uint32_t buf,
-                                                      uint32_t cap, emx_gaddr_t rreq,
-                                                      int any_tag) {
-  const uint32_t args[6] = {(uint32_t)(uintptr_t)s, pe, buf, cap, rreq, (uint32_t)any_tag};
-  emx_spawn(mpi_me, one_sided_task, args, 6);
+                                                      uint32_t cap, emx_gaddr_t rreq) {
+  const uint32_t args[5] = {(uint32_t)(uintptr_t)s, pe, buf, cap, rreq};
+  emx_spawn(mpi_me, one_sided_task, args, 5);
 }
 static void one_sided_from_handler(mpi_request *s, unsigned pe, uint32_t buf, uint32_t cap,
-                                   emx_gaddr_t rreq, int any_tag) {
-  if (transfer_paced(s->capacity)) spawn_one_sided(s, pe, buf, cap, rreq, any_tag);
-  else one_sided(s, pe, buf, cap, rreq, any_tag);
+                                   emx_gaddr_t rreq) {
+  if (transfer_paced(s->capacity)) spawn_one_sided(s, pe, buf, cap, rreq);
+  else one_sided(s, pe, buf, cap, rreq);
 }
 
 /* ---- Buffered protocol: a temporary buffer on the receiver ---------------------------- */
@@ -207,7 +207,7 @@ void send_start(mpi_request *s) {
     if (hit) {
       kq_pop(&mpi_assoc, key);
       recv_record *rr = (recv_record *)hit;
-      one_sided(s, s->pe, rr->buf, rr->capacity, rr->rreq, kq_pt_tag(key->pt) == TAG_ANY16);
+      one_sided(s, s->pe, rr->buf, rr->capacity, rr->rreq);
       /* The receiver filed its receive request as issued: no send request will come to
        * drop it, so tell it to forget it. */
       send_isq_removal(s->pe, (uint32_t)(uintptr_t)emx_gaddr_local(rr->rreq), 1);
@@ -245,11 +245,11 @@ void __attribute__((noinline)) rreq_arrived(unsigned pe, emx_gaddr_t rreq, uint3
     if (sendq_crossed(s) == SQ_UNISSUED) {
       /* Our send request never left (it waited for a credit): a one-sided send as on a
        * hit, and the receiver forgets its request, before any later send request. */
-      one_sided_from_handler(s, pe, buf, cap, rreq, tag == TAG_ANY16);
+      one_sided_from_handler(s, pe, buf, cap, rreq);
       send_isq_removal(pe, (uint32_t)(uintptr_t)emx_gaddr_local(rreq), 1);
       sendq_resume(pe);
     } else if (s->proto != PROTO_BUFFERED) {
-      one_sided_from_handler(s, pe, buf, cap, rreq, tag == TAG_ANY16);
+      one_sided_from_handler(s, pe, buf, cap, rreq);
       credit_reclaim(pe); /* the receiver drops our send request: its credit is back */
     }
     req_unref(s);
@@ -292,7 +292,7 @@ static void __attribute__((noinline)) rreq_crossed(kq_key *issued, unsigned pe, 
   s->isq_count = 0;
   e->req = 0;
   COUNT(C_CONCURRENT);
-  (void)put_short(pe, buf, cap, rreq, s->buf, n, 0, 0); /* one_sided */
+  (void)put_short(pe, buf, cap, rreq, s->buf, n, mpi_me | tag << 16); /* one_sided */
   req_complete(s);
   COUNT(C_ONE_SIDED);
   ++b->credits; /* credit_reclaim: nothing waits for it */

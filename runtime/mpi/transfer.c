@@ -61,8 +61,8 @@ static void put_words(emx_gaddr_t dst, const char *src, uint32_t words) {
 }
 
 void put_message(unsigned pe, uint32_t dst, uint32_t cap, emx_gaddr_t rreq, const void *src,
-                 uint32_t n, uint32_t srctag, int any_tag) {
-  if (put_short(pe, dst, cap, rreq, src, n, srctag, any_tag)) return;
+                 uint32_t n, uint32_t srctag) {
+  if (put_short(pe, dst, cap, rreq, src, n, srctag)) return;
   const uint32_t w = n < cap ? n : cap; /* never past the receive buffer */
   const split_t s = split(dst, w);
   const char *from = src;

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from emxrun import pe_sum, results, run_stats  # noqa: E402
+from emxrun import emx, pe_sum, results, run_stats  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MATCHINGS = ["both", "receiver"]
@@ -736,6 +736,51 @@ class PingPong(Runs):
             self.assertLess(lat["both", protocol, "advance"], lat["both", protocol, "naive"])
         _, zero = self.run_program("mpi_pingpong", "advance", 0, 20, pes=3)
         self.assertLessEqual(zero["oneway_cycles"], lat["both", "get", "advance"])
+
+    SEND = re.compile(r"PE (\d+)\s+send\s+(\w+)\s+-> PE (\d+)\s+address 0x([0-9a-f]+) "
+                      r"data 0x([0-9a-f]+)\s+\((\w+)")
+
+    def test_one_sided_send_writes_source_tag_and_size(self):
+        # The paper's one-sided send: the data into the receive buffer, then source and tag
+        # and the size into the receive request by remote write, then the completion
+        # (I-structure write). In advance the sender's MPI_Isend makes it (compiled C inline,
+        # put_to_posted_any beyond 32 bytes); in the naive both-sides get ping-pong the
+        # crossed receive request's thread does (arrivals.S; beyond 32 bytes rreq_arrived,
+        # with 2-word receive requests rreq_crossed, both C); with done-sized the size
+        # rides in the completion.
+        get = "-mpi-protocol=get"
+        cases = (("advance", 4, (), "mpi_isend_begin", 4),
+                 ("advance", 0, (), "mpi_isend_begin", 0),
+                 ("advance", 64, (), "put_to_posted_any", 64),
+                 ("naive", 4, (get,), "rreq_arrived_words", 4),
+                 ("naive", 64, (get,), "rreq_arrived", 64),
+                 ("naive", 4, (get, "-mpi-option=rreq-pairs"), "rreq_crossed", 4),
+                 ("advance", 4, ("-mpi-option=done-sized",), "mpi_isend_begin", None))
+        for mode, size, extra, sender, size_word in cases:
+            with self.subTest(mode=mode, size=size, extra=extra):
+                r = emx("run", "-q", "--pes", "3", "--trace-text", "--trace-pes", "1,2",
+                        "mpi_pingpong", mode, str(size), "6", *extra)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                sent = {}  # (from, to) -> [(type, address, data)] since its last completion
+                completions = 0
+                for m in map(self.SEND.search, r.stderr.splitlines()):
+                    if not m or m[6] != sender or m[1] == m[3]:  # (the send's own completion)
+                        continue
+                    src, dst, addr, data = int(m[1]), int(m[3]), int(m[4], 16), int(m[5], 16)
+                    words = sent.setdefault((src, dst), [])
+                    if m[2] != "iwr":
+                        words.append((m[2], addr, data))
+                        continue
+                    status = {a - addr: d for t, a, d in words if t == "syswr"}
+                    self.assertEqual(status.get(1), src | 100 << 16, (src, dst, words))
+                    if size_word is None:
+                        self.assertGreaterEqual(data, 2)  # DONE_SIZED + n
+                        self.assertNotIn(2, status)
+                    else:
+                        self.assertEqual(status.get(2), size_word, (src, dst, words))
+                    words.clear()
+                    completions += 1
+                self.assertGreaterEqual(completions, 10)
 
 
 class Compiler(Runs):
