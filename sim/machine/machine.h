@@ -51,6 +51,9 @@ class NetworkDriver : public sc_core::sc_module {
   void wake_at(uint64_t cycle);  // make sure we run at this clock
   // Running ahead of SystemC time (run_ahead) stops before this clock.
   uint64_t run_ahead_limit = UINT64_MAX;
+  // Nor past this clock, unless the work is due now (Machine::run's slice under a host
+  // time limit: PEs run inline from here would otherwise never return to the kernel).
+  uint64_t slice_end = UINT64_MAX;
   // SystemC notifications made by PE code (MachinePort::activity_scheduled): while it
   // stays the same, so does the kernel's next pending activity.
   uint64_t activity = 0;

@@ -116,7 +116,14 @@ void Pe::execute() {
   for (;;) {
     if (parked_) {
       wait(token_ready_);
-      if (parked_) wake(hart_, now_cycles());  // an arrival's wake-up
+      if (parked_) {
+        if (quantum_parked_) {  // at its quantum boundary, now in SystemC time too
+          parked_ = quantum_parked_ = false;
+          resume_ = Resume::after_quantum;
+        } else {
+          wake(hart_, now_cycles());  // an arrival's wake-up
+        }
+      }
     }
     // What run_inline handed over, if anything.
     switch (std::exchange(resume_, Resume::none)) {
@@ -129,6 +136,7 @@ void Pe::execute() {
         break;
       case Resume::take_next: dispatching<&Pe::take_next>(hart_); break;
       case Resume::retry: break;  // the ISS executes the instruction again
+      case Resume::after_quantum: sync(); break;
       case Resume::stop:
         if (!handle_stop(handed_stop_)) return;
         break;
@@ -158,6 +166,7 @@ iss::Hart::Stop Pe::run_span() {
 bool Pe::handle_stop(iss::Hart::Stop stop) {
   switch (stop) {
     case iss::Hart::Stop::limit:
+      if (park_at_quantum()) return true;
       if (cfg_.sim.max_cycles && hart_.cycles >= cfg_.sim.max_cycles) {
         // The run ends here (Machine::run reports the cycle limit): no wake-up after it,
         // and none at it, which would run this loop again without advancing.
@@ -211,6 +220,17 @@ void Pe::clock_read(iss::Hart& h) {
   if (inline_ && machine_.floating_sends(id_)) return retry(h);
   ++interactions_;
   settle_sends(h);
+}
+
+bool Pe::park_at_quantum() {
+  // Not near the cycle limit: where a cut run stops depends on how far the network was
+  // processed by then, which parked PEs (not SystemC's timed waits) would move.
+  const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
+  if (!inline_ok_ || (cfg_.sim.max_cycles && hart_.cycles + margin >= cfg_.sim.max_cycles) ||
+      !machine_.run_later(id_, hart_.cycles))
+    return false;
+  parked_ = quantum_parked_ = true;
+  return true;
 }
 
 void Pe::must_not_wait() const {
@@ -392,11 +412,17 @@ void Pe::run_inline(uint64_t at, bool by_event) {
     return;
   }
   inline_ = true;
-  wake(hart_, at);
+  if (quantum_parked_) {  // its thread goes on from its quantum boundary, synchronised
+    parked_ = quantum_parked_ = false;
+    ++syncs_;
+  } else {
+    wake(hart_, at);
+  }
   iss::Hart::Stop stop = iss::Hart::Stop::stopped;
   if (!parked_ && resume_ == Resume::none && state_ == State::running) stop = run_span();
   inline_ = false;
   if (parked_) return;  // idle again
+  if (resume_ == Resume::none && stop == iss::Hart::Stop::limit && park_at_quantum()) return;
   if (resume_ == Resume::none) {
     resume_ = Resume::stop;
     handed_stop_ = stop;

@@ -130,7 +130,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool handle_stop(iss::Hart::Stop stop);
   // In run_inline, where the SystemC thread would wait: it stops there (the ISS at an
   // instruction boundary) and says what the SystemC thread does to go on.
-  enum class Resume : uint8_t { none, end_thread, after_sync, take_next, retry, stop };
+  enum class Resume : uint8_t { none, end_thread, after_sync, take_next, retry, stop, after_quantum };
   void hand_over(iss::Hart& h, Resume r) {
     resume_ = r;
     h.request_stop();
@@ -140,6 +140,14 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     resume_ = Resume::retry;
     h.request_retry();
   }
+  // The ISS stopped at a quantum boundary (short of sim.max_cycles), where the execution
+  // unit synchronises with SystemC time: with inline runs allowed, rather than wait for
+  // SystemC time to reach its clock, it parks mid-thread and the network driver goes on
+  // with it at that clock (run_inline: the network is processed through it and nothing
+  // else is due then, as after the wait) or, when another process is due then too, wakes
+  // its SystemC thread at it; the synchronisation is counted then (syncs). False: it
+  // cannot (no inline runs, or the clock is beyond the driver's agenda), and it waits.
+  bool park_at_quantum();
   void must_not_wait() const;  // a wait in run_inline is a bug
   uint64_t now_cycles() const;
   static void prefetch(const void* host_address) {
@@ -227,6 +235,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool inline_ = false;       // in run_inline
   bool inline_ok_ = false;    // run_inline allowed (with lazy sends only)
   bool wake_pending_ = false;  // parked, and a wake-up is on its way (event or driver)
+  bool quantum_parked_ = false;  // parked mid-thread at a quantum boundary (park_at_quantum)
   Resume resume_ = Resume::none;
   iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
   uint64_t span_ = 0;        // the adaptive quantum's present span (execute)
