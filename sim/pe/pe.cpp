@@ -120,6 +120,9 @@ void Pe::execute() {
         if (quantum_parked_) {  // at its quantum boundary, now in SystemC time too
           parked_ = quantum_parked_ = false;
           resume_ = Resume::after_quantum;
+        } else if (settle_parked_) {  // its sends are accepted
+          parked_ = settle_parked_ = false;
+          resume_ = Resume::next_thread;
         } else {
           wake(hart_, now_cycles());  // an arrival's wake-up
         }
@@ -137,6 +140,7 @@ void Pe::execute() {
       case Resume::take_next: dispatching<&Pe::take_next>(hart_); break;
       case Resume::retry: break;  // the ISS executes the instruction again
       case Resume::after_quantum: sync(); break;
+      case Resume::next_thread: dispatching<&Pe::next_thread>(hart_); break;
       case Resume::stop:
         if (!handle_stop(handed_stop_)) return;
         break;
@@ -231,6 +235,14 @@ bool Pe::park_at_quantum() {
     return false;
   parked_ = quantum_parked_ = true;
   return true;
+}
+
+void Pe::resume_settled() {
+  // Its SystemC thread would wake now, in the next delta cycle (not at the cycle limit,
+  // where the network driver runs nothing more).
+  const uint64_t now = now_cycles();
+  if ((cfg_.sim.max_cycles && now >= cfg_.sim.max_cycles) || !machine_.run_later(id_, now))
+    notify(token_ready_, sc_core::SC_ZERO_TIME);
 }
 
 void Pe::must_not_wait() const {
@@ -331,8 +343,11 @@ void Pe::next_thread(iss::Hart& h) {
   const bool floating = machine_.floating_sends(id_) != 0;
   const bool unsettled =
       shortcuts && floating && !(!input_.empty() && input_.front().ready_at <= end);
-  if (inline_ && !unsettled && floating)
-    return hand_over(h, Resume::end_thread);  // settling them waits: nothing done yet
+  if (!unsettled && floating && inline_ok_) {  // settling them waits: nothing done yet
+    parked_ = settle_parked_ = true;
+    h.request_stop();
+    return;
+  }
   if (!unsettled) settle_sends(h);  // the thread ends at its real clock
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
@@ -415,6 +430,9 @@ void Pe::run_inline(uint64_t at, bool by_event) {
   if (quantum_parked_) {  // its thread goes on from its quantum boundary, synchronised
     parked_ = quantum_parked_ = false;
     ++syncs_;
+  } else if (settle_parked_) {  // its thread's end goes on, its sends accepted
+    parked_ = settle_parked_ = false;
+    dispatching<&Pe::next_thread>(hart_);
   } else {
     wake(hart_, at);
   }

@@ -81,9 +81,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // (Inline: the network driver calls it for every floating send.)
   void floating_send_accepted(uint64_t stall, bool last) {
     send_stall_cycles_ += stall;
+    if (!last) return;
     // Only settle_sends waits for it: a notification nobody waits for would still be
     // pending activity, which stops the network driver's run ahead.
-    if (last && settling_) notify(sends_settled_, sc_core::SC_ZERO_TIME);
+    if (settling_) notify(sends_settled_, sc_core::SC_ZERO_TIME);
+    else if (settle_parked_) resume_settled();
   }
 
   void register_stats(stats::Registry& r);
@@ -130,7 +132,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool handle_stop(iss::Hart::Stop stop);
   // In run_inline, where the SystemC thread would wait: it stops there (the ISS at an
   // instruction boundary) and says what the SystemC thread does to go on.
-  enum class Resume : uint8_t { none, end_thread, after_sync, take_next, retry, stop, after_quantum };
+  enum class Resume : uint8_t {
+    none, end_thread, after_sync, take_next, retry, stop, after_quantum, next_thread
+  };
   void hand_over(iss::Hart& h, Resume r) {
     resume_ = r;
     h.request_stop();
@@ -148,6 +152,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // its SystemC thread at it; the synchronisation is counted then (syncs). False: it
   // cannot (no inline runs, or the clock is beyond the driver's agenda), and it waits.
   bool park_at_quantum();
+  // A thread ended with sends still floating and the next thread ready (next_thread):
+  // rather than wait for the network to accept those sends in its SystemC thread, the
+  // execution unit parks, and when the last one is accepted (floating_send_accepted) the
+  // network driver goes on with it at the present clock, where that thread would wake
+  // (run_inline), or wakes its SystemC thread then.
+  [[gnu::noinline]] void resume_settled();
   void must_not_wait() const;  // a wait in run_inline is a bug
   uint64_t now_cycles() const;
   static void prefetch(const void* host_address) {
@@ -236,6 +246,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool inline_ok_ = false;    // run_inline allowed (with lazy sends only)
   bool wake_pending_ = false;  // parked, and a wake-up is on its way (event or driver)
   bool quantum_parked_ = false;  // parked mid-thread at a quantum boundary (park_at_quantum)
+  bool settle_parked_ = false;   // parked at a thread's end for its sends (resume_settled)
   Resume resume_ = Resume::none;
   iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
   uint64_t span_ = 0;        // the adaptive quantum's present span (execute)
