@@ -117,12 +117,16 @@ void Pe::execute() {
     if (parked_) {
       wait(token_ready_);
       if (parked_) {
-        if (quantum_parked_) {  // at its quantum boundary, now in SystemC time too
-          parked_ = quantum_parked_ = false;
+        const MidPark why = std::exchange(mid_park_, MidPark::none);
+        if (why == MidPark::quantum) {  // at its quantum boundary, now in SystemC time too
+          parked_ = false;
           resume_ = Resume::after_quantum;
-        } else if (settle_parked_) {  // its sends are accepted
-          parked_ = settle_parked_ = false;
+        } else if (why == MidPark::thread_end) {  // its sends are accepted
+          parked_ = false;
           resume_ = Resume::next_thread;
+        } else if (why == MidPark::retry) {  // the rtag runs again, at this clock
+          parked_ = false;
+          synced_to_ = std::max(synced_to_, now_cycles());
         } else {
           wake(hart_, now_cycles());  // an arrival's wake-up
         }
@@ -208,6 +212,16 @@ void Pe::dispatching(iss::Hart& h) {
 }
 
 void Pe::settle(iss::Hart& h) {
+  const bool floating = machine_.floating_sends(id_) != 0;
+  if (!floating) {
+    h.cycles += machine_.take_send_stall(id_);  // its clock is exact
+    if (h.cycles <= synced_to_) {  // the network has been processed through it
+      ++interactions_;
+      machine_.catch_up();
+      return;
+    }
+  }
+  if (inline_ok_ && park_to_retry(h, floating)) return;
   // It waits: not in run_inline (the SystemC thread executes the instruction again).
   if (inline_) return retry(h);
   // The clock with floating sends is provisional, a lower bound of the exact one: reach it
@@ -227,13 +241,20 @@ void Pe::clock_read(iss::Hart& h) {
 }
 
 bool Pe::park_at_quantum() {
-  // Not near the cycle limit: where a cut run stops depends on how far the network was
-  // processed by then, which parked PEs (not SystemC's timed waits) would move.
-  const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
-  if (!inline_ok_ || (cfg_.sim.max_cycles && hart_.cycles + margin >= cfg_.sim.max_cycles) ||
-      !machine_.run_later(id_, hart_.cycles))
+  if (!inline_ok_ || near_cycle_limit(hart_.cycles) || !machine_.run_later(id_, hart_.cycles))
     return false;
-  parked_ = quantum_parked_ = true;
+  parked_ = true;
+  mid_park_ = MidPark::quantum;
+  return true;
+}
+
+bool Pe::park_to_retry(iss::Hart& h, bool floating) {
+  if (!floating && (near_cycle_limit(h.cycles) || !machine_.run_later(id_, h.cycles)))
+    return false;
+  ++interactions_;
+  parked_ = true;
+  mid_park_ = MidPark::retry;
+  h.request_retry();
   return true;
 }
 
@@ -344,7 +365,8 @@ void Pe::next_thread(iss::Hart& h) {
   const bool unsettled =
       shortcuts && floating && !(!input_.empty() && input_.front().ready_at <= end);
   if (!unsettled && floating && inline_ok_) {  // settling them waits: nothing done yet
-    parked_ = settle_parked_ = true;
+    parked_ = true;
+    mid_park_ = MidPark::thread_end;
     h.request_stop();
     return;
   }
@@ -427,12 +449,17 @@ void Pe::run_inline(uint64_t at, bool by_event) {
     return;
   }
   inline_ = true;
-  if (quantum_parked_) {  // its thread goes on from its quantum boundary, synchronised
-    parked_ = quantum_parked_ = false;
+  const MidPark why = std::exchange(mid_park_, MidPark::none);
+  if (why == MidPark::quantum) {  // its thread goes on from its quantum boundary, synchronised
+    parked_ = false;
     ++syncs_;
-  } else if (settle_parked_) {  // its thread's end goes on, its sends accepted
-    parked_ = settle_parked_ = false;
+  } else if (why == MidPark::thread_end) {  // its thread's end goes on, its sends accepted
+    parked_ = false;
     dispatching<&Pe::next_thread>(hart_);
+  } else if (why == MidPark::retry) {  // its rtag runs again, the network processed through `at`
+    parked_ = false;
+    synced_to_ = std::max(synced_to_, at);
+    ++syncs_;
   } else {
     wake(hart_, at);
   }

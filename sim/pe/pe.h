@@ -85,7 +85,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     // Only settle_sends waits for it: a notification nobody waits for would still be
     // pending activity, which stops the network driver's run ahead.
     if (settling_) notify(sends_settled_, sc_core::SC_ZERO_TIME);
-    else if (settle_parked_) resume_settled();
+    else if (mid_park_ == MidPark::thread_end || mid_park_ == MidPark::retry) resume_settled();
   }
 
   void register_stats(stats::Registry& r);
@@ -158,6 +158,18 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // network driver goes on with it at the present clock, where that thread would wake
   // (run_inline), or wakes its SystemC thread then.
   [[gnu::noinline]] void resume_settled();
+  // An rtag of an absent element settles (settle): rather than wait in its SystemC
+  // thread, the execution unit gives the instruction up and parks until its floating
+  // sends are accepted (resume_settled), or, none floating, until its clock, where the
+  // network driver goes on with it (as after a quantum); the rtag then runs again and
+  // finds the network processed through its clock (synced_to_). False: it waits.
+  bool park_to_retry(iss::Hart& h, bool floating);
+  // Parking at `clock` instead of a timed wait moves how far the network is processed
+  // when a cut run stops: not within two maximum quanta of sim.max_cycles.
+  bool near_cycle_limit(uint64_t clock) const {
+    const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
+    return cfg_.sim.max_cycles && clock + margin >= cfg_.sim.max_cycles;
+  }
   void must_not_wait() const;  // a wait in run_inline is a bug
   uint64_t now_cycles() const;
   static void prefetch(const void* host_address) {
@@ -245,8 +257,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool inline_ = false;       // in run_inline
   bool inline_ok_ = false;    // run_inline allowed (with lazy sends only)
   bool wake_pending_ = false;  // parked, and a wake-up is on its way (event or driver)
-  bool quantum_parked_ = false;  // parked mid-thread at a quantum boundary (park_at_quantum)
-  bool settle_parked_ = false;   // parked at a thread's end for its sends (resume_settled)
+  // Why a running execution unit parked (parked_ with state_ running): at a quantum
+  // boundary (park_at_quantum), at a thread's end for its floating sends (next_thread),
+  // or with an rtag given up, for its sends or its clock (park_to_retry).
+  enum class MidPark : uint8_t { none, quantum, thread_end, retry };
+  MidPark mid_park_ = MidPark::none;
+  uint64_t synced_to_ = 0;  // the network has been processed through this clock for it
   Resume resume_ = Resume::none;
   iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
   uint64_t span_ = 0;        // the adaptive quantum's present span (execute)
