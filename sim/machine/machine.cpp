@@ -274,6 +274,9 @@ void Machine::enqueue(net::Packet& p, uint64_t cycle, bool reply) {
 inline bool Machine::floats(unsigned src, uint64_t cycle, bool& room) const {
   room = false;
   if (ports_->deferred(src)) return true;  // (the usual case: then room does not matter)
+  // A PE this far ahead of the network can be sure of nothing (no_unseen_reply and
+  // accept_without_sync are false beyond now() + link_clocks): the next usual case.
+  if (cycle > fabric_->now() + fabric_->link_clocks()) return pes_[src]->lazy_sends();
   room = ports_->surely_room(src) && no_unseen_reply(src, cycle);
   // (When it would be accepted without a sync, send's loop finds that clock again.)
   uint64_t at = cycle;
