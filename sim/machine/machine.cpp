@@ -106,7 +106,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
         // A PE due now cannot wait for the next activation: it wakes as usual.
         while (agenda_clock() <= now) {
           const unsigned pe = agenda_pe();
-          agenda_.pop();
+          agenda_pop();
           pes_[pe]->run_inline(now, true);
         }
         return std::min(next, agenda_clock());
@@ -122,7 +122,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     // catch-up its SystemC thread would make at w, unless another process runs at w too
     // (then its SystemC thread does, at w).
     const unsigned pe = agenda_pe();
-    agenda_.pop();
+    agenda_pop();
     if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
     if (activity != seen) {  // it woke a process?
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
@@ -134,7 +134,11 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
 }
 
 void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
-  agenda_.push(cycle << kPeBits | pe);
+  const uint64_t key = cycle << kPeBits | pe;
+  if (key <= agenda_key())
+    first_.push_back(key);
+  else
+    later_.push(key);
   wake_at(cycle);
 }
 
