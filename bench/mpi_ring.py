@@ -28,7 +28,8 @@ not depend on the host's load, so a change's effect shows in one run (use --iter
 valgrind runs it ~20x slower). With --smpi, the same ring under SimGrid SMPI beside
 (bench/smpi_ring.sh with SMPI_HOST_INSTRUCTIONS=1) and the message rate of each emx
 variant against it in host instructions: a ratio the load does not move, unlike CPU time
-(SMPI's kernel time, for its globals' privatisation, is not in it: its CPU ratio is lower).
+(SMPI's kernel time, for its globals' privatisation, is not in it, so the ratio in CPU
+time is higher).
 """
 import argparse
 import json
