@@ -135,7 +135,6 @@ void Pe::execute() {
     // What run_inline handed over, if anything.
     switch (std::exchange(resume_, Resume::none)) {
       case Resume::none: break;
-      case Resume::end_thread: end_thread(hart_); break;
       case Resume::after_sync:
         sync();
         machine_.catch_up();

@@ -133,7 +133,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // In run_inline, where the SystemC thread would wait: it stops there (the ISS at an
   // instruction boundary) and says what the SystemC thread does to go on.
   enum class Resume : uint8_t {
-    none, end_thread, after_sync, take_next, retry, stop, after_quantum, next_thread
+    none, after_sync, take_next, retry, stop, after_quantum, next_thread
   };
   void hand_over(iss::Hart& h, Resume r) {
     resume_ = r;
