@@ -3,7 +3,7 @@
 
     bench/mpi_ring.py [--pes 80] [--iter 1000] [--bytes 8] [--runs 3]
                       [--mode sendrecv|preposted|both] [--variants default|all]
-                      [--against OTHER_EMX] [--host-instructions]
+                      [--against OTHER_EMX] [--host-instructions [--smpi]]
 
 Runs build/programs/bench_mpi_ring.elf: every rank exchanges ITER rounds of BYTES-byte
 messages with both ring neighbours, either by MPI_Sendrecv (requests of the two sides
@@ -25,7 +25,11 @@ valgrind) and prints the host instructions per simulated message, by the simulat
 component (the ISS with its translated blocks, the network with its driver and output
 ports, the SystemC kernel, the PE and machine glue): a count that, unlike CPU time, does
 not depend on the host's load, so a change's effect shows in one run (use --iter 300:
-valgrind runs it ~20x slower).
+valgrind runs it ~20x slower). With --smpi, the same ring under SimGrid SMPI beside
+(bench/smpi_ring.sh with SMPI_HOST_INSTRUCTIONS=1) and the message rate of each emx
+variant against it in host instructions: a ratio the load does not move, unlike CPU time
+(SMPI's kernel time, for its globals' privatisation, is not in it, so the ratio in CPU
+time is higher).
 """
 import argparse
 import json
@@ -125,6 +129,15 @@ def host_instructions(a, mode, flags):
     return total / msgs, {k: v / msgs for k, v in parts.items()}
 
 
+def smpi_host_instructions(a, mode):
+    """SimGrid SMPI's host instructions per message, the same ring (bench/smpi_ring.sh)."""
+    out = subprocess.run(["sh", os.path.join(TOP, "bench", "smpi_ring.sh"), str(a.pes), str(a.iter),
+                          str(a.bytes), str(MODES[mode])], check=True, capture_output=True,
+                         text=True, env={**os.environ, "SMPI_HOST_INSTRUCTIONS": "1"}).stdout
+    total = int(re.search(r"(\d+) host instructions", out).group(1))
+    return total / (a.pes * a.iter * 2)
+
+
 def print_host_instructions(a, modes, variants):
     if not shutil.which("valgrind"):
         sys.exit("--host-instructions needs valgrind: apt-get install valgrind")
@@ -132,11 +145,23 @@ def print_host_instructions(a, modes, variants):
           "instructions per simulated message (start-up and end included)")
     names = [name for name, _ in COMPONENTS] + ["other"]
     print(f"{'variant':<20} {'mode':<10} {'total':>8} " + " ".join(f"{n:>15}" for n in names))
+    totals = {}
     for v in variants:
         for mode in modes:
             total, parts = host_instructions(a, mode, flags_of(v))
+            totals[(v, mode)] = total
             print(f"{name_of(v):<20} {mode:<10} {total:>8.0f} " +
                   " ".join(f"{parts[n]:>15.0f}" for n in names))
+    if not a.smpi:
+        return
+    smpi = {mode: smpi_host_instructions(a, mode) for mode in modes}
+    for mode in modes:
+        print(f"{'SimGrid SMPI':<20} {mode:<10} {smpi[mode]:>8.0f}")
+    print("message rate against SMPI in host instructions (SMPI's per message / emx's; SMPI's "
+          "system time, which valgrind does not count, comes on top):")
+    for v in variants:
+        print(f"  {name_of(v):<20} " +
+              "  ".join(f"{mode} {smpi[mode] / totals[(v, mode)]:.2f}x" for mode in modes))
 
 
 def main():
@@ -154,6 +179,9 @@ def main():
                          "all: the six variants")
     ap.add_argument("--host-instructions", action="store_true",
                     help="host instructions per message by component, under valgrind")
+    ap.add_argument("--smpi", action="store_true",
+                    help="with --host-instructions: SimGrid SMPI's beside, and the ratios "
+                         "(bench/smpi_ring.sh; apt-get install libsimgrid-dev)")
     a = ap.parse_args()
     sim.ensure_built()
     os.environ["EMX"] = sim.binary()  # this build's, also when --against switches

@@ -140,7 +140,8 @@ void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const Decoded
   for (uint32_t k = 0; superinstructions && k + 1 < words; ++k) {
     Decoded& d = (*code)[k];
     const Decoded& next = (*code)[k + 1];
-    if (d.seg_count < 2) continue;  // the pair would cross a segment's end
+    // (A pair would cross a segment's end.)
+    if (d.seg_count < 2 || !kBeginsPair[static_cast<std::size_t>(d.op)]) continue;
     for (std::size_t p = 0; p < kFusedCount; ++p)
       if (kFusedPairs[p].first == d.op && kFusedPairs[p].second == next.op) {
         d.handler = pair_offsets[2 * p + (next.seg_count > 1 ? 0 : 1)];

@@ -89,13 +89,16 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
 // without a SystemC activation per network clock. Bounded by run_ahead_limit (the
 // simulation's end) and by a stop request. Only PE code (a delivery, an accepted floating
 // send, an inline run) can schedule SystemC activity meanwhile, by a notification it
-// counts in `activity`: the next process's clock is asked again only after one.
+// counts in `activity`: the next process's clock is asked again only after one. Work
+// after the present clock at or past slice_end is left to a later activation.
 uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   uint64_t due = 0, seen = UINT64_MAX;
   for (;;) {
     const uint64_t w = agenda_clock();
     const uint64_t first = std::min(next, w);
-    if (stopping_ || first == UINT64_MAX || first >= run_ahead_limit) return first;
+    if (stopping_ || first == UINT64_MAX || first >= run_ahead_limit ||
+        (first > now && first >= slice_end))
+      return first;
     if (activity != seen) {
       seen = activity;
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
@@ -103,7 +106,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
         // A PE due now cannot wait for the next activation: it wakes as usual.
         while (agenda_clock() <= now) {
           const unsigned pe = agenda_pe();
-          agenda_.pop();
+          agenda_pop();
           pes_[pe]->run_inline(now, true);
         }
         return std::min(next, agenda_clock());
@@ -119,7 +122,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     // catch-up its SystemC thread would make at w, unless another process runs at w too
     // (then its SystemC thread does, at w).
     const unsigned pe = agenda_pe();
-    agenda_.pop();
+    agenda_pop();
     if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
     if (activity != seen) {  // it woke a process?
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
@@ -131,7 +134,11 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
 }
 
 void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
-  agenda_.push(cycle << kPeBits | pe);
+  const uint64_t key = cycle << kPeBits | pe;
+  if (key <= agenda_key())
+    first_.push_back(key);
+  else
+    later_.push(key);
   wake_at(cycle);
 }
 
@@ -271,6 +278,9 @@ void Machine::enqueue(net::Packet& p, uint64_t cycle, bool reply) {
 inline bool Machine::floats(unsigned src, uint64_t cycle, bool& room) const {
   room = false;
   if (ports_->deferred(src)) return true;  // (the usual case: then room does not matter)
+  // A PE this far ahead of the network can be sure of nothing (no_unseen_reply and
+  // accept_without_sync are false beyond now() + link_clocks): the next usual case.
+  if (cycle > fabric_->now() + fabric_->link_clocks()) return pes_[src]->lazy_sends();
   room = ports_->surely_room(src) && no_unseen_reply(src, cycle);
   // (When it would be accepted without a sync, send's loop finds that clock again.)
   uint64_t at = cycle;
@@ -512,6 +522,11 @@ Outcome Machine::run(double max_host_seconds) {
       if (next_ps > end_ps || next_ps < now_ps) break;
     }
     const uint64_t to_ps = std::max(next_ps, end_ps - now_ps > slice_ps ? now_ps + slice_ps : end_ps);
+    // The network driver may run PEs inline (Pe::run_inline), quantum after quantum for a
+    // PE computing alone, without returning to the kernel: with a host time limit it
+    // runs ahead no further than the slice's end, so that the slice ends and the host's
+    // clock is looked at (stopping a run ahead earlier changes nothing simulated).
+    if (max_host_seconds > 0) driver_->slice_end = (to_ps + period - 1) / period;
     sc_core::sc_start(sc_time::from_value(to_ps - now_ps), starvation);
     if (max_host_seconds > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >=

@@ -51,6 +51,9 @@ class NetworkDriver : public sc_core::sc_module {
   void wake_at(uint64_t cycle);  // make sure we run at this clock
   // Running ahead of SystemC time (run_ahead) stops before this clock.
   uint64_t run_ahead_limit = UINT64_MAX;
+  // Nor past this clock, unless the work is due now (Machine::run's slice under a host
+  // time limit: PEs run inline from here would otherwise never return to the kernel).
+  uint64_t slice_end = UINT64_MAX;
   // SystemC notifications made by PE code (MachinePort::activity_scheduled): while it
   // stays the same, so does the kernel's next pending activity.
   uint64_t activity = 0;
@@ -81,10 +84,27 @@ class NetworkDriver : public sc_core::sc_module {
   // last one in a stream).
   std::vector<uint64_t> stall_;
   // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (half the
-  // heap's work of a pair; the same order).
-  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> agenda_;
-  uint64_t agenda_clock() const { return agenda_.empty() ? UINT64_MAX : agenda_.top() >> kPeBits; }
-  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_.top() & ((1u << kPeBits) - 1)); }
+  // heap's work of a pair; the same order). A key that comes first when it is made (a
+  // PE resumed at the present clock, most of them) goes on a stack instead, which then
+  // holds its keys in descending order: the next key is the smaller of the two fronts,
+  // and neither push nor pop sifts through the heap for it.
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> later_;
+  std::vector<uint64_t> first_;
+  uint64_t agenda_key() const {
+    const uint64_t h = later_.empty() ? UINT64_MAX : later_.top();
+    return first_.empty() ? h : std::min(first_.back(), h);
+  }
+  uint64_t agenda_clock() const {
+    const uint64_t k = agenda_key();
+    return k == UINT64_MAX ? k : k >> kPeBits;
+  }
+  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_key() & ((1u << kPeBits) - 1)); }
+  void agenda_pop() {
+    if (!first_.empty() && (later_.empty() || first_.back() < later_.top()))
+      first_.pop_back();
+    else
+      later_.pop();
+  }
 
  public:
   static constexpr unsigned kPeBits = 16;  // endpoints are 16-bit (net::Packet)

@@ -116,12 +116,25 @@ void Pe::execute() {
   for (;;) {
     if (parked_) {
       wait(token_ready_);
-      if (parked_) wake(hart_, now_cycles());  // an arrival's wake-up
+      if (parked_) {
+        const MidPark why = std::exchange(mid_park_, MidPark::none);
+        if (why == MidPark::quantum) {  // at its quantum boundary, now in SystemC time too
+          parked_ = false;
+          resume_ = Resume::after_quantum;
+        } else if (why == MidPark::thread_end) {  // its sends are accepted
+          parked_ = false;
+          resume_ = Resume::next_thread;
+        } else if (why == MidPark::retry) {  // the rtag runs again, at this clock
+          parked_ = false;
+          synced_to_ = std::max(synced_to_, now_cycles());
+        } else {
+          wake(hart_, now_cycles());  // an arrival's wake-up
+        }
+      }
     }
     // What run_inline handed over, if anything.
     switch (std::exchange(resume_, Resume::none)) {
       case Resume::none: break;
-      case Resume::end_thread: end_thread(hart_); break;
       case Resume::after_sync:
         sync();
         machine_.catch_up();
@@ -129,6 +142,8 @@ void Pe::execute() {
         break;
       case Resume::take_next: dispatching<&Pe::take_next>(hart_); break;
       case Resume::retry: break;  // the ISS executes the instruction again
+      case Resume::after_quantum: sync(); break;
+      case Resume::next_thread: dispatching<&Pe::next_thread>(hart_); break;
       case Resume::stop:
         if (!handle_stop(handed_stop_)) return;
         break;
@@ -158,6 +173,7 @@ iss::Hart::Stop Pe::run_span() {
 bool Pe::handle_stop(iss::Hart::Stop stop) {
   switch (stop) {
     case iss::Hart::Stop::limit:
+      if (park_at_quantum()) return true;
       if (cfg_.sim.max_cycles && hart_.cycles >= cfg_.sim.max_cycles) {
         // The run ends here (Machine::run reports the cycle limit): no wake-up after it,
         // and none at it, which would run this loop again without advancing.
@@ -195,6 +211,16 @@ void Pe::dispatching(iss::Hart& h) {
 }
 
 void Pe::settle(iss::Hart& h) {
+  const bool floating = machine_.floating_sends(id_) != 0;
+  if (!floating) {
+    h.cycles += machine_.take_send_stall(id_);  // its clock is exact
+    if (h.cycles <= synced_to_) {  // the network has been processed through it
+      ++interactions_;
+      machine_.catch_up();
+      return;
+    }
+  }
+  if (inline_ok_ && park_to_retry(h, floating)) return;
   // It waits: not in run_inline (the SystemC thread executes the instruction again).
   if (inline_) return retry(h);
   // The clock with floating sends is provisional, a lower bound of the exact one: reach it
@@ -211,6 +237,32 @@ void Pe::clock_read(iss::Hart& h) {
   if (inline_ && machine_.floating_sends(id_)) return retry(h);
   ++interactions_;
   settle_sends(h);
+}
+
+bool Pe::park_at_quantum() {
+  if (!inline_ok_ || near_cycle_limit(hart_.cycles) || !machine_.run_later(id_, hart_.cycles))
+    return false;
+  parked_ = true;
+  mid_park_ = MidPark::quantum;
+  return true;
+}
+
+bool Pe::park_to_retry(iss::Hart& h, bool floating) {
+  if (!floating && (near_cycle_limit(h.cycles) || !machine_.run_later(id_, h.cycles)))
+    return false;
+  ++interactions_;
+  parked_ = true;
+  mid_park_ = MidPark::retry;
+  h.request_retry();
+  return true;
+}
+
+void Pe::resume_settled() {
+  // Its SystemC thread would wake now, in the next delta cycle (not at the cycle limit,
+  // where the network driver runs nothing more).
+  const uint64_t now = now_cycles();
+  if ((cfg_.sim.max_cycles && now >= cfg_.sim.max_cycles) || !machine_.run_later(id_, now))
+    notify(token_ready_, sc_core::SC_ZERO_TIME);
 }
 
 void Pe::must_not_wait() const {
@@ -311,8 +363,12 @@ void Pe::next_thread(iss::Hart& h) {
   const bool floating = machine_.floating_sends(id_) != 0;
   const bool unsettled =
       shortcuts && floating && !(!input_.empty() && input_.front().ready_at <= end);
-  if (inline_ && !unsettled && floating)
-    return hand_over(h, Resume::end_thread);  // settling them waits: nothing done yet
+  if (!unsettled && floating && inline_ok_) {  // settling them waits: nothing done yet
+    parked_ = true;
+    mid_park_ = MidPark::thread_end;
+    h.request_stop();
+    return;
+  }
   if (!unsettled) settle_sends(h);  // the thread ends at its real clock
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
@@ -392,11 +448,25 @@ void Pe::run_inline(uint64_t at, bool by_event) {
     return;
   }
   inline_ = true;
-  wake(hart_, at);
+  const MidPark why = std::exchange(mid_park_, MidPark::none);
+  if (why == MidPark::quantum) {  // its thread goes on from its quantum boundary, synchronised
+    parked_ = false;
+    ++syncs_;
+  } else if (why == MidPark::thread_end) {  // its thread's end goes on, its sends accepted
+    parked_ = false;
+    dispatching<&Pe::next_thread>(hart_);
+  } else if (why == MidPark::retry) {  // its rtag runs again, the network processed through `at`
+    parked_ = false;
+    synced_to_ = std::max(synced_to_, at);
+    ++syncs_;
+  } else {
+    wake(hart_, at);
+  }
   iss::Hart::Stop stop = iss::Hart::Stop::stopped;
   if (!parked_ && resume_ == Resume::none && state_ == State::running) stop = run_span();
   inline_ = false;
   if (parked_) return;  // idle again
+  if (resume_ == Resume::none && stop == iss::Hart::Stop::limit && park_at_quantum()) return;
   if (resume_ == Resume::none) {
     resume_ = Resume::stop;
     handed_stop_ = stop;

@@ -81,9 +81,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // (Inline: the network driver calls it for every floating send.)
   void floating_send_accepted(uint64_t stall, bool last) {
     send_stall_cycles_ += stall;
+    if (!last) return;
     // Only settle_sends waits for it: a notification nobody waits for would still be
     // pending activity, which stops the network driver's run ahead.
-    if (last && settling_) notify(sends_settled_, sc_core::SC_ZERO_TIME);
+    if (settling_) notify(sends_settled_, sc_core::SC_ZERO_TIME);
+    else if (mid_park_ == MidPark::thread_end || mid_park_ == MidPark::retry) resume_settled();
   }
 
   void register_stats(stats::Registry& r);
@@ -130,7 +132,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool handle_stop(iss::Hart::Stop stop);
   // In run_inline, where the SystemC thread would wait: it stops there (the ISS at an
   // instruction boundary) and says what the SystemC thread does to go on.
-  enum class Resume : uint8_t { none, end_thread, after_sync, take_next, retry, stop };
+  enum class Resume : uint8_t {
+    none, after_sync, take_next, retry, stop, after_quantum, next_thread
+  };
   void hand_over(iss::Hart& h, Resume r) {
     resume_ = r;
     h.request_stop();
@@ -139,6 +143,32 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void retry(iss::Hart& h) {
     resume_ = Resume::retry;
     h.request_retry();
+  }
+  // The ISS stopped at a quantum boundary (short of sim.max_cycles), where the execution
+  // unit synchronises with SystemC time: with inline runs allowed, rather than wait for
+  // SystemC time to reach its clock, it parks mid-thread and the network driver goes on
+  // with it at that clock (run_inline: the network is processed through it and nothing
+  // else is due then, as after the wait) or, when another process is due then too, wakes
+  // its SystemC thread at it; the synchronisation is counted then (syncs). False: it
+  // cannot (no inline runs, or the clock is beyond the driver's agenda), and it waits.
+  bool park_at_quantum();
+  // A thread ended with sends still floating and the next thread ready (next_thread):
+  // rather than wait for the network to accept those sends in its SystemC thread, the
+  // execution unit parks, and when the last one is accepted (floating_send_accepted) the
+  // network driver goes on with it at the present clock, where that thread would wake
+  // (run_inline), or wakes its SystemC thread then.
+  [[gnu::noinline]] void resume_settled();
+  // An rtag of an absent element settles (settle): rather than wait in its SystemC
+  // thread, the execution unit gives the instruction up and parks until its floating
+  // sends are accepted (resume_settled), or, none floating, until its clock, where the
+  // network driver goes on with it (as after a quantum); the rtag then runs again and
+  // finds the network processed through its clock (synced_to_). False: it waits.
+  bool park_to_retry(iss::Hart& h, bool floating);
+  // Parking at `clock` instead of a timed wait moves how far the network is processed
+  // when a cut run stops: not within two maximum quanta of sim.max_cycles.
+  bool near_cycle_limit(uint64_t clock) const {
+    const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
+    return cfg_.sim.max_cycles && clock + margin >= cfg_.sim.max_cycles;
   }
   void must_not_wait() const;  // a wait in run_inline is a bug
   uint64_t now_cycles() const;
@@ -227,6 +257,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool inline_ = false;       // in run_inline
   bool inline_ok_ = false;    // run_inline allowed (with lazy sends only)
   bool wake_pending_ = false;  // parked, and a wake-up is on its way (event or driver)
+  // Why a running execution unit parked (parked_ with state_ running): at a quantum
+  // boundary (park_at_quantum), at a thread's end for its floating sends (next_thread),
+  // or with an rtag given up, for its sends or its clock (park_to_retry).
+  enum class MidPark : uint8_t { none, quantum, thread_end, retry };
+  MidPark mid_park_ = MidPark::none;
+  uint64_t synced_to_ = 0;  // the network has been processed through this clock for it
   Resume resume_ = Resume::none;
   iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
   uint64_t span_ = 0;        // the adaptive quantum's present span (execute)

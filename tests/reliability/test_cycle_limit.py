@@ -78,6 +78,35 @@ class CycleLimit(unittest.TestCase):
                     self.assertLess(len(r.stdout), 1000, r.stdout[:500])
                     self.assertEqual(s["outcome"], "time_limit")
 
+    def test_a_host_time_limit_changes_no_figure(self):
+        # Under --max-time the network driver runs ahead only to the end of each slice
+        # (parked PEs, run from the driver, would otherwise never return to the kernel,
+        # whose slices end so that the host's clock is looked at): the figures are those
+        # of the run without it, cut by the cycle limit or not. Before the fix, PEs
+        # computing alone ran from the driver through every slice and the run never
+        # looked at the host's clock.
+        for mode, pes, limit in (("compute", 80, 1000003), ("stream", 16, 1000003),
+                                 ("idle", 4, 700001)):
+            with self.subTest(mode=mode, pes=pes):
+                _, plain = run(mode, pes, 1000, limit)
+                r, timed = run(mode, pes, 1000, limit, "--max-time", "60s")
+                self.check_cut(r, timed, limit)
+                self.assertEqual(figures(timed), figures(plain))
+        ring = os.path.join(os.environ["EMX_PROGRAM_DIR"], "bench_mpi_ring.elf")
+        for mode in ("0", "1"):  # MPI_Sendrecv, receives posted ahead
+            with self.subTest(ring=mode):
+                seen = []
+                for extra in ([], ["--max-time", "60s"]):
+                    with tempfile.TemporaryDirectory() as d:
+                        path = os.path.join(d, "s.json")
+                        r = subprocess.run([EMX, "run", "-q", "--pes", "80", "--stats", path,
+                                            *extra, ring, "20", "8", mode],
+                                           capture_output=True, text=True, timeout=120)
+                        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+                        with open(path) as f:
+                            seen.append((r.stdout, figures(json.load(f))))
+                self.assertEqual(seen[0], seen[1])
+
     def test_host_time_limit_before_the_cycle_limit(self):
         r, s = run("compute", 2, 1000, 10**12, "--max-time", "1s")
         self.assertEqual(r.returncode, 73, r.stderr[-2000:])
