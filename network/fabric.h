@@ -129,7 +129,7 @@ class Fabric {
   // Throws std::runtime_error if packets are left with nothing to move them (a deadlock:
   // cannot happen with the buffer classes, checked anyway).
   void advance_to(uint64_t t);
-  uint64_t next_event_time() const { return events_.next_time(); }  // UINT64_MAX if none
+  uint64_t next_event_time() const { return next_event_; }  // UINT64_MAX if none
   bool idle() const { return in_flight_ == 0; }
   uint64_t delivered() const { return stats_.delivered; }  // delivery callbacks so far
   uint64_t in_flight() const { return in_flight_; }
@@ -265,6 +265,7 @@ class Fabric {
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
+  [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
   template <class T>
   bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
@@ -385,6 +386,9 @@ class Fabric {
   HopHook on_hop_;
   mutable FabricStats stats_;  // the per-port counters are filled in by stats()
   uint64_t now_ = 0;
+  // events_.next_time(), kept: found by advance_to at its end, lowered by an injection's
+  // event (nothing else schedules between two advances), asked after every advance.
+  uint64_t next_event_ = UINT64_MAX;
   uint64_t in_flight_ = 0;
   bool advancing_ = false;
 };
