@@ -258,13 +258,15 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   out.busy_until = done;
   out.source = q;
   ++out.packets;
-  if (on_hop_) [[unlikely]] on_hop_(packets_[s].p, output, now, done);
+  if (T::traced && on_hop_) [[unlikely]] on_hop_(packets_[s].p, output, now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
   Grant& grant = *rows.grants++;
   grant.output = output;
-  grant.ready_queue = kNil;  // (only read when ready_delay_ == link_clocks_; a store is cheaper than the test)
+  // (Only read when ready_delay_ == link_clocks_, never with the compiled-in timing; a store
+  // is cheaper than the test.)
+  if (!T::compiled || T::ready_delay(*this) == T::link(*this)) grant.ready_queue = kNil;
   if (q < endpoints_) {
     src.release_at = done;
     if (src.watched) [[unlikely]] {
@@ -614,7 +616,7 @@ void Fabric::advance_to(uint64_t t) {
     ~Guard() { flag = false; }
   } guard{advancing_};
 
-  if (default_timing_)
+  if (default_timing_ && !on_hop_)
     run_until<DefaultTiming>(t);
   else
     run_until<AnyTiming>(t);

@@ -242,8 +242,10 @@ class Fabric {
   // The constants of the per-hop code: read from the configuration (AnyTiming), or, for
   // the default timing (one clock per word, one routing clock, store-and-forward, 2-slot
   // buffers, hop classes: default_timing_), compiled in. The per-clock phases are
-  // instantiated for both; the constants save loads and tests in every hop.
+  // instantiated for both; the constants save loads and tests in every hop. A hop hook
+  // (tracing) runs with AnyTiming only: `traced`.
   struct AnyTiming {
+    static constexpr bool compiled = false, traced = true;
     static uint32_t cpw(const Fabric& f) { return f.cfg_.clocks_per_word; }
     static uint32_t link(const Fabric& f) { return f.link_clocks_; }
     static uint32_t ready_delay(const Fabric& f) { return f.ready_delay_; }
@@ -251,6 +253,7 @@ class Fabric {
     static bool hop_classes(const Fabric& f) { return f.hop_classes_; }
   };
   struct DefaultTiming {
+    static constexpr bool compiled = true, traced = false;
     static constexpr uint32_t cpw(const Fabric&) { return 1; }
     static constexpr uint32_t link(const Fabric&) { return 2; }
     static constexpr uint32_t ready_delay(const Fabric&) { return 3; }
@@ -362,7 +365,7 @@ class Fabric {
   };
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
-  const bool default_timing_;  // DefaultTiming applies
+  const bool default_timing_;  // DefaultTiming applies (without a hop hook)
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
   // stays a valid bound while its head waits, but a fresh one is much later.) A cache:
