@@ -535,9 +535,10 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   if (deliver_) deliver_(packet, now);
 }
 
-// Runs the clock's events, in order. Like arbitrate_marked, a function of its own.
+// Runs the clock's events, in order. Inline in run_until's loop (a call of its own per
+// clock cost more than it saved; arbitrate_marked is the other way round).
 template <class T>
-[[gnu::noinline]] void Fabric::run_events(uint64_t now) {
+EMX_NET_HOT void Fabric::run_events(uint64_t now) {
   events_.run_clock(now, [this, now](const EventQueue::Event& e) __attribute__((always_inline)) {
     switch (e.kind) {
       case kHeadReady: request_output(e.target); break;
@@ -596,7 +597,7 @@ template <class T>
 }
 
 template <class T>
-void Fabric::run_until(uint64_t t) {
+[[gnu::noinline]] void Fabric::run_until(uint64_t t) {
   uint64_t now = next_event_;
   for (; now < t; now = events_.next_time()) {
     now_ = now;
