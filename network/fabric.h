@@ -129,7 +129,9 @@ class Fabric {
   // Throws std::runtime_error if packets are left with nothing to move them (a deadlock:
   // cannot happen with the buffer classes, checked anyway).
   void advance_to(uint64_t t);
-  uint64_t next_event_time() const { return next_event_; }  // UINT64_MAX if none
+  // UINT64_MAX if none. (Between two advances the time advance_to found at its end,
+  // lowered by injections since; during one, from a delivery callback, looked up.)
+  uint64_t next_event_time() const { return advancing_ ? events_.next_time() : next_event_; }
   bool idle() const { return in_flight_ == 0; }
   uint64_t delivered() const { return stats_.delivered; }  // delivery callbacks so far
   uint64_t in_flight() const { return in_flight_; }
