@@ -45,8 +45,7 @@ class EventQueue {
       occupied_[(time & mask_) / 64] |= uint64_t(1) << (time & 63);
       ++near_count_;
     } else {
-      far_.push_back({time, seq_++, uint64_t(kind) << 32 | target});
-      std::push_heap(far_.begin(), far_.end(), later);
+      push_far(time, uint64_t(kind) << 32 | target);
     }
   }
 
@@ -108,9 +107,18 @@ class EventQueue {
   static bool later(const FarEvent& a, const FarEvent& b) {
     return a.time != b.time ? a.time > b.time : a.seq > b.seq;
   }
-  // Slides the window to start at `time`, taking in the far events it now covers.
-  void move_base(uint64_t time) {
+  // (Out of line: rare, and its heap work would cost every inline push registers.)
+  [[gnu::noinline]] void push_far(uint64_t time, uint64_t event) {
+    far_.push_back({time, seq_++, event});
+    std::push_heap(far_.begin(), far_.end(), later);
+  }
+  // Slides the window to start at `time`, taking in the far events it now covers (at
+  // every clock run: the usual case, no far event, without a call).
+  [[gnu::always_inline]] void move_base(uint64_t time) {
     base_ = time;
+    if (!far_.empty()) [[unlikely]] take_far();
+  }
+  [[gnu::noinline]] void take_far() {
     while (!far_.empty() && far_.front().time - base_ <= mask_) {
       std::pop_heap(far_.begin(), far_.end(), later);
       const FarEvent f = far_.back();

@@ -129,7 +129,9 @@ class Fabric {
   // Throws std::runtime_error if packets are left with nothing to move them (a deadlock:
   // cannot happen with the buffer classes, checked anyway).
   void advance_to(uint64_t t);
-  uint64_t next_event_time() const { return events_.next_time(); }  // UINT64_MAX if none
+  // UINT64_MAX if none. (Between two advances the time advance_to found at its end,
+  // lowered by injections since; during one, from a delivery callback, looked up.)
+  uint64_t next_event_time() const { return advancing_ ? events_.next_time() : next_event_; }
   bool idle() const { return in_flight_ == 0; }
   uint64_t delivered() const { return stats_.delivered; }  // delivery callbacks so far
   uint64_t in_flight() const { return in_flight_; }
@@ -242,8 +244,10 @@ class Fabric {
   // The constants of the per-hop code: read from the configuration (AnyTiming), or, for
   // the default timing (one clock per word, one routing clock, store-and-forward, 2-slot
   // buffers, hop classes: default_timing_), compiled in. The per-clock phases are
-  // instantiated for both; the constants save loads and tests in every hop.
+  // instantiated for both; the constants save loads and tests in every hop. A hop hook
+  // (tracing) runs with AnyTiming only: `traced`.
   struct AnyTiming {
+    static constexpr bool compiled = false, traced = true;
     static uint32_t cpw(const Fabric& f) { return f.cfg_.clocks_per_word; }
     static uint32_t link(const Fabric& f) { return f.link_clocks_; }
     static uint32_t ready_delay(const Fabric& f) { return f.ready_delay_; }
@@ -251,6 +255,7 @@ class Fabric {
     static bool hop_classes(const Fabric& f) { return f.hop_classes_; }
   };
   struct DefaultTiming {
+    static constexpr bool compiled = true, traced = false;
     static constexpr uint32_t cpw(const Fabric&) { return 1; }
     static constexpr uint32_t link(const Fabric&) { return 2; }
     static constexpr uint32_t ready_delay(const Fabric&) { return 3; }
@@ -265,6 +270,7 @@ class Fabric {
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
+  [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
   template <class T>
   bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
@@ -361,7 +367,7 @@ class Fabric {
   };
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
-  const bool default_timing_;  // DefaultTiming applies
+  const bool default_timing_;  // DefaultTiming applies (without a hop hook)
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
   // stays a valid bound while its head waits, but a fresh one is much later.) A cache:
@@ -385,6 +391,9 @@ class Fabric {
   HopHook on_hop_;
   mutable FabricStats stats_;  // the per-port counters are filled in by stats()
   uint64_t now_ = 0;
+  // events_.next_time(), kept: found by advance_to at its end, lowered by an injection's
+  // event (nothing else schedules between two advances), asked after every advance.
+  uint64_t next_event_ = UINT64_MAX;
   uint64_t in_flight_ = 0;
   bool advancing_ = false;
 };
