@@ -507,6 +507,15 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
     events_.push(arrival, kCrossbarDeliver, s);
 }
 
+// The clock's crossbar arrivals, by source endpoint (stable: one source's in the order
+// it sent them), whatever order the host's PEs injected them in.
+void Fabric::crossbar_arrivals(uint64_t now) {
+  std::stable_sort(crossbar_due_.begin(), crossbar_due_.end(),
+                   [](uint64_t a, uint64_t b) { return a >> 32 < b >> 32; });
+  for (const uint64_t a : crossbar_due_) crossbar_arrive(uint32_t(a), now);
+  crossbar_due_.clear();
+}
+
 // ---- time ----
 
 const FabricStats& Fabric::stats() const {
@@ -558,7 +567,9 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
           request(h->output, Waiter{now, h->queue, h->next});  // ready now: grant + ready_delay_
         break;
       case kRelease: mark_dirty(queues_[e.target].upstream); break;
-      case kCrossbarArrive: crossbar_arrive(e.target, now); break;
+      case kCrossbarArrive:
+        crossbar_due_.push_back(uint64_t(packets_[e.target].p.src) << 32 | e.target);
+        break;
       case kCrossbarDeliver: deliver(e.target, now); break;
     }
   });
@@ -602,6 +613,7 @@ template <class T>
   for (; now < t; now = events_.next_time()) {
     now_ = now;
     run_events<T>(now);
+    if (!crossbar_due_.empty()) [[unlikely]] crossbar_arrivals(now);
     arbitrate_marked<T>(now);
     schedule_releases<T>(now);
     ++generation_;

@@ -11,7 +11,9 @@
 // Ejection is never refused: the PE's input buffer spills to memory in hardware [paper].
 // Outputs go to the oldest waiting packet (earliest ready time, then lowest queue id).
 // "crossbar" is modelled separately: arrival = max(t + crossbar_latency, the ejection
-// port's next free arrival slot), with link_clocks between arrivals at one endpoint.
+// port's next free arrival slot), with link_clocks between arrivals at one endpoint;
+// packets that reach one port at the same clock take it in source endpoint order (as
+// the other topologies' outputs go to the lowest queue id among equally old packets).
 //
 // Time: advance_to(t) runs all events at times < t, in (time, scheduling order), and
 // arbitrates outputs once per clock after that clock's events. Injections may come out
@@ -292,6 +294,7 @@ class Fabric {
   template <class T>
   void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
+  void crossbar_arrivals(uint64_t now);
   template <class T>
   void run_until(uint64_t t);  // advance_to's clocks
   void deliver(uint32_t slot, uint64_t now);
@@ -315,6 +318,10 @@ class Fabric {
   std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
+  // The crossbar packets reaching their ejection port this clock (src << 32 | slot), in
+  // scheduling order, which is the order the PEs' sends were injected in: an order of
+  // the host's, so they take the ports in source order (crossbar_arrivals).
+  std::vector<uint64_t> crossbar_due_;
   // The outputs to arbitrate at the end of this clock, in the order they were marked
   // (each at most once: sized for all of them, so marking needs no branch).
   std::vector<uint32_t> dirty_;
