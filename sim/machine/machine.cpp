@@ -106,7 +106,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
         // A PE due now cannot wait for the next activation: it wakes as usual.
         while (agenda_clock() <= now) {
           const unsigned pe = agenda_pe();
-          agenda_pop();
+          agenda_.pop();
           pes_[pe]->run_inline(now, true);
         }
         return std::min(next, agenda_clock());
@@ -122,7 +122,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     // catch-up its SystemC thread would make at w, unless another process runs at w too
     // (then its SystemC thread does, at w).
     const unsigned pe = agenda_pe();
-    agenda_pop();
+    agenda_.pop();
     if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
     if (activity != seen) {  // it woke a process?
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
@@ -134,11 +134,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
 }
 
 void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
-  const uint64_t key = cycle << kPeBits | pe;
-  if (key <= agenda_key())
-    first_.push_back(key);
-  else
-    later_.push(key);
+  agenda_.push(cycle << kPeBits | pe);
   wake_at(cycle);
 }
 
@@ -170,7 +166,9 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
             host::HostLink{cfg.clock_mhz, cfg.host.bandwidth_mb_s, cfg.host.file_root}),
       clock_(cfg.period_ps()) {
   fabric_ = std::make_unique<net::Fabric>(cfg_.network, cfg_.pes);
-  fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
+  fabric_->set_delivery(
+      [](void* m, const net::Packet& p, uint64_t t) { static_cast<Machine*>(m)->deliver(p, t); },
+      this);
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
   driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, clock_, pes_,
                                             cfg_.pes, stopping_);

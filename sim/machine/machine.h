@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agenda.h"
 #include "machine_config.h"
 #include "network/fabric.h"
 #include "output_ports.h"
@@ -83,31 +84,17 @@ class NetworkDriver : public sc_core::sc_module {
   // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
   // last one in a stream).
   std::vector<uint64_t> stall_;
-  // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (half the
-  // heap's work of a pair; the same order). A key that comes first when it is made (a
-  // PE resumed at the present clock, most of them) goes on a stack instead, which then
-  // holds its keys in descending order: the next key is the smaller of the two fronts,
-  // and neither push nor pop sifts through the heap for it.
-  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> later_;
-  std::vector<uint64_t> first_;
-  uint64_t agenda_key() const {
-    const uint64_t h = later_.empty() ? UINT64_MAX : later_.top();
-    return first_.empty() ? h : std::min(first_.back(), h);
-  }
+  // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (the same
+  // order as the pair).
+  Agenda agenda_;
   uint64_t agenda_clock() const {
-    const uint64_t k = agenda_key();
+    const uint64_t k = agenda_.front();
     return k == UINT64_MAX ? k : k >> kPeBits;
   }
-  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_key() & ((1u << kPeBits) - 1)); }
-  void agenda_pop() {
-    if (!first_.empty() && (later_.empty() || first_.back() < later_.top()))
-      first_.pop_back();
-    else
-      later_.pop();
-  }
+  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_.front() & ((1u << kPeBits) - 1)); }
 
  public:
-  static constexpr unsigned kPeBits = 16;  // endpoints are 16-bit (net::Packet)
+  static constexpr unsigned kPeBits = Agenda::kPeBits;
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {
