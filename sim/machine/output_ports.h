@@ -185,16 +185,20 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
           check_at(ep, std::max(x + 1, from));
         return;
       }
-      candidate_[ep] = UINT64_MAX;
-      Fifo<Floating>& f = port_[ep].floating;
-      const uint64_t earliest = f.front().provisional + port_[ep].shift;
-      port_[ep].shift = x - f.front().provisional;
       // The port is empty and the injection queue has room at x = the network's clock:
-      // the packet enters it now, as flush would at x.
-      f.front().fill(fabric_.inject_from(static_cast<uint16_t>(ep), f.front().dst, x));
+      // the packet enters it now, as flush would at x. (Right after the test, so that
+      // inject_from's own contract check reuses its loads.)
+      Port& port = port_[ep];
+      Fifo<Floating>& f = port.floating;
+      const Floating& front = f.front();
+      net::Packet& packet = fabric_.inject_from(static_cast<uint16_t>(ep), front.dst, x);
+      candidate_[ep] = UINT64_MAX;
+      const uint64_t earliest = front.provisional + port.shift;
+      port.shift = x - front.provisional;
+      front.fill(packet);
       f.pop_front();
       if (f.size()) {
-        const uint64_t next = f.front().provisional + port_[ep].shift;  // >= x
+        const uint64_t next = f.front().provisional + port.shift;  // >= x
         if (fabric_.injection_room_from(ep) == UINT64_MAX) {
           // It filled the queue, whose head has not started leaving: the next one's
           // check would fail and wait for that start (above), which then tries
