@@ -132,9 +132,14 @@ class Fabric {
   }
   // inject for a packet from `src` to `dst` whose other fields the caller writes into
   // the returned payload at once (before anything else of the Fabric is called): the
-  // packet is built once, where the network keeps it. (Inline, below: called per packet
-  // by the machine's output ports, which then need no call and no second contract check.)
-  Packet& inject_from(uint16_t src, uint16_t dst, uint64_t t);
+  // packet is built once, where the network keeps it.
+  Packet& inject_from(uint16_t src, uint16_t dst, uint64_t t) {
+    if (Packet* p = try_inject_from(src, dst, t)) return *p;
+    refuse_injection(src, dst, t);
+  }
+  // inject_from if can_inject(src, t), else nullptr: the test and the injection in one
+  // (inline, below: the machine's output ports inject most packets, each after a test).
+  Packet* try_inject_from(uint16_t src, uint16_t dst, uint64_t t);
 
   // Processes every event at a time < t. Delivery callbacks may inject, not advance.
   // Throws std::runtime_error if packets are left with nothing to move them (a deadlock:
@@ -454,11 +459,15 @@ inline uint32_t Fabric::alloc_slot() {
   return s;
 }
 
-[[gnu::always_inline]] inline Packet& Fabric::inject_from(uint16_t src, uint16_t dst, uint64_t t) {
+[[gnu::always_inline]] inline Packet* Fabric::try_inject_from(uint16_t src, uint16_t dst,
+                                                             uint64_t t) {
+  if (src >= endpoints_ || dst >= endpoints_) [[unlikely]]
+    refuse_injection(src, dst, t);
+  if (!can_inject(src, t)) return nullptr;
   const bool crossbar = cfg_.topology == TopologyKind::crossbar;
-  if (src >= endpoints_ || dst >= endpoints_ || t < last_injection_[src] ||
-      t + (crossbar ? cfg_.crossbar_latency : cfg_.routing_clocks) < now_ || !can_inject(src, t))
-    [[unlikely]] refuse_injection(src, dst, t);
+  if (t < last_injection_[src] ||
+      t + (crossbar ? cfg_.crossbar_latency : cfg_.routing_clocks) < now_) [[unlikely]]
+    refuse_injection(src, dst, t);
 
   const uint32_t s = alloc_slot();
   Packet& payload = packets_[s].p;
@@ -477,14 +486,14 @@ inline uint32_t Fabric::alloc_slot() {
     slot.ready = t;
     events_.push(t + cfg_.crossbar_latency, kCrossbarArrive, s);
     next_event_ = std::min(next_event_, t + cfg_.crossbar_latency);
-    return payload;
+    return &payload;
   }
   slot.ready = t + cfg_.routing_clocks;
   if (default_timing_ ? append<DefaultTiming>(src, s) : append<AnyTiming>(src, s)) {
     events_.push(slot.ready, kHeadReady, src);
     next_event_ = std::min(next_event_, slot.ready);
   }
-  return payload;
+  return &payload;
 }
 
 }  // namespace emx::net

@@ -171,7 +171,15 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
     checks_.run_clock(t, [&](const net::EventQueue::Event& e) {
       const unsigned ep = e.target;
       const uint64_t x = candidate_[ep];
-      if (!(fabric_.can_inject(ep, x) && nothing_due_by(ep, x))) {  // (the usual failure first)
+      Port& port = port_[ep];
+      Fifo<Floating>& f = port.floating;
+      const Floating& front = f.front();
+      // Accepted if the port is empty and the injection queue has room at x = the
+      // network's clock: the packet then enters it now, as flush would at x.
+      net::Packet* packet = nothing_due_by(ep, x)
+                                ? fabric_.try_inject_from(static_cast<uint16_t>(ep), front.dst, x)
+                                : nullptr;
+      if (!packet) {
         // Not every clock while the injection queue is full: its room is certain from
         // the end of its head's transfer out. Until that has started (the clock the room
         // comes depends on traffic) the front waits for it, remembering x; it cannot
@@ -185,17 +193,10 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
           check_at(ep, std::max(x + 1, from));
         return;
       }
-      // The port is empty and the injection queue has room at x = the network's clock:
-      // the packet enters it now, as flush would at x. (Right after the test, so that
-      // inject_from's own contract check reuses its loads.)
-      Port& port = port_[ep];
-      Fifo<Floating>& f = port.floating;
-      const Floating& front = f.front();
-      net::Packet& packet = fabric_.inject_from(static_cast<uint16_t>(ep), front.dst, x);
       candidate_[ep] = UINT64_MAX;
       const uint64_t earliest = front.provisional + port.shift;
       port.shift = x - front.provisional;
-      front.fill(packet);
+      front.fill(*packet);
       f.pop_front();
       if (f.size()) {
         const uint64_t next = f.front().provisional + port.shift;  // >= x
