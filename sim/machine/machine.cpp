@@ -133,11 +133,6 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   }
 }
 
-void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
-  agenda_.push(cycle << kPeBits | pe);
-  wake_at(cycle);
-}
-
 void NetworkDriver::wake_at(uint64_t cycle) {
   if (cycle >= scheduled_) return;  // we wake by then anyway (SystemC notifies are costly)
   scheduled_ = cycle;

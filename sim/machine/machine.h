@@ -59,7 +59,10 @@ class NetworkDriver : public sc_core::sc_module {
   // stays the same, so does the kernel's next pending activity.
   uint64_t activity = 0;
   // Parked PEs to start at a clock from this process (Pe::run_inline), in time order.
-  void run_later(unsigned pe, uint64_t cycle);
+  void run_later(unsigned pe, uint64_t cycle) {
+    agenda_.push(cycle << kPeBits | pe);
+    wake_at(cycle);
+  }
  private:
   void drive();  // SC_METHOD
   // Everything up to and including clock `now`; returns next_time() after it.
