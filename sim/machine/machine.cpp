@@ -46,19 +46,6 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
   sensitive << wake_;
 }
 
-void NetworkDriver::catch_up() {
-  const uint64_t now = clock_.clock();
-  // Most calls find the network processed through this clock already (another PE's
-  // catch-up, or the driver running ahead) and no packet pushed since: nothing to do, and
-  // the next work is what that processing found.
-  if (now < processed_ && ports_.pushes() == pushes_seen_) {
-    wake_at(next_);
-    return;
-  }
-  // Called from a PE, this may have given the network earlier work than the driver is
-  // scheduled for: it must run then, or arrivals would be delivered late.
-  wake_at(process_through(now));
-}
 
 void NetworkDriver::flush_send_stalls() {
   for (unsigned k = 0; k < stall_.size(); ++k)

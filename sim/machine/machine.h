@@ -43,7 +43,20 @@ class NetworkDriver : public sc_core::sc_module {
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                 const pe::KernelClock& clock, const std::vector<std::unique_ptr<pe::Pe>>& pes,
                 unsigned pe_count, const bool& stopping);
-  void catch_up();             // process everything up to the present clock
+  // Processes everything up to the present clock.
+  void catch_up() {
+    const uint64_t now = clock_.clock();
+    // Most calls find the network processed through this clock already (another PE's
+    // catch-up, or the driver running ahead) and no packet pushed since: nothing to do,
+    // and the next work is what that processing found. (Inline: no call for them.)
+    if (now < processed_ && ports_.pushes() == pushes_seen_) {
+      wake_at(next_);
+      return;
+    }
+    // Called from a PE, this may have given the network earlier work than the driver is
+    // scheduled for: it must run then, or arrivals would be delivered late.
+    wake_at(process_through(now));
+  }
   // Hands the send stalls not yet told to the PEs (see stall_) to them: before their
   // statistics are read.
   void flush_send_stalls();
