@@ -540,22 +540,16 @@ template <class T>
   next_event_ = now;
 }
 
-void Fabric::advance_to(uint64_t t) {
-  if (advancing_) throw std::logic_error("Fabric::advance_to called from a delivery callback");
-  advancing_ = true;
-  struct Guard {
-    bool& flag;
-    ~Guard() { flag = false; }
-  } guard{advancing_};
+template void Fabric::run_until<Fabric::DefaultTiming>(uint64_t);
+template void Fabric::run_until<Fabric::AnyTiming>(uint64_t);
 
-  if (default_timing_ && !on_hop_)
-    run_until<DefaultTiming>(t);
-  else
-    run_until<AnyTiming>(t);
-  now_ = std::max(now_, t);
-  if (events_.empty() && in_flight_ > 0)
-    throw std::runtime_error(
-        fmt::format("network deadlock at clock {}: {} packets cannot move", now_, in_flight_));
+void Fabric::refuse_advance() const {
+  throw std::logic_error("Fabric::advance_to called from a delivery callback");
+}
+
+void Fabric::report_deadlock() const {
+  throw std::runtime_error(
+      fmt::format("network deadlock at clock {}: {} packets cannot move", now_, in_flight_));
 }
 
 }  // namespace emx::net

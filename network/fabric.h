@@ -288,6 +288,8 @@ class Fabric {
   uint32_t alloc_slot();
   [[gnu::noinline]] uint32_t new_slot();
   [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
+  [[noreturn, gnu::noinline, gnu::cold]] void refuse_advance() const;
+  [[noreturn, gnu::noinline, gnu::cold]] void report_deadlock() const;
   template <class T>
   bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
@@ -416,6 +418,25 @@ class Fabric {
   uint64_t in_flight_ = 0;
   bool advancing_ = false;
 };
+
+// Inline: called at nearly every network clock by the machine's driver.
+inline void Fabric::advance_to(uint64_t t) {
+  if (advancing_) [[unlikely]]
+    refuse_advance();
+  advancing_ = true;
+  struct Guard {
+    bool& flag;
+    ~Guard() { flag = false; }
+  } guard{advancing_};
+
+  if (default_timing_ && !on_hop_)
+    run_until<DefaultTiming>(t);
+  else
+    run_until<AnyTiming>(t);
+  now_ = std::max(now_, t);
+  if (events_.empty() && in_flight_ > 0) [[unlikely]]
+    report_deadlock();
+}
 
 // ---- injection, inline (per packet) ----
 
