@@ -80,12 +80,13 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
 // after the present clock at or past slice_end is left to a later activation.
 uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   uint64_t due = 0, seen = UINT64_MAX;
+  // Work at or past `end` is left (none, UINT64_MAX, among it): the limits are fixed
+  // while we run.
+  const uint64_t end = std::min(run_ahead_limit, std::max(slice_end, now + 1));
   for (;;) {
     const uint64_t w = agenda_clock();
     const uint64_t first = std::min(next, w);
-    if (stopping_ || first == UINT64_MAX || first >= run_ahead_limit ||
-        (first > now && first >= slice_end))
-      return first;
+    if (first >= end || stopping_) return first;
     if (activity != seen) {
       seen = activity;
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
