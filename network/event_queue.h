@@ -62,25 +62,32 @@ class EventQueue {
   // The earliest pending event's time, UINT64_MAX if none.
   uint64_t next_time() const {
     if (near_count_ == 0) return far_.empty() ? UINT64_MAX : far_.front().time;
-    // Scan the bitmap cyclically from base_'s bucket: its word first (bits from base_
-    // on), then the others, then that word again (bits below base_, the wrapped end).
-    // Called at least once per clock run (and by the caller after each advance): the
-    // common case, an event within the rest of base_'s word, is one shift and one ctz.
-    const uint64_t start = base_ & mask_;
+    return first_occupied(occupied_, base_, mask_);
+  }
+
+  // The first clock from `base` on whose bit is set in `occupied` (a bit per clock & mask,
+  // mask + 1 a multiple of 64), UINT64_MAX if none. A scan of the bitmap cyclically
+  // from base's bucket: its word first (bits from base on), then the others, then that
+  // word again (bits below base, the wrapped end). Called at least once per clock run
+  // (and by the caller after each advance): the common case, an event within the rest of
+  // base's word, is one shift and one ctz.
+  static uint64_t first_occupied(const std::vector<uint64_t>& occupied, uint64_t base,
+                                 uint64_t mask) {
+    const uint64_t start = base & mask;
     const size_t first = start / 64;
-    if (const uint64_t bits = occupied_[first] >> (start % 64))
-      return base_ + uint64_t(__builtin_ctzll(bits));
-    const size_t wrap = occupied_.size() - 1;  // the word count is a power of two: no division
+    if (const uint64_t bits = occupied[first] >> (start % 64))
+      return base + uint64_t(__builtin_ctzll(bits));
+    const size_t wrap = occupied.size() - 1;  // the word count is a power of two: no division
     for (size_t step = 1; step <= wrap + 1; ++step) {
       const size_t w = (first + step) & wrap;
-      uint64_t bits = occupied_[w];
+      uint64_t bits = occupied[w];
       if (w == first) bits &= ~(~uint64_t(0) << (start % 64));
       if (bits) {
         const uint64_t bucket = w * 64 + uint64_t(__builtin_ctzll(bits));
-        return base_ + ((bucket - start) & mask_);
+        return base + ((bucket - start) & mask);
       }
     }
-    return UINT64_MAX;  // not reached: near_count_ > 0
+    return UINT64_MAX;
   }
 
   // Runs every event at `time` (which must be next_time()) in order through

@@ -88,38 +88,6 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 // as their work.
 #define EMX_NET_HOT [[gnu::always_inline]] inline
 
-// Adds a packet at the tail and looks up its next step. Returns whether it became the head
-// of an idle queue: it must then ask for its output at its ready time (kHeadReady).
-template <class T>
-EMX_NET_HOT bool Fabric::append(uint32_t q, uint32_t s) {
-  Queue& queue = queues_[q];
-  Slot& slot = slots_[s];
-  slot.next = kNil;
-  const uint8_t port = slot.ports[queue.node];
-  if (port == Routing::kEject) {
-    slot.output = links_ + slot.dst;
-    slot.next_queue = kNil;
-  } else {
-    const uint32_t link = queue.first_link + port;
-    // Hop classes (the common case) are the hop number - 1: no table needed.
-    const uint32_t cls = T::hop_classes(*this) ? queue.next_cls
-                                      : routing_.next_class(queue.cls,
-                                                            q < endpoints_ ? Routing::kNoLink
-                                                                           : queue.upstream,
-                                                            link);
-    slot.output = link;
-    slot.next_queue = link_queue(link, cls);
-  }
-  const bool was_empty = queue.tail == kNil;
-  if (was_empty)
-    queue.head = s;
-  else
-    slots_[queue.tail].next = s;
-  queue.tail = s;
-  ++queue.occupancy;
-  return was_empty && !queue.busy;
-}
-
 // The new head of a queue asks for its output now, or at its ready time.
 EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
   const uint64_t ready = slots_[queues_[q].head].ready;
@@ -449,48 +417,11 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
       fmt::format("inject at clock {}: endpoint {}'s injection queue is full", t, src));
 }
 
-Packet& Fabric::inject_from(uint16_t src, uint16_t dst, uint64_t t) {
-  const bool crossbar = cfg_.topology == TopologyKind::crossbar;
-  if (src >= endpoints_ || dst >= endpoints_ || t < last_injection_[src] ||
-      t + (crossbar ? cfg_.crossbar_latency : cfg_.routing_clocks) < now_ || !can_inject(src, t))
-    [[unlikely]] refuse_injection(src, dst, t);
-
-  const uint32_t s = alloc_slot();
-  Packet& payload = packets_[s].p;
-  payload.src = src;
-  payload.dst = dst;
-  payload.injected_at = t;
-  Slot& slot = slots_[s];
-  slot.hops = 0;
-  slot.dst = dst;
-  slot.ports = routing_.ports_to(dst);
-  last_injection_[src] = t;
-  ++stats_.injected;
-  ++in_flight_;
-  if (crossbar) {
-    // Ideal network: no queue, no route; only the ejection port is contended.
-    slot.ready = t;
-    events_.push(t + cfg_.crossbar_latency, kCrossbarArrive, s);
-    next_event_ = std::min(next_event_, t + cfg_.crossbar_latency);
-    return payload;
-  }
-  slot.ready = t + cfg_.routing_clocks;
-  if (default_timing_ ? append<DefaultTiming>(src, s) : append<AnyTiming>(src, s)) {
-    events_.push(slot.ready, kHeadReady, src);
-    next_event_ = std::min(next_event_, slot.ready);
-  }
-  return payload;
-}
-
-EMX_NET_HOT uint32_t Fabric::alloc_slot() {
-  if (free_slots_.empty()) {
-    slots_.emplace_back();
-    packets_.emplace_back();
-    return uint32_t(slots_.size() - 1);
-  }
-  const uint32_t s = free_slots_.back();
-  free_slots_.pop_back();
-  return s;
+// (Out of line: rare, once the network has held its most packets.)
+uint32_t Fabric::new_slot() {
+  slots_.emplace_back();
+  packets_.emplace_back();
+  return uint32_t(slots_.size() - 1);
 }
 
 // ---- crossbar ----
@@ -541,7 +472,7 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // not outlive the events before. (Only a callback or a caller between two advance_to
   // calls can ask, so a new generation per callback and per clock is enough.)
   ++generation_;
-  if (deliver_) deliver_(packet, now);
+  if (deliver_fn_) deliver_fn_(deliver_ctx_, packet, now);
 }
 
 // Runs the clock's events, in order. Inline in run_until's loop (a call of its own per
@@ -621,22 +552,16 @@ template <class T>
   next_event_ = now;
 }
 
-void Fabric::advance_to(uint64_t t) {
-  if (advancing_) throw std::logic_error("Fabric::advance_to called from a delivery callback");
-  advancing_ = true;
-  struct Guard {
-    bool& flag;
-    ~Guard() { flag = false; }
-  } guard{advancing_};
+template void Fabric::run_until<Fabric::DefaultTiming>(uint64_t);
+template void Fabric::run_until<Fabric::AnyTiming>(uint64_t);
 
-  if (default_timing_ && !on_hop_)
-    run_until<DefaultTiming>(t);
-  else
-    run_until<AnyTiming>(t);
-  now_ = std::max(now_, t);
-  if (events_.empty() && in_flight_ > 0)
-    throw std::runtime_error(
-        fmt::format("network deadlock at clock {}: {} packets cannot move", now_, in_flight_));
+void Fabric::refuse_advance() const {
+  throw std::logic_error("Fabric::advance_to called from a delivery callback");
+}
+
+void Fabric::report_deadlock() const {
+  throw std::runtime_error(
+      fmt::format("network deadlock at clock {}: {} packets cannot move", now_, in_flight_));
 }
 
 }  // namespace emx::net

@@ -35,14 +35,24 @@ namespace emx::net {
 
 class Fabric {
  public:
-  // Called when a packet has fully arrived at its destination endpoint.
+  // Called when a packet has fully arrived at its destination endpoint: a function with a
+  // context (per packet: no std::function indirection), or any callable.
+  using DeliveryFn = void (*)(void* ctx, const Packet& packet, uint64_t arrival_time);
   using Delivery = std::function<void(const Packet& packet, uint64_t arrival_time)>;
 
   Fabric(const NetworkConfig& cfg, uint32_t pe_count);
   Fabric(const Fabric&) = delete;  // routing_ refers to topology_
   Fabric& operator=(const Fabric&) = delete;
 
-  void set_delivery(Delivery d) { deliver_ = std::move(d); }
+  void set_delivery(DeliveryFn f, void* ctx) {
+    deliver_fn_ = f;
+    deliver_ctx_ = ctx;
+  }
+  void set_delivery(Delivery d) {
+    deliver_ = std::move(d);
+    set_delivery([](void* ctx, const Packet& p, uint64_t t) { (*static_cast<Delivery*>(ctx))(p, t); },
+                 &deliver_);
+  }
   // For tracing (empty: off, the default): called when a packet starts a transfer over an
   // output, a link (output < link count) or an ejection port (link count + endpoint),
   // with the transfer's start and end clocks. It must not inject.
@@ -125,7 +135,13 @@ class Fabric {
   // inject for a packet from `src` to `dst` whose other fields the caller writes into
   // the returned payload at once (before anything else of the Fabric is called): the
   // packet is built once, where the network keeps it.
-  Packet& inject_from(uint16_t src, uint16_t dst, uint64_t t);
+  Packet& inject_from(uint16_t src, uint16_t dst, uint64_t t) {
+    if (Packet* p = try_inject_from(src, dst, t)) return *p;
+    refuse_injection(src, dst, t);
+  }
+  // inject_from if can_inject(src, t), else nullptr: the test and the injection in one
+  // (inline, below: the machine's output ports inject most packets, each after a test).
+  Packet* try_inject_from(uint16_t src, uint16_t dst, uint64_t t);
 
   // Processes every event at a time < t. Delivery callbacks may inject, not advance.
   // Throws std::runtime_error if packets are left with nothing to move them (a deadlock:
@@ -272,7 +288,10 @@ class Fabric {
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;
   uint32_t alloc_slot();
+  [[gnu::noinline]] uint32_t new_slot();
   [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
+  [[noreturn, gnu::noinline, gnu::cold]] void refuse_advance() const;
+  [[noreturn, gnu::noinline, gnu::cold]] void report_deadlock() const;
   template <class T>
   bool append(uint32_t q, uint32_t slot);
   void schedule_head(uint32_t q, uint64_t now);
@@ -390,7 +409,9 @@ class Fabric {
   };
   mutable std::vector<ChainLink> chain_;
   EventQueue events_;
-  Delivery deliver_;
+  DeliveryFn deliver_fn_ = nullptr;
+  void* deliver_ctx_ = nullptr;
+  Delivery deliver_;  // set_delivery's callable (deliver_ctx_ then points at it)
   ArrivalHint arrival_hint_ = nullptr;
   void* arrival_hint_ctx_ = nullptr;
   uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot
@@ -404,5 +425,103 @@ class Fabric {
   uint64_t in_flight_ = 0;
   bool advancing_ = false;
 };
+
+// Inline: called at nearly every network clock by the machine's driver.
+inline void Fabric::advance_to(uint64_t t) {
+  if (advancing_) [[unlikely]]
+    refuse_advance();
+  advancing_ = true;
+  struct Guard {
+    bool& flag;
+    ~Guard() { flag = false; }
+  } guard{advancing_};
+
+  if (default_timing_ && !on_hop_)
+    run_until<DefaultTiming>(t);
+  else
+    run_until<AnyTiming>(t);
+  now_ = std::max(now_, t);
+  if (events_.empty() && in_flight_ > 0) [[unlikely]]
+    report_deadlock();
+}
+
+// ---- injection, inline (per packet) ----
+
+// Adds a packet at the tail and looks up its next step. Returns whether it became the head
+// of an idle queue: it must then ask for its output at its ready time (kHeadReady).
+template <class T>
+[[gnu::always_inline]] inline bool Fabric::append(uint32_t q, uint32_t s) {
+  Queue& queue = queues_[q];
+  Slot& slot = slots_[s];
+  slot.next = kNil;
+  const uint8_t port = slot.ports[queue.node];
+  if (port == Routing::kEject) {
+    slot.output = links_ + slot.dst;
+    slot.next_queue = kNil;
+  } else {
+    const uint32_t link = queue.first_link + port;
+    // Hop classes (the common case) are the hop number - 1: no table needed.
+    const uint32_t cls = T::hop_classes(*this) ? queue.next_cls
+                                      : routing_.next_class(queue.cls,
+                                                            q < endpoints_ ? Routing::kNoLink
+                                                                           : queue.upstream,
+                                                            link);
+    slot.output = link;
+    slot.next_queue = link_queue(link, cls);
+  }
+  const bool was_empty = queue.tail == kNil;
+  if (was_empty)
+    queue.head = s;
+  else
+    slots_[queue.tail].next = s;
+  queue.tail = s;
+  ++queue.occupancy;
+  return was_empty && !queue.busy;
+}
+
+inline uint32_t Fabric::alloc_slot() {
+  if (free_slots_.empty()) [[unlikely]]
+    return new_slot();
+  const uint32_t s = free_slots_.back();
+  free_slots_.pop_back();
+  return s;
+}
+
+[[gnu::always_inline]] inline Packet* Fabric::try_inject_from(uint16_t src, uint16_t dst,
+                                                             uint64_t t) {
+  if (src >= endpoints_ || dst >= endpoints_) [[unlikely]]
+    refuse_injection(src, dst, t);
+  if (!can_inject(src, t)) return nullptr;
+  const bool crossbar = cfg_.topology == TopologyKind::crossbar;
+  if (t < last_injection_[src] ||
+      t + (crossbar ? cfg_.crossbar_latency : cfg_.routing_clocks) < now_) [[unlikely]]
+    refuse_injection(src, dst, t);
+
+  const uint32_t s = alloc_slot();
+  Packet& payload = packets_[s].p;
+  payload.src = src;
+  payload.dst = dst;
+  payload.injected_at = t;
+  Slot& slot = slots_[s];
+  slot.hops = 0;
+  slot.dst = dst;
+  slot.ports = routing_.ports_to(dst);
+  last_injection_[src] = t;
+  ++stats_.injected;
+  ++in_flight_;
+  if (crossbar) {
+    // Ideal network: no queue, no route; only the ejection port is contended.
+    slot.ready = t;
+    events_.push(t + cfg_.crossbar_latency, kCrossbarArrive, s);
+    next_event_ = std::min(next_event_, t + cfg_.crossbar_latency);
+    return &payload;
+  }
+  slot.ready = t + cfg_.routing_clocks;
+  if (default_timing_ ? append<DefaultTiming>(src, s) : append<AnyTiming>(src, s)) {
+    events_.push(slot.ready, kHeadReady, src);
+    next_event_ = std::min(next_event_, slot.ready);
+  }
+  return &payload;
+}
 
 }  // namespace emx::net

@@ -46,19 +46,6 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
   sensitive << wake_;
 }
 
-void NetworkDriver::catch_up() {
-  const uint64_t now = clock_.clock();
-  // Most calls find the network processed through this clock already (another PE's
-  // catch-up, or the driver running ahead) and no packet pushed since: nothing to do, and
-  // the next work is what that processing found.
-  if (now < processed_ && ports_.pushes() == pushes_seen_) {
-    wake_at(next_);
-    return;
-  }
-  // Called from a PE, this may have given the network earlier work than the driver is
-  // scheduled for: it must run then, or arrivals would be delivered late.
-  wake_at(process_through(now));
-}
 
 void NetworkDriver::flush_send_stalls() {
   for (unsigned k = 0; k < stall_.size(); ++k)
@@ -93,12 +80,13 @@ uint64_t NetworkDriver::process_through(uint64_t now) {
 // after the present clock at or past slice_end is left to a later activation.
 uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
   uint64_t due = 0, seen = UINT64_MAX;
+  // Work at or past `end` is left (none, UINT64_MAX, among it): the limits are fixed
+  // while we run.
+  const uint64_t end = std::min(run_ahead_limit, std::max(slice_end, now + 1));
   for (;;) {
     const uint64_t w = agenda_clock();
     const uint64_t first = std::min(next, w);
-    if (stopping_ || first == UINT64_MAX || first >= run_ahead_limit ||
-        (first > now && first >= slice_end))
-      return first;
+    if (first >= end || stopping_) return first;
     if (activity != seen) {
       seen = activity;
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
@@ -106,7 +94,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
         // A PE due now cannot wait for the next activation: it wakes as usual.
         while (agenda_clock() <= now) {
           const unsigned pe = agenda_pe();
-          agenda_pop();
+          agenda_.pop();
           pes_[pe]->run_inline(now, true);
         }
         return std::min(next, agenda_clock());
@@ -122,7 +110,7 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     // catch-up its SystemC thread would make at w, unless another process runs at w too
     // (then its SystemC thread does, at w).
     const unsigned pe = agenda_pe();
-    agenda_pop();
+    agenda_.pop();
     if (!(w < processed_ && ports_.pushes() == pushes_seen_)) next = process_through(w);
     if (activity != seen) {  // it woke a process?
       const sc_core::sc_time gap = sc_core::sc_time_to_pending_activity();
@@ -131,15 +119,6 @@ uint64_t NetworkDriver::run_ahead(uint64_t now, uint64_t next) {
     pes_[pe]->run_inline(w, w >= due);
     next = std::min(next, next_time());
   }
-}
-
-void NetworkDriver::run_later(unsigned pe, uint64_t cycle) {
-  const uint64_t key = cycle << kPeBits | pe;
-  if (key <= agenda_key())
-    first_.push_back(key);
-  else
-    later_.push(key);
-  wake_at(cycle);
 }
 
 void NetworkDriver::wake_at(uint64_t cycle) {
@@ -170,7 +149,9 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
             host::HostLink{cfg.clock_mhz, cfg.host.bandwidth_mb_s, cfg.host.file_root}),
       clock_(cfg.period_ps()) {
   fabric_ = std::make_unique<net::Fabric>(cfg_.network, cfg_.pes);
-  fabric_->set_delivery([this](const net::Packet& p, uint64_t t) { deliver(p, t); });
+  fabric_->set_delivery(
+      [](void* m, const net::Packet& p, uint64_t t) { static_cast<Machine*>(m)->deliver(p, t); },
+      this);
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
   driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, clock_, pes_,
                                             cfg_.pes, stopping_);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agenda.h"
 #include "machine_config.h"
 #include "network/fabric.h"
 #include "output_ports.h"
@@ -42,7 +43,20 @@ class NetworkDriver : public sc_core::sc_module {
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                 const pe::KernelClock& clock, const std::vector<std::unique_ptr<pe::Pe>>& pes,
                 unsigned pe_count, const bool& stopping);
-  void catch_up();             // process everything up to the present clock
+  // Processes everything up to the present clock.
+  void catch_up() {
+    const uint64_t now = clock_.clock();
+    // Most calls find the network processed through this clock already (another PE's
+    // catch-up, or the driver running ahead) and no packet pushed since: nothing to do,
+    // and the next work is what that processing found. (Inline: no call for them.)
+    if (now < processed_ && ports_.pushes() == pushes_seen_) {
+      wake_at(next_);
+      return;
+    }
+    // Called from a PE, this may have given the network earlier work than the driver is
+    // scheduled for: it must run then, or arrivals would be delivered late.
+    wake_at(process_through(now));
+  }
   // Hands the send stalls not yet told to the PEs (see stall_) to them: before their
   // statistics are read.
   void flush_send_stalls();
@@ -58,7 +72,10 @@ class NetworkDriver : public sc_core::sc_module {
   // stays the same, so does the kernel's next pending activity.
   uint64_t activity = 0;
   // Parked PEs to start at a clock from this process (Pe::run_inline), in time order.
-  void run_later(unsigned pe, uint64_t cycle);
+  void run_later(unsigned pe, uint64_t cycle) {
+    agenda_.push(cycle << kPeBits | pe);
+    wake_at(cycle);
+  }
  private:
   void drive();  // SC_METHOD
   // Everything up to and including clock `now`; returns next_time() after it.
@@ -83,31 +100,17 @@ class NetworkDriver : public sc_core::sc_module {
   // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
   // last one in a stream).
   std::vector<uint64_t> stall_;
-  // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (half the
-  // heap's work of a pair; the same order). A key that comes first when it is made (a
-  // PE resumed at the present clock, most of them) goes on a stack instead, which then
-  // holds its keys in descending order: the next key is the smaller of the two fronts,
-  // and neither push nor pop sifts through the heap for it.
-  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> later_;
-  std::vector<uint64_t> first_;
-  uint64_t agenda_key() const {
-    const uint64_t h = later_.empty() ? UINT64_MAX : later_.top();
-    return first_.empty() ? h : std::min(first_.back(), h);
-  }
+  // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (the same
+  // order as the pair).
+  Agenda agenda_;
   uint64_t agenda_clock() const {
-    const uint64_t k = agenda_key();
+    const uint64_t k = agenda_.front();
     return k == UINT64_MAX ? k : k >> kPeBits;
   }
-  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_key() & ((1u << kPeBits) - 1)); }
-  void agenda_pop() {
-    if (!first_.empty() && (later_.empty() || first_.back() < later_.top()))
-      first_.pop_back();
-    else
-      later_.pop();
-  }
+  unsigned agenda_pe() const { return static_cast<unsigned>(agenda_.front() & ((1u << kPeBits) - 1)); }
 
  public:
-  static constexpr unsigned kPeBits = 16;  // endpoints are 16-bit (net::Packet)
+  static constexpr unsigned kPeBits = Agenda::kPeBits;
 };
 
 class Machine : private pe::MachinePort, private pe::PeObserver {
