@@ -294,6 +294,52 @@ class BlockEmitter {
     ++regions_;
   }
 
+  // Word loads and stores off one base register whose value does not change between them
+  // (a function's frame, a saved context) share one range check, and their stores one
+  // test of the guard tags per four words, emitted at the first of them: when any of them
+  // would not pass its own checks, the block leaves there, before any of them ran, and the
+  // interpreter runs them one by one. Plans the region [from, to) before it is emitted.
+  struct Group {
+    uint32_t first;  // the entry of its first access, where its checks are
+    int32_t at, lo, hi;  // the first's offset; the lowest and highest
+    uint32_t count, stores;
+  };
+  void plan(uint32_t from, uint32_t to) {
+    groups_.clear();
+    plan_from_ = from;
+    member_.assign(to - from, -1);
+    int open[33];
+    std::fill(std::begin(open), std::end(open), -1);
+    for (uint32_t k = from; k < to; ++k) {
+      const Decoded& d = code_[k];
+      const bool store = (d.op == Op::sw || d.op == Op::fsw) && one_compare();
+      if ((store || d.op == Op::lw || d.op == Op::flw) && d.rs1 != 0) {
+        int& g = open[d.rs1];
+        if (g < 0) {
+          g = static_cast<int>(groups_.size());
+          groups_.push_back({k, d.imm, d.imm, d.imm, 0, 0});
+        }
+        Group& G = groups_[static_cast<size_t>(g)];
+        const int32_t lo = std::min(G.lo, d.imm), hi = std::max(G.hi, d.imm);
+        // The same alignment as the first (the lowest's then decides all), 64 words at most.
+        if ((d.imm - G.at) % 4 == 0 && hi - lo < 4 * 64) {
+          G.lo = lo;
+          G.hi = hi;
+          ++G.count;
+          if (store) ++G.stores;
+          member_[k - from] = g;
+        }
+      }
+      Operands o;
+      operands(d, true, o);
+      if (o.xd && d.rd < 32) open[d.rd] = -1;  // (after its own access: the address came first)
+      if (o.x1_written) open[d.rs1] = -1;
+    }
+    for (uint32_t k = from; k < to; ++k)  // a group of one checks as usual
+      if (int g = member_[k - from]; g >= 0 && groups_[static_cast<size_t>(g)].count < 2)
+        member_[k - from] = -1;
+  }
+
   // One instruction at entry k; control transfers end the block themselves.
   void emit(uint32_t k) {
     const Decoded& d = code_[k];
@@ -532,7 +578,72 @@ class BlockEmitter {
     a_.cmp_rm(RCX, {RBX, lay_.last_index + static_cast<int32_t>(4 * size_shift)});
     a_.jcc(A, bail(k));
   }
+  // The code starts where the memory does (programs are linked so): a store's range,
+  // alignment and "not into the code" are one compare.
+  bool one_compare() const {
+    return lay_.code_base == mem::kGuardBytes &&
+           lay_.code_base + lay_.code_bytes + 4 <= mem::kGuardBytes + lay_.mem_span;
+  }
+  // The group of the access at k (plan), or nullptr; its checks when k is its first.
+  const Group* grouped(uint32_t k) {
+    const int g = k - plan_from_ < member_.size() ? member_[k - plan_from_] : -1;
+    if (g < 0) return nullptr;
+    const Group& G = groups_[static_cast<size_t>(g)];
+    if (G.first == k) group_check(k, G);
+    return &G;
+  }
+  void group_check(uint32_t k, const Group& G) {
+    const Decoded& d = code_[k];
+    a_.lea(RAX, {xmap_[d.rs1], G.lo}, false);
+    const int32_t span_words = (G.hi - G.lo) / 4;
+    const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
+    // As range_check's for a load, store()'s one compare (planned only where it applies)
+    // for a store: the lowest word, with room for the highest.
+    const uint32_t from = G.stores ? code_end : mem::kGuardBytes;
+    const int64_t last = static_cast<int64_t>((top - from - 4) >> 2) - span_words;
+    if (last < 0) return a_.jmp(bail(k));  // (a memory too small for the span)
+    a_.lea(RCX, {RAX, -static_cast<int32_t>(from)}, false);
+    a_.shift_i(Asm::ROR, RCX, 2);
+    a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(last));
+    a_.jcc(A, bail(k));
+    if (!G.stores) return;
+    // ecx = (lowest - code_end) / 4: the lowest word's tag is at tags + ecx + code_end / 4.
+    uint64_t words = 0;  // the stored words, from the lowest
+    for (uint32_t j = k; j - plan_from_ < member_.size(); ++j)
+      if (member_[j - plan_from_] == &G - groups_.data() &&
+          (code_[j].op == Op::sw || code_[j].op == Op::fsw))
+        words |= uint64_t{1} << ((code_[j].imm - G.lo) / 4);
+    a_.add_rm64(RCX, {RBX, lay_.tags});
+    const int32_t at = static_cast<int32_t>(code_end >> 2);
+    for (int c = 0; c < 64; c += 4) {
+      const unsigned m = static_cast<unsigned>(words >> c) & 15u;
+      if (!m) continue;
+      auto bytes = [](unsigned bits) {
+        uint32_t v = 0;
+        for (int b = 0; b < 4; ++b)
+          if (bits >> b & 1) v |= uint32_t{kTagGuard} << (8 * b);
+        return v;
+      };
+      if (m & 8) {
+        a_.test_mi32({RCX, at + c}, bytes(m));
+      } else {
+        if (m & 3) {
+          if (m & 2) a_.test_mi16({RCX, at + c}, static_cast<uint16_t>(bytes(m & 3)));
+          else a_.test_mi8({RCX, at + c}, kTagGuard);
+          if (m & 4) a_.jcc(NE, bail(k));
+        }
+        if (m & 4) a_.test_mi8({RCX, at + c + 2}, kTagGuard);
+      }
+      a_.jcc(NE, bail(k));
+    }
+  }
   void load(uint32_t k, const Decoded& d) {
+    if (grouped(k)) {
+      address(d);
+      const Mem m{RBP, 0, RAX};
+      if (d.op == Op::flw) return a_.movss_load(fmap_[d.rd], m);
+      return a_.load(d.rd == 32 ? RCX : xmap_[d.rd], m);
+    }
     address(d);
     const unsigned sh = d.op == Op::lb || d.op == Op::lbu ? 0 : d.op == Op::lh || d.op == Op::lhu ? 1 : 2;
     range_check(k, sh);
@@ -558,28 +669,39 @@ class BlockEmitter {
     if (d.rd != 32) a_.mov_rr(xmap_[d.rd], RCX);
   }
   void store(uint32_t k, const Decoded& d) {
-    address(d);
     const unsigned sh = d.op == Op::sb ? 0 : d.op == Op::sh ? 1 : 2;
     const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
-    if (lay_.code_base == mem::kGuardBytes && code_end + 4 <= top) {
+    if (one_compare() && grouped(k)) {
+      address(d);
+      return store_value({RBP, 0, RAX}, d);
+    }
+    address(d);
+    int32_t tag_at = 0;  // rcx + tag_at: the word's tag (after add tags)
+    if (one_compare()) {
       // The code starts where the memory does (programs are linked so): in memory, aligned
       // and not into the code is one compare, as range_check's, from the code's end.
       a_.lea(RCX, {RAX, -static_cast<int32_t>(code_end)}, false);
       if (sh) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(sh));
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>((top - code_end - (1u << sh)) >> sh));
       a_.jcc(A, bail(k));
+      // A word's: ecx = (address - code_end) / 4 now, so its tag is at tags + ecx + code_end / 4.
+      if (sh == 2) tag_at = static_cast<int32_t>(code_end >> 2);
     } else {
       range_check(k, sh);
       a_.lea(RCX, {RAX, -static_cast<int32_t>(lay_.code_base)}, false);  // not into the code
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
       a_.jcc(B, bail(k));
     }
-    a_.mov_rr(RCX, RAX);  // not into a stack guard word
-    a_.shift_i(Asm::SHR, RCX, 2);
+    if (!tag_at) {  // not into a stack guard word
+      a_.mov_rr(RCX, RAX);
+      a_.shift_i(Asm::SHR, RCX, 2);
+    }
     a_.add_rm64(RCX, {RBX, lay_.tags});
-    a_.test_mi8({RCX}, kTagGuard);
+    a_.test_mi8({RCX, tag_at}, kTagGuard);
     a_.jcc(NE, bail(k));
-    const Mem m{RBP, 0, RAX};
+    store_value({RBP, 0, RAX}, d);
+  }
+  void store_value(const Mem& m, const Decoded& d) {
     if (d.op == Op::fsw) return a_.movss_store(m, fmap_[d.rs2]);
     if (d.rs2 == 0) {
       if (d.op == Op::sb) a_.store8_i(m, 0);
@@ -767,6 +889,9 @@ class BlockEmitter {
     uint32_t xwritten, fwritten;
   };
   std::vector<Bail> bails_;  // bound after the body
+  std::vector<Group> groups_;
+  std::vector<int> member_;  // by entry from plan_from_: its group, or -1
+  uint32_t plan_from_ = 0;
 };
 
 }  // namespace
@@ -799,6 +924,7 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
     }
     if (j == k) break;
     first ? e.prologue() : e.loads();
+    e.plan(k, j);
     for (; k < j; ++k) e.emit(k);
     if (outside || k > last) break;
     e.next_region();

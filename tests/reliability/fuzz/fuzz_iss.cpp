@@ -229,6 +229,27 @@ void plant_pairs(Rng& rng, std::vector<uint32_t>& code) {
     ++k;
   }
 }
+// Runs of word loads and stores off one base register (sp or a data pointer) at nearby
+// offsets, as a function's frame or a saved context: the accesses a block checks as one
+// group (translate.cpp, BlockEmitter::plan), some reaching a stack guard word, the
+// memory's end or a misaligned word.
+void plant_frames(Rng& rng, std::vector<uint32_t>& code) {
+  using isa::Op;
+  static const Op kAccess[] = {Op::lw, Op::sw, Op::flw, Op::fsw, Op::sw, Op::lw};
+  for (std::size_t k = 0; k < code.size(); ++k) {
+    if (pick(rng, 8)) continue;
+    const uint32_t base = pick(rng, 2) ? 2u : 5u + static_cast<uint32_t>(pick(rng, 7));
+    for (std::size_t n = 2 + pick(rng, 5); n-- > 0 && k < code.size(); ++k) {
+      const Op op = kAccess[pick(rng, std::size(kAccess))];
+      uint32_t imm = static_cast<uint32_t>(4 * (static_cast<int>(pick(rng, 80)) - 8));
+      if (!pick(rng, 16)) imm += 2;  // misaligned
+      uint32_t w = random_word(rng, isa::insn_info(op)) & ~(0x1fu << 15);
+      if (op == Op::lw || op == Op::flw) w = (w & 0x000fffffu) | (imm & 0xfffu) << 20;
+      else w = (w & 0x01fff07fu) | ((imm >> 5) & 0x7fu) << 25 | (imm & 0x1fu) << 7;
+      code[k] = w | base << 15;
+    }
+  }
+}
 }  // namespace
 
 Report fuzz_iss(const Options& o) {
@@ -238,9 +259,11 @@ Report fuzz_iss(const Options& o) {
     const uint64_t seed = o.seed + k;
     Rng rng(seed);
     // Half the cases in the translated subset (the other half has every row).
-    auto code = pick(rng, 2) ? random_code(rng, 8 + pick(rng, 500))
-                             : translatable_code(rng, 8 + pick(rng, 200));
+    const bool any_row = pick(rng, 2);
+    auto code = any_row ? random_code(rng, 8 + pick(rng, 500))
+                        : translatable_code(rng, 8 + pick(rng, 200));
     plant_pairs(rng, code);
+    if (!any_row) plant_frames(rng, code);
     const unsigned pes = pick(rng, 2) ? 1 : 4;
     ++r.cases;
     const State whole = run(code, seed, pes, 0, false);  // the interpreter alone
