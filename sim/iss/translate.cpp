@@ -313,7 +313,9 @@ class BlockEmitter {
     for (uint32_t k = from; k < to; ++k) {
       const Decoded& d = code_[k];
       const bool store = (d.op == Op::sw || d.op == Op::fsw) && one_compare();
-      if ((store || d.op == Op::lw || d.op == Op::flw) && d.rs1 != 0) {
+      // (group_member's sum needs a memory below 2 GiB: see there.)
+      if ((store || d.op == Op::lw || d.op == Op::flw) && d.rs1 != 0 &&
+          lay_.mem_span <= 0x7fff0000u) {
         int& g = open[d.rs1];
         if (g < 0) {
           g = static_cast<int>(groups_.size());
@@ -637,10 +639,14 @@ class BlockEmitter {
       a_.jcc(NE, bail(k));
     }
   }
+  // A group member's host address. Its group's check found base + lowest offset in memory
+  // (at 4 KiB or more, below 2 GiB), which a sum that wrapped around 32 bits cannot be (the
+  // offsets are 12-bit), and the host registers of guest registers hold them
+  // zero-extended (every write is a 32-bit one): so the host adds the offset itself.
+  Mem group_member(const Decoded& d) const { return {RBP, d.imm, xmap_[d.rs1]}; }
   void load(uint32_t k, const Decoded& d) {
     if (grouped(k)) {
-      address(d);
-      const Mem m{RBP, 0, RAX};
+      const Mem m = group_member(d);
       if (d.op == Op::flw) return a_.movss_load(fmap_[d.rd], m);
       return a_.load(d.rd == 32 ? RCX : xmap_[d.rd], m);
     }
@@ -671,10 +677,7 @@ class BlockEmitter {
   void store(uint32_t k, const Decoded& d) {
     const unsigned sh = d.op == Op::sb ? 0 : d.op == Op::sh ? 1 : 2;
     const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
-    if (one_compare() && grouped(k)) {
-      address(d);
-      return store_value({RBP, 0, RAX}, d);
-    }
+    if (one_compare() && grouped(k)) return store_value(group_member(d), d);
     address(d);
     int32_t tag_at = 0;  // rcx + tag_at: the word's tag (after add tags)
     if (one_compare()) {
