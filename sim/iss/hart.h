@@ -197,6 +197,10 @@ class Hart {
   template <isa::Op kOp, isa::TimingClass kClass>
   static constexpr EnvEntry env_entry_of();
   Stop env_leave_ = Stop::limit;
+  // While blocks run (Translation::run): the clock limit and the blocks' table, which they
+  // read at fixed offsets from x (the host registers hold guest registers instead).
+  uint64_t block_limit_ = 0;
+  const void* const* block_table_ = nullptr;
   std::exception_ptr env_error_;
   friend class Translation;
   friend struct TranslationLayout;

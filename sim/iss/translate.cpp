@@ -1,10 +1,10 @@
 // The block translator (translate.h): one segment entry to x86-64 code.
 //
 // Host registers while blocks run (the trampoline sets them up, blocks jump to blocks):
-//   rbx  &Hart::x[0] (f[] and instret at fixed offsets from it)
-//   rbp  the local memory's bytes          r12  cycles       r13  the clock limit
-//   r14  Translation::table_ (block of each entry, or null)
-//   rsi rdi r8-r11 r15 rdx   guest integer registers of the block
+//   rbx  &Hart::x[0] (f[], instret, the clock limit and Translation::table_, the block of
+//        each entry or null, at fixed offsets from it)
+//   rbp  the local memory's bytes          r12  cycles
+//   rsi rdi r8-r11 r13-r15 rdx   guest integer registers of the block
 //   xmm1-xmm14               guest FP registers of the block
 //   rax rcx xmm0 xmm15       scratch
 // A block: the clock check and the segment's charge (as the interpreter at a segment's
@@ -36,12 +36,11 @@ constexpr int32_t at(size_t offset) { return static_cast<int32_t>(offset); }
 struct Frame {
   uint32_t* x;
   uint8_t* mem;
-  uint64_t cycles, limit;
-  const void* const* table;
+  uint64_t cycles;
   const void* target;
 };
 
-constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, R15, RDX};
+constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, R13, R14, R15, RDX};
 constexpr int kFpPool = 14;  // xmm1 .. xmm14
 // A block that stops before an instruction outside the subset (inside its segment) is
 // only worth its entry and exit when it runs this many instructions first.
@@ -136,7 +135,7 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 
 // The layout facts the emitter needs from a hart (a friend of Hart).
 struct TranslationLayout {
-  int32_t f, instret, last_index, tags, cycles, hart;
+  int32_t f, instret, last_index, tags, cycles, hart, limit, table;
   uint32_t code_base, code_bytes, mem_span;
   const Hart& hart_;
   explicit TranslationLayout(const Hart& h)
@@ -146,6 +145,8 @@ struct TranslationLayout {
         tags(offset_from_x(h, h.tags_)),
         cycles(offset_from_x(h, h.cycles)),
         hart(offset_from_x(h, h)),
+        limit(offset_from_x(h, h.block_limit_)),
+        table(offset_from_x(h, h.block_table_)),
         code_base(h.code_base_),
         code_bytes(h.code_bytes_),
         mem_span(h.mem_span_),
@@ -184,8 +185,6 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
   a.load(RBX, {RDI, at(offsetof(Frame, x))}, true);
   a.load(RBP, {RDI, at(offsetof(Frame, mem))}, true);
   a.load(R12, {RDI, at(offsetof(Frame, cycles))}, true);
-  a.load(R13, {RDI, at(offsetof(Frame, limit))}, true);
-  a.load(R14, {RDI, at(offsetof(Frame, table))}, true);
   a.jmp_m({RDI, at(offsetof(Frame, target))});
   const int exit_at = a.pos();
   a.pop(RDI);
@@ -208,7 +207,9 @@ bool Translation::fits(const Hart& h) const {
 }
 
 Translation::Result Translation::run(Hart& h, const void* block, uint64_t limit) {
-  Frame fr{h.x.data(), h.bytes_, h.cycles, limit, table_.data(), block};
+  h.block_limit_ = limit;
+  h.block_table_ = table_.data();
+  Frame fr{h.x.data(), h.bytes_, h.cycles, block};
   const uint64_t r = reinterpret_cast<uint64_t (*)(Frame*)>(const_cast<uint8_t*>(enter_))(&fr);
   h.cycles = fr.cycles;
   return {static_cast<Exit>(r >> 32), static_cast<uint32_t>(r)};
@@ -270,7 +271,7 @@ class BlockEmitter {
   }
 
   void prologue() {
-    a_.alu_rr(Asm::CMP, R12, R13, true);
+    a_.cmp_rm(R12, {RBX, lay_.limit}, true);
     a_.jcc(AE, limit_);
     charge();
     loads();
@@ -816,7 +817,8 @@ class BlockEmitter {
   }
   // To the entry in edx, whose block is not known here.
   void go_to_rdx() {
-    a_.load(RAX, {R14, 0, RDX, 8}, true);
+    a_.load(RAX, {RBX, lay_.table}, true);
+    a_.load(RAX, {RAX, 0, RDX, 8}, true);
     Label none;
     a_.test_rr(RAX, RAX, true);
     a_.jcc(E, none);
@@ -829,7 +831,7 @@ class BlockEmitter {
   // they stay in host registers).
   void go_to(uint32_t target, bool self) {
     if (self) {
-      a_.alu_rr(Asm::CMP, R12, R13, true);
+      a_.cmp_rm(R12, {RBX, lay_.limit}, true);
       a_.jcc(AE, self_limit_);
       charge();
       a_.jmp(body_);

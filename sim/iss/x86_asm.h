@@ -86,7 +86,7 @@ class Asm {
     op_m({}, w, {static_cast<uint8_t>(byte_imm(imm) ? 0x83 : 0x81)}, op, m);
     imm_tail(imm);
   }
-  void cmp_rm(int reg, const Mem& m) { op_m({}, false, {0x3b}, reg, m); }       // cmp r32, [m]
+  void cmp_rm(int reg, const Mem& m, bool w = false) { op_m({}, w, {0x3b}, reg, m); }  // cmp r, [m]
   void add_rm64(int reg, const Mem& m) { op_m({}, true, {0x03}, reg, m); }      // add r64, [m]
   void mov_rr(int dst, int src, bool w = false) {
     if (dst != src || w) op_r({}, w, {0x89}, src, dst);

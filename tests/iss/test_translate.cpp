@@ -180,6 +180,27 @@ TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
   if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
 }
 
+// Word accesses off one base register share one check (a frame's stores and loads): when
+// one of them would fault, the block leaves at the first, and the interpreter runs them
+// one by one: the fault at the store onto the guard word, the ones before it done.
+TEST(Translate, GroupedStoresFaultAtTheStoreOnTheGuardWord) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(7, Machine::kData >> 12), addi(5, 0, 5),
+      sw(5, 7, 8), lw(8, 7, 8), sw(8, 7, 0), addi(5, 5, 1), sw(5, 7, 4),  // (the group)
+      addi(7, 7, 12), j(0, -24)};  // back to the first sw: its group is 12 bytes higher
+  Machine t(code, true), i(code, false);
+  // Rounds at kData, +12, +24; at +36 the group's second store (offset 4) is the guard's.
+  run_to_guard_fault(t, i, Machine::kCode + 24);
+  EXPECT_EQ(t.hart->x[7], Machine::kData + 36);
+  EXPECT_EQ(t.memory.read32(Machine::kData + 36), 8u);  // the round's stores before it
+  EXPECT_EQ(t.memory.read32(Machine::kData + 44), 8u);
+  for (uint32_t a = Machine::kData; a < Machine::kData + 48; a += 4)
+    EXPECT_EQ(t.memory.read32(a), i.memory.read32(a)) << a;
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 8));
+}
+
 // lw.ai (rd = mem[rs1], then rs1 += imm) inside blocks: the block-send loop's load.
 uint32_t lwai(unsigned rd, unsigned rs1, int32_t imm) { return enc::i(0x7b, 2, rd, rs1, imm); }
 
