@@ -72,19 +72,24 @@ struct WordCheck {
 };
 
 void Hart::enable_profile() {
+  blocks_ = nullptr;  // the profiling loop alone
   const std::size_t words = code_bytes_ / 4;
   profile_.count.assign(words, 0);
   profile_.cycles.assign(words, 0);
 }
 
 Hart::Stop Hart::run(uint64_t cycle_limit) {
+  if (blocks_ && translate) return run_translated(cycle_limit);  // as found before
   if (!profile_.count.empty()) return run_loop<true>(cycle_limit);
   if (translate && code_) {
     if (!code_->translation_tried) {
       code_->translation_tried = true;
       code_->translation = Translation::make(*this, code_->data(), code_bytes_ / 4);
     }
-    if (code_->translation && code_->translation->fits(*this)) return run_translated(cycle_limit);
+    if (code_->translation && code_->translation->fits(*this)) {
+      blocks_ = code_->translation.get();
+      return run_translated(cycle_limit);
+    }
   }
   return run_loop<false>(cycle_limit);
 }
@@ -92,7 +97,7 @@ Hart::Stop Hart::run(uint64_t cycle_limit) {
 // Translated blocks where there are, the interpreter (kMixed) between them. Both keep the
 // host's FP flags collecting for the whole run (one fp::enter and fp::leave here).
 Hart::Stop Hart::run_translated(uint64_t cycle_limit) {
-  Translation& tr = *code_->translation;
+  Translation& tr = *blocks_;
   stop_requested_ = false;
   fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
   Stop result = Stop::limit;

@@ -196,6 +196,9 @@ class Hart {
   static EnvEntry env_entry(isa::Op op);
   template <isa::Op kOp, isa::TimingClass kClass>
   static constexpr EnvEntry env_entry_of();
+  // The blocks run() found for this code and hart (Translation::fits; set_code and
+  // enable_profile drop them): later runs go straight to run_translated.
+  Translation* blocks_ = nullptr;
   Stop env_leave_ = Stop::limit;
   // While blocks run (Translation::run): the clock limit and the blocks' table, which they
   // read at fixed offsets from x (the host registers hold guest registers instead).
