@@ -155,6 +155,7 @@ struct TranslationLayout {
   int32_t csr_field(uint32_t csr) const { return offset_from_x(hart_, hart_.*Hart::csr_field(csr)); }
   // What a block calls for the environment instruction op.
   static uint64_t env_entry(isa::Op op) { return reinterpret_cast<uint64_t>(Hart::env_entry(op)); }
+  static uint64_t direct_send() { return reinterpret_cast<uint64_t>(&Hart::direct_send); }
 };
 
 std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
@@ -803,6 +804,30 @@ class BlockEmitter {
     }
     stores();
     a_.store({RBX, lay_.cycles}, R12, true);
+    if (send && k + 1 < lay_.code_bytes / 4) {
+      // First Hart::direct_send, and when it takes the send, on to the next entry as
+      // run_env would (stop_requested_ is false while blocks run, and it changes nothing).
+      a_.mov_rr(RDX, RAX);  // addr (data in ecx)
+      a_.lea(RDI, {RBX, lay_.hart});
+      a_.mov_ri(RSI, k);
+      a_.mov_ri(R8, static_cast<uint32_t>(isa::send_type(d.op)));
+      a_.mov_ri64(RAX, TranslationLayout::direct_send());
+      a_.call_r(RAX);
+      Label other;
+      a_.alu_ri(Asm::CMP, RAX, 1);
+      a_.jcc(NE, other);
+      go_to(k + 1, false);
+      a_.bind(other);
+      a_.test_rr(RAX, RAX);
+      a_.jcc(NE, env_exit_);  // it threw
+      // Not taken: the row's entry, with the operands again from the hart (the call
+      // clobbered the host registers; the block stored the ones it wrote).
+      if (d.rs1 == 0) a_.alu_rr(Asm::XOR, RAX, RAX);
+      else a_.load(RAX, x_mem(d.rs1));
+      if (isa::insn_info(d.op).format == isa::Format::S && d.imm) a_.alu_ri(Asm::ADD, RAX, d.imm);
+      if (d.rs2 == 0) a_.alu_rr(Asm::XOR, RCX, RCX);
+      else a_.load(RCX, x_mem(d.rs2));
+    }
     if (send) a_.mov_rr(RDX, RAX);  // send_addr
     a_.lea(RDI, {RBX, lay_.hart});
     a_.mov_ri(RSI, k);

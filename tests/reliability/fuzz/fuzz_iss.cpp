@@ -38,7 +38,13 @@ struct Env : iss::HartEnv {
   uint32_t words = 1;
   unsigned pes = 1, ends = 0;
   uint32_t base = 0x1000;
-  void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t) override {
+  uint64_t sent = 1469598103934665603ull;  // a hash of the sends: type, address, data, pc, clock
+  void record(isa::PacketType type, uint32_t addr, uint32_t data, uint32_t pc, uint64_t cycle) {
+    for (uint64_t v : {uint64_t{static_cast<uint8_t>(type)}, uint64_t{addr}, uint64_t{data},
+                       uint64_t{pc}, cycle})
+      sent = (sent ^ v) * 1099511628211ull;
+  }
+  void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override {
     if (type != isa::PacketType::host && (addr >> 22) >= pes)
       throw iss::Trap{iss::FaultKind::machine, addr, "no such PE"};
     switch (pick(rng, 16)) {
@@ -46,7 +52,21 @@ struct Env : iss::HartEnv {
       case 1: h.request_stop(); break;
       default: break;
     }
+    record(type, addr, data, h.pc, h.cycles);
     h.cycles += pick(rng, 3);
+  }
+  // Hart::DirectSend (some cases): takes a send that send() would take with nothing else
+  // to do (no retry, stop or stall clocks), drawing as send() does from a copy of the
+  // generator, so that a send it leaves to send() meets the same draws there.
+  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                          uint32_t pc, uint64_t cycle) {
+    Env& e = *static_cast<Env*>(ctx);
+    if (type != isa::PacketType::host && (addr >> 22) >= e.pes) return false;  // send() faults
+    Rng r = e.rng;
+    if (pick(r, 16) < 2 || pick(r, 3) != 0) return false;
+    e.rng = r;
+    e.record(type, addr, data, pc, cycle);
+    return true;
   }
   void settle(iss::Hart& h) override {
     if (!pick(rng, 4)) h.request_retry();
@@ -68,11 +88,11 @@ struct State {
   int stop;
   iss::FaultKind kind;
   uint32_t fault_pc, fault_addr;
-  uint64_t memory_hash;
+  uint64_t memory_hash, sent;
   bool operator==(const State& o) const {
     return x == o.x && f == o.f && pc == o.pc && fflags == o.fflags && frm == o.frm &&
            cycles == o.cycles && instret == o.instret && stop == o.stop && kind == o.kind &&
-           fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash;
+           fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash && sent == o.sent;
   }
 };
 
@@ -98,6 +118,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   env.pes = pes;
   env.base = kCodeBase;
   h.set_env(&env);
+  if (seed & 4) h.set_direct_send(&Env::direct_send, &env);  // (the interpreter ignores it)
   h.set_machine_info(static_cast<uint32_t>((seed >> 1) % pes), pes, 16000);  // (CSR reads differ)
   h.superinstructions = superinstructions;
   h.translate = translate_after != kInterpret;
@@ -120,7 +141,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
     if (h.cycles >= kBudget) break;
   }
   State s{h.x, h.f, h.pc, h.fflags, h.frm, h.cycles, h.instret, static_cast<int>(stop),
-          h.fault().kind, h.fault().pc, h.fault().addr, 1469598103934665603ull};
+          h.fault().kind, h.fault().pc, h.fault().addr, 1469598103934665603ull, env.sent};
   s.x[32] = 0;  // the sink of writes to x0 (not architectural; blocks skip the writes)
   if (stop != iss::Hart::Stop::fault) s.kind = iss::FaultKind::machine, s.fault_pc = s.fault_addr = 0;
   for (uint32_t a = data; a < kMemory; ++a)
