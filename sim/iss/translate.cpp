@@ -278,10 +278,11 @@ class BlockEmitter {
     loads();
     a_.bind(body_);
   }
-  // The guest registers of the instructions allocated since the last region's start.
+  // The guest registers of the instructions allocated since the last region's start (with
+  // lazy loads, only the integer ones the region reads before it writes them).
   void loads() {
     for (int r = 1; r < 32; ++r)
-      if (xmap_[r] >= 0) a_.load(xmap_[r], {RBX, 4 * r});
+      if (xmap_[r] >= 0 && (!lazy_ || (read_first_ >> r & 1))) a_.load(xmap_[r], {RBX, 4 * r});
     for (int r = 0; r < 32; ++r)
       if (fmap_[r] >= 0) a_.movss_load(fmap_[r], {RBX, lay_.f + 4 * r});
   }
@@ -307,6 +308,8 @@ class BlockEmitter {
     uint32_t count, stores;
   };
   void plan(uint32_t from, uint32_t to) {
+    read_first_ = written_now_ = 0;
+    uint32_t seen = 0;  // the registers an instruction of the region has named so far
     groups_.clear();
     plan_from_ = from;
     member_.assign(to - from, -1);
@@ -338,10 +341,31 @@ class BlockEmitter {
       operands(d, true, o);
       if (o.xd && d.rd < 32) open[d.rd] = -1;  // (after its own access: the address came first)
       if (o.x1_written) open[d.rs1] = -1;
+      // rtag's rd counts as read: where the element is absent the call stores it as it is.
+      const uint32_t reads = (o.x1 ? 1u << d.rs1 : 0u) | (o.x2 ? 1u << d.rs2 : 0u) |
+                             (d.op == Op::rtag && d.rd < 32 ? 1u << d.rd : 0u);
+      read_first_ |= reads & ~seen;
+      seen |= reads | written_by(d, o);
     }
     for (uint32_t k = from; k < to; ++k)  // a group of one checks as usual
       if (int g = member_[k - from]; g >= 0 && groups_[static_cast<size_t>(g)].count < 2)
         member_[k - from] = -1;
+  }
+
+  // The integer registers the instruction writes.
+  static uint32_t written_by(const Decoded& d, const Operands& o) {
+    return (o.xd && d.rd < 32 ? 1u << d.rd : 0u) | (o.x1_written ? 1u << d.rs1 : 0u);
+  }
+  // Lazy loads (no branch back to the block's own entry, where the registers stay in host
+  // registers from one round to the next): a region loads only the integer registers it
+  // reads before writing, and an exit inside it stores only those written so far (the
+  // others are as the hart holds them).
+  void set_lazy(bool lazy) { lazy_ = lazy; }
+  // After instruction k's code.
+  void retire(uint32_t k) {
+    Operands o;
+    operands(code_[k], true, o);
+    written_now_ |= written_by(code_[k], o);
   }
 
   // One instruction at entry k; control transfers end the block themselves.
@@ -892,7 +916,7 @@ class BlockEmitter {
     b.at = k;
     std::copy(std::begin(xmap_), std::end(xmap_), b.xmap);
     std::copy(std::begin(fmap_), std::end(fmap_), b.fmap);
-    b.xwritten = xwritten_;
+    b.xwritten = lazy_ ? written_now_ : xwritten_;
     b.fwritten = fwritten_;
     return b.label;
   }
@@ -910,6 +934,8 @@ class BlockEmitter {
                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   int nx_ = 0, nf_ = 0;
   uint32_t xwritten_ = 0, fwritten_ = 0;
+  bool lazy_ = false;
+  uint32_t read_first_ = 0, written_now_ = 0;  // plan(), retire()
   int regions_ = 1;  // a branch to the entry stays in host registers only with one
   Label limit_, self_limit_, body_, env_exit_;
   struct Bail {
@@ -940,6 +966,11 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   // The instructions of the segment from `index` that the block runs, in regions of as
   // many as the host's registers hold.
   const uint32_t last = index + code_[index].seg_count - 1;
+  const isa::Format last_format = code_[last].op == isa::Op::illegal
+                                      ? isa::Format::NONE
+                                      : isa::insn_info(code_[last].op).format;
+  e.set_lazy(!(last_format == isa::Format::B && code_[last].near_target() &&
+               last + static_cast<uint32_t>(code_[last].imm / 4) == index));
   uint32_t k = index;
   for (bool first = true;; first = false) {
     uint32_t j = k;
@@ -953,9 +984,12 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
       if (!e.allocate(code_[j], o)) break;
     }
     if (j == k) break;
-    first ? e.prologue() : e.loads();
     e.plan(k, j);
-    for (; k < j; ++k) e.emit(k);
+    first ? e.prologue() : e.loads();
+    for (; k < j; ++k) {
+      e.emit(k);
+      e.retire(k);
+    }
     if (outside || k > last) break;
     e.next_region();
   }

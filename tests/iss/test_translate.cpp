@@ -180,6 +180,22 @@ TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
   if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
 }
 
+// A branch back to the block's own entry keeps the registers in host registers from one
+// round to the next: a store that faults in a later round leaves every register the
+// earlier rounds wrote stored (x7, and x8, which the block writes before it reads it).
+TEST(Translate, FaultInALaterRoundOfAOneBlockLoopStoresTheEarlierRoundsRegisters) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(7, Machine::kData >> 12), addi(9, 0, 1),
+      sw(0, 7, 0), addi(8, 7, 1), addi(7, 7, 4), b(1, 9, 0, -12)};  // bne x9, x0: to the sw
+  Machine t(code, true), i(code, false);
+  run_to_guard_fault(t, i, Machine::kCode + 8);
+  EXPECT_EQ(t.hart->x[7], Machine::kData + 40);
+  EXPECT_EQ(t.hart->x[8], Machine::kData + 37);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 8));
+}
+
 // Word accesses off one base register share one check (a frame's stores and loads): when
 // one of them would fault, the block leaves at the first, and the interpreter runs them
 // one by one: the fault at the store onto the guard word, the ones before it done.

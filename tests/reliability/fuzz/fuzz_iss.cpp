@@ -260,7 +260,12 @@ void plant_frames(Rng& rng, std::vector<uint32_t>& code) {
   for (std::size_t k = 0; k < code.size(); ++k) {
     if (pick(rng, 8)) continue;
     const uint32_t base = pick(rng, 2) ? 2u : 5u + static_cast<uint32_t>(pick(rng, 7));
-    for (std::size_t n = 2 + pick(rng, 5); n-- > 0 && k < code.size(); ++k) {
+    const std::size_t n = 2 + pick(rng, 5), start = k;
+    // Some as a loop of one block (a branch back to its own entry, which the jump before
+    // it makes a segment's entry; the base moves each round, so a later round may fault).
+    const bool loop = k >= 1 && k + n + 2 <= code.size() && !pick(rng, 3);
+    if (loop) code[k - 1] = 0x6fu | 2u << 21;  // jal x0, +4
+    for (std::size_t m = n; m-- > 0 && k < code.size(); ++k) {
       const Op op = kAccess[pick(rng, std::size(kAccess))];
       uint32_t imm = static_cast<uint32_t>(4 * (static_cast<int>(pick(rng, 80)) - 8));
       if (!pick(rng, 16)) imm += 2;  // misaligned
@@ -268,6 +273,13 @@ void plant_frames(Rng& rng, std::vector<uint32_t>& code) {
       if (op == Op::lw || op == Op::flw) w = (w & 0x000fffffu) | (imm & 0xfffu) << 20;
       else w = (w & 0x01fff07fu) | ((imm >> 5) & 0x7fu) << 25 | (imm & 0x1fu) << 7;
       code[k] = w | base << 15;
+    }
+    if (loop) {
+      code[k++] = 0x13u | base << 7 | base << 15 | static_cast<uint32_t>(4 * (1 + pick(rng, 8))) << 20;
+      const uint32_t off = static_cast<uint32_t>(-4 * static_cast<int32_t>(k - start));
+      code[k] = 0x63u | 1u << 12 | static_cast<uint32_t>(some_register(rng)) << 15 |
+                ((off >> 11) & 1) << 7 | ((off >> 1) & 0xf) << 8 | ((off >> 5) & 0x3f) << 25 |
+                ((off >> 12) & 1) << 31;  // bne rs, x0: back to the first access
     }
   }
 }
