@@ -118,7 +118,11 @@ class Asm {
   void not_r(int dst) { op_r({}, false, {0xf7}, 2, dst); }
   void test_ri8(int reg8, uint8_t imm) { op_r({}, false, {0xf6}, 0, reg8, reg8 >= 4); u8(imm); }
   void test_mi8(const Mem& m, uint8_t imm) { op_m({}, false, {0xf6}, 0, m); u8(imm); }
-  void test_mi16(const Mem& m, uint16_t imm) { op_m({0x66}, false, {0xf7}, 0, m); u8(imm); u8(imm >> 8); }
+  void test_mi16(const Mem& m, uint16_t imm) {
+    op_m({0x66}, false, {0xf7}, 0, m);
+    u8(imm);
+    u8(imm >> 8);
+  }
   void test_mi32(const Mem& m, uint32_t imm) { op_m({}, false, {0xf7}, 0, m); u32(imm); }
   void test_rr(int a, int b, bool w = false) { op_r({}, w, {0x85}, b, a); }
   void setcc(Cond c, int dst8) { op_r({}, false, {0x0f, static_cast<uint8_t>(0x90 + c)}, 0, dst8, dst8 >= 4); }

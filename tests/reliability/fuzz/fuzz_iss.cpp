@@ -92,7 +92,8 @@ struct State {
   bool operator==(const State& o) const {
     return x == o.x && f == o.f && pc == o.pc && fflags == o.fflags && frm == o.frm &&
            cycles == o.cycles && instret == o.instret && stop == o.stop && kind == o.kind &&
-           fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash && sent == o.sent;
+           fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash &&
+           sent == o.sent;
   }
 };
 
@@ -275,7 +276,8 @@ void plant_frames(Rng& rng, std::vector<uint32_t>& code) {
       code[k] = w | base << 15;
     }
     if (loop) {
-      code[k++] = 0x13u | base << 7 | base << 15 | static_cast<uint32_t>(4 * (1 + pick(rng, 8))) << 20;
+      const uint32_t step = static_cast<uint32_t>(4 * (1 + pick(rng, 8)));
+      code[k++] = 0x13u | base << 7 | base << 15 | step << 20;  // addi base, base, step
       const uint32_t off = static_cast<uint32_t>(-4 * static_cast<int32_t>(k - start));
       code[k] = 0x63u | 1u << 12 | static_cast<uint32_t>(some_register(rng)) << 15 |
                 ((off >> 11) & 1) << 7 | ((off >> 1) & 0xf) << 8 | ((off >> 5) & 0x3f) << 25 |
