@@ -72,19 +72,24 @@ struct WordCheck {
 };
 
 void Hart::enable_profile() {
+  blocks_ = nullptr;  // the profiling loop alone
   const std::size_t words = code_bytes_ / 4;
   profile_.count.assign(words, 0);
   profile_.cycles.assign(words, 0);
 }
 
 Hart::Stop Hart::run(uint64_t cycle_limit) {
+  if (blocks_ && translate) return run_translated(cycle_limit);  // as found before
   if (!profile_.count.empty()) return run_loop<true>(cycle_limit);
   if (translate && code_) {
     if (!code_->translation_tried) {
       code_->translation_tried = true;
       code_->translation = Translation::make(*this, code_->data(), code_bytes_ / 4);
     }
-    if (code_->translation && code_->translation->fits(*this)) return run_translated(cycle_limit);
+    if (code_->translation && code_->translation->fits(*this)) {
+      blocks_ = code_->translation.get();
+      return run_translated(cycle_limit);
+    }
   }
   return run_loop<false>(cycle_limit);
 }
@@ -92,7 +97,7 @@ Hart::Stop Hart::run(uint64_t cycle_limit) {
 // Translated blocks where there are, the interpreter (kMixed) between them. Both keep the
 // host's FP flags collecting for the whole run (one fp::enter and fp::leave here).
 Hart::Stop Hart::run_translated(uint64_t cycle_limit) {
-  Translation& tr = *code_->translation;
+  Translation& tr = *blocks_;
   stop_requested_ = false;
   fp::enter(frm <= fp::kRmm ? frm : fp::kRne);
   Stop result = Stop::limit;
@@ -321,22 +326,28 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
 template <isa::Op kOp, isa::TimingClass kClass>
 uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
   if constexpr (kClass == isa::TimingClass::send) {
-    // A send the environment takes directly (set_direct_send) leaves everything the ISS
-    // holds as it is (the clock, charged already, the FP state): none of it is published.
-    if (direct_send_) {
-      const uint32_t pc = code_base_ + 4 * index;
-      try {
-        if (direct_send_(direct_send_ctx_, isa::send_type(kOp), send_addr, send_data, pc, cycles))
-          return env_next(index + 1, code_base_ + code_bytes_);
-      } catch (...) {  // as the full path's (nothing was sent)
-        env_error_ = std::current_exception();
-        this->pc = pc;
-        env_leave_ = Stop::fault;
-        return 0;
-      }
-    }
+    if (const uint32_t r = direct_send(this, index, send_addr, send_data,
+                                       static_cast<uint32_t>(isa::send_type(kOp))))
+      return r == 1 ? env_next(index + 1, code_base_ + code_bytes_) : 0;
   }
   return run_env_full<kOp, kClass>(index, send_addr, send_data);
+}
+
+uint32_t Hart::direct_send(Hart* h, uint32_t index, uint32_t addr, uint32_t data,
+                           uint32_t type) noexcept {
+  // A send the environment takes directly (set_direct_send) leaves everything the ISS
+  // holds as it is (the clock, charged already, the FP state): none of it is published.
+  if (!h->direct_send_) return 0;
+  const uint32_t pc = h->code_base_ + 4 * index;
+  try {
+    return h->direct_send_(h->direct_send_ctx_, static_cast<isa::PacketType>(type), addr, data,
+                           pc, h->cycles);
+  } catch (...) {  // as the full path's (nothing was sent)
+    h->env_error_ = std::current_exception();
+    h->pc = pc;
+    h->env_leave_ = Stop::fault;
+    return 2;
+  }
 }
 
 uint32_t Hart::env_next(uint32_t next, uint32_t stray_pc) noexcept {

@@ -103,6 +103,7 @@ bool ends_segment(isa::Op op) {
 void Hart::set_code(uint32_t base, uint32_t bytes, std::shared_ptr<const DecodedCode> shared) {
   code_base_ = base;
   code_bytes_ = bytes & ~3u;
+  blocks_ = nullptr;
   const uint32_t words = code_bytes_ / 4;
   if (shared && shared->size() == words + 1) {
     code_ = std::move(shared);

@@ -183,6 +183,12 @@ class Hart {
   // holds anything else the environment threw.
   template <isa::Op kOp, isa::TimingClass kClass>
   uint32_t run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
+  // The send at entry `index` (its address, data and isa::PacketType), taken directly by
+  // the environment when it can (set_direct_send): 1 when it took it (nothing else
+  // changed: the block goes on at the next entry), 0 when the row's full path must run it,
+  // 2 when it threw (as run_env's 0: env_error_ holds it). Translated blocks call it first.
+  static uint32_t direct_send(Hart* h, uint32_t index, uint32_t addr, uint32_t data,
+                              uint32_t type) noexcept;
   // run_env without a send's direct path (set_direct_send): the row's semantics, out of
   // line so that a direct send does not pay for its frame.
   template <isa::Op kOp, isa::TimingClass kClass>
@@ -196,7 +202,14 @@ class Hart {
   static EnvEntry env_entry(isa::Op op);
   template <isa::Op kOp, isa::TimingClass kClass>
   static constexpr EnvEntry env_entry_of();
+  // The blocks run() found for this code and hart (Translation::fits; set_code and
+  // enable_profile drop them): later runs go straight to run_translated.
+  Translation* blocks_ = nullptr;
   Stop env_leave_ = Stop::limit;
+  // While blocks run (Translation::run): the clock limit and the blocks' table, which they
+  // read at fixed offsets from x (the host registers hold guest registers instead).
+  uint64_t block_limit_ = 0;
+  const void* const* block_table_ = nullptr;
   std::exception_ptr env_error_;
   friend class Translation;
   friend struct TranslationLayout;

@@ -1,10 +1,10 @@
 // The block translator (translate.h): one segment entry to x86-64 code.
 //
 // Host registers while blocks run (the trampoline sets them up, blocks jump to blocks):
-//   rbx  &Hart::x[0] (f[] and instret at fixed offsets from it)
-//   rbp  the local memory's bytes          r12  cycles       r13  the clock limit
-//   r14  Translation::table_ (block of each entry, or null)
-//   rsi rdi r8-r11 r15 rdx   guest integer registers of the block
+//   rbx  &Hart::x[0] (f[], instret, the clock limit and Translation::table_, the block of
+//        each entry or null, at fixed offsets from it)
+//   rbp  the local memory's bytes          r12  cycles
+//   rsi rdi r8-r11 r13-r15 rdx   guest integer registers of the block
 //   xmm1-xmm14               guest FP registers of the block
 //   rax rcx xmm0 xmm15       scratch
 // A block: the clock check and the segment's charge (as the interpreter at a segment's
@@ -36,12 +36,11 @@ constexpr int32_t at(size_t offset) { return static_cast<int32_t>(offset); }
 struct Frame {
   uint32_t* x;
   uint8_t* mem;
-  uint64_t cycles, limit;
-  const void* const* table;
+  uint64_t cycles;
   const void* target;
 };
 
-constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, R15, RDX};
+constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, R13, R14, R15, RDX};
 constexpr int kFpPool = 14;  // xmm1 .. xmm14
 // A block that stops before an instruction outside the subset (inside its segment) is
 // only worth its entry and exit when it runs this many instructions first.
@@ -136,7 +135,7 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 
 // The layout facts the emitter needs from a hart (a friend of Hart).
 struct TranslationLayout {
-  int32_t f, instret, last_index, tags, cycles, hart;
+  int32_t f, instret, last_index, tags, cycles, hart, limit, table;
   uint32_t code_base, code_bytes, mem_span;
   const Hart& hart_;
   explicit TranslationLayout(const Hart& h)
@@ -146,6 +145,8 @@ struct TranslationLayout {
         tags(offset_from_x(h, h.tags_)),
         cycles(offset_from_x(h, h.cycles)),
         hart(offset_from_x(h, h)),
+        limit(offset_from_x(h, h.block_limit_)),
+        table(offset_from_x(h, h.block_table_)),
         code_base(h.code_base_),
         code_bytes(h.code_bytes_),
         mem_span(h.mem_span_),
@@ -154,6 +155,7 @@ struct TranslationLayout {
   int32_t csr_field(uint32_t csr) const { return offset_from_x(hart_, hart_.*Hart::csr_field(csr)); }
   // What a block calls for the environment instruction op.
   static uint64_t env_entry(isa::Op op) { return reinterpret_cast<uint64_t>(Hart::env_entry(op)); }
+  static uint64_t direct_send() { return reinterpret_cast<uint64_t>(&Hart::direct_send); }
 };
 
 std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
@@ -184,8 +186,6 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
   a.load(RBX, {RDI, at(offsetof(Frame, x))}, true);
   a.load(RBP, {RDI, at(offsetof(Frame, mem))}, true);
   a.load(R12, {RDI, at(offsetof(Frame, cycles))}, true);
-  a.load(R13, {RDI, at(offsetof(Frame, limit))}, true);
-  a.load(R14, {RDI, at(offsetof(Frame, table))}, true);
   a.jmp_m({RDI, at(offsetof(Frame, target))});
   const int exit_at = a.pos();
   a.pop(RDI);
@@ -208,7 +208,9 @@ bool Translation::fits(const Hart& h) const {
 }
 
 Translation::Result Translation::run(Hart& h, const void* block, uint64_t limit) {
-  Frame fr{h.x.data(), h.bytes_, h.cycles, limit, table_.data(), block};
+  h.block_limit_ = limit;
+  h.block_table_ = table_.data();
+  Frame fr{h.x.data(), h.bytes_, h.cycles, block};
   const uint64_t r = reinterpret_cast<uint64_t (*)(Frame*)>(const_cast<uint8_t*>(enter_))(&fr);
   h.cycles = fr.cycles;
   return {static_cast<Exit>(r >> 32), static_cast<uint32_t>(r)};
@@ -270,16 +272,17 @@ class BlockEmitter {
   }
 
   void prologue() {
-    a_.alu_rr(Asm::CMP, R12, R13, true);
+    a_.cmp_rm(R12, {RBX, lay_.limit}, true);
     a_.jcc(AE, limit_);
     charge();
     loads();
     a_.bind(body_);
   }
-  // The guest registers of the instructions allocated since the last region's start.
+  // The guest registers of the instructions allocated since the last region's start (with
+  // lazy loads, only the integer ones the region reads before it writes them).
   void loads() {
     for (int r = 1; r < 32; ++r)
-      if (xmap_[r] >= 0) a_.load(xmap_[r], {RBX, 4 * r});
+      if (xmap_[r] >= 0 && (!lazy_ || (read_first_ >> r & 1))) a_.load(xmap_[r], {RBX, 4 * r});
     for (int r = 0; r < 32; ++r)
       if (fmap_[r] >= 0) a_.movss_load(fmap_[r], {RBX, lay_.f + 4 * r});
   }
@@ -292,6 +295,77 @@ class BlockEmitter {
     nx_ = nf_ = 0;
     xwritten_ = fwritten_ = 0;
     ++regions_;
+  }
+
+  // Word loads and stores off one base register whose value does not change between them
+  // (a function's frame, a saved context) share one range check, and their stores one
+  // test of the guard tags per four words, emitted at the first of them: when any of them
+  // would not pass its own checks, the block leaves there, before any of them ran, and the
+  // interpreter runs them one by one. Plans the region [from, to) before it is emitted.
+  struct Group {
+    uint32_t first;  // the entry of its first access, where its checks are
+    int32_t at, lo, hi;  // the first's offset; the lowest and highest
+    uint32_t count, stores;
+  };
+  void plan(uint32_t from, uint32_t to) {
+    read_first_ = written_now_ = 0;
+    uint32_t seen = 0;  // the registers an instruction of the region has named so far
+    groups_.clear();
+    plan_from_ = from;
+    member_.assign(to - from, -1);
+    int open[33];
+    std::fill(std::begin(open), std::end(open), -1);
+    for (uint32_t k = from; k < to; ++k) {
+      const Decoded& d = code_[k];
+      const bool store = (d.op == Op::sw || d.op == Op::fsw) && one_compare();
+      // (group_member's sum needs a memory below 2 GiB: see there.)
+      if ((store || d.op == Op::lw || d.op == Op::flw) && d.rs1 != 0 &&
+          lay_.mem_span <= 0x7fff0000u) {
+        int& g = open[d.rs1];
+        if (g < 0) {
+          g = static_cast<int>(groups_.size());
+          groups_.push_back({k, d.imm, d.imm, d.imm, 0, 0});
+        }
+        Group& G = groups_[static_cast<size_t>(g)];
+        const int32_t lo = std::min(G.lo, d.imm), hi = std::max(G.hi, d.imm);
+        // The same alignment as the first (the lowest's then decides all), 64 words at most.
+        if ((d.imm - G.at) % 4 == 0 && hi - lo < 4 * 64) {
+          G.lo = lo;
+          G.hi = hi;
+          ++G.count;
+          if (store) ++G.stores;
+          member_[k - from] = g;
+        }
+      }
+      Operands o;
+      operands(d, true, o);
+      if (o.xd && d.rd < 32) open[d.rd] = -1;  // (after its own access: the address came first)
+      if (o.x1_written) open[d.rs1] = -1;
+      // rtag's rd counts as read: where the element is absent the call stores it as it is.
+      const uint32_t reads = (o.x1 ? 1u << d.rs1 : 0u) | (o.x2 ? 1u << d.rs2 : 0u) |
+                             (d.op == Op::rtag && d.rd < 32 ? 1u << d.rd : 0u);
+      read_first_ |= reads & ~seen;
+      seen |= reads | written_by(d, o);
+    }
+    for (uint32_t k = from; k < to; ++k)  // a group of one checks as usual
+      if (int g = member_[k - from]; g >= 0 && groups_[static_cast<size_t>(g)].count < 2)
+        member_[k - from] = -1;
+  }
+
+  // The integer registers the instruction writes.
+  static uint32_t written_by(const Decoded& d, const Operands& o) {
+    return (o.xd && d.rd < 32 ? 1u << d.rd : 0u) | (o.x1_written ? 1u << d.rs1 : 0u);
+  }
+  // Lazy loads (no branch back to the block's own entry, where the registers stay in host
+  // registers from one round to the next): a region loads only the integer registers it
+  // reads before writing, and an exit inside it stores only those written so far (the
+  // others are as the hart holds them).
+  void set_lazy(bool lazy) { lazy_ = lazy; }
+  // After instruction k's code.
+  void retire(uint32_t k) {
+    Operands o;
+    operands(code_[k], true, o);
+    written_now_ |= written_by(code_[k], o);
   }
 
   // One instruction at entry k; control transfers end the block themselves.
@@ -532,7 +606,76 @@ class BlockEmitter {
     a_.cmp_rm(RCX, {RBX, lay_.last_index + static_cast<int32_t>(4 * size_shift)});
     a_.jcc(A, bail(k));
   }
+  // The code starts where the memory does (programs are linked so): a store's range,
+  // alignment and "not into the code" are one compare.
+  bool one_compare() const {
+    return lay_.code_base == mem::kGuardBytes &&
+           lay_.code_base + lay_.code_bytes + 4 <= mem::kGuardBytes + lay_.mem_span;
+  }
+  // The group of the access at k (plan), or nullptr; its checks when k is its first.
+  const Group* grouped(uint32_t k) {
+    const int g = k - plan_from_ < member_.size() ? member_[k - plan_from_] : -1;
+    if (g < 0) return nullptr;
+    const Group& G = groups_[static_cast<size_t>(g)];
+    if (G.first == k) group_check(k, G);
+    return &G;
+  }
+  void group_check(uint32_t k, const Group& G) {
+    const Decoded& d = code_[k];
+    a_.lea(RAX, {xmap_[d.rs1], G.lo}, false);
+    const int32_t span_words = (G.hi - G.lo) / 4;
+    const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
+    // As range_check's for a load, store()'s one compare (planned only where it applies)
+    // for a store: the lowest word, with room for the highest.
+    const uint32_t from = G.stores ? code_end : mem::kGuardBytes;
+    const int64_t last = static_cast<int64_t>((top - from - 4) >> 2) - span_words;
+    if (last < 0) return a_.jmp(bail(k));  // (a memory too small for the span)
+    a_.lea(RCX, {RAX, -static_cast<int32_t>(from)}, false);
+    a_.shift_i(Asm::ROR, RCX, 2);
+    a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(last));
+    a_.jcc(A, bail(k));
+    if (!G.stores) return;
+    // ecx = (lowest - code_end) / 4: the lowest word's tag is at tags + ecx + code_end / 4.
+    uint64_t words = 0;  // the stored words, from the lowest
+    for (uint32_t j = k; j - plan_from_ < member_.size(); ++j)
+      if (member_[j - plan_from_] == &G - groups_.data() &&
+          (code_[j].op == Op::sw || code_[j].op == Op::fsw))
+        words |= uint64_t{1} << ((code_[j].imm - G.lo) / 4);
+    a_.add_rm64(RCX, {RBX, lay_.tags});
+    const int32_t at = static_cast<int32_t>(code_end >> 2);
+    for (int c = 0; c < 64; c += 4) {
+      const unsigned m = static_cast<unsigned>(words >> c) & 15u;
+      if (!m) continue;
+      auto bytes = [](unsigned bits) {
+        uint32_t v = 0;
+        for (int b = 0; b < 4; ++b)
+          if (bits >> b & 1) v |= uint32_t{kTagGuard} << (8 * b);
+        return v;
+      };
+      if (m & 8) {
+        a_.test_mi32({RCX, at + c}, bytes(m));
+      } else {
+        if (m & 3) {
+          if (m & 2) a_.test_mi16({RCX, at + c}, static_cast<uint16_t>(bytes(m & 3)));
+          else a_.test_mi8({RCX, at + c}, kTagGuard);
+          if (m & 4) a_.jcc(NE, bail(k));
+        }
+        if (m & 4) a_.test_mi8({RCX, at + c + 2}, kTagGuard);
+      }
+      a_.jcc(NE, bail(k));
+    }
+  }
+  // A group member's host address. Its group's check found base + lowest offset in memory
+  // (at 4 KiB or more, below 2 GiB), which a sum that wrapped around 32 bits cannot be (the
+  // offsets are 12-bit), and the host registers of guest registers hold them
+  // zero-extended (every write is a 32-bit one): so the host adds the offset itself.
+  Mem group_member(const Decoded& d) const { return {RBP, d.imm, xmap_[d.rs1]}; }
   void load(uint32_t k, const Decoded& d) {
+    if (grouped(k)) {
+      const Mem m = group_member(d);
+      if (d.op == Op::flw) return a_.movss_load(fmap_[d.rd], m);
+      return a_.load(d.rd == 32 ? RCX : xmap_[d.rd], m);
+    }
     address(d);
     const unsigned sh = d.op == Op::lb || d.op == Op::lbu ? 0 : d.op == Op::lh || d.op == Op::lhu ? 1 : 2;
     range_check(k, sh);
@@ -558,28 +701,36 @@ class BlockEmitter {
     if (d.rd != 32) a_.mov_rr(xmap_[d.rd], RCX);
   }
   void store(uint32_t k, const Decoded& d) {
-    address(d);
     const unsigned sh = d.op == Op::sb ? 0 : d.op == Op::sh ? 1 : 2;
     const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
-    if (lay_.code_base == mem::kGuardBytes && code_end + 4 <= top) {
+    if (one_compare() && grouped(k)) return store_value(group_member(d), d);
+    address(d);
+    int32_t tag_at = 0;  // rcx + tag_at: the word's tag (after add tags)
+    if (one_compare()) {
       // The code starts where the memory does (programs are linked so): in memory, aligned
       // and not into the code is one compare, as range_check's, from the code's end.
       a_.lea(RCX, {RAX, -static_cast<int32_t>(code_end)}, false);
       if (sh) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(sh));
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>((top - code_end - (1u << sh)) >> sh));
       a_.jcc(A, bail(k));
+      // A word's: ecx = (address - code_end) / 4 now, so its tag is at tags + ecx + code_end / 4.
+      if (sh == 2) tag_at = static_cast<int32_t>(code_end >> 2);
     } else {
       range_check(k, sh);
       a_.lea(RCX, {RAX, -static_cast<int32_t>(lay_.code_base)}, false);  // not into the code
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
       a_.jcc(B, bail(k));
     }
-    a_.mov_rr(RCX, RAX);  // not into a stack guard word
-    a_.shift_i(Asm::SHR, RCX, 2);
+    if (!tag_at) {  // not into a stack guard word
+      a_.mov_rr(RCX, RAX);
+      a_.shift_i(Asm::SHR, RCX, 2);
+    }
     a_.add_rm64(RCX, {RBX, lay_.tags});
-    a_.test_mi8({RCX}, kTagGuard);
+    a_.test_mi8({RCX, tag_at}, kTagGuard);
     a_.jcc(NE, bail(k));
-    const Mem m{RBP, 0, RAX};
+    store_value({RBP, 0, RAX}, d);
+  }
+  void store_value(const Mem& m, const Decoded& d) {
     if (d.op == Op::fsw) return a_.movss_store(m, fmap_[d.rs2]);
     if (d.rs2 == 0) {
       if (d.op == Op::sb) a_.store8_i(m, 0);
@@ -677,6 +828,30 @@ class BlockEmitter {
     }
     stores();
     a_.store({RBX, lay_.cycles}, R12, true);
+    if (send && k + 1 < lay_.code_bytes / 4) {
+      // First Hart::direct_send, and when it takes the send, on to the next entry as
+      // run_env would (stop_requested_ is false while blocks run, and it changes nothing).
+      a_.mov_rr(RDX, RAX);  // addr (data in ecx)
+      a_.lea(RDI, {RBX, lay_.hart});
+      a_.mov_ri(RSI, k);
+      a_.mov_ri(R8, static_cast<uint32_t>(isa::send_type(d.op)));
+      a_.mov_ri64(RAX, TranslationLayout::direct_send());
+      a_.call_r(RAX);
+      Label other;
+      a_.alu_ri(Asm::CMP, RAX, 1);
+      a_.jcc(NE, other);
+      go_to(k + 1, false);
+      a_.bind(other);
+      a_.test_rr(RAX, RAX);
+      a_.jcc(NE, env_exit_);  // it threw
+      // Not taken: the row's entry, with the operands again from the hart (the call
+      // clobbered the host registers; the block stored the ones it wrote).
+      if (d.rs1 == 0) a_.alu_rr(Asm::XOR, RAX, RAX);
+      else a_.load(RAX, x_mem(d.rs1));
+      if (isa::insn_info(d.op).format == isa::Format::S && d.imm) a_.alu_ri(Asm::ADD, RAX, d.imm);
+      if (d.rs2 == 0) a_.alu_rr(Asm::XOR, RCX, RCX);
+      else a_.load(RCX, x_mem(d.rs2));
+    }
     if (send) a_.mov_rr(RDX, RAX);  // send_addr
     a_.lea(RDI, {RBX, lay_.hart});
     a_.mov_ri(RSI, k);
@@ -691,7 +866,8 @@ class BlockEmitter {
   }
   // To the entry in edx, whose block is not known here.
   void go_to_rdx() {
-    a_.load(RAX, {R14, 0, RDX, 8}, true);
+    a_.load(RAX, {RBX, lay_.table}, true);
+    a_.load(RAX, {RAX, 0, RDX, 8}, true);
     Label none;
     a_.test_rr(RAX, RAX, true);
     a_.jcc(E, none);
@@ -704,7 +880,7 @@ class BlockEmitter {
   // they stay in host registers).
   void go_to(uint32_t target, bool self) {
     if (self) {
-      a_.alu_rr(Asm::CMP, R12, R13, true);
+      a_.cmp_rm(R12, {RBX, lay_.limit}, true);
       a_.jcc(AE, self_limit_);
       charge();
       a_.jmp(body_);
@@ -740,7 +916,7 @@ class BlockEmitter {
     b.at = k;
     std::copy(std::begin(xmap_), std::end(xmap_), b.xmap);
     std::copy(std::begin(fmap_), std::end(fmap_), b.fmap);
-    b.xwritten = xwritten_;
+    b.xwritten = lazy_ ? written_now_ : xwritten_;
     b.fwritten = fwritten_;
     return b.label;
   }
@@ -758,6 +934,8 @@ class BlockEmitter {
                    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   int nx_ = 0, nf_ = 0;
   uint32_t xwritten_ = 0, fwritten_ = 0;
+  bool lazy_ = false;
+  uint32_t read_first_ = 0, written_now_ = 0;  // plan(), retire()
   int regions_ = 1;  // a branch to the entry stays in host registers only with one
   Label limit_, self_limit_, body_, env_exit_;
   struct Bail {
@@ -767,6 +945,9 @@ class BlockEmitter {
     uint32_t xwritten, fwritten;
   };
   std::vector<Bail> bails_;  // bound after the body
+  std::vector<Group> groups_;
+  std::vector<int> member_;  // by entry from plan_from_: its group, or -1
+  uint32_t plan_from_ = 0;
 };
 
 }  // namespace
@@ -785,6 +966,11 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   // The instructions of the segment from `index` that the block runs, in regions of as
   // many as the host's registers hold.
   const uint32_t last = index + code_[index].seg_count - 1;
+  const isa::Format last_format = code_[last].op == isa::Op::illegal
+                                      ? isa::Format::NONE
+                                      : isa::insn_info(code_[last].op).format;
+  e.set_lazy(!(last_format == isa::Format::B && code_[last].near_target() &&
+               last + static_cast<uint32_t>(code_[last].imm / 4) == index));
   uint32_t k = index;
   for (bool first = true;; first = false) {
     uint32_t j = k;
@@ -798,8 +984,12 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
       if (!e.allocate(code_[j], o)) break;
     }
     if (j == k) break;
+    e.plan(k, j);
     first ? e.prologue() : e.loads();
-    for (; k < j; ++k) e.emit(k);
+    for (; k < j; ++k) {
+      e.emit(k);
+      e.retire(k);
+    }
     if (outside || k > last) break;
     e.next_region();
   }

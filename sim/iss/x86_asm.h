@@ -86,7 +86,7 @@ class Asm {
     op_m({}, w, {static_cast<uint8_t>(byte_imm(imm) ? 0x83 : 0x81)}, op, m);
     imm_tail(imm);
   }
-  void cmp_rm(int reg, const Mem& m) { op_m({}, false, {0x3b}, reg, m); }       // cmp r32, [m]
+  void cmp_rm(int reg, const Mem& m, bool w = false) { op_m({}, w, {0x3b}, reg, m); }  // cmp r, [m]
   void add_rm64(int reg, const Mem& m) { op_m({}, true, {0x03}, reg, m); }      // add r64, [m]
   void mov_rr(int dst, int src, bool w = false) {
     if (dst != src || w) op_r({}, w, {0x89}, src, dst);
@@ -118,6 +118,12 @@ class Asm {
   void not_r(int dst) { op_r({}, false, {0xf7}, 2, dst); }
   void test_ri8(int reg8, uint8_t imm) { op_r({}, false, {0xf6}, 0, reg8, reg8 >= 4); u8(imm); }
   void test_mi8(const Mem& m, uint8_t imm) { op_m({}, false, {0xf6}, 0, m); u8(imm); }
+  void test_mi16(const Mem& m, uint16_t imm) {
+    op_m({0x66}, false, {0xf7}, 0, m);
+    u8(imm);
+    u8(imm >> 8);
+  }
+  void test_mi32(const Mem& m, uint32_t imm) { op_m({}, false, {0xf7}, 0, m); u32(imm); }
   void test_rr(int a, int b, bool w = false) { op_r({}, w, {0x85}, b, a); }
   void setcc(Cond c, int dst8) { op_r({}, false, {0x0f, static_cast<uint8_t>(0x90 + c)}, 0, dst8, dst8 >= 4); }
   void push(int r) { rex(false, 0, 0, r); u8(0x50 + (r & 7)); }

@@ -56,6 +56,18 @@ void run_to_guard_fault(Machine& t, Machine& i, uint32_t pc) {
   EXPECT_EQ(t.hart->fault().addr, Machine::kData + 40);
 }
 
+// `code` translated and interpreted up to the guard word's fault at `pc`: `check` looks
+// at the translated run, which ends in the interpreter's state with a block at `block`.
+template <class Check>
+void guard_fault_as_interpreted(const std::vector<uint32_t>& code, uint32_t pc, uint32_t block,
+                                Check check) {
+  Machine t(code, true), i(code, false);
+  run_to_guard_fault(t, i, pc);
+  check(t, i);
+  expect_same(*t.hart, *i.hart);
+  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(block));
+}
+
 TEST(Translate, LoopWithTakenBranchClocks) {
   using namespace enc;
   const std::vector<uint32_t> code = {
@@ -173,11 +185,45 @@ TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
                                 addi(7, 7, 40)};
   for (unsigned r = 10; r < 26; ++r) code.push_back(addi(r, r - 1, static_cast<int32_t>(r)));
   code.push_back(b(1, 25, 0, -4 * 18));  // bne x25, x0: back to the sw
-  Machine t(code, true), i(code, false);
-  run_to_guard_fault(t, i, Machine::kCode + 4);
-  EXPECT_EQ(t.hart->x[25], (10u + 25u) * 16u / 2u);  // x10 = 10, x11 = x10 + 11, ...
-  expect_same(*t.hart, *i.hart);
-  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
+  guard_fault_as_interpreted(code, Machine::kCode + 4, Machine::kCode + 4,
+                             [](Machine& t, Machine&) {
+    EXPECT_EQ(t.hart->x[25], (10u + 25u) * 16u / 2u);  // x10 = 10, x11 = x10 + 11, ...
+  });
+}
+
+// A branch back to the block's own entry keeps the registers in host registers from one
+// round to the next: a store that faults in a later round leaves every register the
+// earlier rounds wrote stored (x7, and x8, which the block writes before it reads it).
+TEST(Translate, FaultInALaterRoundOfAOneBlockLoopStoresTheEarlierRoundsRegisters) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(7, Machine::kData >> 12), addi(9, 0, 1),
+      sw(0, 7, 0), addi(8, 7, 1), addi(7, 7, 4), b(1, 9, 0, -12)};  // bne x9, x0: to the sw
+  guard_fault_as_interpreted(code, Machine::kCode + 8, Machine::kCode + 8,
+                             [](Machine& t, Machine&) {
+    EXPECT_EQ(t.hart->x[7], Machine::kData + 40);
+    EXPECT_EQ(t.hart->x[8], Machine::kData + 37);
+  });
+}
+
+// Word accesses off one base register share one check (a frame's stores and loads): when
+// one of them would fault, the block leaves at the first, and the interpreter runs them
+// one by one: the fault at the store onto the guard word, the ones before it done.
+TEST(Translate, GroupedStoresFaultAtTheStoreOnTheGuardWord) {
+  using namespace enc;
+  const std::vector<uint32_t> code = {
+      lui(7, Machine::kData >> 12), addi(5, 0, 5),
+      sw(5, 7, 8), lw(8, 7, 8), sw(8, 7, 0), addi(5, 5, 1), sw(5, 7, 4),  // (the group)
+      addi(7, 7, 12), j(0, -24)};  // back to the first sw: its group is 12 bytes higher
+  // Rounds at kData, +12, +24; at +36 the group's second store (offset 4) is the guard's.
+  guard_fault_as_interpreted(code, Machine::kCode + 24, Machine::kCode + 8,
+                             [](Machine& t, Machine& i) {
+    EXPECT_EQ(t.hart->x[7], Machine::kData + 36);
+    EXPECT_EQ(t.memory.read32(Machine::kData + 36), 8u);  // the round's stores before it
+    EXPECT_EQ(t.memory.read32(Machine::kData + 44), 8u);
+    for (uint32_t a = Machine::kData; a < Machine::kData + 48; a += 4)
+      EXPECT_EQ(t.memory.read32(a), i.memory.read32(a)) << a;
+  });
 }
 
 // lw.ai (rd = mem[rs1], then rs1 += imm) inside blocks: the block-send loop's load.

@@ -38,7 +38,13 @@ struct Env : iss::HartEnv {
   uint32_t words = 1;
   unsigned pes = 1, ends = 0;
   uint32_t base = 0x1000;
-  void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t) override {
+  uint64_t sent = 1469598103934665603ull;  // a hash of the sends: type, address, data, pc, clock
+  void record(isa::PacketType type, uint32_t addr, uint32_t data, uint32_t pc, uint64_t cycle) {
+    for (uint64_t v : {uint64_t{static_cast<uint8_t>(type)}, uint64_t{addr}, uint64_t{data},
+                       uint64_t{pc}, cycle})
+      sent = (sent ^ v) * 1099511628211ull;
+  }
+  void send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) override {
     if (type != isa::PacketType::host && (addr >> 22) >= pes)
       throw iss::Trap{iss::FaultKind::machine, addr, "no such PE"};
     switch (pick(rng, 16)) {
@@ -46,7 +52,21 @@ struct Env : iss::HartEnv {
       case 1: h.request_stop(); break;
       default: break;
     }
+    record(type, addr, data, h.pc, h.cycles);
     h.cycles += pick(rng, 3);
+  }
+  // Hart::DirectSend (some cases): takes a send that send() would take with nothing else
+  // to do (no retry, stop or stall clocks), drawing as send() does from a copy of the
+  // generator, so that a send it leaves to send() meets the same draws there.
+  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                          uint32_t pc, uint64_t cycle) {
+    Env& e = *static_cast<Env*>(ctx);
+    if (type != isa::PacketType::host && (addr >> 22) >= e.pes) return false;  // send() faults
+    Rng r = e.rng;
+    if (pick(r, 16) < 2 || pick(r, 3) != 0) return false;
+    e.rng = r;
+    e.record(type, addr, data, pc, cycle);
+    return true;
   }
   void settle(iss::Hart& h) override {
     if (!pick(rng, 4)) h.request_retry();
@@ -68,11 +88,12 @@ struct State {
   int stop;
   iss::FaultKind kind;
   uint32_t fault_pc, fault_addr;
-  uint64_t memory_hash;
+  uint64_t memory_hash, sent;
   bool operator==(const State& o) const {
     return x == o.x && f == o.f && pc == o.pc && fflags == o.fflags && frm == o.frm &&
            cycles == o.cycles && instret == o.instret && stop == o.stop && kind == o.kind &&
-           fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash;
+           fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash &&
+           sent == o.sent;
   }
 };
 
@@ -98,6 +119,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   env.pes = pes;
   env.base = kCodeBase;
   h.set_env(&env);
+  if (seed & 4) h.set_direct_send(&Env::direct_send, &env);  // (the interpreter ignores it)
   h.set_machine_info(static_cast<uint32_t>((seed >> 1) % pes), pes, 16000);  // (CSR reads differ)
   h.superinstructions = superinstructions;
   h.translate = translate_after != kInterpret;
@@ -120,7 +142,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
     if (h.cycles >= kBudget) break;
   }
   State s{h.x, h.f, h.pc, h.fflags, h.frm, h.cycles, h.instret, static_cast<int>(stop),
-          h.fault().kind, h.fault().pc, h.fault().addr, 1469598103934665603ull};
+          h.fault().kind, h.fault().pc, h.fault().addr, 1469598103934665603ull, env.sent};
   s.x[32] = 0;  // the sink of writes to x0 (not architectural; blocks skip the writes)
   if (stop != iss::Hart::Stop::fault) s.kind = iss::FaultKind::machine, s.fault_pc = s.fault_addr = 0;
   for (uint32_t a = data; a < kMemory; ++a)
@@ -229,6 +251,40 @@ void plant_pairs(Rng& rng, std::vector<uint32_t>& code) {
     ++k;
   }
 }
+// Runs of word loads and stores off one base register (sp or a data pointer) at nearby
+// offsets, as a function's frame or a saved context: the accesses a block checks as one
+// group (translate.cpp, BlockEmitter::plan), some reaching a stack guard word, the
+// memory's end or a misaligned word.
+void plant_frames(Rng& rng, std::vector<uint32_t>& code) {
+  using isa::Op;
+  static const Op kAccess[] = {Op::lw, Op::sw, Op::flw, Op::fsw, Op::sw, Op::lw};
+  for (std::size_t k = 0; k < code.size(); ++k) {
+    if (pick(rng, 8)) continue;
+    const uint32_t base = pick(rng, 2) ? 2u : 5u + static_cast<uint32_t>(pick(rng, 7));
+    const std::size_t n = 2 + pick(rng, 5), start = k;
+    // Some as a loop of one block (a branch back to its own entry, which the jump before
+    // it makes a segment's entry; the base moves each round, so a later round may fault).
+    const bool loop = k >= 1 && k + n + 2 <= code.size() && !pick(rng, 3);
+    if (loop) code[k - 1] = 0x6fu | 2u << 21;  // jal x0, +4
+    for (std::size_t m = n; m-- > 0 && k < code.size(); ++k) {
+      const Op op = kAccess[pick(rng, std::size(kAccess))];
+      uint32_t imm = static_cast<uint32_t>(4 * (static_cast<int>(pick(rng, 80)) - 8));
+      if (!pick(rng, 16)) imm += 2;  // misaligned
+      uint32_t w = random_word(rng, isa::insn_info(op)) & ~(0x1fu << 15);
+      if (op == Op::lw || op == Op::flw) w = (w & 0x000fffffu) | (imm & 0xfffu) << 20;
+      else w = (w & 0x01fff07fu) | ((imm >> 5) & 0x7fu) << 25 | (imm & 0x1fu) << 7;
+      code[k] = w | base << 15;
+    }
+    if (loop) {
+      const uint32_t step = static_cast<uint32_t>(4 * (1 + pick(rng, 8)));
+      code[k++] = 0x13u | base << 7 | base << 15 | step << 20;  // addi base, base, step
+      const uint32_t off = static_cast<uint32_t>(-4 * static_cast<int32_t>(k - start));
+      code[k] = 0x63u | 1u << 12 | static_cast<uint32_t>(some_register(rng)) << 15 |
+                ((off >> 11) & 1) << 7 | ((off >> 1) & 0xf) << 8 | ((off >> 5) & 0x3f) << 25 |
+                ((off >> 12) & 1) << 31;  // bne rs, x0: back to the first access
+    }
+  }
+}
 }  // namespace
 
 Report fuzz_iss(const Options& o) {
@@ -238,9 +294,11 @@ Report fuzz_iss(const Options& o) {
     const uint64_t seed = o.seed + k;
     Rng rng(seed);
     // Half the cases in the translated subset (the other half has every row).
-    auto code = pick(rng, 2) ? random_code(rng, 8 + pick(rng, 500))
-                             : translatable_code(rng, 8 + pick(rng, 200));
+    const bool any_row = pick(rng, 2);
+    auto code = any_row ? random_code(rng, 8 + pick(rng, 500))
+                        : translatable_code(rng, 8 + pick(rng, 200));
     plant_pairs(rng, code);
+    if (!any_row) plant_frames(rng, code);
     const unsigned pes = pick(rng, 2) ? 1 : 4;
     ++r.cases;
     const State whole = run(code, seed, pes, 0, false);  // the interpreter alone
