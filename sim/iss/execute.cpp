@@ -78,8 +78,7 @@ void Hart::enable_profile() {
   profile_.cycles.assign(words, 0);
 }
 
-Hart::Stop Hart::run(uint64_t cycle_limit) {
-  if (blocks_ && translate) return run_translated(cycle_limit);  // as found before
+Hart::Stop Hart::run_first(uint64_t cycle_limit) {
   if (!profile_.count.empty()) return run_loop<true>(cycle_limit);
   if (translate && code_) {
     if (!code_->translation_tried) {

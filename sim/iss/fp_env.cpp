@@ -16,7 +16,7 @@ int host_round(uint32_t rm) {
   }
 }
 
-void enter(uint32_t rm) {
+void enter_slow(uint32_t rm) {
 #if defined(__SSE__)
   // Called at every run(): clear the SSE flags (the only ones take_flags reads) directly,
   // and only when one is up; feclearexcept rewrites the whole x87 environment too.
@@ -54,7 +54,7 @@ void resume_slow(uint32_t rm) {
   if (std::fegetround() != host_round(rm)) std::fesetround(host_round(rm));
 }
 
-uint32_t leave() {
+uint32_t leave_slow() {
   const uint32_t f = take_flags();
 #if defined(__SSE__)
   // At the end of every run(): the SSE rounding bits tell, without a library call (enter

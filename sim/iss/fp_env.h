@@ -16,9 +16,17 @@ constexpr uint32_t kRne = 0, kRtz = 1, kRdn = 2, kRup = 3, kRmm = 4, kDyn = 7;
 // Host rounding mode for a RISC-V one (RMM has no host mode: callers handle it).
 int host_round(uint32_t rm);
 // Start collecting: clear host flags, set the host rounding mode to rm.
-void enter(uint32_t rm);
+void enter_slow(uint32_t rm);
+inline void enter(uint32_t rm) {
+#if defined(__SSE__)
+  // At every run(): usually no flag is up and the hart rounds to nearest (the host's mode
+  // outside the ISS), one read of the SSE status decides.
+  if ((_mm_getcsr() & 0x3d) == 0 && rm == kRne) return;
+#endif
+  enter_slow(rm);
+}
 // Stop collecting: return the collected RISC-V flags, clear them, round to nearest.
-uint32_t leave();
+uint32_t leave_slow();
 // Collected flags so far (clears them; the rounding mode stays).
 uint32_t take_flags_slow();
 inline uint32_t take_flags() {
@@ -27,6 +35,13 @@ inline uint32_t take_flags() {
   if (!(_mm_getcsr() & 0x3d)) return 0;  // IE, ZE, OE, UE, PE (DE is not a RISC-V flag)
 #endif
   return take_flags_slow();
+}
+inline uint32_t leave() {
+#if defined(__SSE__)
+  // At the end of every run(): usually no flag is up and the host rounds to nearest.
+  if (!(_mm_getcsr() & 0x603d)) return 0;
+#endif
+  return leave_slow();
 }
 // Back in the ISS after an environment call, during which other PEs or the simulator may
 // have used the host FPU: the host rounds as rm again, and flags raised meanwhile belong

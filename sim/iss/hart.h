@@ -112,7 +112,11 @@ class Hart {
   void set_machine_info(uint32_t pe_id, uint32_t pe_count, uint32_t clock_khz);
 
   // Execute until cycles >= cycle_limit, a stop request, or a fault.
-  Stop run(uint64_t cycle_limit);
+  Stop run(uint64_t cycle_limit) {
+    // Inline: a PE re-enters the ISS at every thread end it parks at (run_first: the rest).
+    if (blocks_ && translate) return run_translated(cycle_limit);  // as found before
+    return run_first(cycle_limit);
+  }
   // From a HartEnv callback: return from run() after the current instruction.
   void request_stop() { stop_requested_ = true; }
   // From the environment call of an instruction (send, thread end, tag read, CSR): give
@@ -175,6 +179,7 @@ class Hart {
   Stop run_loop(uint64_t cycle_limit, const int32_t** offsets_out = nullptr,
                 bool mid_segment = false);
   Stop run_translated(uint64_t cycle_limit);
+  [[gnu::noinline]] Stop run_first(uint64_t cycle_limit);
   // For a translated block: the environment instruction kOp at entry `index` (a send, a
   // thread or tag instruction, a CSR access: the last of its segment, charged already), by
   // the interpreter's semantics; a send's address and data computed by the block. Returns
