@@ -438,11 +438,10 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
     events_.push(arrival, kCrossbarDeliver, s);
 }
 
-// The clock's crossbar arrivals, by source endpoint (stable: one source's in the order
-// it sent them), whatever order the host's PEs injected them in.
+// The clock's crossbar arrivals, by source endpoint (one source's in the order it sent
+// them), whatever order the host's PEs injected them in.
 void Fabric::crossbar_arrivals(uint64_t now) {
-  std::stable_sort(crossbar_due_.begin(), crossbar_due_.end(),
-                   [](uint64_t a, uint64_t b) { return a >> 32 < b >> 32; });
+  std::sort(crossbar_due_.begin(), crossbar_due_.end());
   for (const uint64_t a : crossbar_due_) crossbar_arrive(uint32_t(a), now);
   crossbar_due_.clear();
 }
@@ -499,7 +498,11 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         break;
       case kRelease: mark_dirty(queues_[e.target].upstream); break;
       case kCrossbarArrive:
-        crossbar_due_.push_back(uint64_t(packets_[e.target].p.src) << 32 | e.target);
+        // src, then its place in the clock's arrivals (a few per endpoint at most:
+        // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by
+        // source would, without its buffer.
+        crossbar_due_.push_back(uint64_t(packets_[e.target].p.src) << 48 |
+                                uint64_t(crossbar_due_.size()) << 32 | e.target);
         break;
       case kCrossbarDeliver: deliver(e.target, now); break;
     }

@@ -337,9 +337,10 @@ class Fabric {
   std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
-  // The crossbar packets reaching their ejection port this clock (src << 32 | slot), in
-  // scheduling order, which is the order the PEs' sends were injected in: an order of
-  // the host's, so they take the ports in source order (crossbar_arrivals).
+  // The crossbar packets reaching their ejection port this clock (src << 48 | place <<
+  // 32 | slot), in scheduling order, which is the order the PEs' sends were injected
+  // in: an order of the host's, so they take the ports in source order
+  // (crossbar_arrivals).
   std::vector<uint64_t> crossbar_due_;
   // The outputs to arbitrate at the end of this clock, in the order they were marked
   // (each at most once: sized for all of them, so marking needs no branch).
