@@ -30,14 +30,13 @@ const char* outcome_name(Outcome::Kind k) {
 NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                              const pe::KernelClock& clock,
                              const std::vector<std::unique_ptr<pe::Pe>>& pes,
-                             unsigned pe_count, const bool& stopping)
+                             const bool& stopping)
     : sc_module(name),
       fabric_(fabric),
       ports_(ports),
       clock_(clock),
       pes_(pes),
-      stopping_(stopping),
-      stall_(pe_count, 0) {
+      stopping_(stopping) {
   SC_HAS_PROCESS(NetworkDriver);
   // A method: no stack to switch to at every network clock. Its own wake-ups go through
   // wake_ too (static sensitivity: cheaper than a timeout or-ed with the event at every
@@ -48,18 +47,16 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
 
 
 void NetworkDriver::flush_send_stalls() {
-  for (unsigned k = 0; k < stall_.size(); ++k)
-    if (stall_[k]) pes_[k]->floating_send_accepted(std::exchange(stall_[k], 0), false);
+  for (unsigned k = 0; k < pes_.size(); ++k)
+    if (const uint64_t stall = ports_.untold_stall(k)) pes_[k]->floating_send_accepted(stall, false);
 }
 
 uint64_t NetworkDriver::process_through(uint64_t now) {
   // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
-  ports_.resolve(now, [this](unsigned ep, uint64_t stall, bool last) {
-    stall_[ep] += stall;
-    if (!last) return;
-    pes_[ep]->floating_send_accepted(std::exchange(stall_[ep], 0), true);
+  ports_.resolve(now, [this](unsigned ep, uint64_t stall) {
+    pes_[ep]->floating_send_accepted(stall, true);
   });
   if (after_advance) after_advance(now + 1);
   processed_ = std::max(processed_, now + 1);
@@ -153,8 +150,7 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
       [](void* m, const net::Packet& p, uint64_t t) { static_cast<Machine*>(m)->deliver(p, t); },
       this);
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
-  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, clock_, pes_,
-                                            cfg_.pes, stopping_);
+  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, clock_, pes_, stopping_);
   // A limit beyond SystemC's time range (2^64 ps) is as good as none: bound it there.
   cycle_limit_ = std::min(cfg_.sim.max_cycles, (UINT64_MAX - 1) / cfg_.period_ps());
   driver_->run_ahead_limit = cycle_limit_ ? cycle_limit_ : UINT64_MAX;

@@ -38,11 +38,11 @@ const char* outcome_name(Outcome::Kind k);
 // everything up to and including the present clock, and any process may ask it to.
 class NetworkDriver : public sc_core::sc_module {
  public:
-  // `pes` (pe_count of them, once built): told when their floating sends are accepted;
-  // `stopping`: the simulation is stopping (run ahead no further). Both outlive the driver.
+  // `pes` (once built): told when their floating sends are accepted; `stopping`: the
+  // simulation is stopping (run ahead no further). Both outlive the driver.
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                 const pe::KernelClock& clock, const std::vector<std::unique_ptr<pe::Pe>>& pes,
-                unsigned pe_count, const bool& stopping);
+                const bool& stopping);
   // Processes everything up to the present clock.
   void catch_up() {
     const uint64_t now = clock_.clock();
@@ -57,8 +57,9 @@ class NetworkDriver : public sc_core::sc_module {
     // scheduled for: it must run then, or arrivals would be delivered late.
     wake_at(process_through(now));
   }
-  // Hands the send stalls not yet told to the PEs (see stall_) to them: before their
-  // statistics are read.
+  // Hands the send stalls not yet told to the PEs to them: before their statistics are
+  // read. (A PE is told (Pe::floating_send_accepted) when its last floating send is
+  // accepted, which it may be waiting for; the stall only adds to its statistics.)
   void flush_send_stalls();
   // Called after the network advanced (for trace sampling); empty: nothing.
   std::function<void(uint64_t now)> after_advance;
@@ -94,12 +95,6 @@ class NetworkDriver : public sc_core::sc_module {
   // next_time() after the last processing: while no packet is pushed, processing those
   // clocks again changes nothing (catch_up).
   uint64_t processed_ = 0, pushes_seen_ = 0, next_ = UINT64_MAX;
-  // By PE: the stall clocks of its floating sends accepted since it was last told. A PE
-  // is told (Pe::floating_send_accepted) only when its last floating send is accepted,
-  // which it may be waiting for, and by flush_send_stalls: the stall only adds to its
-  // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
-  // last one in a stream).
-  std::vector<uint64_t> stall_;
   // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (the same
   // order as the pair).
   Agenda agenda_;
