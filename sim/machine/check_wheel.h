@@ -26,11 +26,10 @@ class CheckWheel {
 
   // A check of `ep` (none pending) at `time`, not before the last clock run.
   [[gnu::always_inline]] void push(uint64_t time, uint32_t ep) {
-    if (time - base_ < kSize) [[likely]] {
+    if (time - base_ < kSize) [[likely]]
       link(time, ep);
-    } else {
+    else
       push_far(time, ep);
-    }
     first_ = std::min(first_, time);
   }
 
@@ -39,21 +38,21 @@ class CheckWheel {
   template <class Handle>
   [[gnu::always_inline]] void run_clock(uint64_t time, Handle&& handle) {
     base_ = time;
-    if (!far_.empty()) [[unlikely]] take_far();
+    if (far_first_ - time < kSize) [[unlikely]] take_far();
     const uint64_t b = time & kMask;
+    uint32_t ep = head_[b];  // (not kNil: a check is due)
     do {
       // Take the list: a check pushed meanwhile starts a new one.
-      uint32_t ep = head_[b];
       head_[b] = tail_[b] = kNil;
-      while (ep != kNil) {
+      do {
         const uint32_t after = next_[ep];
         handle(ep);
         ep = after;
-      }
-    } while (head_[b] != kNil);
+      } while (ep != kNil);
+      ep = head_[b];
+    } while (ep != kNil);
     occupied_[b / 64] &= ~(uint64_t(1) << (b & 63));
-    first_ = net::EventQueue::first_occupied(occupied_, base_, kMask);
-    if (!far_.empty() && far_.front().time < first_) [[unlikely]] first_ = far_.front().time;
+    first_ = std::min(net::EventQueue::first_occupied(occupied_, base_, kMask), far_first_);
   }
 
  private:
@@ -80,6 +79,7 @@ class CheckWheel {
   [[gnu::noinline]] void push_far(uint64_t time, uint32_t ep) {
     far_.push_back({time, seq_++, ep});
     std::push_heap(far_.begin(), far_.end(), later);
+    far_first_ = far_.front().time;
   }
   [[gnu::noinline]] void take_far() {
     while (!far_.empty() && far_.front().time - base_ < kSize) {
@@ -88,6 +88,7 @@ class CheckWheel {
       far_.pop_back();
       link(f.time, f.ep);
     }
+    far_first_ = far_.empty() ? UINT64_MAX : far_.front().time;
   }
 
   std::vector<uint32_t> next_;        // by endpoint: the next in its bucket's list
@@ -96,6 +97,7 @@ class CheckWheel {
   uint64_t base_ = 0;                  // the last clock run: the window is [base_, base_ + kSize)
   uint64_t first_ = UINT64_MAX;
   std::vector<Far> far_;
+  uint64_t far_first_ = UINT64_MAX;  // far_'s earliest clock, UINT64_MAX: none
   uint64_t seq_ = 0;
 };
 

@@ -152,10 +152,16 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   // as Pe::send and send() would push it; any other is left to them.
   struct DirectSender {
     Machine* machine;
+    OutputPorts* ports;  // the machine's, and the PE: one load fewer each for the
+    pe::Pe* pe;          // usual send (fewer registers)
     unsigned src;
   };
   static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                           uint32_t pc, uint64_t cycle);
+  // direct_send for the sends other than the usual one (below); out of line, so that the
+  // usual one needs no stack frame.
+  [[gnu::noinline]] static bool direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr,
+                                                 uint32_t data, uint32_t pc, uint64_t cycle);
   // Whether a send of `src` at `cycle` floats (lazy stall accounting: its port defers
   // already, or it may have to wait and is not accepted without a sync); `room`: the
   // output queue surely has room for it now (then it does not float).

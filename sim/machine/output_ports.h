@@ -83,6 +83,18 @@ class OutputPorts {
     f.push_back(Floating::of(p, provisional));
     return f.size() == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
   }
+  // push_floating of a send behind fewer than kMaxBehind others of ep, if its record needs
+  // no growth (false: not done). Its check is scheduled already, and no other work is new:
+  // not counted in pushes().
+  template <size_t kMaxBehind>
+  [[gnu::always_inline]] bool push_behind(unsigned ep, uint64_t provisional, uint64_t seq,
+                                          uint32_t addr, uint32_t data, uint32_t pc,
+                                          unsigned dst, uint8_t type) {
+    Fifo<Floating>& f = port_[ep].floating;
+    return f.size() - 1 < kMaxBehind - 1 &&
+           f.push_back_in_place(Floating{provisional, seq, addr, data, pc,
+                                         static_cast<uint16_t>(dst), type, 0});
+  }
   // The network has run up to clock now + 1 (events < now + 1): accept the floating
   // sends whose turn is at now + 1. on_last(ep, stall clocks) when the last floating send
   // of ep is accepted: the stalls of its sends accepted since it was last told.
