@@ -122,7 +122,7 @@ class OutputPorts {
   void flush_due(uint64_t limit);
   // Makes sure flush looks at `ep` at clock t.
   void schedule(unsigned ep, uint64_t t) {
-    if (t < due_.at(ep)) due_.set(ep, t);
+    if (t < due_.at(ep)) due_.lower(ep, t);
   }
   // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
   // is written when sent and read back up to a quantum later, usually from memory.
