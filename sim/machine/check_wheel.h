@@ -26,10 +26,16 @@ class CheckWheel {
 
   // A check of `ep` (none pending) at `time`, not before the last clock run.
   [[gnu::always_inline]] void push(uint64_t time, uint32_t ep) {
-    if (time - base_ < kSize) [[likely]]
+    if (in_window(time)) [[likely]]
       link(time, ep);
     else
       push_far(time, ep);
+    first_ = std::min(first_, time);
+  }
+  // push for a clock in the window: no call.
+  bool in_window(uint64_t time) const { return time - base_ < kSize; }
+  [[gnu::always_inline]] void push_in_window(uint64_t time, uint32_t ep) {
+    link(time, ep);
     first_ = std::min(first_, time);
   }
 

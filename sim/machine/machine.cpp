@@ -292,6 +292,27 @@ bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32
     d.pe->count_send();
     return true;
   }
+  return direct_send_first(ctx, type, addr, data, pc, cycle);
+}
+
+// The next usual one: the first floating send of its PE, which floats because the PE's
+// clock is provisional already or it is too far ahead of the network to be sure of
+// anything (Machine::floats), whose check goes into the wheel's window at a clock the
+// driver wakes by anyway.
+bool Machine::direct_send_first(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                                uint32_t pc, uint64_t cycle) {
+  const DirectSender& d = *static_cast<const DirectSender*>(ctx);
+  Machine& m = *d.machine;
+  const unsigned dst = pe::gaddr_pe(addr);
+  if (type != isa::PacketType::host && dst < m.cfg_.pes &&
+      (d.ports->shift(d.src) != 0 ||
+       (cycle > m.fabric_->now() + m.fabric_->link_clocks() && d.pe->lazy_sends())) &&
+      d.ports->push_first(d.src, cycle, m.next_seq_, addr, data, pc, dst, static_cast<uint8_t>(type),
+                          *m.driver_)) {
+    ++m.next_seq_;
+    d.pe->count_send();
+    return true;
+  }
   return direct_send_rest(ctx, type, addr, data, pc, cycle);
 }
 

@@ -64,6 +64,8 @@ class NetworkDriver : public sc_core::sc_module {
   // Called after the network advanced (for trace sampling); empty: nothing.
   std::function<void(uint64_t now)> after_advance;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
+  // Whether we run at this clock anyway (wake_at would do nothing).
+  bool wakes_by(uint64_t cycle) const { return cycle >= scheduled_; }
   // Running ahead of SystemC time (run_ahead) stops before this clock.
   uint64_t run_ahead_limit = UINT64_MAX;
   // Nor past this clock, unless the work is due now (Machine::run's slice under a host
@@ -74,8 +76,8 @@ class NetworkDriver : public sc_core::sc_module {
   uint64_t activity = 0;
   // Parked PEs to start at a clock from this process (Pe::run_inline), in time order.
   void run_later(unsigned pe, uint64_t cycle) {
-    agenda_.push(cycle << kPeBits | pe);
-    wake_at(cycle);
+    // (Usually the wake-up is set already and the key goes in place: no call.)
+    if (cycle < scheduled_ || !agenda_.push_in_place(cycle << kPeBits | pe)) run_later_rest(pe, cycle);
   }
  private:
   void drive();  // SC_METHOD
@@ -84,6 +86,10 @@ class NetworkDriver : public sc_core::sc_module {
   // From clock `now` with the network's next work at `next`; returns the next work left.
   uint64_t run_ahead(uint64_t now, uint64_t next);
   uint64_t next_time() const { return std::min(fabric_.next_event_time(), ports_.next_time()); }
+  [[gnu::noinline]] void run_later_rest(unsigned pe, uint64_t cycle) {
+    agenda_.push(cycle << kPeBits | pe);
+    wake_at(cycle);
+  }
   net::Fabric& fabric_;
   OutputPorts& ports_;
   const pe::KernelClock& clock_;
@@ -158,8 +164,11 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   };
   static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                           uint32_t pc, uint64_t cycle);
-  // direct_send for the sends other than the usual one (below); out of line, so that the
-  // usual one needs no stack frame.
+  // direct_send for the sends other than the usual one: the first floating one of its PE
+  // on a path of its own, the rest out of line, so that neither of the two usual ones needs
+  // a stack frame.
+  [[gnu::noinline]] static bool direct_send_first(void* ctx, isa::PacketType type, uint32_t addr,
+                                                  uint32_t data, uint32_t pc, uint64_t cycle);
   [[gnu::noinline]] static bool direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr,
                                                  uint32_t data, uint32_t pc, uint64_t cycle);
   // Whether a send of `src` at `cycle` floats (lazy stall accounting: its port defers

@@ -95,6 +95,24 @@ class OutputPorts {
            f.push_back_in_place(Floating{provisional, seq, addr, data, pc,
                                          static_cast<uint16_t>(dst), type, 0});
   }
+  // push_floating of the first floating send of ep, if its record has room as it is and
+  // its check lies in the wheel's window at a clock `driver` wakes by anyway (false: not
+  // done).
+  template <class Driver>
+  [[gnu::always_inline]] bool push_first(unsigned ep, uint64_t provisional, uint64_t seq,
+                                         uint32_t addr, uint32_t data, uint32_t pc, unsigned dst,
+                                         uint8_t type, const Driver& driver) {
+    Port& port = port_[ep];
+    const uint64_t check = provisional + port.shift - 1;
+    if (port.floating.size() != 0 || !checks_.in_window(check) || !driver.wakes_by(check) ||
+        !port.floating.push_back_in_place(
+            Floating{provisional, seq, addr, data, pc, static_cast<uint16_t>(dst), type, 0}))
+      return false;
+    ++pushes_;
+    checks_.push_in_window(check, ep);
+    return true;
+  }
+  uint64_t shift(unsigned ep) const { return port_[ep].shift; }
   // The network has run up to clock now + 1 (events < now + 1): accept the floating
   // sends whose turn is at now + 1. on_last(ep, stall clocks) when the last floating send
   // of ep is accepted: the stalls of its sends accepted since it was last told.
