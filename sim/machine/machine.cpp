@@ -284,14 +284,11 @@ inline bool Machine::make_packet(unsigned src, isa::PacketType type, uint32_t ad
 bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                           uint32_t pc, uint64_t cycle) {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
-  const unsigned dst = pe::gaddr_pe(addr);
-  if (type != isa::PacketType::host && dst < d.machine->cfg_.pes &&
-      d.ports->push_behind<pe::Pe::kMaxFloatingSends>(d.src, cycle, d.machine->next_seq_, addr,
-                                                      data, pc, dst, static_cast<uint8_t>(type))) {
-    ++d.machine->next_seq_;
-    d.pe->count_send();
+  if (push_direct(d, type, addr, [&](Machine& m, unsigned dst) {
+        return d.ports->push_behind<pe::Pe::kMaxFloatingSends>(d.src, cycle, m.next_seq_, addr, data,
+                                                               pc, dst, static_cast<uint8_t>(type));
+      }))
     return true;
-  }
   return direct_send_first(ctx, type, addr, data, pc, cycle);
 }
 
@@ -302,17 +299,13 @@ bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32
 bool Machine::direct_send_first(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                                 uint32_t pc, uint64_t cycle) {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
-  Machine& m = *d.machine;
-  const unsigned dst = pe::gaddr_pe(addr);
-  if (type != isa::PacketType::host && dst < m.cfg_.pes &&
-      (d.ports->shift(d.src) != 0 ||
-       (cycle > m.fabric_->now() + m.fabric_->link_clocks() && d.pe->lazy_sends())) &&
-      d.ports->push_first(d.src, cycle, m.next_seq_, addr, data, pc, dst, static_cast<uint8_t>(type),
-                          *m.driver_)) {
-    ++m.next_seq_;
-    d.pe->count_send();
+  if (push_direct(d, type, addr, [&](Machine& m, unsigned dst) {
+        return (d.ports->shift(d.src) != 0 ||
+                (cycle > m.fabric_->now() + m.fabric_->link_clocks() && d.pe->lazy_sends())) &&
+               d.ports->push_first(d.src, cycle, m.next_seq_, addr, data, pc, dst,
+                                   static_cast<uint8_t>(type), *m.driver_);
+      }))
     return true;
-  }
   return direct_send_rest(ctx, type, addr, data, pc, cycle);
 }
 

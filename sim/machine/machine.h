@@ -171,6 +171,18 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
                                                   uint32_t data, uint32_t pc, uint64_t cycle);
   [[gnu::noinline]] static bool direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr,
                                                  uint32_t data, uint32_t pc, uint64_t cycle);
+  // The two usual paths' common part: a send to a PE whose record push(machine, dst) writes
+  // (false: it did not), counted as send() counts it, with the next sequence number.
+  template <class Push>
+  [[gnu::always_inline]] static bool push_direct(const DirectSender& d, isa::PacketType type,
+                                                 uint32_t addr, Push&& push) {
+    Machine& m = *d.machine;
+    const unsigned dst = pe::gaddr_pe(addr);
+    if (type == isa::PacketType::host || dst >= m.cfg_.pes || !push(m, dst)) return false;
+    ++m.next_seq_;
+    d.pe->count_send();
+    return true;
+  }
   // Whether a send of `src` at `cycle` floats (lazy stall accounting: its port defers
   // already, or it may have to wait and is not accepted without a sync); `room`: the
   // output queue surely has room for it now (then it does not float).
