@@ -9,7 +9,9 @@
 // least of the three fronts, kept in front_.
 #pragma once
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <vector>
 
@@ -25,6 +27,26 @@ class Agenda {
 
   // The smallest key, UINT64_MAX if none.
   uint64_t front() const { return front_; }
+
+  // push, when the key goes into the wheel's window or before it, to a run with room as
+  // it is; false: not pushed. (The usual push, without calls: its caller needs no frame.)
+  [[gnu::always_inline]] bool push_in_place(uint64_t key) {
+    const uint64_t clock = key >> kPeBits;
+    if (first_ == UINT64_MAX) return false;
+    if (clock - base_ < kWindow) {
+      Run& run = buckets_[clock & kMask];
+      if (!run.has_room()) return false;
+      run.insert_in_place(key);
+      occupied_[(clock & kMask) / 64] |= uint64_t(1) << (clock & 63);
+      first_ = std::min(first_, clock);
+    } else if (clock < base_ && before_.has_room()) {
+      before_.insert_in_place(key);
+    } else {
+      return false;
+    }
+    front_ = std::min(front_, key);
+    return true;
+  }
 
   [[gnu::always_inline]] void push(uint64_t key) {
     const uint64_t clock = key >> kPeBits;
@@ -68,21 +90,32 @@ class Agenda {
   // Keys in ascending order from head: a push goes in from the back (keys of one clock
   // mostly come in PE order), the smallest leaves from the head.
   struct Run {
-    std::vector<uint64_t> keys;
-    uint32_t head = 0;
-    bool empty() const { return head == keys.size(); }
+    std::unique_ptr<uint64_t[]> keys;
+    uint32_t head = 0, size = 0, capacity = 0;
+    bool empty() const { return head == size; }
     uint64_t front() const { return keys[head]; }
+    bool has_room() const { return size < capacity; }
     void insert(uint64_t key) {
-      size_t at = keys.size();
-      keys.push_back(key);
+      if (!has_room()) grow();
+      insert_in_place(key);
+    }
+    // (has_room)
+    void insert_in_place(uint64_t key) {
+      uint32_t at = size++;
       for (; at > head && keys[at - 1] > key; --at) keys[at] = keys[at - 1];
       keys[at] = key;
     }
     void take() {
-      if (++head == keys.size()) {
-        keys.clear();
-        head = 0;
-      }
+      if (++head == size) head = size = 0;
+    }
+    // (Out of line: rare.)
+    [[gnu::noinline]] void grow() {
+      capacity = capacity ? 2 * capacity : 8;
+      std::unique_ptr<uint64_t[]> k(new uint64_t[capacity]);
+      std::copy(keys.get() + head, keys.get() + size, k.get());
+      keys = std::move(k);
+      size -= head;
+      head = 0;
     }
   };
   // The first occupied bucket's clock after base_ (whose bucket is empty now), or

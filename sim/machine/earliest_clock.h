@@ -24,6 +24,21 @@ class EarliestClock {
   unsigned first() const { return who_[1]; }
   uint64_t first_clock() const { return clock_[1]; }
 
+  // set(ep, t) for a clock earlier than at(ep) (a packet pushed for an earlier clock):
+  // the nodes whose (clock, endpoint) minimum it now is are the path's first few; above
+  // the first it does not win, nothing changes. (Most pushes stop there after a node or
+  // two; set walks the whole path.)
+  void lower(unsigned ep, uint64_t t) {
+    unsigned node = leaves_ + ep;
+    clock_[node] = t;
+    for (node /= 2; node >= 1; node /= 2) {
+      const uint64_t c = clock_[node];
+      if (c < t || (c == t && who_[node] < ep)) return;
+      clock_[node] = t;
+      who_[node] = static_cast<uint16_t>(ep);
+    }
+  }
+
   // Walks the whole path, with as few branches on the data as the compiler allows
   // (they mispredict).
   void set(unsigned ep, uint64_t t) {

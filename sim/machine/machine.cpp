@@ -30,14 +30,13 @@ const char* outcome_name(Outcome::Kind k) {
 NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                              const pe::KernelClock& clock,
                              const std::vector<std::unique_ptr<pe::Pe>>& pes,
-                             unsigned pe_count, const bool& stopping)
+                             const bool& stopping)
     : sc_module(name),
       fabric_(fabric),
       ports_(ports),
       clock_(clock),
       pes_(pes),
-      stopping_(stopping),
-      stall_(pe_count, 0) {
+      stopping_(stopping) {
   SC_HAS_PROCESS(NetworkDriver);
   // A method: no stack to switch to at every network clock. Its own wake-ups go through
   // wake_ too (static sensitivity: cheaper than a timeout or-ed with the event at every
@@ -48,18 +47,16 @@ NetworkDriver::NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, 
 
 
 void NetworkDriver::flush_send_stalls() {
-  for (unsigned k = 0; k < stall_.size(); ++k)
-    if (stall_[k]) pes_[k]->floating_send_accepted(std::exchange(stall_[k], 0), false);
+  for (unsigned k = 0; k < pes_.size(); ++k)
+    if (const uint64_t stall = ports_.untold_stall(k)) pes_[k]->floating_send_accepted(stall, false);
 }
 
 uint64_t NetworkDriver::process_through(uint64_t now) {
   // Packets due by now+1 enter first, so nothing is injected behind the fabric's clock.
   ports_.flush(now + 1);
   if (now + 1 > fabric_.now()) fabric_.advance_to(now + 1);
-  ports_.resolve(now, [this](unsigned ep, uint64_t stall, bool last) {
-    stall_[ep] += stall;
-    if (!last) return;
-    pes_[ep]->floating_send_accepted(std::exchange(stall_[ep], 0), true);
+  ports_.resolve(now, [this](unsigned ep, uint64_t stall) {
+    pes_[ep]->floating_send_accepted(stall, true);
   });
   if (after_advance) after_advance(now + 1);
   processed_ = std::max(processed_, now + 1);
@@ -153,8 +150,7 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
       [](void* m, const net::Packet& p, uint64_t t) { static_cast<Machine*>(m)->deliver(p, t); },
       this);
   ports_ = std::make_unique<OutputPorts>(*fabric_, cfg_.pes + 1, cfg_.network.injection_queue_packets);
-  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, clock_, pes_,
-                                            cfg_.pes, stopping_);
+  driver_ = std::make_unique<NetworkDriver>("network", *fabric_, *ports_, clock_, pes_, stopping_);
   // A limit beyond SystemC's time range (2^64 ps) is as good as none: bound it there.
   cycle_limit_ = std::min(cfg_.sim.max_cycles, (UINT64_MAX - 1) / cfg_.period_ps());
   driver_->run_ahead_limit = cycle_limit_ ? cycle_limit_ : UINT64_MAX;
@@ -216,7 +212,7 @@ Machine::Machine(const MachineConfig& cfg, const loader::ElfImage& program,
       p->start(program.entry(), s.sp, static_cast<uint32_t>(args.size()), s.argv, start_cycle);
       ++started_;
     }
-    direct_[k] = DirectSender{this, k};
+    direct_[k] = DirectSender{this, ports_.get(), p.get(), k};
     p->hart().set_direct_send(&Machine::direct_send, &direct_[k]);
     arrival_memory_[k] = p->memory().bytes();
     pes_.push_back(std::move(p));
@@ -281,8 +277,40 @@ inline bool Machine::make_packet(unsigned src, isa::PacketType type, uint32_t ad
   return type == isa::PacketType::host || dst < cfg_.pes;
 }
 
+// The usual send: behind other floating sends of its PE (so it floats, and its check is
+// scheduled), to a PE, with room in the queue's record as it is. Only what that needs,
+// without calls: it then needs fewer registers and no stack frame (a sixth of the calls'
+// host instructions went to saving and restoring registers).
 bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                           uint32_t pc, uint64_t cycle) {
+  const DirectSender& d = *static_cast<const DirectSender*>(ctx);
+  if (push_direct(d, type, addr, [&](Machine& m, unsigned dst) {
+        return d.ports->push_behind<pe::Pe::kMaxFloatingSends>(d.src, cycle, m.next_seq_, addr, data,
+                                                               pc, dst, static_cast<uint8_t>(type));
+      }))
+    return true;
+  return direct_send_first(ctx, type, addr, data, pc, cycle);
+}
+
+// The next usual one: the first floating send of its PE, which floats because the PE's
+// clock is provisional already or it is too far ahead of the network to be sure of
+// anything (Machine::floats), whose check goes into the wheel's window at a clock the
+// driver wakes by anyway.
+bool Machine::direct_send_first(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                                uint32_t pc, uint64_t cycle) {
+  const DirectSender& d = *static_cast<const DirectSender*>(ctx);
+  if (push_direct(d, type, addr, [&](Machine& m, unsigned dst) {
+        return (d.ports->shift(d.src) != 0 ||
+                (cycle > m.fabric_->now() + m.fabric_->link_clocks() && d.pe->lazy_sends())) &&
+               d.ports->push_first(d.src, cycle, m.next_seq_, addr, data, pc, dst,
+                                   static_cast<uint8_t>(type), *m.driver_);
+      }))
+    return true;
+  return direct_send_rest(ctx, type, addr, data, pc, cycle);
+}
+
+bool Machine::direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                               uint32_t pc, uint64_t cycle) {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
   Machine& m = *d.machine;
   // As Pe::send (no settling below the limit: fewer float) then send() (it floats).

@@ -38,11 +38,11 @@ const char* outcome_name(Outcome::Kind k);
 // everything up to and including the present clock, and any process may ask it to.
 class NetworkDriver : public sc_core::sc_module {
  public:
-  // `pes` (pe_count of them, once built): told when their floating sends are accepted;
-  // `stopping`: the simulation is stopping (run ahead no further). Both outlive the driver.
+  // `pes` (once built): told when their floating sends are accepted; `stopping`: the
+  // simulation is stopping (run ahead no further). Both outlive the driver.
   NetworkDriver(sc_core::sc_module_name name, net::Fabric& fabric, OutputPorts& ports,
                 const pe::KernelClock& clock, const std::vector<std::unique_ptr<pe::Pe>>& pes,
-                unsigned pe_count, const bool& stopping);
+                const bool& stopping);
   // Processes everything up to the present clock.
   void catch_up() {
     const uint64_t now = clock_.clock();
@@ -57,12 +57,15 @@ class NetworkDriver : public sc_core::sc_module {
     // scheduled for: it must run then, or arrivals would be delivered late.
     wake_at(process_through(now));
   }
-  // Hands the send stalls not yet told to the PEs (see stall_) to them: before their
-  // statistics are read.
+  // Hands the send stalls not yet told to the PEs to them: before their statistics are
+  // read. (A PE is told (Pe::floating_send_accepted) when its last floating send is
+  // accepted, which it may be waiting for; the stall only adds to its statistics.)
   void flush_send_stalls();
   // Called after the network advanced (for trace sampling); empty: nothing.
   std::function<void(uint64_t now)> after_advance;
   void wake_at(uint64_t cycle);  // make sure we run at this clock
+  // Whether we run at this clock anyway (wake_at would do nothing).
+  bool wakes_by(uint64_t cycle) const { return cycle >= scheduled_; }
   // Running ahead of SystemC time (run_ahead) stops before this clock.
   uint64_t run_ahead_limit = UINT64_MAX;
   // Nor past this clock, unless the work is due now (Machine::run's slice under a host
@@ -73,8 +76,8 @@ class NetworkDriver : public sc_core::sc_module {
   uint64_t activity = 0;
   // Parked PEs to start at a clock from this process (Pe::run_inline), in time order.
   void run_later(unsigned pe, uint64_t cycle) {
-    agenda_.push(cycle << kPeBits | pe);
-    wake_at(cycle);
+    // (Usually the wake-up is set already and the key goes in place: no call.)
+    if (cycle < scheduled_ || !agenda_.push_in_place(cycle << kPeBits | pe)) run_later_rest(pe, cycle);
   }
  private:
   void drive();  // SC_METHOD
@@ -83,6 +86,10 @@ class NetworkDriver : public sc_core::sc_module {
   // From clock `now` with the network's next work at `next`; returns the next work left.
   uint64_t run_ahead(uint64_t now, uint64_t next);
   uint64_t next_time() const { return std::min(fabric_.next_event_time(), ports_.next_time()); }
+  [[gnu::noinline]] void run_later_rest(unsigned pe, uint64_t cycle) {
+    agenda_.push(cycle << kPeBits | pe);
+    wake_at(cycle);
+  }
   net::Fabric& fabric_;
   OutputPorts& ports_;
   const pe::KernelClock& clock_;
@@ -94,12 +101,6 @@ class NetworkDriver : public sc_core::sc_module {
   // next_time() after the last processing: while no packet is pushed, processing those
   // clocks again changes nothing (catch_up).
   uint64_t processed_ = 0, pushes_seen_ = 0, next_ = UINT64_MAX;
-  // By PE: the stall clocks of its floating sends accepted since it was last told. A PE
-  // is told (Pe::floating_send_accepted) only when its last floating send is accepted,
-  // which it may be waiting for, and by flush_send_stalls: the stall only adds to its
-  // statistics, and its record is a cold cache line here (1 in ~150 acceptances is a
-  // last one in a stream).
-  std::vector<uint64_t> stall_;
   // (clock, PE) of run_later, earliest first, as one key: clock << kPeBits | PE (the same
   // order as the pair).
   Agenda agenda_;
@@ -157,10 +158,31 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   // as Pe::send and send() would push it; any other is left to them.
   struct DirectSender {
     Machine* machine;
+    OutputPorts* ports;  // the machine's, and the PE: one load fewer each for the
+    pe::Pe* pe;          // usual send (fewer registers)
     unsigned src;
   };
   static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                           uint32_t pc, uint64_t cycle);
+  // direct_send for the sends other than the usual one: the first floating one of its PE
+  // on a path of its own, the rest out of line, so that neither of the two usual ones needs
+  // a stack frame.
+  [[gnu::noinline]] static bool direct_send_first(void* ctx, isa::PacketType type, uint32_t addr,
+                                                  uint32_t data, uint32_t pc, uint64_t cycle);
+  [[gnu::noinline]] static bool direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr,
+                                                 uint32_t data, uint32_t pc, uint64_t cycle);
+  // The two usual paths' common part: a send to a PE whose record push(machine, dst) writes
+  // (false: it did not), counted as send() counts it, with the next sequence number.
+  template <class Push>
+  [[gnu::always_inline]] static bool push_direct(const DirectSender& d, isa::PacketType type,
+                                                 uint32_t addr, Push&& push) {
+    Machine& m = *d.machine;
+    const unsigned dst = pe::gaddr_pe(addr);
+    if (type == isa::PacketType::host || dst >= m.cfg_.pes || !push(m, dst)) return false;
+    ++m.next_seq_;
+    d.pe->count_send();
+    return true;
+  }
   // Whether a send of `src` at `cycle` floats (lazy stall accounting: its port defers
   // already, or it may have to wait and is not accepted without a sync); `room`: the
   // output queue surely has room for it now (then it does not float).

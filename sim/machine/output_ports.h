@@ -7,10 +7,11 @@
 #pragma once
 #include <cstdint>
 #include <algorithm>
+#include <utility>
 #include <vector>
 
+#include "check_wheel.h"
 #include "earliest_clock.h"
-#include "network/event_queue.h"
 #include "network/fabric.h"
 #include "sim/pe/fifo.h"
 
@@ -23,6 +24,8 @@ class OutputPorts {
         port_(endpoints),
         due_(endpoints),
         candidate_(endpoints, UINT64_MAX),
+        told_(endpoints, 0),
+        checks_(endpoints),
         capacity_(capacity) {}
 
   // Certainly room for one more packet of `ep` at any clock from now on: packets only
@@ -80,16 +83,49 @@ class OutputPorts {
     f.push_back(Floating::of(p, provisional));
     return f.size() == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
   }
+  // push_floating of a send behind fewer than kMaxBehind others of ep, if its record needs
+  // no growth (false: not done). Its check is scheduled already, and no other work is new:
+  // not counted in pushes().
+  template <size_t kMaxBehind>
+  [[gnu::always_inline]] bool push_behind(unsigned ep, uint64_t provisional, uint64_t seq,
+                                          uint32_t addr, uint32_t data, uint32_t pc,
+                                          unsigned dst, uint8_t type) {
+    Fifo<Floating>& f = port_[ep].floating;
+    return f.size() - 1 < kMaxBehind - 1 &&
+           f.push_back_in_place(Floating{provisional, seq, addr, data, pc,
+                                         static_cast<uint16_t>(dst), type, 0});
+  }
+  // push_floating of the first floating send of ep, if its record has room as it is and
+  // its check lies in the wheel's window at a clock `driver` wakes by anyway (false: not
+  // done).
+  template <class Driver>
+  [[gnu::always_inline]] bool push_first(unsigned ep, uint64_t provisional, uint64_t seq,
+                                         uint32_t addr, uint32_t data, uint32_t pc, unsigned dst,
+                                         uint8_t type, const Driver& driver) {
+    Port& port = port_[ep];
+    const uint64_t check = provisional + port.shift - 1;
+    if (port.floating.size() != 0 || !checks_.in_window(check) || !driver.wakes_by(check) ||
+        !port.floating.push_back_in_place(
+            Floating{provisional, seq, addr, data, pc, static_cast<uint16_t>(dst), type, 0}))
+      return false;
+    ++pushes_;
+    checks_.push_in_window(check, ep);
+    return true;
+  }
+  uint64_t shift(unsigned ep) const { return port_[ep].shift; }
   // The network has run up to clock now + 1 (events < now + 1): accept the floating
-  // sends whose turn is at now + 1. on_accept(ep, stall clocks, last) for each; `last`:
-  // no floating send of ep is left.
-  template <class OnAccept>
-  void resolve(uint64_t now, OnAccept&& on_accept);
+  // sends whose turn is at now + 1. on_last(ep, stall clocks) when the last floating send
+  // of ep is accepted: the stalls of its sends accepted since it was last told.
+  template <class OnLast>
+  void resolve(uint64_t now, OnLast&& on_last);
+  // The stall clocks of ep's sends accepted since it was last told (on_last): now told.
+  uint64_t untold_stall(unsigned ep) { return port_[ep].shift - std::exchange(told_[ep], port_[ep].shift); }
   // The clocks the execution unit of ep has stalled, not yet in its clock; resets them.
   // Only when nothing of ep floats.
   uint64_t take_shift(unsigned ep) {
     const uint64_t s = port_[ep].shift;
     port_[ep].shift = 0;
+    told_[ep] = 0;
     return s;
   }
 
@@ -104,7 +140,7 @@ class OutputPorts {
   void flush_due(uint64_t limit);
   // Makes sure flush looks at `ep` at clock t.
   void schedule(unsigned ep, uint64_t t) {
-    if (t < due_.at(ep)) due_.set(ep, t);
+    if (t < due_.at(ep)) due_.lower(ep, t);
   }
   // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
   // is written when sent and read back up to a quantum later, usually from memory.
@@ -131,12 +167,10 @@ class OutputPorts {
   // The front floating send of ep tries clock x: the check runs at network time x - 1.
   // (A check is scheduled only when the previous one of ep has run: none goes stale.)
   [[gnu::always_inline]] uint64_t check_at(unsigned ep, uint64_t x) {
-    candidate_[ep] = x;
-    checks_.push(x - 1, 0, ep);
-    next_check_ = std::min(next_check_, x - 1);
+    checks_.push(x - 1, ep);
     return x - 1;
   }
-  uint64_t next_check() const { return next_check_; }
+  uint64_t next_check() const { return checks_.next_time(); }
   // What one endpoint's sends touch, in one cache line.
   struct alignas(64) Port {
     Fifo<Entry> q;
@@ -148,29 +182,32 @@ class OutputPorts {
   net::Fabric& fabric_;
   std::vector<Port> port_;
   EarliestClock due_;  // by endpoint: the clock flush looks at it next
-  std::vector<uint64_t> candidate_;  // by endpoint: the clock its front floating send tries
+  // By endpoint, while it waits for watch_injection: the clock its front floating send
+  // tried last. (A check at x - 1 tries x.)
+  std::vector<uint64_t> candidate_;
+  // By endpoint: its Port::shift when its stalls were last told. The stall of a floating
+  // send is the growth of the shift it makes (x - earliest = the shift after it - the
+  // shift before it): the stalls since then add up to shift - told.
+  std::vector<uint64_t> told_;
   // At x - 1: the endpoints whose front tries clock x. A PE sends up to a quantum (1000
   // clocks by default) ahead of the network, so a first check is often that far off: a
   // wheel of 1024 clocks takes it directly (with 128, 7 % of the checks went through the
   // far heap and back, ~500 host instructions each: ~1 % of the MPI ring's).
-  net::EventQueue checks_{1023};
-  // checks_.next_time(), kept: the driver asks at every clock, and a scan costs more.
-  uint64_t next_check_ = UINT64_MAX;
+  CheckWheel checks_;
   uint32_t capacity_;
   uint64_t pushes_ = 0;
 };
 
-template <class OnAccept>
-void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
+template <class OnLast>
+void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
   // A front that waited for its injection queue's head to leave: its room is certain from
   // the end of that transfer (the clock it tried last is earlier).
   fabric_.take_injection_starts([this](uint32_t ep) {
     check_at(ep, std::max(candidate_[ep] + 1, fabric_.injection_room_from(ep)));
   });
   for (uint64_t t = next_check(); t <= now; t = next_check()) {
-    checks_.run_clock(t, [&](const net::EventQueue::Event& e) {
-      const unsigned ep = e.target;
-      const uint64_t x = candidate_[ep];
+    checks_.run_clock(t, [&](const unsigned ep) {
+      const uint64_t x = t + 1;
       Port& port = port_[ep];
       Fifo<Floating>& f = port.floating;
       const Floating& front = f.front();
@@ -187,14 +224,14 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
         // (take_injection_starts, above), at the clock it would have been accepted
         // trying again every transfer.
         const uint64_t from = fabric_.injection_room_from(ep);
-        if (from == UINT64_MAX)
+        if (from == UINT64_MAX) {
+          candidate_[ep] = x;
           fabric_.watch_injection(ep);
-        else
+        } else {
           check_at(ep, std::max(x + 1, from));
+        }
         return;
       }
-      candidate_[ep] = UINT64_MAX;
-      const uint64_t earliest = front.provisional + port.shift;
       port.shift = x - front.provisional;
       front.fill(*packet);
       f.pop_front();
@@ -210,10 +247,10 @@ void OutputPorts::resolve(uint64_t now, OnAccept&& on_accept) {
         } else {
           check_at(ep, next);
         }
+      } else {
+        on_last(ep, untold_stall(ep));
       }
-      on_accept(ep, x - earliest, f.size() == 0);
     });
-    next_check_ = checks_.next_time();
   }
 }
 

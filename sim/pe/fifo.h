@@ -28,6 +28,13 @@ class Fifo {
     if (!buf_ || size_ == mask_ + 1) grow();
     buf_[(head_ + size_++) & mask_] = v;
   }
+  // push_back if that needs no growth (false: full, nothing done): a caller's path
+  // without calls.
+  bool push_back_in_place(const T& v) {
+    if (size_ == mask_ + 1 || !buf_) return false;
+    buf_[(head_ + size_++) & mask_] = v;
+    return true;
+  }
   void pop_front() {
     head_ = (head_ + 1) & mask_;
     --size_;

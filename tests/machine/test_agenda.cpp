@@ -1,5 +1,6 @@
 // The network driver's agenda: whatever the keys (before its wheel's window, in it, far
-// beyond, equal ones), front() is always the smallest key held and pop() takes exactly it.
+// beyond, equal ones) and however pushed (push, push_in_place), front() is always the
+// smallest key held and pop() takes exactly it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,7 +33,8 @@ TEST(Agenda, FrontIsTheSmallestKeyWhereverItWent) {
           default: clock = last + rng() % 200; break;
         }
         const uint64_t k = key(clock, unsigned(rng() % 6));
-        a.push(k);
+        // (push_in_place: the same when it takes the key; else push does.)
+        if (rng() % 2 == 0 || !a.push_in_place(k)) a.push(k);
         ref.insert(k);
       } else {
         ASSERT_EQ(a.front(), *ref.begin()) << "step " << step;

@@ -1,0 +1,66 @@
+// The output ports' check wheel: whatever the clocks (in its window, beyond it, pushed while
+// a clock runs, that clock included), checks run in (clock, order pushed), next_time() is
+// always the earliest pending clock, and each endpoint's check runs once.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "sim/machine/check_wheel.h"
+
+namespace emx::machine {
+namespace {
+
+TEST(CheckWheel, RunsInClockThenPushOrderWhereverTheCheckWent) {
+  constexpr unsigned kEndpoints = 40;
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    CheckWheel w(kEndpoints);
+    std::mt19937_64 rng(seed);
+    std::map<std::pair<uint64_t, uint64_t>, unsigned> ref;  // (clock, push order) -> endpoint
+    std::vector<bool> pending(kEndpoints, false);
+    uint64_t order = 0, last = 0;  // last: the clock run last
+    auto push = [&](uint64_t clock, unsigned ep) {
+      w.push(clock, ep);
+      ref[{clock, order++}] = ep;
+      pending[ep] = true;
+    };
+    // Mostly a few clocks after the last one run, some at it, some beyond the window.
+    auto some_clock = [&] {
+      switch (rng() % 10) {
+        case 0: return last + 1024 + rng() % 4000;
+        case 1: return last;
+        default: return last + rng() % 40;
+      }
+    };
+    for (int step = 0; step < 100000; ++step) {
+      const unsigned ep = unsigned(rng() % kEndpoints);
+      if (!pending[ep] && rng() % 3) {
+        push(some_clock(), ep);
+      } else if (!ref.empty()) {
+        const uint64_t t = ref.begin()->first.first;
+        ASSERT_EQ(w.next_time(), t) << "step " << step;
+        last = t;
+        std::vector<unsigned> got, want;
+        w.run_clock(t, [&](unsigned e) {
+          got.push_back(e);
+          pending[e] = false;
+          // A check runs again at this clock or later: pushed while the clock runs.
+          if (rng() % 4 == 0) push(rng() % 8 == 0 ? t : some_clock(), e);
+        });
+        // Every check of clock t, those pushed meanwhile included, in push order.
+        while (!ref.empty() && ref.begin()->first.first == t) {
+          want.push_back(ref.begin()->second);
+          ref.erase(ref.begin());
+        }
+        ASSERT_EQ(got, want) << "step " << step;
+      }
+      ASSERT_EQ(w.next_time(), ref.empty() ? UINT64_MAX : ref.begin()->first.first)
+          << "step " << step;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace emx::machine
