@@ -60,6 +60,16 @@ class PacketUnit {
     ++n_.syswr;
     return cfg_.syswr_clocks;
   }
+  // remote_write of a SYSWR whose address is in the memory (false, nothing done: any
+  // other, whose error remote_write gives).
+  bool remote_write_valid(const net::Packet& p, uint32_t& clocks) {
+    const uint32_t a = gaddr_local(p.addr);
+    if (__builtin_expect(!mem_.valid(a, 4), 0)) return false;
+    mem_.write32(a, p.data);
+    ++n_.syswr;
+    clocks = cfg_.syswr_clocks;
+    return true;
+  }
 
   // What is waiting in memory (for deadlock reports).
   uint64_t operands_waiting() const { return operands_waiting_; }

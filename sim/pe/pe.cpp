@@ -369,7 +369,11 @@ void Pe::next_thread(iss::Hart& h) {
     h.request_stop();
     return;
   }
-  if (!unsettled) settle_sends(h);  // the thread ends at its real clock
+  // The thread ends at its real clock (none floating: nothing to wait for).
+  if (!unsettled) {
+    if (floating) settle_sends(h);
+    else h.cycles += machine_.take_send_stall(id_);
+  }
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
@@ -487,7 +491,7 @@ void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) 
   send_stall_cycles_ += h.cycles - before;
 }
 
-void Pe::arrive(const net::Packet& p, uint64_t cycle) {
+void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
   ++packets_received_;
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
