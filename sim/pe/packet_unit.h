@@ -56,9 +56,9 @@ class PacketUnit {
     return true;
   }
   uint32_t remote_write(const net::Packet& p) {
-    mem_.write32(local_word(p, "SYSWR"), p.data);
-    ++n_.syswr;
-    return cfg_.syswr_clocks;
+    uint32_t clocks;
+    if (!remote_write_valid(p, clocks)) outside_memory(p, "SYSWR", gaddr_local(p.addr));
+    return clocks;
   }
   // remote_write of a SYSWR whose address is in the memory (false, nothing done: any
   // other, whose error remote_write gives).

@@ -496,13 +496,7 @@ void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
     if (!tracer_) {  // the usual packets, served as below without a packet-effect record
-      if (packets_.writes_directly(p)) {
-        const uint32_t clocks = packets_.remote_write(p);
-        stall_running_thread(start, clocks, 1);
-        memory_unit_cycles_ += clocks;
-        memory_unit_free_ = start + clocks;
-        return;
-      }
+      if (packets_.writes_directly(p)) return served_alone(start, packets_.remote_write(p));
       ThreadToken t;
       if (PacketUnit::starts_thread_alone(p, t)) {  // no memory-unit clocks
         t.ready_at = start;

@@ -63,10 +63,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     if (__builtin_expect(!tracer_ && packets_.writes_directly(p), 1) &&
         __builtin_expect(packets_.remote_write_valid(p, clocks), 1)) {
       ++packets_received_;
-      const uint64_t start = std::max(cycle, memory_unit_free_);
-      stall_running_thread(start, clocks, 1);
-      memory_unit_cycles_ += clocks;
-      memory_unit_free_ = start + clocks;
+      served_alone(std::max(cycle, memory_unit_free_), clocks);
       return;
     }
     arrive_served(p, cycle);
@@ -208,6 +205,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     }
   }
   [[gnu::noinline]] void arrive_served(const net::Packet& p, uint64_t cycle);
+  // The memory unit served a one-word access alone, from clock `start` for `clocks`.
+  void served_alone(uint64_t start, uint32_t clocks) {
+    stall_running_thread(start, clocks, 1);
+    memory_unit_cycles_ += clocks;
+    memory_unit_free_ = start + clocks;
+  }
   // A thread made ready by packet p (arrived at `cycle`) enters the input buffer, and an
   // idle execution unit is woken for it; returns the memory-unit clocks of a spill.
   // (Inline: into arrive_served, whose frame it shares.)
