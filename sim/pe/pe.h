@@ -290,6 +290,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   Resume resume_ = Resume::none;
   iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
   uint64_t span_ = 0;        // the adaptive quantum's present span (execute)
+  // Fixed when the simulation starts (execute): the span's largest value, the last limit
+  // of a run (sim.max_cycles, or none), and whether next_thread may take its shortcuts
+  // (no memory-unit stalls of running threads, no tracer).
+  uint64_t span_max_ = 0, span_limit_ = UINT64_MAX;
+  bool shortcuts_ok_ = false;
   uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
   struct Timer {
     uint64_t at;    // the clock of delivery
