@@ -325,25 +325,25 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
 template <isa::Op kOp, isa::TimingClass kClass>
 uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
   if constexpr (kClass == isa::TimingClass::send) {
-    if (const uint32_t r = direct_send(this, index, send_addr, send_data,
-                                       static_cast<uint32_t>(isa::send_type(kOp))))
+    if (const uint32_t r = direct_send(this, static_cast<uint32_t>(isa::send_type(kOp)),
+                                       send_addr, send_data, code_base_ + 4 * index, cycles))
       return r == 1 ? env_next(index + 1, code_base_ + code_bytes_) : 0;
   }
   return run_env_full<kOp, kClass>(index, send_addr, send_data);
 }
 
-uint32_t Hart::direct_send(Hart* h, uint32_t index, uint32_t addr, uint32_t data,
-                           uint32_t type) noexcept {
+uint32_t Hart::direct_send(Hart* h, uint32_t type, uint32_t addr, uint32_t data, uint32_t pc,
+                           uint64_t cycle) noexcept {
   // A send the environment takes directly (set_direct_send) leaves everything the ISS
-  // holds as it is (the clock, charged already, the FP state): none of it is published.
+  // holds as it is (the clock, charged already, the FP state): none of it is published
+  // but the pc (which every way out of the blocks sets again), where the catch finds it.
   if (!h->direct_send_) return 0;
-  const uint32_t pc = h->code_base_ + 4 * index;
+  h->pc = pc;
   try {
     return h->direct_send_(h->direct_send_ctx_, static_cast<isa::PacketType>(type), addr, data,
-                           pc, h->cycles);
+                           pc, cycle);
   } catch (...) {  // as the full path's (nothing was sent)
     h->env_error_ = std::current_exception();
-    h->pc = pc;
     h->env_leave_ = Stop::fault;
     return 2;
   }
@@ -408,6 +408,34 @@ uint32_t Hart::run_env_full(uint32_t index, uint32_t send_addr, uint32_t send_da
   return env_next(index + static_cast<uint32_t>(ndp - dp), stray_pc);
 }
 
+uint32_t Hart::run_end(uint32_t index) noexcept {
+  const uint32_t at = code_base_ + 4 * index;
+  const uint64_t before = cycles;
+  this->pc = at;  // SYNC_OUT
+  fflags |= fp::take_flags();
+  try {
+    if (env_) env_->end_thread(*this);
+    else request_stop();
+  } catch (const Trap& t) {  // as run_env_full's catches
+    fault_ = Fault{t.kind, at, t.addr, t.detail};
+    --instret;
+    this->pc = at;
+    this->cycles = before;
+    env_leave_ = Stop::fault;
+    return 0;
+  } catch (...) {
+    env_error_ = std::current_exception();
+    this->pc = at;
+    env_leave_ = Stop::fault;
+    return 0;
+  }
+  fp::resume(frm);  // SYNC_IN
+  // GOTO_PC(pc), then env_next.
+  const uint32_t off = pc - code_base_;
+  if (__builtin_expect(off < code_bytes_, 1)) return env_next(off >> 2, code_base_ + code_bytes_);
+  return env_next(code_bytes_ / 4, pc);
+}
+
 namespace {
 template <isa::TimingClass kClass>
 constexpr bool kEnvClass = isa::environment_class(kClass) || kClass == isa::TimingClass::csr;
@@ -419,6 +447,8 @@ constexpr Hart::EnvEntry Hart::env_entry_of() {
     return [](Hart* h, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
       if constexpr (kClass == isa::TimingClass::send)
         return h->run_env<kOp, kClass>(index, send_addr, send_data);
+      else if constexpr (kOp == isa::Op::end)
+        return (void)send_addr, (void)send_data, h->run_end(index);
       else
         return h->run_env_full<kOp, kClass>(index, send_addr, send_data);
     };

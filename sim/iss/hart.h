@@ -188,16 +188,22 @@ class Hart {
   // holds anything else the environment threw.
   template <isa::Op kOp, isa::TimingClass kClass>
   uint32_t run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
-  // The send at entry `index` (its address, data and isa::PacketType), taken directly by
-  // the environment when it can (set_direct_send): 1 when it took it (nothing else
-  // changed: the block goes on at the next entry), 0 when the row's full path must run it,
-  // 2 when it threw (as run_env's 0: env_error_ holds it). Translated blocks call it first.
-  static uint32_t direct_send(Hart* h, uint32_t index, uint32_t addr, uint32_t data,
-                              uint32_t type) noexcept;
+  // The send at `pc` (its isa::PacketType, address and data; `cycle`: the hart's clock),
+  // taken directly by the environment when it can (set_direct_send): 1 when it took it
+  // (nothing else changed: the block goes on at the next entry), 0 when the row's full
+  // path must run it, 2 when it threw (as run_env's 0: env_error_ holds it). Translated
+  // blocks call it first, with the arguments in DirectSend's places but the first.
+  static uint32_t direct_send(Hart* h, uint32_t type, uint32_t addr, uint32_t data, uint32_t pc,
+                              uint64_t cycle) noexcept;
   // run_env without a send's direct path (set_direct_send): the row's semantics, out of
   // line so that a direct send does not pay for its frame.
   template <isa::Op kOp, isa::TimingClass kClass>
   [[gnu::noinline]] uint32_t run_env_full(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
+  // A block's `end` at entry `index` (charged already): END_THREAD's semantics
+  // (semantics.h) as run_env_full<end> runs them, without its frame: the block stored the
+  // clock and instret, so only the pc is published. Returns as run_env. (Most ends park
+  // the PE: this entry and the way out of the blocks are what a thread end costs.)
+  uint32_t run_end(uint32_t index) noexcept;
   // After an environment instruction, go on at entry `next` (run_env's return value;
   // stray_pc: the pc when next is past the code).
   uint32_t env_next(uint32_t next, uint32_t stray_pc) noexcept;
@@ -242,5 +248,14 @@ class Hart {
   Fault fault_;
   Profile profile_;
 };
+
+inline Translation::Result Translation::run(Hart& h, const void* block, uint64_t limit) {
+  h.block_limit_ = limit;
+  h.block_table_ = table_.data();
+  Frame fr{h.x.data(), h.bytes_, h.cycles, block};
+  const uint64_t r = reinterpret_cast<uint64_t (*)(Frame*)>(const_cast<uint8_t*>(enter_))(&fr);
+  h.cycles = fr.cycles;
+  return {static_cast<Exit>(r >> 32), static_cast<uint32_t>(r)};
+}
 
 }  // namespace emx::iss

@@ -33,12 +33,7 @@ using isa::Op;
 
 // What a block hands back: kind << 32 | entry index (Translation::Exit).
 constexpr int32_t at(size_t offset) { return static_cast<int32_t>(offset); }
-struct Frame {
-  uint32_t* x;
-  uint8_t* mem;
-  uint64_t cycles;
-  const void* target;
-};
+using Frame = Translation::Frame;
 
 constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, R13, R14, R15, RDX};
 constexpr int kFpPool = 14;  // xmm1 .. xmm14
@@ -205,15 +200,6 @@ Translation::~Translation() { munmap(space_, space_bytes_); }
 bool Translation::fits(const Hart& h) const {
   return h.code_base_ == base_ && h.code_bytes_ / 4 == words_ && h.taken_extra_ == taken_extra_ &&
          h.mem_span_ == mem_span_;
-}
-
-Translation::Result Translation::run(Hart& h, const void* block, uint64_t limit) {
-  h.block_limit_ = limit;
-  h.block_table_ = table_.data();
-  Frame fr{h.x.data(), h.bytes_, h.cycles, block};
-  const uint64_t r = reinterpret_cast<uint64_t (*)(Frame*)>(const_cast<uint8_t*>(enter_))(&fr);
-  h.cycles = fr.cycles;
-  return {static_cast<Exit>(r >> 32), static_cast<uint32_t>(r)};
 }
 
 namespace {
@@ -833,8 +819,9 @@ class BlockEmitter {
       // run_env would (stop_requested_ is false while blocks run, and it changes nothing).
       a_.mov_rr(RDX, RAX);  // addr (data in ecx)
       a_.lea(RDI, {RBX, lay_.hart});
-      a_.mov_ri(RSI, k);
-      a_.mov_ri(R8, static_cast<uint32_t>(isa::send_type(d.op)));
+      a_.mov_ri(RSI, static_cast<uint32_t>(isa::send_type(d.op)));
+      a_.mov_ri(R8, lay_.code_base + 4 * k);  // pc
+      a_.mov_rr(R9, R12, true);               // cycle
       a_.mov_ri64(RAX, TranslationLayout::direct_send());
       a_.call_r(RAX);
       Label other;
@@ -1028,7 +1015,6 @@ std::unique_ptr<Translation> Translation::make(const Hart&, const Decoded*, uint
 Translation::~Translation() = default;
 bool Translation::fits(const Hart&) const { return false; }
 const void* Translation::translate(const Hart&, uint32_t) { return nullptr; }
-Translation::Result Translation::run(Hart&, const void*, uint64_t) { return {Exit::limit, 0}; }
 }  // namespace emx::iss
 
 #endif

@@ -61,8 +61,15 @@ class Translation {
   // its first instruction is not in the subset or the code space is full.
   const void* translate(const Hart& h, uint32_t index);
   // Run from `block` until an exit; h.cycles and h.instret are kept up to date, the
-  // registers written back.
+  // registers written back. (Inline, hart.h: at every entry into the blocks.)
   Result run(Hart& h, const void* block, uint64_t limit);
+  // What the trampoline is given.
+  struct Frame {
+    uint32_t* x;
+    uint8_t* mem;
+    uint64_t cycles;
+    const void* target;
+  };
 
   // Interpreter visits of each segment entry; translated when it reaches Hart::translate_after.
   std::vector<int32_t>& heat() { return heat_; }
@@ -74,7 +81,8 @@ class Translation {
   uint32_t words_, base_, taken_extra_, mem_span_;
   uint8_t* space_;
   size_t space_bytes_, used_ = 0;
-  const uint8_t* enter_ = nullptr;  // the trampoline: prologue, then jump to the block
+  // The trampoline: prologue, then jump to the block (none where blocks are not built).
+  const uint8_t* enter_ = nullptr;
   const uint8_t* exit_ = nullptr;   // the common exit: epilogue
   std::vector<const void*> table_;
   std::vector<int32_t> heat_;

@@ -73,7 +73,8 @@ class Dispatcher {
   }
   // entry_of of an invocation when all is well (the usual dispatch: its two reads, no
   // call); otherwise entry_of, which throws its error.
-  uint32_t invoke_entry(iss::Hart& h, const ThreadToken& t, uint32_t& frame) const {
+  [[gnu::always_inline]] uint32_t invoke_entry(iss::Hart& h, const ThreadToken& t,
+                                               uint32_t& frame) const {
     const mem::LocalMemory& m = h.memory();
     const uint32_t slot = gaddr_local(t.cont);
     frame = frame_of(t);
@@ -89,7 +90,7 @@ class Dispatcher {
     return entry_of(h, t, &frame);
   }
   // The same for a special handler (its entry from the handler table).
-  uint32_t special_entry(iss::Hart& h, const ThreadToken& t) const {
+  [[gnu::always_inline]] uint32_t special_entry(iss::Hart& h, const ThreadToken& t) const {
     const mem::LocalMemory& m = h.memory();
     const uint32_t at = h.handler_table + 4 * ((t.cont >> 16) & 0x3f);
     if (__builtin_expect(h.handler_table && m.valid(at, 4), 1)) {

@@ -56,9 +56,19 @@ class PacketUnit {
     return true;
   }
   uint32_t remote_write(const net::Packet& p) {
-    mem_.write32(local_word(p, "SYSWR"), p.data);
+    uint32_t clocks;
+    if (!remote_write_valid(p, clocks)) outside_memory(p, "SYSWR", gaddr_local(p.addr));
+    return clocks;
+  }
+  // remote_write of a SYSWR whose address is in the memory (false, nothing done: any
+  // other, whose error remote_write gives).
+  bool remote_write_valid(const net::Packet& p, uint32_t& clocks) {
+    const uint32_t a = gaddr_local(p.addr);
+    if (__builtin_expect(!mem_.valid(a, 4), 0)) return false;
+    mem_.write32(a, p.data);
     ++n_.syswr;
-    return cfg_.syswr_clocks;
+    clocks = cfg_.syswr_clocks;
+    return true;
   }
 
   // What is waiting in memory (for deadlock reports).

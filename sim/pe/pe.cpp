@@ -103,7 +103,10 @@ void Pe::execute() {
   lazy_sends_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
                 hart_.profile().count.empty();
   inline_ok_ = lazy_sends_;
+  shortcuts_ok_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_;
   span_ = cfg_.sim.quantum_cycles;
+  span_max_ = std::max(span_, cfg_.sim.quantum_max_cycles);
+  span_limit_ = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
   if (started_) {
     ++threads_;  // the loader's thread (main) is one of the PE's threads
     state_ = State::running;
@@ -155,18 +158,15 @@ void Pe::execute() {
 }
 
 iss::Hart::Stop Pe::run_span() {
-  const uint64_t q = cfg_.sim.quantum_cycles;
-  // The adaptive quantum: q x 2^k, k growing while the PE computes alone (its state then
-  // stays in the host's caches for longer: at 1024 PEs a quantum of 1000 clocks finds it
-  // cold every time), back to q at its first interaction.
-  const uint64_t q_max = std::max(q, cfg_.sim.quantum_max_cycles);
-  const uint64_t limit = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
+  // The adaptive quantum: q x 2^k up to span_max_, k growing while the PE computes alone
+  // (its state then stays in the host's caches for longer: at 1024 PEs a quantum of 1000
+  // clocks finds it cold every time), back to q at its first interaction.
   // Quantum boundaries are multiples of the quantum, so runs do not depend on start
   // offsets; the last one is the cycle limit, whatever the quantum.
   const uint64_t interactions = interactions_;
   const iss::Hart::Stop stop =
-      hart_.run(std::min((hart_.cycles / span_ + 1) * span_, limit));
-  span_ = interactions_ != interactions ? q : std::min(span_ * 2, q_max);
+      hart_.run(std::min((hart_.cycles / span_ + 1) * span_, span_limit_));
+  span_ = interactions_ != interactions ? cfg_.sim.quantum_cycles : std::min(span_ * 2, span_max_);
   return stop;
 }
 
@@ -357,8 +357,7 @@ void Pe::next_thread(iss::Hart& h) {
   // samples the buffer, nor at the cycle limit (the run's end must find the execution
   // unit waiting for its clock, as a cut run does): then it settles, and reaches its
   // clock in SystemC time before it looks.
-  const bool shortcuts = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_ &&
-                         (!cfg_.sim.max_cycles || h.cycles < cfg_.sim.max_cycles);
+  const bool shortcuts = shortcuts_ok_ && h.cycles < span_limit_;
   const uint64_t end = h.cycles;  // provisional while sends float
   const bool floating = machine_.floating_sends(id_) != 0;
   const bool unsettled =
@@ -369,7 +368,11 @@ void Pe::next_thread(iss::Hart& h) {
     h.request_stop();
     return;
   }
-  if (!unsettled) settle_sends(h);  // the thread ends at its real clock
+  // The thread ends at its real clock (none floating: nothing to wait for).
+  if (!unsettled) {
+    if (floating) settle_sends(h);
+    else h.cycles += machine_.take_send_stall(id_);
+  }
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
@@ -487,18 +490,12 @@ void Pe::send(iss::Hart& h, isa::PacketType type, uint32_t addr, uint32_t data) 
   send_stall_cycles_ += h.cycles - before;
 }
 
-void Pe::arrive(const net::Packet& p, uint64_t cycle) {
+void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
   ++packets_received_;
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
     if (!tracer_) {  // the usual packets, served as below without a packet-effect record
-      if (packets_.writes_directly(p)) {
-        const uint32_t clocks = packets_.remote_write(p);
-        stall_running_thread(start, clocks, 1);
-        memory_unit_cycles_ += clocks;
-        memory_unit_free_ = start + clocks;
-        return;
-      }
+      if (packets_.writes_directly(p)) return served_alone(start, packets_.remote_write(p));
       ThreadToken t;
       if (PacketUnit::starts_thread_alone(p, t)) {  // no memory-unit clocks
         t.ready_at = start;

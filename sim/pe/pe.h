@@ -56,7 +56,18 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void start(uint32_t entry, uint32_t sp, uint32_t a0, uint32_t a1, uint64_t at_cycle);
 
   // A packet for this PE has fully arrived (called by the network, in time order).
-  void arrive(const net::Packet& p, uint64_t cycle);
+  // (Inline: the usual packet, a SYSWR the memory unit serves itself, written without a
+  // call or a frame; arrive_served serves the rest, and a bad address's error.)
+  void arrive(const net::Packet& p, uint64_t cycle) {
+    uint32_t clocks;
+    if (__builtin_expect(!tracer_ && packets_.writes_directly(p), 1) &&
+        __builtin_expect(packets_.remote_write_valid(p, clocks), 1)) {
+      ++packets_received_;
+      served_alone(std::max(cycle, memory_unit_free_), clocks);
+      return;
+    }
+    arrive_served(p, cycle);
+  }
 
   enum class State : uint8_t { idle, running, stopped };
   State state() const { return state_; }
@@ -117,17 +128,21 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
 
  private:
   void execute();  // SC_THREAD: the execution unit
-  void next_thread(iss::Hart& h);
+  // (Inline: at every thread end, end_thread.)
+  [[gnu::always_inline]] inline void next_thread(iss::Hart& h);
   // The rest of next_thread, from where the input buffer's head is looked at: takes the
   // next thread, or parks the execution unit when nothing is in the buffer.
-  void take_next(iss::Hart& h);
+  // (Inline: at every thread end and wake-up.)
+  [[gnu::always_inline]] inline void take_next(iss::Hart& h);
   // Runs next_thread or take_next, a dispatch error (PacketError) reported as the PE's.
   template <void (Pe::*kStep)(iss::Hart&)>
-  void dispatching(iss::Hart& h);
+  [[gnu::always_inline]] inline void dispatching(iss::Hart& h);
   // A parked execution unit woken at clock `at` by an arrival.
-  void wake(iss::Hart& h, uint64_t at);
+  // (Inline: into run_inline.)
+  [[gnu::always_inline]] inline void wake(iss::Hart& h, uint64_t at);
   // The ISS up to the next quantum boundary (the adaptive quantum: execute).
-  iss::Hart::Stop run_span();
+  // (Inline: at every entry into the ISS, from run_inline and execute.)
+  [[gnu::always_inline]] inline iss::Hart::Stop run_span();
   // What the SystemC thread does after the ISS stopped; false: the thread ends.
   bool handle_stop(iss::Hart::Stop stop);
   // In run_inline, where the SystemC thread would wait: it stops there (the ISS at an
@@ -189,9 +204,18 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
       exu_stall_cycles_ += stall;
     }
   }
+  [[gnu::noinline]] void arrive_served(const net::Packet& p, uint64_t cycle);
+  // The memory unit served a one-word access alone, from clock `start` for `clocks`.
+  void served_alone(uint64_t start, uint32_t clocks) {
+    stall_running_thread(start, clocks, 1);
+    memory_unit_cycles_ += clocks;
+    memory_unit_free_ = start + clocks;
+  }
   // A thread made ready by packet p (arrived at `cycle`) enters the input buffer, and an
   // idle execution unit is woken for it; returns the memory-unit clocks of a spill.
-  uint32_t ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t cycle);
+  // (Inline: into arrive_served, whose frame it shares.)
+  [[gnu::always_inline]] inline uint32_t ready_thread(const ThreadToken& t, const net::Packet& p,
+                                                      uint64_t cycle);
   // The replies of a block read whose request the memory unit starts at `start`.
   void send_block_read(const BlockRead& b, uint64_t start);
 
@@ -266,6 +290,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   Resume resume_ = Resume::none;
   iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
   uint64_t span_ = 0;        // the adaptive quantum's present span (execute)
+  // Fixed when the simulation starts (execute): the span's largest value, the last limit
+  // of a run (sim.max_cycles, or none), and whether next_thread may take its shortcuts
+  // (no memory-unit stalls of running threads, no tracer).
+  uint64_t span_max_ = 0, span_limit_ = UINT64_MAX;
+  bool shortcuts_ok_ = false;
   uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
   struct Timer {
     uint64_t at;    // the clock of delivery

@@ -72,11 +72,19 @@ struct Env : iss::HartEnv {
     if (!pick(rng, 4)) h.request_retry();
   }
   void clock_read(iss::Hart& h) override { h.cycles += pick(rng, 2); }
+  // Now and then the next thread starts outside the code or off a word (the interpreter
+  // fetches from there as a jump does), or the env throws (a fault at the `end`).
   void end_thread(iss::Hart& h) override {
     if (++ends > 6) return h.request_stop();
-    h.pc = base + 4 * static_cast<uint32_t>(pick(rng, words));
-    h.x[2] = kMemory - 256;
     h.cycles += 2;
+    switch (pick(rng, 32)) {
+      case 0: throw iss::Trap{iss::FaultKind::machine, h.pc, "no next thread"};
+      case 1: h.pc = base + 4 * words + 4 * static_cast<uint32_t>(pick(rng, 3)); break;
+      case 2: h.pc = base - 4; break;
+      case 3: h.pc = base + 4 * static_cast<uint32_t>(pick(rng, words)) + 2; break;
+      default: h.pc = base + 4 * static_cast<uint32_t>(pick(rng, words)); break;
+    }
+    h.x[2] = kMemory - 256;
   }
 };
 
