@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace emx::net {
@@ -130,7 +131,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   const uint32_t n = out.waiting;
   if (n == 0) {  // the common cases first, in the first line
     out.inline_waiters[0] = w;
-  } else if (n == 1 && !out.spilled) {
+  } else if (n == 1) {  // (spilled only while more than kUnspill wait)
     Waiter* ws = out.inline_waiters;
     if (w.before(ws[0])) {
       ws[1] = ws[0];
@@ -174,7 +175,7 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   Output& out = outputs_[output];
   if (out.busy) return;
   const uint32_t n = out.waiting;
-  if (n <= 2 && !out.spilled) {  // one or two waiters: the common case, without loops
+  if (n <= 2) {  // one or two waiters (never spilled): the common case, without loops
     Waiter* ws = out.inline_waiters;
     uint32_t i = 0;
     if (n == 0) return;
@@ -184,6 +185,19 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
     }
     const Waiter w = ws[i];
     if (i == 0) ws[0] = ws[1];  // (a stale copy when n == 1: not a waiter)
+    out.waiting = n - 1;
+    start_transfer<T>(output, w, now, rows);
+    return;
+  }
+  // Three or more: a hot output under saturation. The usual grant goes to the oldest of
+  // the inline waiters (at an ejection port, which refuses nobody, always): the other
+  // five move up as one block (fixed size, no loop; entries beyond n are stale copies).
+  if (!out.spilled && (output >= links_ || !full<T>(out.inline_waiters[0].next, now))) {
+    Waiter* ws = out.inline_waiters;
+    const Waiter w = ws[0];
+    Waiter rest[kInlineWaiters - 1];
+    std::memcpy(rest, ws + 1, sizeof rest);
+    std::memcpy(ws, rest, sizeof rest);
     out.waiting = n - 1;
     start_transfer<T>(output, w, now, rows);
     return;
