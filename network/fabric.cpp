@@ -95,7 +95,7 @@ EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
   if (ready <= now)
     request_output(q);
   else
-    events_.push(ready, kHeadReady, q);
+    events_.push(ready, kHeadReady, q);  // (an injection may lie far ahead)
 }
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
@@ -347,7 +347,7 @@ void Fabric::schedule_releases(uint64_t now) {
     if (up.busy ? up.busy_until >= release : T::cpw(*this) == 1 && up.waiting == 0)
       touch = true;
     else
-      events_.push(release, kRelease, q);
+      events_.push_near(release, kRelease, q);
   }
   if (touch) events_.touch(release);  // (once: touching a clock again changes nothing)
   release_count_ = 0;
@@ -547,11 +547,11 @@ template <class T>
   dirty_count_ = 0;
   if (rows.grants != grant_row(row)) {
     grants_end_[row] = rows.grants;
-    events_.push(now + T::link(*this), kTransfersDone, row);
+    events_.push_near(now + T::link(*this), kTransfersDone, row);
   }
   if (rows.heads != heads_row(row)) {
     heads_end_[row] = rows.heads;
-    events_.push(now + T::ready_delay(*this), kHeadsReady, row);
+    events_.push_near(now + T::ready_delay(*this), kHeadsReady, row);
   }
 }
 

@@ -442,7 +442,7 @@ inline void Fabric::advance_to(uint64_t t) {
   else
     run_until<AnyTiming>(t);
   now_ = std::max(now_, t);
-  if (events_.empty() && in_flight_ > 0) [[unlikely]]
+  if (next_event_ == UINT64_MAX && in_flight_ > 0) [[unlikely]]  // (no event left)
     report_deadlock();
 }
 
