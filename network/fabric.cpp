@@ -65,13 +65,14 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
   size_t rows = 1;
   while (rows <= std::max(ready_delay_, link_clocks_)) rows *= 2;
-  grant_row_size_ = uint32_t(outputs_.size());
-  grants_.resize(rows * grant_row_size_);
-  grants_end_.resize(rows);
-  for (uint32_t row = 0; row < rows; ++row) grants_end_[row] = grant_row(row);
-  heads_.resize(rows * grant_row_size_);
-  heads_end_.resize(rows);
-  for (uint32_t row = 0; row < rows; ++row) heads_end_[row] = heads_row(row);
+  const size_t row_size = outputs_.size();
+  grants_.resize(rows * row_size);
+  heads_.resize(rows * row_size);
+  rows_.resize(rows);
+  for (uint32_t row = 0; row < rows; ++row) {
+    rows_[row].grants = rows_[row].grants_end = grants_.data() + row * row_size;
+    rows_[row].heads = rows_[row].heads_end = heads_.data() + row * row_size;
+  }
   grants_mask_ = rows - 1;
   spill_.resize(outputs_.size());
 }
@@ -282,7 +283,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
       // that enter an idle queue this clock, in the same order: one kHeadsReady event
       // for them all (arbitrate_marked), which runs through the clock's list of new
-      // heads (heads_row), not its grants, most of which made none. When that is the
+      // heads (its row's heads), not its grants, most of which made none. When that is the
       // clock the transfers end (cut-through with routing_clocks = clocks_per_word),
       // their events alternate: kTransfersDone handles both, from the grant. (append has
       // just set the packet's next step.)
@@ -497,19 +498,23 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
       case kHeadReady: request_output(e.target); break;
       case kTransfersDone:
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
-          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
+          const Row& r = rows_[e.target];
+          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g) {
             transfer_done(g->output, now);
             if (g->ready_queue != kNil) request_new_head(*g, now);
           }
         } else {
-          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g)
+          const Row& r = rows_[e.target];
+          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g)
             transfer_done(g->output, now);
         }
         break;
-      case kHeadsReady:
-        for (const NewHead *h = heads_row(e.target), *end = heads_end_[e.target]; h != end; ++h)
+      case kHeadsReady: {
+        const Row& r = rows_[e.target];
+        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
           request(h->output, Waiter{now, h->queue, h->next});  // ready now: grant + ready_delay_
         break;
+      }
       case kRelease: mark_dirty(queues_[e.target].upstream); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
@@ -538,19 +543,20 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
 template <class T>
 [[gnu::noinline]] void Fabric::arbitrate_marked(uint64_t now) {
   const uint32_t row = uint32_t(now & grants_mask_);
-  ClockRows rows{grant_row(row), heads_row(row)};
+  Row& r = rows_[row];
+  ClockRows rows{r.grants, r.heads};
   for (uint32_t i = 0; i < dirty_count_; ++i) {
     const uint32_t output = dirty_[i];
     outputs_[output].dirty = false;
     arbitrate<T>(output, now, rows);
   }
   dirty_count_ = 0;
-  if (rows.grants != grant_row(row)) {
-    grants_end_[row] = rows.grants;
+  if (rows.grants != r.grants) {
+    r.grants_end = rows.grants;
     events_.push_near(now + T::link(*this), kTransfersDone, row);
   }
-  if (rows.heads != heads_row(row)) {
-    heads_end_[row] = rows.heads;
+  if (rows.heads != r.heads) {
+    r.heads_end = rows.heads;
     events_.push_near(now + T::ready_delay(*this), kHeadsReady, row);
   }
 }

@@ -359,7 +359,7 @@ class Fabric {
   uint32_t started_count_ = 0;
   // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
   // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
-  // for an output ready_delay_ later (heads_row; when ready_delay_ == link_clocks_, the
+  // for an output ready_delay_ later (the row's heads; when ready_delay_ == link_clocks_, the
   // grant's ready_queue, not kNil, and kTransfersDone does both, grant by grant). The new head's
   // request is known when it enters: it stays that queue's head, its next step unchanged,
   // until it has asked (only a grant removes a head), and its ready time is the event's
@@ -370,22 +370,25 @@ class Fabric {
     uint32_t next;         // that packet's request: the buffer it needs next, its output
     uint32_t next_output;
   };
-  // The rows, one after the other, each with room for a grant per output (at most one
-  // transfer starts per output and clock), and each row's end: no capacity check and no
-  // value-initialisation per grant, as a vector per row had.
-  std::vector<Grant> grants_;
-  std::vector<Grant*> grants_end_;
-  uint32_t grant_row_size_ = 0;  // outputs_.size()
-  Grant* grant_row(uint32_t row) { return grants_.data() + size_t(row) * grant_row_size_; }
-  // Beside each row of grants (unless ready_delay_ == link_clocks_), the packets those
-  // grants moved into an idle queue, in grant order, with their requests: the row's
-  // kHeadsReady.
+  // The rows' storage, one after the other, each with room for a grant per output (at
+  // most one transfer starts per output and clock): no capacity check and no
+  // value-initialisation per grant, as a vector per row had. Beside each row of grants
+  // (unless ready_delay_ == link_clocks_), the packets those grants moved into an idle
+  // queue, in grant order, with their requests: the row's kHeadsReady.
   struct NewHead {
     uint32_t queue, next, output;
   };
+  std::vector<Grant> grants_;
   std::vector<NewHead> heads_;
-  std::vector<NewHead*> heads_end_;
-  NewHead* heads_row(uint32_t row) { return heads_.data() + size_t(row) * grant_row_size_; }
+  // Per row, where its grants and new heads begin and end: one record, so that a clock
+  // finds its rows with one load each.
+  struct Row {
+    Grant* grants;
+    Grant* grants_end;
+    NewHead* heads;
+    NewHead* heads_end;
+  };
+  std::vector<Row> rows_;
   uint64_t grants_mask_ = 0;
   // The ends of the arbitrating clock's rows, while it adds to them (arbitrate_marked).
   struct ClockRows {
