@@ -171,15 +171,15 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
 // Grants a free output to the oldest waiting packet that has a slot in its next buffer.
 // A packet whose buffer class is full downstream does not hold up the others: that is
 // what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
+// Only for a marked output: it is idle and has a waiter (it is marked only so, and only
+// a grant, here, makes it busy or takes a waiter; each is marked once per clock).
 template <class T>
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
   Output& out = outputs_[output];
-  if (out.busy) return;
   const uint32_t n = out.waiting;
   if (n <= 2) {  // one or two waiters (never spilled): the common case, without loops
     Waiter* ws = out.inline_waiters;
     uint32_t i = 0;
-    if (n == 0) return;
     if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
       if (n == 1 || (ws[1].next != kNil && full<T>(ws[1].next, now))) return;
       i = 1;
