@@ -238,7 +238,6 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   Slot& slot = slots_[s];
   src.head = slot.next;
   src.tail = src.head == kNil ? kNil : src.tail;  // (no branch: which way is random)
-  src.busy = true;
 
   Output& out = outputs_[output];
   const uint64_t done = now + T::link(*this);
@@ -326,7 +325,6 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
   out.dirty = mark;
   const uint32_t q = out.source;
   Queue& src = queues_[q];
-  src.busy = false;
   --src.occupancy;
   src.release_at = kNever;
   if (src.head != kNil) schedule_head(q, now);
@@ -364,7 +362,7 @@ void Fabric::schedule_releases(uint64_t now) {
 
 uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
   if (can_inject(endpoint, t)) return t;
-  if (queues_[endpoint].busy) return queues_[endpoint].release_at;
+  if (queues_[endpoint].busy()) return queues_[endpoint].release_at;
   // The head has yet to start its transfer out, then takes a whole transfer to leave.
   const uint64_t next = events_.next_time();
   if (next == UINT64_MAX) return UINT64_MAX;
@@ -398,7 +396,7 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
     for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
     chain_.push_back({q, ahead, head.ready, std::max(base, out.busy ? out.busy_until : 0)});
     if (next == kNil || !full<AnyTiming>(next, base)) break;
-    if (queues_[next].busy) {
+    if (queues_[next].busy()) {
       slot = queues_[next].release_at;
       break;
     }

@@ -75,7 +75,7 @@ class Fabric {
   bool can_inject(uint32_t endpoint, uint64_t t) const {
     if (cfg_.topology == TopologyKind::crossbar) return true;
     const Queue& q = queues_[endpoint];
-    const uint32_t leaving = q.busy && q.release_at <= t ? 1 : 0;
+    const uint32_t leaving = q.release_at <= t ? 1 : 0;  // (kNever when not busy)
     return q.occupancy - leaving < cfg_.injection_queue_packets;
   }
   // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
@@ -91,7 +91,7 @@ class Fabric {
   uint64_t injection_room_from(uint32_t endpoint) const {
     const Queue& q = queues_[endpoint];
     if (q.occupancy < cfg_.injection_queue_packets) return 0;
-    if (q.busy && q.occupancy - 1u < cfg_.injection_queue_packets)
+    if (q.busy() && q.occupancy - 1u < cfg_.injection_queue_packets)
       return q.release_at;
     return UINT64_MAX;
   }
@@ -195,8 +195,8 @@ class Fabric {
   static_assert(sizeof(Slot) == 32, "two per cache line");
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
   // input port (id = endpoints + link * classes + class). A packet is unlinked when its
-  // transfer out starts; the queue stays `busy` (one transfer out at a time) until the
-  // transfer ends. Its occupancy counts the slots held: a slot is taken when the transfer
+  // transfer out starts; the queue stays busy (one transfer out at a time: busy() is
+  // release_at set) until the transfer ends. Its occupancy counts the slots held: a slot is taken when the transfer
   // in starts and given back when the transfer out ends. A link buffer, though, is a
   // FIFO of words: the space of a packet being sent on frees as its words leave, so the
   // upstream link may use the slot from release_at (the first word gone) on. (Freeing it
@@ -206,7 +206,7 @@ class Fabric {
   // 32-byte record: in the machine the host's caches hold the state of 80 or more PEs
   // between two network steps, so the number of cache lines per hop counts.
   struct alignas(32) Queue {
-    uint64_t release_at = kNever;  // clock its busy transfer frees a slot, or kNever
+    uint64_t release_at = kNever;  // clock its transfer out frees a slot; kNever: not busy
     uint32_t head = kNil, tail = kNil;
     uint32_t first_link = 0; // its switch's port 0 (Topology::first_link)
     uint16_t node = 0;       // the switch it belongs to
@@ -214,8 +214,8 @@ class Fabric {
     uint16_t cls = 0;        // link queues: the buffer class
     uint16_t occupancy = 0;  // slots held
     uint16_t next_cls = 0;   // hop classes: the class its packets take next (0 from injection)
-    bool busy = false;
     bool watched = false;    // injection queues: watch_injection
+    bool busy() const { return release_at != kNever; }
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
@@ -480,7 +480,7 @@ template <class T>
     slots_[queue.tail].next = s;
   queue.tail = s;
   ++queue.occupancy;
-  return was_empty && !queue.busy;
+  return was_empty && !queue.busy();
 }
 
 inline uint32_t Fabric::alloc_slot() {
