@@ -237,7 +237,6 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   const uint32_t s = src.head;
   Slot& slot = slots_[s];
   src.head = slot.next;
-  src.tail = src.head == kNil ? kNil : src.tail;  // (no branch: which way is random)
 
   Output& out = outputs_[output];
   const uint64_t done = now + T::link(*this);

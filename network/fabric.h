@@ -207,7 +207,7 @@ class Fabric {
   // between two network steps, so the number of cache lines per hop counts.
   struct alignas(32) Queue {
     uint64_t release_at = kNever;  // clock its transfer out frees a slot; kNever: not busy
-    uint32_t head = kNil, tail = kNil;
+    uint32_t head = kNil, tail = kNil;  // tail: only while head is not kNil
     uint32_t first_link = 0; // its switch's port 0 (Topology::first_link)
     uint16_t node = 0;       // the switch it belongs to
     uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
@@ -473,7 +473,7 @@ template <class T>
     slot.output = link;
     slot.next_queue = link_queue(link, cls);
   }
-  const bool was_empty = queue.tail == kNil;
+  const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
     queue.head = s;
   else
