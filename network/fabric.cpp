@@ -317,11 +317,12 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
 EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
   Output& out = outputs_[output];
   out.busy = false;
-  // mark_dirty, knowing it was busy until now, so not marked yet.
-  const bool mark = out.waiting != 0;
-  dirty_[dirty_count_] = output;
-  dirty_count_ += mark;
-  out.dirty = mark;
+  // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
+  // branch: below saturation an output has no waiter at the end of its transfer.)
+  if (out.waiting != 0) {
+    dirty_[dirty_count_++] = output;
+    out.dirty = true;
+  }
   const uint32_t q = out.source;
   Queue& src = queues_[q];
   --src.occupancy;
