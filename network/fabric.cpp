@@ -150,11 +150,12 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
     insert_waiter(spill.data(), n, w);
   }
   out.waiting = n + 1;
-  // mark_dirty, knowing it has a waiter now.
-  const bool mark = !(out.dirty | out.busy);
-  dirty_[dirty_count_] = output;
-  dirty_count_ += mark;
-  out.dirty |= mark;
+  // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
+  // nearly always finds its output idle and unmarked.)
+  if (!(out.dirty | out.busy)) {
+    dirty_[dirty_count_++] = output;
+    out.dirty = true;
+  }
 }
 
 // Only an idle output with waiters can grant anything; one that gets waiters or becomes
