@@ -343,7 +343,7 @@ class Fabric {
   // (crossbar_arrivals).
   std::vector<uint64_t> crossbar_due_;
   // The outputs to arbitrate at the end of this clock, in the order they were marked
-  // (each at most once: sized for all of them, so marking needs no branch).
+  // (each at most once: sized for all of them, so marking needs no capacity check).
   std::vector<uint32_t> dirty_;
   uint32_t dirty_count_ = 0;
   // The link queues whose transfer out started this clock and may need a kRelease
