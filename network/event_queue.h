@@ -27,7 +27,6 @@ class EventQueue {
     uint64_t size = 64;
     while (size <= horizon) size *= 2;
     buckets_.resize(size);
-    touched_.assign(size, 0);
     mask_ = size - 1;
     occupied_.assign(size / 64, 0);
   }
@@ -35,34 +34,35 @@ class EventQueue {
   void reserve(size_t n) { far_.reserve(n); }
   // The wheel's size: delays below it need no heap.
   uint64_t window() const { return mask_ + 1; }
-  bool empty() const { return near_count_ == 0 && far_.empty(); }
+  bool empty() const { return next_time() == UINT64_MAX; }
 
   // time must be >= the time of the last run_clock().
   void push(uint64_t time, uint32_t kind, uint32_t target) {
-    if (time - base_ <= mask_) {
-      // One 64-bit word: two 32-bit stores read back as one would stall store forwarding.
-      buckets_[time & mask_].push_back(uint64_t(kind) << 32 | target);
-      occupied_[(time & mask_) / 64] |= uint64_t(1) << (time & 63);
-      ++near_count_;
-    } else {
+    if (time - base_ <= mask_)
+      push_near(time, kind, target);
+    else
       push_far(time, uint64_t(kind) << 32 | target);
-    }
+  }
+  // push for a time known to be within the window (at most window() - 1 after the last
+  // run_clock()'s): the Fabric's own events, a transfer or a routing delay ahead.
+  void push_near(uint64_t time, uint32_t kind, uint32_t target) {
+    // One 64-bit word: two 32-bit stores read back as one would stall store forwarding.
+    buckets_[time & mask_].push_back(uint64_t(kind) << 32 | target);
+    occupied_[(time & mask_) / 64] |= uint64_t(1) << (time & 63);
   }
 
   // Keeps `time` (within the wheel's window: at most `horizon` ahead) a pending time
   // without an event: for an event the Fabric found it can skip, so that next_time(),
   // which callers see, stays what it would have been with the event.
-  void touch(uint64_t time) {
-    const uint64_t b = time & mask_;
-    near_count_ += !touched_[b];
-    touched_[b] = 1;
-    occupied_[b / 64] |= uint64_t(1) << (time & 63);
-  }
+  void touch(uint64_t time) { occupied_[(time & mask_) / 64] |= uint64_t(1) << (time & 63); }
 
-  // The earliest pending event's time, UINT64_MAX if none.
+  // The earliest pending event's time, UINT64_MAX if none. (A bucket's bit is set while
+  // it holds events or was touched: no count of them is kept.)
   uint64_t next_time() const {
-    if (near_count_ == 0) return far_.empty() ? UINT64_MAX : far_.front().time;
-    return first_occupied(occupied_, base_, mask_);
+    const uint64_t near = first_occupied(occupied_, base_, mask_);
+    if (near != UINT64_MAX || far_.empty()) [[likely]]
+      return near;
+    return far_.front().time;
   }
 
   // The first clock from `base` on whose bit is set in `occupied` (a bit per clock & mask,
@@ -100,8 +100,6 @@ class EventQueue {
       const uint64_t e = bucket[i];
       handle(Event{uint32_t(e >> 32), uint32_t(e)});
     }
-    near_count_ -= bucket.size() + touched_[time & mask_];
-    touched_[time & mask_] = 0;
     bucket.clear();
     occupied_[(time & mask_) / 64] &= ~(uint64_t(1) << (time & 63));
   }
@@ -136,10 +134,8 @@ class EventQueue {
 
   std::vector<std::vector<uint64_t>> buckets_;  // kind << 32 | target
   std::vector<uint64_t> occupied_;  // bit per bucket
-  std::vector<uint8_t> touched_;    // per bucket: touch()ed (counted once in near_count_)
   uint64_t mask_ = 0;
   uint64_t base_ = 0;  // window: [base_, base_ + mask_]
-  size_t near_count_ = 0;
   std::vector<FarEvent> far_;
   uint64_t seq_ = 0;
 };

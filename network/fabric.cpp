@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace emx::net {
@@ -64,13 +65,14 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
   size_t rows = 1;
   while (rows <= std::max(ready_delay_, link_clocks_)) rows *= 2;
-  grant_row_size_ = uint32_t(outputs_.size());
-  grants_.resize(rows * grant_row_size_);
-  grants_end_.resize(rows);
-  for (uint32_t row = 0; row < rows; ++row) grants_end_[row] = grant_row(row);
-  heads_.resize(rows * grant_row_size_);
-  heads_end_.resize(rows);
-  for (uint32_t row = 0; row < rows; ++row) heads_end_[row] = heads_row(row);
+  const size_t row_size = outputs_.size();
+  grants_.resize(rows * row_size);
+  heads_.resize(rows * row_size);
+  rows_.resize(rows);
+  for (uint32_t row = 0; row < rows; ++row) {
+    rows_[row].grants = rows_[row].grants_end = grants_.data() + row * row_size;
+    rows_[row].heads = rows_[row].heads_end = heads_.data() + row * row_size;
+  }
   grants_mask_ = rows - 1;
   spill_.resize(outputs_.size());
 }
@@ -94,7 +96,7 @@ EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
   if (ready <= now)
     request_output(q);
   else
-    events_.push(ready, kHeadReady, q);
+    events_.push(ready, kHeadReady, q);  // (an injection may lie far ahead)
 }
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
@@ -130,7 +132,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   const uint32_t n = out.waiting;
   if (n == 0) {  // the common cases first, in the first line
     out.inline_waiters[0] = w;
-  } else if (n == 1 && !out.spilled) {
+  } else if (n == 1) {  // (spilled only while more than kUnspill wait)
     Waiter* ws = out.inline_waiters;
     if (w.before(ws[0])) {
       ws[1] = ws[0];
@@ -148,11 +150,12 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
     insert_waiter(spill.data(), n, w);
   }
   out.waiting = n + 1;
-  // mark_dirty, knowing it has a waiter now.
-  const bool mark = !(out.dirty | out.busy);
-  dirty_[dirty_count_] = output;
-  dirty_count_ += mark;
-  out.dirty |= mark;
+  // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
+  // nearly always finds its output idle and unmarked.)
+  if (!(out.dirty | out.busy)) {
+    dirty_[dirty_count_++] = output;
+    out.dirty = true;
+  }
 }
 
 // Only an idle output with waiters can grant anything; one that gets waiters or becomes
@@ -169,15 +172,15 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
 // Grants a free output to the oldest waiting packet that has a slot in its next buffer.
 // A packet whose buffer class is full downstream does not hold up the others: that is
 // what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
+// Only for a marked output: it is idle and has a waiter (it is marked only so, and only
+// a grant, here, makes it busy or takes a waiter; each is marked once per clock).
 template <class T>
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
   Output& out = outputs_[output];
-  if (out.busy) return;
   const uint32_t n = out.waiting;
-  if (n <= 2 && !out.spilled) {  // one or two waiters: the common case, without loops
+  if (n <= 2) {  // one or two waiters (never spilled): the common case, without loops
     Waiter* ws = out.inline_waiters;
     uint32_t i = 0;
-    if (n == 0) return;
     if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
       if (n == 1 || (ws[1].next != kNil && full<T>(ws[1].next, now))) return;
       i = 1;
@@ -188,8 +191,26 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
     start_transfer<T>(output, w, now, rows);
     return;
   }
-  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
-  for (uint32_t i = 0; i < n; ++i) {
+  // Three or more: a hot output under saturation. The usual grant goes to the oldest of
+  // the inline waiters (at an ejection port, which refuses nobody, always): the other
+  // five move up as one block (fixed size, no loop; entries beyond n are stale copies).
+  Waiter* ws = out.inline_waiters;
+  uint32_t i = 0;
+  if (!out.spilled) {
+    if (output >= links_ || !full<T>(ws[0].next, now)) {
+      const Waiter w = ws[0];
+      Waiter rest[kInlineWaiters - 1];
+      std::memcpy(rest, ws + 1, sizeof rest);
+      std::memcpy(ws, rest, sizeof rest);
+      out.waiting = n - 1;
+      start_transfer<T>(output, w, now, rows);
+      return;
+    }
+    i = 1;  // (the oldest's buffer is full)
+  } else {
+    ws = spill_[output].data();
+  }
+  for (; i < n; ++i) {
     if (ws[i].next != kNil && full<T>(ws[i].next, now)) continue;
     const Waiter w = ws[i];
     // (By hand: a few waiters, which std::copy moved by a call to memmove.)
@@ -217,8 +238,6 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   const uint32_t s = src.head;
   Slot& slot = slots_[s];
   src.head = slot.next;
-  src.tail = src.head == kNil ? kNil : src.tail;  // (no branch: which way is random)
-  src.busy = true;
 
   Output& out = outputs_[output];
   const uint64_t done = now + T::link(*this);
@@ -268,7 +287,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
       // that enter an idle queue this clock, in the same order: one kHeadsReady event
       // for them all (arbitrate_marked), which runs through the clock's list of new
-      // heads (heads_row), not its grants, most of which made none. When that is the
+      // heads (its row's heads), not its grants, most of which made none. When that is the
       // clock the transfers end (cut-through with routing_clocks = clocks_per_word),
       // their events alternate: kTransfersDone handles both, from the grant. (append has
       // just set the packet's next step.)
@@ -299,14 +318,14 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
 EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
   Output& out = outputs_[output];
   out.busy = false;
-  // mark_dirty, knowing it was busy until now, so not marked yet.
-  const bool mark = out.waiting != 0;
-  dirty_[dirty_count_] = output;
-  dirty_count_ += mark;
-  out.dirty = mark;
+  // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
+  // branch: below saturation an output has no waiter at the end of its transfer.)
+  if (out.waiting != 0) {
+    dirty_[dirty_count_++] = output;
+    out.dirty = true;
+  }
   const uint32_t q = out.source;
   Queue& src = queues_[q];
-  src.busy = false;
   --src.occupancy;
   src.release_at = kNever;
   if (src.head != kNil) schedule_head(q, now);
@@ -333,7 +352,7 @@ void Fabric::schedule_releases(uint64_t now) {
     if (up.busy ? up.busy_until >= release : T::cpw(*this) == 1 && up.waiting == 0)
       touch = true;
     else
-      events_.push(release, kRelease, q);
+      events_.push_near(release, kRelease, q);
   }
   if (touch) events_.touch(release);  // (once: touching a clock again changes nothing)
   release_count_ = 0;
@@ -344,7 +363,7 @@ void Fabric::schedule_releases(uint64_t now) {
 
 uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
   if (can_inject(endpoint, t)) return t;
-  if (queues_[endpoint].busy) return queues_[endpoint].release_at;
+  if (queues_[endpoint].busy()) return queues_[endpoint].release_at;
   // The head has yet to start its transfer out, then takes a whole transfer to leave.
   const uint64_t next = events_.next_time();
   if (next == UINT64_MAX) return UINT64_MAX;
@@ -378,7 +397,7 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
     for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
     chain_.push_back({q, ahead, head.ready, std::max(base, out.busy ? out.busy_until : 0)});
     if (next == kNil || !full<AnyTiming>(next, base)) break;
-    if (queues_[next].busy) {
+    if (queues_[next].busy()) {
       slot = queues_[next].release_at;
       break;
     }
@@ -479,23 +498,32 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
 template <class T>
 EMX_NET_HOT void Fabric::run_events(uint64_t now) {
   events_.run_clock(now, [this, now](const EventQueue::Event& e) __attribute__((always_inline)) {
+    // The commonest kind first, tested alone: cheaper than the jump through the table.
+    if (e.kind == kHeadReady) [[likely]] {
+      request_output(e.target);
+      return;
+    }
     switch (e.kind) {
-      case kHeadReady: request_output(e.target); break;
+      case kHeadReady: break;
       case kTransfersDone:
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
-          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g) {
+          const Row& r = rows_[e.target];
+          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g) {
             transfer_done(g->output, now);
             if (g->ready_queue != kNil) request_new_head(*g, now);
           }
         } else {
-          for (const Grant *g = grant_row(e.target), *end = grants_end_[e.target]; g != end; ++g)
+          const Row& r = rows_[e.target];
+          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g)
             transfer_done(g->output, now);
         }
         break;
-      case kHeadsReady:
-        for (const NewHead *h = heads_row(e.target), *end = heads_end_[e.target]; h != end; ++h)
+      case kHeadsReady: {
+        const Row& r = rows_[e.target];
+        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
           request(h->output, Waiter{now, h->queue, h->next});  // ready now: grant + ready_delay_
         break;
+      }
       case kRelease: mark_dirty(queues_[e.target].upstream); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
@@ -524,20 +552,21 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
 template <class T>
 [[gnu::noinline]] void Fabric::arbitrate_marked(uint64_t now) {
   const uint32_t row = uint32_t(now & grants_mask_);
-  ClockRows rows{grant_row(row), heads_row(row)};
+  Row& r = rows_[row];
+  ClockRows rows{r.grants, r.heads};
   for (uint32_t i = 0; i < dirty_count_; ++i) {
     const uint32_t output = dirty_[i];
     outputs_[output].dirty = false;
     arbitrate<T>(output, now, rows);
   }
   dirty_count_ = 0;
-  if (rows.grants != grant_row(row)) {
-    grants_end_[row] = rows.grants;
-    events_.push(now + T::link(*this), kTransfersDone, row);
+  if (rows.grants != r.grants) {
+    r.grants_end = rows.grants;
+    events_.push_near(now + T::link(*this), kTransfersDone, row);
   }
-  if (rows.heads != heads_row(row)) {
-    heads_end_[row] = rows.heads;
-    events_.push(now + T::ready_delay(*this), kHeadsReady, row);
+  if (rows.heads != r.heads) {
+    r.heads_end = rows.heads;
+    events_.push_near(now + T::ready_delay(*this), kHeadsReady, row);
   }
 }
 

@@ -75,7 +75,7 @@ class Fabric {
   bool can_inject(uint32_t endpoint, uint64_t t) const {
     if (cfg_.topology == TopologyKind::crossbar) return true;
     const Queue& q = queues_[endpoint];
-    const uint32_t leaving = q.busy && q.release_at <= t ? 1 : 0;
+    const uint32_t leaving = q.release_at <= t ? 1 : 0;  // (kNever when not busy)
     return q.occupancy - leaving < cfg_.injection_queue_packets;
   }
   // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
@@ -91,7 +91,7 @@ class Fabric {
   uint64_t injection_room_from(uint32_t endpoint) const {
     const Queue& q = queues_[endpoint];
     if (q.occupancy < cfg_.injection_queue_packets) return 0;
-    if (q.busy && q.occupancy - 1u < cfg_.injection_queue_packets)
+    if (q.busy() && q.occupancy - 1u < cfg_.injection_queue_packets)
       return q.release_at;
     return UINT64_MAX;
   }
@@ -195,8 +195,8 @@ class Fabric {
   static_assert(sizeof(Slot) == 32, "two per cache line");
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
   // input port (id = endpoints + link * classes + class). A packet is unlinked when its
-  // transfer out starts; the queue stays `busy` (one transfer out at a time) until the
-  // transfer ends. Its occupancy counts the slots held: a slot is taken when the transfer
+  // transfer out starts; the queue stays busy (one transfer out at a time: busy() is
+  // release_at set) until the transfer ends. Its occupancy counts the slots held: a slot is taken when the transfer
   // in starts and given back when the transfer out ends. A link buffer, though, is a
   // FIFO of words: the space of a packet being sent on frees as its words leave, so the
   // upstream link may use the slot from release_at (the first word gone) on. (Freeing it
@@ -206,16 +206,16 @@ class Fabric {
   // 32-byte record: in the machine the host's caches hold the state of 80 or more PEs
   // between two network steps, so the number of cache lines per hop counts.
   struct alignas(32) Queue {
-    uint64_t release_at = kNever;  // clock its busy transfer frees a slot, or kNever
-    uint32_t head = kNil, tail = kNil;
+    uint64_t release_at = kNever;  // clock its transfer out frees a slot; kNever: not busy
+    uint32_t head = kNil, tail = kNil;  // tail: only while head is not kNil
     uint32_t first_link = 0; // its switch's port 0 (Topology::first_link)
     uint16_t node = 0;       // the switch it belongs to
     uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
     uint16_t cls = 0;        // link queues: the buffer class
     uint16_t occupancy = 0;  // slots held
     uint16_t next_cls = 0;   // hop classes: the class its packets take next (0 from injection)
-    bool busy = false;
     bool watched = false;    // injection queues: watch_injection
+    bool busy() const { return release_at != kNever; }
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
@@ -343,7 +343,7 @@ class Fabric {
   // (crossbar_arrivals).
   std::vector<uint64_t> crossbar_due_;
   // The outputs to arbitrate at the end of this clock, in the order they were marked
-  // (each at most once: sized for all of them, so marking needs no branch).
+  // (each at most once: sized for all of them, so marking needs no capacity check).
   std::vector<uint32_t> dirty_;
   uint32_t dirty_count_ = 0;
   // The link queues whose transfer out started this clock and may need a kRelease
@@ -359,7 +359,7 @@ class Fabric {
   uint32_t started_count_ = 0;
   // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
   // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
-  // for an output ready_delay_ later (heads_row; when ready_delay_ == link_clocks_, the
+  // for an output ready_delay_ later (the row's heads; when ready_delay_ == link_clocks_, the
   // grant's ready_queue, not kNil, and kTransfersDone does both, grant by grant). The new head's
   // request is known when it enters: it stays that queue's head, its next step unchanged,
   // until it has asked (only a grant removes a head), and its ready time is the event's
@@ -370,22 +370,25 @@ class Fabric {
     uint32_t next;         // that packet's request: the buffer it needs next, its output
     uint32_t next_output;
   };
-  // The rows, one after the other, each with room for a grant per output (at most one
-  // transfer starts per output and clock), and each row's end: no capacity check and no
-  // value-initialisation per grant, as a vector per row had.
-  std::vector<Grant> grants_;
-  std::vector<Grant*> grants_end_;
-  uint32_t grant_row_size_ = 0;  // outputs_.size()
-  Grant* grant_row(uint32_t row) { return grants_.data() + size_t(row) * grant_row_size_; }
-  // Beside each row of grants (unless ready_delay_ == link_clocks_), the packets those
-  // grants moved into an idle queue, in grant order, with their requests: the row's
-  // kHeadsReady.
+  // The rows' storage, one after the other, each with room for a grant per output (at
+  // most one transfer starts per output and clock): no capacity check and no
+  // value-initialisation per grant, as a vector per row had. Beside each row of grants
+  // (unless ready_delay_ == link_clocks_), the packets those grants moved into an idle
+  // queue, in grant order, with their requests: the row's kHeadsReady.
   struct NewHead {
     uint32_t queue, next, output;
   };
+  std::vector<Grant> grants_;
   std::vector<NewHead> heads_;
-  std::vector<NewHead*> heads_end_;
-  NewHead* heads_row(uint32_t row) { return heads_.data() + size_t(row) * grant_row_size_; }
+  // Per row, where its grants and new heads begin and end: one record, so that a clock
+  // finds its rows with one load each.
+  struct Row {
+    Grant* grants;
+    Grant* grants_end;
+    NewHead* heads;
+    NewHead* heads_end;
+  };
+  std::vector<Row> rows_;
   uint64_t grants_mask_ = 0;
   // The ends of the arbitrating clock's rows, while it adds to them (arbitrate_marked).
   struct ClockRows {
@@ -442,7 +445,7 @@ inline void Fabric::advance_to(uint64_t t) {
   else
     run_until<AnyTiming>(t);
   now_ = std::max(now_, t);
-  if (events_.empty() && in_flight_ > 0) [[unlikely]]
+  if (next_event_ == UINT64_MAX && in_flight_ > 0) [[unlikely]]  // (no event left)
     report_deadlock();
 }
 
@@ -470,14 +473,14 @@ template <class T>
     slot.output = link;
     slot.next_queue = link_queue(link, cls);
   }
-  const bool was_empty = queue.tail == kNil;
+  const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
     queue.head = s;
   else
     slots_[queue.tail].next = s;
   queue.tail = s;
   ++queue.occupancy;
-  return was_empty && !queue.busy;
+  return was_empty && !queue.busy();
 }
 
 inline uint32_t Fabric::alloc_slot() {
