@@ -33,17 +33,17 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   bound_generation_.assign(queues_.size(), 0);
   for (uint32_t e = 0; e < endpoints_; ++e) {
     queues_[e].node = uint16_t(topology_.endpoint_node(e));
-    queues_[e].first_link = topology_.first_link(queues_[e].node);
-    queues_[e].next_cls = 0;
+    queues_[e].first_link = uint16_t(topology_.first_link(queues_[e].node));
+    queues_[e].next_base = link_queue(queues_[e].first_link, 0);
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
       Queue& q = queues_[link_queue(l, c)];
       q.node = uint16_t(topology_.link(l).to);
-      q.first_link = topology_.first_link(q.node);
+      q.first_link = uint16_t(topology_.first_link(q.node));
       q.upstream = uint16_t(l);
       q.cls = uint16_t(c);
-      q.next_cls = uint16_t(c + 1);
+      q.next_base = link_queue(q.first_link, c + 1);  // (the last class's: never used)
     }
   outputs_.resize(links_ + endpoints_);
   last_injection_.assign(endpoints_, 0);
@@ -191,43 +191,46 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
     start_transfer<T>(output, w, now, rows);
     return;
   }
-  // Three or more: a hot output under saturation. The usual grant goes to the oldest of
-  // the inline waiters (at an ejection port, which refuses nobody, always): the other
-  // five move up as one block (fixed size, no loop; entries beyond n are stale copies).
-  Waiter* ws = out.inline_waiters;
+  // Three or more: a hot output under saturation. At a link, the oldest waiter whose
+  // buffer downstream has room; waiters that need the buffer just found full (several
+  // often do: the same link, the same class) are passed over without a second look. At
+  // an ejection port, which refuses nobody, the oldest. The usual grant, the oldest of
+  // the inline waiters, moves the other five up as one block (fixed size, no loop;
+  // entries beyond n are stale copies).
+  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
   uint32_t i = 0;
-  if (!out.spilled) {
-    if (output >= links_ || !full<T>(ws[0].next, now)) {
-      const Waiter w = ws[0];
-      Waiter rest[kInlineWaiters - 1];
-      std::memcpy(rest, ws + 1, sizeof rest);
-      std::memcpy(ws, rest, sizeof rest);
-      out.waiting = n - 1;
-      start_transfer<T>(output, w, now, rows);
-      return;
+  if (output < links_) {
+    uint32_t blocked = kNil;
+    for (; i < n; ++i) {
+      const uint32_t next = ws[i].next;
+      if (next == blocked) continue;
+      if (!full<T>(next, now)) break;
+      blocked = next;
     }
-    i = 1;  // (the oldest's buffer is full)
-  } else {
-    ws = spill_[output].data();
+    if (i == n) return;
   }
-  for (; i < n; ++i) {
-    if (ws[i].next != kNil && full<T>(ws[i].next, now)) continue;
-    const Waiter w = ws[i];
-    // (By hand: a few waiters, which std::copy moved by a call to memmove.)
-    for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
+  const Waiter w = ws[i];
+  if (i == 0 && !out.spilled) {
+    Waiter rest[kInlineWaiters - 1];
+    std::memcpy(rest, ws + 1, sizeof rest);
+    std::memcpy(ws, rest, sizeof rest);
     out.waiting = n - 1;
-    if (out.spilled) {
-      std::vector<Waiter>& spill = spill_[output];
-      spill.pop_back();
-      if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
-        std::copy(spill.begin(), spill.end(), out.inline_waiters);
-        spill.clear();
-        out.spilled = false;
-      }
-    }
     start_transfer<T>(output, w, now, rows);
     return;
   }
+  // (By hand: a few waiters, which std::copy moved by a call to memmove.)
+  for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
+  out.waiting = n - 1;
+  if (out.spilled) {
+    std::vector<Waiter>& spill = spill_[output];
+    spill.pop_back();
+    if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
+      std::copy(spill.begin(), spill.end(), out.inline_waiters);
+      spill.clear();
+      out.spilled = false;
+    }
+  }
+  start_transfer<T>(output, w, now, rows);
 }
 
 template <class T>
