@@ -557,8 +557,10 @@ template <class T>
   const uint32_t row = uint32_t(now & grants_mask_);
   Row& r = rows_[row];
   ClockRows rows{r.grants, r.heads};
-  for (uint32_t i = 0; i < dirty_count_; ++i) {
-    const uint32_t output = dirty_[i];
+  // (The list and its length in locals: the grants' stores might alias them, so the
+  // compiler reloaded both per output.)
+  for (const uint32_t *d = dirty_.data(), *end = d + dirty_count_; d != end; ++d) {
+    const uint32_t output = *d;
     outputs_[output].dirty = false;
     arbitrate<T>(output, now, rows);
   }
