@@ -58,6 +58,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
   dirty_.assign(outputs_.size(), 0);
+  dirty_end_ = dirty_.data();
   releases_.assign(outputs_.size(), 0);
   started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
@@ -153,7 +154,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
   // nearly always finds its output idle and unmarked.)
   if (!(out.dirty | out.busy)) {
-    dirty_[dirty_count_++] = output;
+    *dirty_end_++ = output;
     out.dirty = true;
   }
 }
@@ -164,8 +165,8 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
 EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
   Output& out = outputs_[output];
   const bool mark = !(out.dirty | out.busy) & (out.waiting != 0);
-  dirty_[dirty_count_] = output;
-  dirty_count_ += mark;
+  *dirty_end_ = output;
+  dirty_end_ += mark;
   out.dirty |= mark;
 }
 
@@ -324,7 +325,7 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
   // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
   // branch: below saturation an output has no waiter at the end of its transfer.)
   if (out.waiting != 0) {
-    dirty_[dirty_count_++] = output;
+    *dirty_end_++ = output;
     out.dirty = true;
   }
   const uint32_t q = out.source;
@@ -559,12 +560,12 @@ template <class T>
   ClockRows rows{r.grants, r.heads};
   // (The list and its length in locals: the grants' stores might alias them, so the
   // compiler reloaded both per output.)
-  for (const uint32_t *d = dirty_.data(), *end = d + dirty_count_; d != end; ++d) {
+  for (const uint32_t *d = dirty_.data(), *end = dirty_end_; d != end; ++d) {
     const uint32_t output = *d;
     outputs_[output].dirty = false;
     arbitrate<T>(output, now, rows);
   }
-  dirty_count_ = 0;
+  dirty_end_ = dirty_.data();
   if (rows.grants != r.grants) {
     r.grants_end = rows.grants;
     events_.push_near(now + T::link(*this), kTransfersDone, row);

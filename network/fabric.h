@@ -347,8 +347,9 @@ class Fabric {
   std::vector<uint64_t> crossbar_due_;
   // The outputs to arbitrate at the end of this clock, in the order they were marked
   // (each at most once: sized for all of them, so marking needs no capacity check).
+  // (Its end as a pointer: marking is one load and two stores.)
   std::vector<uint32_t> dirty_;
-  uint32_t dirty_count_ = 0;
+  uint32_t* dirty_end_ = nullptr;
   // The link queues whose transfer out started this clock and may need a kRelease
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
