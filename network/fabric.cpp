@@ -558,7 +558,7 @@ template <class T>
   const uint32_t row = uint32_t(now & grants_mask_);
   Row& r = rows_[row];
   ClockRows rows{r.grants, r.heads};
-  // (The list and its length in locals: the grants' stores might alias them, so the
+  // (The list's start and end in locals: the grants' stores might alias them, so the
   // compiler reloaded both per output.)
   for (const uint32_t *d = dirty_.data(), *end = dirty_end_; d != end; ++d) {
     const uint32_t output = *d;
