@@ -33,17 +33,17 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   bound_generation_.assign(queues_.size(), 0);
   for (uint32_t e = 0; e < endpoints_; ++e) {
     queues_[e].node = uint16_t(topology_.endpoint_node(e));
-    queues_[e].first_link = topology_.first_link(queues_[e].node);
-    queues_[e].next_cls = 0;
+    queues_[e].first_link = uint16_t(topology_.first_link(queues_[e].node));
+    queues_[e].next_base = link_queue(queues_[e].first_link, 0);
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
       Queue& q = queues_[link_queue(l, c)];
       q.node = uint16_t(topology_.link(l).to);
-      q.first_link = topology_.first_link(q.node);
+      q.first_link = uint16_t(topology_.first_link(q.node));
       q.upstream = uint16_t(l);
       q.cls = uint16_t(c);
-      q.next_cls = uint16_t(c + 1);
+      q.next_base = link_queue(q.first_link, c + 1);  // (the last class's: never used)
     }
   outputs_.resize(links_ + endpoints_);
   last_injection_.assign(endpoints_, 0);
@@ -58,6 +58,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
   dirty_.assign(outputs_.size(), 0);
+  dirty_end_ = dirty_.data();
   releases_.assign(outputs_.size(), 0);
   started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
@@ -153,7 +154,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
   // nearly always finds its output idle and unmarked.)
   if (!(out.dirty | out.busy)) {
-    dirty_[dirty_count_++] = output;
+    *dirty_end_++ = output;
     out.dirty = true;
   }
 }
@@ -164,8 +165,8 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
 EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
   Output& out = outputs_[output];
   const bool mark = !(out.dirty | out.busy) & (out.waiting != 0);
-  dirty_[dirty_count_] = output;
-  dirty_count_ += mark;
+  *dirty_end_ = output;
+  dirty_end_ += mark;
   out.dirty |= mark;
 }
 
@@ -191,43 +192,46 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
     start_transfer<T>(output, w, now, rows);
     return;
   }
-  // Three or more: a hot output under saturation. The usual grant goes to the oldest of
-  // the inline waiters (at an ejection port, which refuses nobody, always): the other
-  // five move up as one block (fixed size, no loop; entries beyond n are stale copies).
-  Waiter* ws = out.inline_waiters;
+  // Three or more: a hot output under saturation. At a link, the oldest waiter whose
+  // buffer downstream has room; waiters that need the buffer just found full (several
+  // often do: the same link, the same class) are passed over without a second look. At
+  // an ejection port, which refuses nobody, the oldest. The usual grant, the oldest of
+  // the inline waiters, moves the other five up as one block (fixed size, no loop;
+  // entries beyond n are stale copies).
+  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
   uint32_t i = 0;
-  if (!out.spilled) {
-    if (output >= links_ || !full<T>(ws[0].next, now)) {
-      const Waiter w = ws[0];
-      Waiter rest[kInlineWaiters - 1];
-      std::memcpy(rest, ws + 1, sizeof rest);
-      std::memcpy(ws, rest, sizeof rest);
-      out.waiting = n - 1;
-      start_transfer<T>(output, w, now, rows);
-      return;
+  if (output < links_) {
+    uint32_t blocked = kNil;
+    for (; i < n; ++i) {
+      const uint32_t next = ws[i].next;
+      if (next == blocked) continue;
+      if (!full<T>(next, now)) break;
+      blocked = next;
     }
-    i = 1;  // (the oldest's buffer is full)
-  } else {
-    ws = spill_[output].data();
+    if (i == n) return;
   }
-  for (; i < n; ++i) {
-    if (ws[i].next != kNil && full<T>(ws[i].next, now)) continue;
-    const Waiter w = ws[i];
-    // (By hand: a few waiters, which std::copy moved by a call to memmove.)
-    for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
+  const Waiter w = ws[i];
+  if (i == 0 && !out.spilled) {
+    Waiter rest[kInlineWaiters - 1];
+    std::memcpy(rest, ws + 1, sizeof rest);
+    std::memcpy(ws, rest, sizeof rest);
     out.waiting = n - 1;
-    if (out.spilled) {
-      std::vector<Waiter>& spill = spill_[output];
-      spill.pop_back();
-      if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
-        std::copy(spill.begin(), spill.end(), out.inline_waiters);
-        spill.clear();
-        out.spilled = false;
-      }
-    }
     start_transfer<T>(output, w, now, rows);
     return;
   }
+  // (By hand: a few waiters, which std::copy moved by a call to memmove.)
+  for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
+  out.waiting = n - 1;
+  if (out.spilled) {
+    std::vector<Waiter>& spill = spill_[output];
+    spill.pop_back();
+    if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
+      std::copy(spill.begin(), spill.end(), out.inline_waiters);
+      spill.clear();
+      out.spilled = false;
+    }
+  }
+  start_transfer<T>(output, w, now, rows);
 }
 
 template <class T>
@@ -321,7 +325,7 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
   // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
   // branch: below saturation an output has no waiter at the end of its transfer.)
   if (out.waiting != 0) {
-    dirty_[dirty_count_++] = output;
+    *dirty_end_++ = output;
     out.dirty = true;
   }
   const uint32_t q = out.source;
@@ -554,12 +558,14 @@ template <class T>
   const uint32_t row = uint32_t(now & grants_mask_);
   Row& r = rows_[row];
   ClockRows rows{r.grants, r.heads};
-  for (uint32_t i = 0; i < dirty_count_; ++i) {
-    const uint32_t output = dirty_[i];
+  // (The list's start and end in locals: the grants' stores might alias them, so the
+  // compiler reloaded both per output.)
+  for (const uint32_t *d = dirty_.data(), *end = dirty_end_; d != end; ++d) {
+    const uint32_t output = *d;
     outputs_[output].dirty = false;
     arbitrate<T>(output, now, rows);
   }
-  dirty_count_ = 0;
+  dirty_end_ = dirty_.data();
   if (rows.grants != r.grants) {
     r.grants_end = rows.grants;
     events_.push_near(now + T::link(*this), kTransfersDone, row);

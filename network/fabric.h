@@ -208,12 +208,15 @@ class Fabric {
   struct alignas(32) Queue {
     uint64_t release_at = kNever;  // clock its transfer out frees a slot; kNever: not busy
     uint32_t head = kNil, tail = kNil;  // tail: only while head is not kNil
-    uint32_t first_link = 0; // its switch's port 0 (Topology::first_link)
+    // Hop classes: the queue its packets enter next through port 0 (link_queue(first_link,
+    // the class they take next: 0 from injection, else cls + 1)); through port p, p x
+    // classes_ further. Kept so, a hop's next queue costs no link x classes_ product.
+    uint32_t next_base = 0;
+    uint16_t first_link = 0; // its switch's port 0 (Topology::first_link)
     uint16_t node = 0;       // the switch it belongs to
     uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
     uint16_t cls = 0;        // link queues: the buffer class
     uint16_t occupancy = 0;  // slots held
-    uint16_t next_cls = 0;   // hop classes: the class its packets take next (0 from injection)
     bool watched = false;    // injection queues: watch_injection
     bool busy() const { return release_at != kNever; }
   };
@@ -344,8 +347,9 @@ class Fabric {
   std::vector<uint64_t> crossbar_due_;
   // The outputs to arbitrate at the end of this clock, in the order they were marked
   // (each at most once: sized for all of them, so marking needs no capacity check).
+  // (Its end as a pointer: marking is one load and two stores.)
   std::vector<uint32_t> dirty_;
-  uint32_t dirty_count_ = 0;
+  uint32_t* dirty_end_ = nullptr;
   // The link queues whose transfer out started this clock and may need a kRelease
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
@@ -464,14 +468,15 @@ template <class T>
     slot.next_queue = kNil;
   } else {
     const uint32_t link = queue.first_link + port;
-    // Hop classes (the common case) are the hop number - 1: no table needed.
-    const uint32_t cls = T::hop_classes(*this) ? queue.next_cls
-                                      : routing_.next_class(queue.cls,
-                                                            q < endpoints_ ? Routing::kNoLink
-                                                                           : queue.upstream,
-                                                            link);
     slot.output = link;
-    slot.next_queue = link_queue(link, cls);
+    // Hop classes (the common case) are the hop number - 1: no table needed.
+    if (T::hop_classes(*this))
+      slot.next_queue = queue.next_base + port * classes_;
+    else
+      slot.next_queue = link_queue(link, routing_.next_class(queue.cls,
+                                                             q < endpoints_ ? Routing::kNoLink
+                                                                            : queue.upstream,
+                                                             link));
   }
   const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
