@@ -503,7 +503,8 @@ class BlockEmitter {
   void alu_i(Asm::Alu op, const Decoded& d) {
     if (d.rd == 32) return;
     const int h = xmap_[d.rd];
-    a_.mov_rr(h, src(d.rs1, RAX));
+    if (d.rs1 == 0) return a_.mov_ri(h, op == Asm::AND ? 0u : static_cast<uint32_t>(d.imm));  // 0 op imm
+    a_.mov_rr(h, xmap_[d.rs1]);
     if (d.imm || op == Asm::AND) a_.alu_ri(op, h, d.imm);  // (addi rd, rs, 0 is a move)
   }
   void shift_i(Asm::Shift op, const Decoded& d) {
@@ -585,9 +586,29 @@ class BlockEmitter {
     else if (d.imm) a_.lea(RAX, {xmap_[d.rs1], d.imm}, false);  // (32-bit: mod 2^32)
     else a_.mov_rr(RAX, xmap_[d.rs1]);
   }
+  // An access off a register whose range check finds base + offset in memory (at 4 KiB or
+  // more, below 2 GiB): the host adds the offset itself (as group_member), and the check
+  // computes its index straight from the base, with no address in eax.
+  bool off_base(const Decoded& d) const { return d.rs1 != 0 && lay_.mem_span <= 0x7fff0000u; }
+  // ecx = the address of the access at d minus `from` (32-bit, as the guest's sum).
+  void index_from(const Decoded& d, uint32_t from) {
+    if (off_base(d)) return a_.lea(RCX, {xmap_[d.rs1], d.imm - static_cast<int32_t>(from)}, false);
+    address(d);
+    a_.lea(RCX, {RAX, -static_cast<int32_t>(from)}, false);
+  }
+  Mem access(const Decoded& d) const { return off_base(d) ? group_member(d) : Mem{RBP, 0, RAX}; }
   // Range and alignment in one compare, as Hart::load/store (execute.cpp).
-  void range_check(uint32_t k, unsigned size_shift) {
+  void range_check(uint32_t k, unsigned size_shift, const Decoded& d) {
+    index_from(d, mem::kGuardBytes);
+    range_check_index(k, size_shift);
+  }
+  // ... of the address in eax.
+  void range_check_rax(uint32_t k, unsigned size_shift) {
     a_.lea(RCX, {RAX, -static_cast<int32_t>(mem::kGuardBytes)}, false);
+    range_check_index(k, size_shift);
+  }
+  // ... with ecx = the address minus the guard's bytes.
+  void range_check_index(uint32_t k, unsigned size_shift) {
     if (size_shift) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(size_shift));
     a_.cmp_rm(RCX, {RBX, lay_.last_index + static_cast<int32_t>(4 * size_shift)});
     a_.jcc(A, bail(k));
@@ -608,7 +629,6 @@ class BlockEmitter {
   }
   void group_check(uint32_t k, const Group& G) {
     const Decoded& d = code_[k];
-    a_.lea(RAX, {xmap_[d.rs1], G.lo}, false);
     const int32_t span_words = (G.hi - G.lo) / 4;
     const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
     // As range_check's for a load, store()'s one compare (planned only where it applies)
@@ -616,7 +636,7 @@ class BlockEmitter {
     const uint32_t from = G.stores ? code_end : mem::kGuardBytes;
     const int64_t last = static_cast<int64_t>((top - from - 4) >> 2) - span_words;
     if (last < 0) return a_.jmp(bail(k));  // (a memory too small for the span)
-    a_.lea(RCX, {RAX, -static_cast<int32_t>(from)}, false);
+    a_.lea(RCX, {xmap_[d.rs1], G.lo - static_cast<int32_t>(from)}, false);  // (32-bit: mod 2^32)
     a_.shift_i(Asm::ROR, RCX, 2);
     a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(last));
     a_.jcc(A, bail(k));
@@ -662,10 +682,9 @@ class BlockEmitter {
       if (d.op == Op::flw) return a_.movss_load(fmap_[d.rd], m);
       return a_.load(d.rd == 32 ? RCX : xmap_[d.rd], m);
     }
-    address(d);
     const unsigned sh = d.op == Op::lb || d.op == Op::lbu ? 0 : d.op == Op::lh || d.op == Op::lhu ? 1 : 2;
-    range_check(k, sh);
-    const Mem m{RBP, 0, RAX};
+    range_check(k, sh, d);
+    const Mem m = access(d);
     if (d.op == Op::flw) return a_.movss_load(fmap_[d.rd], m);
     const int h = d.rd == 32 ? RCX : xmap_[d.rd];
     switch (d.op) {
@@ -681,7 +700,7 @@ class BlockEmitter {
   void load_increment(uint32_t k, const Decoded& d) {
     if (d.rs1 == 0) a_.alu_rr(Asm::XOR, RAX, RAX);
     else a_.mov_rr(RAX, xmap_[d.rs1]);
-    range_check(k, 2);
+    range_check_rax(k, 2);
     a_.load(RCX, {RBP, 0, RAX});
     if (d.rs1 != 0 && d.imm) a_.alu_ri(Asm::ADD, xmap_[d.rs1], d.imm);
     if (d.rd != 32) a_.mov_rr(xmap_[d.rd], RCX);
@@ -690,31 +709,32 @@ class BlockEmitter {
     const unsigned sh = d.op == Op::sb ? 0 : d.op == Op::sh ? 1 : 2;
     const uint32_t code_end = lay_.code_base + lay_.code_bytes, top = mem::kGuardBytes + lay_.mem_span;
     if (one_compare() && grouped(k)) return store_value(group_member(d), d);
-    address(d);
     int32_t tag_at = 0;  // rcx + tag_at: the word's tag (after add tags)
     if (one_compare()) {
       // The code starts where the memory does (programs are linked so): in memory, aligned
       // and not into the code is one compare, as range_check's, from the code's end.
-      a_.lea(RCX, {RAX, -static_cast<int32_t>(code_end)}, false);
+      index_from(d, code_end);
       if (sh) a_.shift_i(Asm::ROR, RCX, static_cast<uint8_t>(sh));
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>((top - code_end - (1u << sh)) >> sh));
       a_.jcc(A, bail(k));
       // A word's: ecx = (address - code_end) / 4 now, so its tag is at tags + ecx + code_end / 4.
       if (sh == 2) tag_at = static_cast<int32_t>(code_end >> 2);
     } else {
-      range_check(k, sh);
+      range_check(k, sh, d);
+      if (off_base(d)) a_.lea(RAX, {xmap_[d.rs1], d.imm}, false);  // (the tag's below)
       a_.lea(RCX, {RAX, -static_cast<int32_t>(lay_.code_base)}, false);  // not into the code
       a_.alu_ri(Asm::CMP, RCX, static_cast<int32_t>(lay_.code_bytes));
       a_.jcc(B, bail(k));
     }
     if (!tag_at) {  // not into a stack guard word
-      a_.mov_rr(RCX, RAX);
+      if (one_compare() && off_base(d)) a_.lea(RCX, {xmap_[d.rs1], d.imm}, false);
+      else a_.mov_rr(RCX, RAX);
       a_.shift_i(Asm::SHR, RCX, 2);
     }
     a_.add_rm64(RCX, {RBX, lay_.tags});
     a_.test_mi8({RCX, tag_at}, kTagGuard);
     a_.jcc(NE, bail(k));
-    store_value({RBP, 0, RAX}, d);
+    store_value(access(d), d);
   }
   void store_value(const Mem& m, const Decoded& d) {
     if (d.op == Op::fsw) return a_.movss_store(m, fmap_[d.rs2]);
@@ -730,8 +750,13 @@ class BlockEmitter {
     else a_.store(m, v);
   }
   void branch(uint32_t k, const Decoded& d, Cond taken) {
-    const int s2 = src(d.rs2, RCX);
-    a_.alu_rr(Asm::CMP, src(d.rs1, RAX), s2);
+    // Against x0: test sets the flags as cmp with 0 does (CF = OF = 0, ZF and SF of rs1).
+    if (d.rs2 == 0 && d.rs1 != 0) {
+      a_.test_rr(xmap_[d.rs1], xmap_[d.rs1]);
+    } else {
+      const int s2 = src(d.rs2, RCX);
+      a_.alu_rr(Asm::CMP, src(d.rs1, RAX), s2);
+    }
     Label not_taken;
     a_.jcc(static_cast<Cond>(taken ^ 1), not_taken);
     if (!d.near_target()) {
@@ -748,18 +773,18 @@ class BlockEmitter {
     go_to(k + 1, false);
   }
   void jalr(uint32_t k, const Decoded& d, uint32_t pc) {
-    address(d);
+    // eax = (target - code_base) rotated right by 2: the entry's index, or (misaligned or
+    // out of the code) at least the code's words (the code's base is word-aligned).
+    const int32_t off = d.imm - static_cast<int32_t>(lay_.code_base);
+    if (d.rs1 == 0) a_.mov_ri(RAX, static_cast<uint32_t>(off));
+    else a_.lea(RAX, {xmap_[d.rs1], off}, false);  // (32-bit: mod 2^32)
     a_.alu_ri(Asm::AND, RAX, ~1);
-    a_.test_ri8(RAX, 3);
-    a_.jcc(NE, bail(k));
-    a_.alu_ri(Asm::SUB, RAX, static_cast<int32_t>(lay_.code_base));
-    a_.alu_ri(Asm::CMP, RAX, static_cast<int32_t>(lay_.code_bytes));
+    a_.shift_i(Asm::ROR, RAX, 2);
+    a_.alu_ri(Asm::CMP, RAX, static_cast<int32_t>(lay_.code_bytes / 4));
     a_.jcc(AE, bail(k));
     set_x(d.rd, pc + 4);
     stores();
-    a_.shift_i(Asm::SHR, RAX, 2);
-    a_.mov_rr(RDX, RAX);
-    go_to_rdx();
+    go_to_rax();
   }
   // rcx = the tag byte's host address of the word at eax (checked as a word: range_check).
   void tag_address() {
@@ -771,7 +796,7 @@ class BlockEmitter {
   // the call settles first, as the interpreter does. A wrong address: the interpreter.
   void tag_read(uint32_t k, const Decoded& d) {
     a_.mov_rr(RAX, src(d.rs1, RAX));
-    range_check(k, 2);
+    range_check_rax(k, 2);
     tag_address();
     a_.movzx8(RCX, {RCX});
     a_.test_ri8(RCX, kTagPresent);
@@ -786,7 +811,7 @@ class BlockEmitter {
   // wtag (TAG_WRITE): the tag bits of the word at R1 = R2 (mem::LocalMemory::set_tag).
   void tag_write(uint32_t k, const Decoded& d) {
     a_.mov_rr(RAX, src(d.rs1, RAX));
-    range_check(k, 2);
+    range_check_rax(k, 2);
     tag_address();
     a_.mov_rr(RAX, src(d.rs2, RAX));
     a_.alu_ri(Asm::AND, RAX, mem::kTagMask);
@@ -847,19 +872,19 @@ class BlockEmitter {
     a_.load(R12, {RBX, lay_.cycles}, true);
     a_.test_rr(RAX, RAX);
     a_.jcc(E, env_exit_);
-    a_.mov_rr(RDX, RAX);  // 32-bit: the upper half of rax is not the callee's
-    a_.alu_ri(Asm::SUB, RDX, 1);
-    go_to_rdx();
+    a_.alu_ri(Asm::SUB, RAX, 1);  // 32-bit: the upper half of rax is not the callee's
+    go_to_rax();
   }
-  // To the entry in edx, whose block is not known here.
-  void go_to_rdx() {
-    a_.load(RAX, {RBX, lay_.table}, true);
-    a_.load(RAX, {RAX, 0, RDX, 8}, true);
+  // To the entry in eax (zero-extended), whose block is not known here.
+  void go_to_rax() {
+    a_.load(RCX, {RBX, lay_.table}, true);
+    a_.load(RCX, {RCX, 0, RAX, 8}, true);
     Label none;
-    a_.test_rr(RAX, RAX, true);
+    a_.test_rr(RCX, RCX, true);
     a_.jcc(E, none);
-    a_.jmp_r(RAX);
+    a_.jmp_r(RCX);
     a_.bind(none);
+    a_.mov_rr(RDX, RAX);
     a_.mov_ri(RAX, static_cast<uint32_t>(Translation::Exit::segment));
     a_.jmp_abs(exit_);
   }
