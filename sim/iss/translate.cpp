@@ -40,6 +40,10 @@ constexpr int kFpPool = 14;  // xmm1 .. xmm14
 // A block that stops before an instruction outside the subset (inside its segment) is
 // only worth its entry and exit when it runs this many instructions first.
 constexpr uint32_t kMinPartial = 4;
+// A block runs on into at most this many segments after its first (past a conditional
+// branch, translate()), and this many instructions in all.
+constexpr std::size_t kMaxContinued = 7;
+constexpr uint32_t kMaxBlock = 256;
 
 // An environment instruction: a send, a thread or tag instruction, a CSR access (the last
 // of its segment). A block calls the row's Hart::run_env for it: the interpreter's own
@@ -260,7 +264,7 @@ class BlockEmitter {
   void prologue() {
     a_.cmp_rm(R12, {RBX, lay_.limit}, true);
     a_.jcc(AE, limit_);
-    charge();
+    charge(entry_);
     loads();
     a_.bind(body_);
   }
@@ -347,6 +351,9 @@ class BlockEmitter {
   // reads before writing, and an exit inside it stores only those written so far (the
   // others are as the hart holds them).
   void set_lazy(bool lazy) { lazy_ = lazy; }
+  // The segment entries after the block's first segment that it runs on into (the
+  // not-taken path of the conditional branch before each, Translation::translate).
+  void set_continued(std::vector<uint32_t> entries) { continued_ = std::move(entries); }
   // After instruction k's code.
   void retire(uint32_t k) {
     Operands o;
@@ -466,11 +473,6 @@ class BlockEmitter {
   void epilogue() {
     a_.bind(limit_);
     exit(Translation::Exit::limit, entry_);
-    if (self_limit_.fixups.size()) {
-      a_.bind(self_limit_);
-      stores();
-      exit(Translation::Exit::limit, entry_);
-    }
     if (env_exit_.fixups.size()) {
       a_.bind(env_exit_);
       exit(Translation::Exit::env, 0);
@@ -478,14 +480,15 @@ class BlockEmitter {
     for (Bail& b : bails_) {
       a_.bind(b.label);
       store_regs(b.xmap, b.fmap, b.xwritten, b.fwritten);
-      exit(Translation::Exit::resume, b.at);
+      exit(b.exit, b.at);
     }
   }
 
  private:
   Mem x_mem(unsigned r) const { return {RBX, static_cast<int32_t>(4 * r)}; }
-  void charge() {
-    const Decoded& e = code_[entry_];
+  // The charge of the segment entered at `at` (as the interpreter's at its entry).
+  void charge(uint32_t at) {
+    const Decoded& e = code_[at];
     a_.alu_ri(Asm::ADD, R12, e.seg_cost, true);
     a_.alu_mi(Asm::ADD, {RBX, lay_.instret}, e.seg_count, true);
   }
@@ -764,13 +767,24 @@ class BlockEmitter {
     } else {
       const uint32_t target = k + static_cast<uint32_t>(d.imm / 4);
       if (taken_extra_) a_.alu_ri(Asm::ADD, R12, static_cast<int32_t>(taken_extra_), true);
-      const bool self = target == entry_ && regions_ == 1;
-      if (!self) stores();
+      // (Lazy loads leave registers out that a later round may read: see set_lazy.)
+      const bool self = target == entry_ && regions_ == 1 && !lazy_;
+      if (!self) stores_so_far();
       go_to(target, self);
     }
     a_.bind(not_taken);
+    if (std::find(continued_.begin(), continued_.end(), k + 1) != continued_.end())
+      return segment_entry(k + 1);
     stores();
     go_to(k + 1, false);
+  }
+  // On into the segment at n within the block: the clock check and charge of a block
+  // entered there, the guest registers staying in host registers (at the limit, those
+  // written so far go back to the hart and the run stops at n, as that block's would).
+  void segment_entry(uint32_t n) {
+    a_.cmp_rm(R12, {RBX, lay_.limit}, true);
+    a_.jcc(AE, bail(n, Translation::Exit::limit));
+    charge(n);
   }
   void jalr(uint32_t k, const Decoded& d, uint32_t pc) {
     // eax = (target - code_base) rotated right by 2: the entry's index, or (misaligned or
@@ -893,8 +907,8 @@ class BlockEmitter {
   void go_to(uint32_t target, bool self) {
     if (self) {
       a_.cmp_rm(R12, {RBX, lay_.limit}, true);
-      a_.jcc(AE, self_limit_);
-      charge();
+      a_.jcc(AE, bail(entry_, Translation::Exit::limit));  // (with the registers of region 1)
+      charge(entry_);
       a_.jmp(body_);
       return;
     }
@@ -914,18 +928,23 @@ class BlockEmitter {
     a_.jmp_abs(exit_);
   }
   void stores() { store_regs(xmap_, fmap_, xwritten_, fwritten_); }
+  // Inside a region that runs on past a branch (set_continued): with lazy loads, the
+  // region's later writes are to registers that were never loaded.
+  void stores_so_far() { store_regs(xmap_, fmap_, lazy_ ? written_now_ : xwritten_, fwritten_); }
   void store_regs(const int* xmap, const int* fmap, uint32_t xwritten, uint32_t fwritten) {
     for (int r = 1; r < 32; ++r)
       if (xwritten >> r & 1) a_.store(x_mem(static_cast<unsigned>(r)), xmap[r]);
     for (int r = 0; r < 32; ++r)
       if (fwritten >> r & 1) a_.movss_store({RBX, lay_.f + 4 * r}, fmap[r]);
   }
-  // The exit to the interpreter at instruction k, with the registers of k's region.
-  Label& bail(uint32_t k) {
+  // The exit to the interpreter at instruction k, with the registers of k's region (or,
+  // Exit::limit, at the entry k of a segment the block runs on into).
+  Label& bail(uint32_t k, Translation::Exit exit = Translation::Exit::resume) {
     for (Bail& b : bails_)
-      if (b.at == k) return b.label;
+      if (b.at == k && b.exit == exit) return b.label;
     Bail& b = bails_.emplace_back();
     b.at = k;
+    b.exit = exit;
     std::copy(std::begin(xmap_), std::end(xmap_), b.xmap);
     std::copy(std::begin(fmap_), std::end(fmap_), b.fmap);
     b.xwritten = lazy_ ? written_now_ : xwritten_;
@@ -949,9 +968,11 @@ class BlockEmitter {
   bool lazy_ = false;
   uint32_t read_first_ = 0, written_now_ = 0;  // plan(), retire()
   int regions_ = 1;  // a branch to the entry stays in host registers only with one
-  Label limit_, self_limit_, body_, env_exit_;
+  std::vector<uint32_t> continued_;  // set_continued
+  Label limit_, body_, env_exit_;
   struct Bail {
     uint32_t at;
+    Translation::Exit exit;
     Label label;
     int xmap[33], fmap[32];
     uint32_t xwritten, fwritten;
@@ -975,14 +996,27 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   uint8_t* at = space_ + used_;
   Asm a(at);
   BlockEmitter e(a, lay, code_, index, taken_extra_, exit_, table_.data());
-  // The instructions of the segment from `index` that the block runs, in regions of as
-  // many as the host's registers hold.
-  const uint32_t last = index + code_[index].seg_count - 1;
-  const isa::Format last_format = code_[last].op == isa::Op::illegal
-                                      ? isa::Format::NONE
-                                      : isa::insn_info(code_[last].op).format;
-  e.set_lazy(!(last_format == isa::Format::B && code_[last].near_target() &&
-               last + static_cast<uint32_t>(code_[last].imm / 4) == index));
+  // The instructions the block runs, in regions of as many as the host's registers hold:
+  // the segment from `index`, and on past a conditional branch into the segment after it
+  // (its not-taken path), a few times: the registers stay in host registers across.
+  uint32_t last = index + code_[index].seg_count - 1;
+  std::vector<uint32_t> continued;
+  bool loops = false;  // a branch back to `index` (the registers stay in host registers)
+  for (;;) {
+    const Decoded& b = code_[last];
+    const bool branch = b.op != isa::Op::illegal && isa::insn_info(b.op).format == isa::Format::B;
+    if (!branch) break;
+    loops |= b.near_target() && last + static_cast<uint32_t>(b.imm / 4) == index;
+    Operands o;
+    if (continued.size() == kMaxContinued || last + 1 >= words_ ||
+        last + code_[last + 1].seg_count - index > kMaxBlock ||
+        !operands(code_[last + 1], host_fma, o))
+      break;
+    continued.push_back(last + 1);
+    last += code_[last + 1].seg_count;
+  }
+  e.set_lazy(!loops);
+  e.set_continued(std::move(continued));
   uint32_t k = index;
   for (bool first = true;; first = false) {
     uint32_t j = k;
