@@ -27,7 +27,7 @@ struct Label {
 class Asm {
  public:
   // `origin`: where byte 0 will be (for rel32 to addresses outside the buffer).
-  explicit Asm(const uint8_t* origin) : origin_(origin) {}
+  explicit Asm(const uint8_t* origin) : origin_(origin) { b_.reserve(16384); }
   const std::vector<uint8_t>& bytes() const { return b_; }
   int pos() const { return static_cast<int>(b_.size()); }
 
