@@ -324,7 +324,11 @@ class BlockEmitter {
   };
   void plan(const uint32_t* ks, size_t n) {
     read_first_ = written_now_ = 0;
+    region_last_ = ks[n - 1];
     uint32_t seen = 0;  // the registers an instruction of the region has named so far
+    // (With lazy loads, the registers of a segment the block runs on into are loaded at its
+    // boundary, segment_entry: not on the way out of the segments before it.)
+    bool first_segment = true;
     groups_.clear();
     member_.clear();
     int open[33];
@@ -359,7 +363,8 @@ class BlockEmitter {
       // rtag's rd counts as read: where the element is absent the call stores it as it is.
       const uint32_t reads = (o.x1 ? 1u << d.rs1 : 0u) | (o.x2 ? 1u << d.rs2 : 0u) |
                              (d.op == Op::rtag && d.rd < 32 ? 1u << d.rd : 0u);
-      read_first_ |= reads & ~seen;
+      if (p > 0 && lazy_ && continued(k - 1)) first_segment = false;
+      if (first_segment) read_first_ |= reads & ~seen;
       seen |= reads | written_by(d, o);
     }
     // A group of one checks as usual.
@@ -813,6 +818,24 @@ class BlockEmitter {
     a_.cmp_rm(R12, {RBX, lay_.limit}, true);
     a_.jcc(AE, bail(n, Translation::Exit::limit));
     charge(n);
+    if (!lazy_) return;
+    // The registers this segment's part of the region reads before it writes them, and
+    // that no instruction before it in the region has read or written.
+    uint32_t reads_first = 0, seen = read_first_ | written_now_;
+    for (uint32_t k = n; k <= region_last_ && (k == n || !continued(k - 1)); ++k) {
+      const Decoded& d = code_[k];
+      Operands o;
+      operands(d, true, o);
+      const uint32_t reads = (o.x1 ? 1u << d.rs1 : 0u) | (o.x2 ? 1u << d.rs2 : 0u) |
+                             (d.op == Op::rtag && d.rd < 32 ? 1u << d.rd : 0u);
+      reads_first |= reads & ~seen;
+      seen |= reads | written_by(d, o);
+    }
+    for (uint32_t w = reads_first & ~1u & ~kPinnedMask; w; w &= w - 1) {
+      const unsigned r = static_cast<unsigned>(__builtin_ctz(w));
+      if (xmap_[r] >= 0) a_.load(xmap_[r], x_mem(r));
+    }
+    read_first_ |= reads_first;
   }
   void jalr(uint32_t k, const Decoded& d, uint32_t pc) {
     // eax = (target - code_base) rotated right by 2: the entry's index, or (misaligned or
@@ -1003,7 +1026,8 @@ class BlockEmitter {
   int nx_ = 0, nf_ = 0;
   uint32_t xwritten_ = 0, fwritten_ = 0;
   bool lazy_ = false;
-  uint32_t read_first_ = 0, written_now_ = 0;  // plan(), retire()
+  uint32_t read_first_ = 0, written_now_ = 0;  // plan(), retire(); segment_entry()
+  uint32_t region_last_ = 0;  // plan()
   int regions_ = 1;  // a branch to the entry stays in host registers only with one
   std::vector<uint32_t> continued_;  // set_continued: by the branch's entry
   Label limit_, body_, env_exit_;
@@ -1038,7 +1062,7 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   // (Running on at a jal's target too cost more to translate, the callee's code once per
   // caller, than it saved.)
   std::vector<uint32_t> trace, continued;
-  bool loops = false;  // a branch back to `index` (the registers stay in host registers)
+  bool loops = false;  // the last branch goes back to `index` (registers stay in host registers)
   for (uint32_t from = index;;) {
     const uint32_t end = from + code_[from].seg_count;  // past the segment's last
     for (uint32_t k = from; k < end; ++k) trace.push_back(k);
@@ -1047,11 +1071,22 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
     const isa::Format format =
         b.op == isa::Op::illegal ? isa::Format::NONE : isa::insn_info(b.op).format;
     if (format != isa::Format::B) break;
-    loops |= b.near_target() && last + static_cast<uint32_t>(b.imm / 4) == index;
+    // A branch back to the entry: a loop, whose way out (run once a loop) the block leaves
+    // to another (loading its registers for every round is what would cost).
+    loops = b.near_target() && last + static_cast<uint32_t>(b.imm / 4) == index;
+    if (loops) break;
     const uint32_t next = end;
+    // Not into FP code: a block loads every FP register of a region at its start and
+    // stores every one it writes at each exit (where the integer ones are loaded lazily).
+    auto fp = [&](uint32_t k) {
+      Operands o;
+      return operands(code_[k], host_fma, o) && (o.f1 || o.f2 || o.f3 || o.fd);
+    };
     Operands o;
     if (continued.size() == kMaxContinued || next >= words_ ||
-        trace.size() + code_[next].seg_count > kMaxBlock || !operands(code_[next], host_fma, o))
+        trace.size() + code_[next].seg_count > kMaxBlock || !operands(code_[next], host_fma, o) ||
+        std::any_of(code_ + next, code_ + next + code_[next].seg_count,
+                    [&](const Decoded& d) { return fp(static_cast<uint32_t>(&d - code_)); }))
       break;
     continued.push_back(last);
     from = next;
