@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
-#include <deque>
 #include <iterator>
 
 #include "fp_env.h"
@@ -237,6 +236,7 @@ class BlockEmitter {
       : a_(a), lay_(lay), code_(code), entry_(entry), taken_extra_(taken_extra), exit_(exit),
         table_(table) {
     pin();
+    bails_.reserve(64);  // (most blocks have fewer exits: no copies as it grows)
   }
 
   // The jumps to entries that had no block yet: the rel32 field's position, the entry.
@@ -507,7 +507,7 @@ class BlockEmitter {
   void epilogue() {
     a_.bind(limit_);
     exit(Translation::Exit::limit, entry_);
-    if (env_exit_.fixups.size()) {
+    if (env_exit_.used()) {
       a_.bind(env_exit_);
       exit(Translation::Exit::env, 0);
     }
@@ -1038,7 +1038,7 @@ class BlockEmitter {
     int xmap[33], fmap[32];
     uint32_t xwritten, fwritten;
   };
-  std::deque<Bail> bails_;  // bound after the body (a deque: no copies as it grows)
+  std::vector<Bail> bails_;  // bound after the body
   std::vector<Group> groups_;
   std::vector<std::pair<uint32_t, int>> member_;  // the grouped accesses: entry, group
 };
@@ -1062,6 +1062,7 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   // (Running on at a jal's target too cost more to translate, the callee's code once per
   // caller, than it saved.)
   std::vector<uint32_t> trace, continued;
+  trace.reserve(kMaxBlock + 255);
   bool loops = false;  // the last branch goes back to `index` (registers stay in host registers)
   for (uint32_t from = index;;) {
     const uint32_t end = from + code_[from].seg_count;  // past the segment's last
