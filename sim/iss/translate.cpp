@@ -4,12 +4,15 @@
 //   rbx  &Hart::x[0] (f[], instret, the clock limit and Translation::table_, the block of
 //        each entry or null, at fixed offsets from it)
 //   rbp  the local memory's bytes          r12  cycles
-//   rsi rdi r8-r11 r13-r15 rdx   guest integer registers of the block
+//   r13 r14 r15              sp, a0, a5 in every block (kPinned)
+//   rsi rdi r8-r11 rdx       other guest integer registers of the block
 //   xmm1-xmm14               guest FP registers of the block
 //   rax rcx xmm0 xmm15       scratch
 // A block: the clock check and the segment's charge (as the interpreter at a segment's
 // entry), the loads of the registers it uses, the instructions, and exits that store the
-// registers it writes. A branch back to the block's own entry stays in host registers.
+// registers it writes. A branch back to the block's own entry stays in host registers; a
+// branch not taken runs on into the next segment in the same block (a clock check and
+// that segment's charge between them), up to kMaxContinued times.
 #include "translate.h"
 
 #include "hart.h"
@@ -35,11 +38,30 @@ using isa::Op;
 constexpr int32_t at(size_t offset) { return static_cast<int32_t>(offset); }
 using Frame = Translation::Frame;
 
-constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, R13, R14, R15, RDX};
+constexpr int kIntPool[] = {RSI, RDI, R8, R9, R10, R11, RDX};
+// Guest registers held in host registers from block to block (the ones MPI code loads and
+// stores most at a block's edges: sp, a0, a5): the trampoline loads them and its exit
+// stores them; a block stores them before it calls the hart (which reads the registers
+// there) and loads them again after a call that may change them. Callee-saved host
+// registers, so a call leaves them as they were.
+struct Pinned {
+  unsigned guest;
+  int host;
+};
+constexpr Pinned kPinned[] = {{2, R13}, {10, R14}, {15, R15}};
+constexpr uint32_t kPinnedMask = [] {
+  uint32_t m = 0;
+  for (const Pinned& p : kPinned) m |= 1u << p.guest;
+  return m;
+}();
 constexpr int kFpPool = 14;  // xmm1 .. xmm14
 // A block that stops before an instruction outside the subset (inside its segment) is
 // only worth its entry and exit when it runs this many instructions first.
 constexpr uint32_t kMinPartial = 4;
+// A block runs on into at most this many segments after its first (past a conditional
+// branch, translate()), and this many instructions in all.
+constexpr std::size_t kMaxContinued = 7;
+constexpr uint32_t kMaxBlock = 256;
 
 // An environment instruction: a send, a thread or tag instruction, a CSR access (the last
 // of its segment). A block calls the row's Hart::run_env for it: the interpreter's own
@@ -181,8 +203,10 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
   a.load(RBX, {RDI, at(offsetof(Frame, x))}, true);
   a.load(RBP, {RDI, at(offsetof(Frame, mem))}, true);
   a.load(R12, {RDI, at(offsetof(Frame, cycles))}, true);
+  for (const Pinned& p : kPinned) a.load(p.host, {RBX, static_cast<int32_t>(4 * p.guest)});
   a.jmp_m({RDI, at(offsetof(Frame, target))});
   const int exit_at = a.pos();
+  for (const Pinned& p : kPinned) a.store({RBX, static_cast<int32_t>(4 * p.guest)}, p.host);
   a.pop(RDI);
   a.store({RDI, at(offsetof(Frame, cycles))}, R12, true);
   a.shift_i(Asm::SHL, RAX, 32, true);
@@ -210,7 +234,10 @@ class BlockEmitter {
   BlockEmitter(Asm& a, const TranslationLayout& lay, const Decoded* code, uint32_t entry,
                uint32_t taken_extra, const uint8_t* exit, const void* const* table)
       : a_(a), lay_(lay), code_(code), entry_(entry), taken_extra_(taken_extra), exit_(exit),
-        table_(table) {}
+        table_(table) {
+    pin();
+    bails_.reserve(64);  // (most blocks have fewer exits: no copies as it grows)
+  }
 
   // The jumps to entries that had no block yet: the rel32 field's position, the entry.
   struct Chain {
@@ -231,26 +258,25 @@ class BlockEmitter {
     if (o.f2) fs[nfs++] = d.rs2;
     if (o.f3) fs[nfs++] = d.rs3_rm & 31u;
     if (o.fd) fs[nfs++] = d.rd;
+    // (First whether they fit, then the new ones their host registers.)
     int x_new = nx_, f_new = nf_;
-    int xmap[33], fmap[32];
-    std::copy(std::begin(xmap_), std::end(xmap_), xmap);
-    std::copy(std::begin(fmap_), std::end(fmap_), fmap);
+    uint32_t xs_new = 0, fs_new = 0;
     for (int k = 0; k < nxs; ++k) {
       const unsigned r = xs[k];
-      if (r == 0 || r == 32 || xmap[r] >= 0) continue;
-      if (x_new == static_cast<int>(std::size(kIntPool))) return false;
-      xmap[r] = kIntPool[x_new++];
+      if (r == 0 || r == 32 || xmap_[r] >= 0 || (xs_new >> r & 1)) continue;
+      xs_new |= 1u << r;
+      if (++x_new > static_cast<int>(std::size(kIntPool))) return false;
     }
     for (int k = 0; k < nfs; ++k) {
       const unsigned r = fs[k];
-      if (fmap[r] >= 0) continue;
-      if (f_new == kFpPool) return false;
-      fmap[r] = 1 + f_new++;
+      if (fmap_[r] >= 0 || (fs_new >> r & 1)) continue;
+      fs_new |= 1u << r;
+      if (++f_new > kFpPool) return false;
     }
-    std::copy(std::begin(xmap), std::end(xmap), xmap_);
-    std::copy(std::begin(fmap), std::end(fmap), fmap_);
-    nx_ = x_new;
-    nf_ = f_new;
+    for (int k = 0; k < nxs; ++k)
+      if (const unsigned r = xs[k]; xs_new >> r & 1 && xmap_[r] < 0) xmap_[r] = kIntPool[nx_++];
+    for (int k = 0; k < nfs; ++k)
+      if (const unsigned r = fs[k]; fs_new >> r & 1 && fmap_[r] < 0) fmap_[r] = 1 + nf_++;
     if (o.xd && d.rd != 32) xwritten_ |= 1u << d.rd;
     if (o.x1_written && d.rs1 != 0) xwritten_ |= 1u << d.rs1;
     if (o.fd) fwritten_ |= 1u << d.rd;
@@ -260,7 +286,7 @@ class BlockEmitter {
   void prologue() {
     a_.cmp_rm(R12, {RBX, lay_.limit}, true);
     a_.jcc(AE, limit_);
-    charge();
+    charge(entry_);
     loads();
     a_.bind(body_);
   }
@@ -268,7 +294,8 @@ class BlockEmitter {
   // lazy loads, only the integer ones the region reads before it writes them).
   void loads() {
     for (int r = 1; r < 32; ++r)
-      if (xmap_[r] >= 0 && (!lazy_ || (read_first_ >> r & 1))) a_.load(xmap_[r], {RBX, 4 * r});
+      if (xmap_[r] >= 0 && !(kPinnedMask >> r & 1) && (!lazy_ || (read_first_ >> r & 1)))
+        a_.load(xmap_[r], {RBX, 4 * r});
     for (int r = 0; r < 32; ++r)
       if (fmap_[r] >= 0) a_.movss_load(fmap_[r], {RBX, lay_.f + 4 * r});
   }
@@ -278,6 +305,7 @@ class BlockEmitter {
     stores();
     std::fill(std::begin(xmap_), std::end(xmap_), -1);
     std::fill(std::begin(fmap_), std::end(fmap_), -1);
+    pin();
     nx_ = nf_ = 0;
     xwritten_ = fwritten_ = 0;
     ++regions_;
@@ -287,21 +315,26 @@ class BlockEmitter {
   // (a function's frame, a saved context) share one range check, and their stores one
   // test of the guard tags per four words, emitted at the first of them: when any of them
   // would not pass its own checks, the block leaves there, before any of them ran, and the
-  // interpreter runs them one by one. Plans the region [from, to) before it is emitted.
+  // interpreter runs them one by one. Plans a region (the entries ks[0, n), in the order
+  // they run) before it is emitted.
   struct Group {
     uint32_t first;  // the entry of its first access, where its checks are
     int32_t at, lo, hi;  // the first's offset; the lowest and highest
     uint32_t count, stores;
   };
-  void plan(uint32_t from, uint32_t to) {
+  void plan(const uint32_t* ks, size_t n) {
     read_first_ = written_now_ = 0;
+    region_last_ = ks[n - 1];
     uint32_t seen = 0;  // the registers an instruction of the region has named so far
+    // (With lazy loads, the registers of a segment the block runs on into are loaded at its
+    // boundary, segment_entry: not on the way out of the segments before it.)
+    bool first_segment = true;
     groups_.clear();
-    plan_from_ = from;
-    member_.assign(to - from, -1);
+    member_.clear();
     int open[33];
     std::fill(std::begin(open), std::end(open), -1);
-    for (uint32_t k = from; k < to; ++k) {
+    for (size_t p = 0; p < n; ++p) {
+      const uint32_t k = ks[p];
       const Decoded& d = code_[k];
       const bool store = (d.op == Op::sw || d.op == Op::fsw) && one_compare();
       // (group_member's sum needs a memory below 2 GiB: see there.)
@@ -320,7 +353,7 @@ class BlockEmitter {
           G.hi = hi;
           ++G.count;
           if (store) ++G.stores;
-          member_[k - from] = g;
+          member_.emplace_back(k, g);
         }
       }
       Operands o;
@@ -330,12 +363,14 @@ class BlockEmitter {
       // rtag's rd counts as read: where the element is absent the call stores it as it is.
       const uint32_t reads = (o.x1 ? 1u << d.rs1 : 0u) | (o.x2 ? 1u << d.rs2 : 0u) |
                              (d.op == Op::rtag && d.rd < 32 ? 1u << d.rd : 0u);
-      read_first_ |= reads & ~seen;
+      if (p > 0 && lazy_ && continued(k - 1)) first_segment = false;
+      if (first_segment) read_first_ |= reads & ~seen;
       seen |= reads | written_by(d, o);
     }
-    for (uint32_t k = from; k < to; ++k)  // a group of one checks as usual
-      if (int g = member_[k - from]; g >= 0 && groups_[static_cast<size_t>(g)].count < 2)
-        member_[k - from] = -1;
+    // A group of one checks as usual.
+    member_.erase(std::remove_if(member_.begin(), member_.end(),
+                                 [&](const auto& m) { return groups_[static_cast<size_t>(m.second)].count < 2; }),
+                  member_.end());
   }
 
   // The integer registers the instruction writes.
@@ -347,6 +382,12 @@ class BlockEmitter {
   // reads before writing, and an exit inside it stores only those written so far (the
   // others are as the hart holds them).
   void set_lazy(bool lazy) { lazy_ = lazy; }
+  // The conditional branches whose next segment (the not-taken path) the block runs on
+  // into (Translation::translate).
+  void set_continued(std::vector<uint32_t> at) { continued_ = std::move(at); }
+  bool continued(uint32_t k) const {
+    return std::find(continued_.begin(), continued_.end(), k) != continued_.end();
+  }
   // After instruction k's code.
   void retire(uint32_t k) {
     Operands o;
@@ -466,26 +507,22 @@ class BlockEmitter {
   void epilogue() {
     a_.bind(limit_);
     exit(Translation::Exit::limit, entry_);
-    if (self_limit_.fixups.size()) {
-      a_.bind(self_limit_);
-      stores();
-      exit(Translation::Exit::limit, entry_);
-    }
-    if (env_exit_.fixups.size()) {
+    if (env_exit_.used()) {
       a_.bind(env_exit_);
       exit(Translation::Exit::env, 0);
     }
     for (Bail& b : bails_) {
       a_.bind(b.label);
       store_regs(b.xmap, b.fmap, b.xwritten, b.fwritten);
-      exit(Translation::Exit::resume, b.at);
+      exit(b.exit, b.at);
     }
   }
 
  private:
   Mem x_mem(unsigned r) const { return {RBX, static_cast<int32_t>(4 * r)}; }
-  void charge() {
-    const Decoded& e = code_[entry_];
+  // The charge of the segment entered at `at` (as the interpreter's at its entry).
+  void charge(uint32_t at) {
+    const Decoded& e = code_[at];
     a_.alu_ri(Asm::ADD, R12, e.seg_cost, true);
     a_.alu_mi(Asm::ADD, {RBX, lay_.instret}, e.seg_count, true);
   }
@@ -621,8 +658,9 @@ class BlockEmitter {
   }
   // The group of the access at k (plan), or nullptr; its checks when k is its first.
   const Group* grouped(uint32_t k) {
-    const int g = k - plan_from_ < member_.size() ? member_[k - plan_from_] : -1;
-    if (g < 0) return nullptr;
+    const auto m = std::find_if(member_.begin(), member_.end(), [k](const auto& e) { return e.first == k; });
+    if (m == member_.end()) return nullptr;
+    const int g = m->second;
     const Group& G = groups_[static_cast<size_t>(g)];
     if (G.first == k) group_check(k, G);
     return &G;
@@ -643,9 +681,8 @@ class BlockEmitter {
     if (!G.stores) return;
     // ecx = (lowest - code_end) / 4: the lowest word's tag is at tags + ecx + code_end / 4.
     uint64_t words = 0;  // the stored words, from the lowest
-    for (uint32_t j = k; j - plan_from_ < member_.size(); ++j)
-      if (member_[j - plan_from_] == &G - groups_.data() &&
-          (code_[j].op == Op::sw || code_[j].op == Op::fsw))
+    for (const auto& [j, g] : member_)
+      if (g == &G - groups_.data() && (code_[j].op == Op::sw || code_[j].op == Op::fsw))
         words |= uint64_t{1} << ((code_[j].imm - G.lo) / 4);
     a_.add_rm64(RCX, {RBX, lay_.tags});
     const int32_t at = static_cast<int32_t>(code_end >> 2);
@@ -764,13 +801,41 @@ class BlockEmitter {
     } else {
       const uint32_t target = k + static_cast<uint32_t>(d.imm / 4);
       if (taken_extra_) a_.alu_ri(Asm::ADD, R12, static_cast<int32_t>(taken_extra_), true);
-      const bool self = target == entry_ && regions_ == 1;
-      if (!self) stores();
+      // (Lazy loads leave registers out that a later round may read: see set_lazy.)
+      const bool self = target == entry_ && regions_ == 1 && !lazy_;
+      if (!self) stores_so_far();
       go_to(target, self);
     }
     a_.bind(not_taken);
+    if (continued(k)) return segment_entry(k + 1);
     stores();
     go_to(k + 1, false);
+  }
+  // On into the segment at n within the block: the clock check and charge of a block
+  // entered there, the guest registers staying in host registers (at the limit, those
+  // written so far go back to the hart and the run stops at n, as that block's would).
+  void segment_entry(uint32_t n) {
+    a_.cmp_rm(R12, {RBX, lay_.limit}, true);
+    a_.jcc(AE, bail(n, Translation::Exit::limit));
+    charge(n);
+    if (!lazy_) return;
+    // The registers this segment's part of the region reads before it writes them, and
+    // that no instruction before it in the region has read or written.
+    uint32_t reads_first = 0, seen = read_first_ | written_now_;
+    for (uint32_t k = n; k <= region_last_ && (k == n || !continued(k - 1)); ++k) {
+      const Decoded& d = code_[k];
+      Operands o;
+      operands(d, true, o);
+      const uint32_t reads = (o.x1 ? 1u << d.rs1 : 0u) | (o.x2 ? 1u << d.rs2 : 0u) |
+                             (d.op == Op::rtag && d.rd < 32 ? 1u << d.rd : 0u);
+      reads_first |= reads & ~seen;
+      seen |= reads | written_by(d, o);
+    }
+    for (uint32_t w = reads_first & ~1u & ~kPinnedMask; w; w &= w - 1) {
+      const unsigned r = static_cast<unsigned>(__builtin_ctz(w));
+      if (xmap_[r] >= 0) a_.load(xmap_[r], x_mem(r));
+    }
+    read_first_ |= reads_first;
   }
   void jalr(uint32_t k, const Decoded& d, uint32_t pc) {
     // eax = (target - code_base) rotated right by 2: the entry's index, or (misaligned or
@@ -838,6 +903,7 @@ class BlockEmitter {
       a_.mov_rr(RCX, src(d.rs2, RCX));  // send_data
     }
     stores();
+    for (const Pinned& p : kPinned) a_.store(x_mem(p.guest), p.host);
     a_.store({RBX, lay_.cycles}, R12, true);
     if (send && k + 1 < lay_.code_bytes / 4) {
       // First Hart::direct_send, and when it takes the send, on to the next entry as
@@ -870,6 +936,7 @@ class BlockEmitter {
     a_.mov_ri64(RAX, TranslationLayout::env_entry(code_[k].op));
     a_.call_r(RAX);  // the stack is 16-byte aligned here (the trampoline's 7 pushes)
     a_.load(R12, {RBX, lay_.cycles}, true);
+    for (const Pinned& p : kPinned) a_.load(p.host, x_mem(p.guest));  // (the env may write them)
     a_.test_rr(RAX, RAX);
     a_.jcc(E, env_exit_);
     a_.alu_ri(Asm::SUB, RAX, 1);  // 32-bit: the upper half of rax is not the callee's
@@ -893,8 +960,8 @@ class BlockEmitter {
   void go_to(uint32_t target, bool self) {
     if (self) {
       a_.cmp_rm(R12, {RBX, lay_.limit}, true);
-      a_.jcc(AE, self_limit_);
-      charge();
+      a_.jcc(AE, bail(entry_, Translation::Exit::limit));  // (with the registers of region 1)
+      charge(entry_);
       a_.jmp(body_);
       return;
     }
@@ -914,18 +981,30 @@ class BlockEmitter {
     a_.jmp_abs(exit_);
   }
   void stores() { store_regs(xmap_, fmap_, xwritten_, fwritten_); }
-  void store_regs(const int* xmap, const int* fmap, uint32_t xwritten, uint32_t fwritten) {
-    for (int r = 1; r < 32; ++r)
-      if (xwritten >> r & 1) a_.store(x_mem(static_cast<unsigned>(r)), xmap[r]);
-    for (int r = 0; r < 32; ++r)
-      if (fwritten >> r & 1) a_.movss_store({RBX, lay_.f + 4 * r}, fmap[r]);
+  void pin() {
+    for (const Pinned& p : kPinned) xmap_[p.guest] = p.host;
   }
-  // The exit to the interpreter at instruction k, with the registers of k's region.
-  Label& bail(uint32_t k) {
+  // Inside a region that runs on past a branch (set_continued): with lazy loads, the
+  // region's later writes are to registers that were never loaded.
+  void stores_so_far() { store_regs(xmap_, fmap_, lazy_ ? written_now_ : xwritten_, fwritten_); }
+  void store_regs(const int* xmap, const int* fmap, uint32_t xwritten, uint32_t fwritten) {
+    for (uint32_t w = xwritten & ~1u & ~kPinnedMask; w; w &= w - 1) {
+      const unsigned r = static_cast<unsigned>(__builtin_ctz(w));
+      a_.store(x_mem(r), xmap[r]);
+    }
+    for (uint32_t w = fwritten; w; w &= w - 1) {
+      const int r = __builtin_ctz(w);
+      a_.movss_store({RBX, lay_.f + 4 * r}, fmap[r]);
+    }
+  }
+  // The exit to the interpreter at instruction k, with the registers of k's region (or,
+  // Exit::limit, at the entry k of a segment the block runs on into).
+  Label& bail(uint32_t k, Translation::Exit exit = Translation::Exit::resume) {
     for (Bail& b : bails_)
-      if (b.at == k) return b.label;
+      if (b.at == k && b.exit == exit) return b.label;
     Bail& b = bails_.emplace_back();
     b.at = k;
+    b.exit = exit;
     std::copy(std::begin(xmap_), std::end(xmap_), b.xmap);
     std::copy(std::begin(fmap_), std::end(fmap_), b.fmap);
     b.xwritten = lazy_ ? written_now_ : xwritten_;
@@ -947,19 +1026,21 @@ class BlockEmitter {
   int nx_ = 0, nf_ = 0;
   uint32_t xwritten_ = 0, fwritten_ = 0;
   bool lazy_ = false;
-  uint32_t read_first_ = 0, written_now_ = 0;  // plan(), retire()
+  uint32_t read_first_ = 0, written_now_ = 0;  // plan(), retire(); segment_entry()
+  uint32_t region_last_ = 0;  // plan()
   int regions_ = 1;  // a branch to the entry stays in host registers only with one
-  Label limit_, self_limit_, body_, env_exit_;
+  std::vector<uint32_t> continued_;  // set_continued: by the branch's entry
+  Label limit_, body_, env_exit_;
   struct Bail {
     uint32_t at;
+    Translation::Exit exit;
     Label label;
     int xmap[33], fmap[32];
     uint32_t xwritten, fwritten;
   };
   std::vector<Bail> bails_;  // bound after the body
   std::vector<Group> groups_;
-  std::vector<int> member_;  // by entry from plan_from_: its group, or -1
-  uint32_t plan_from_ = 0;
+  std::vector<std::pair<uint32_t, int>> member_;  // the grouped accesses: entry, group
 };
 
 }  // namespace
@@ -975,42 +1056,74 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   uint8_t* at = space_ + used_;
   Asm a(at);
   BlockEmitter e(a, lay, code_, index, taken_extra_, exit_, table_.data());
-  // The instructions of the segment from `index` that the block runs, in regions of as
-  // many as the host's registers hold.
-  const uint32_t last = index + code_[index].seg_count - 1;
-  const isa::Format last_format = code_[last].op == isa::Op::illegal
-                                      ? isa::Format::NONE
-                                      : isa::insn_info(code_[last].op).format;
-  e.set_lazy(!(last_format == isa::Format::B && code_[last].near_target() &&
-               last + static_cast<uint32_t>(code_[last].imm / 4) == index));
-  uint32_t k = index;
-  for (bool first = true;; first = false) {
-    uint32_t j = k;
-    bool outside = false;  // at an instruction not in the subset
-    for (; j <= last; ++j) {
+  // The instructions the block runs, in regions of as many as the host's registers hold:
+  // the segment from `index`, and on into the segment after a conditional branch (its
+  // not-taken path) a few times, the guest registers staying in host registers across.
+  // (Running on at a jal's target too cost more to translate, the callee's code once per
+  // caller, than it saved.)
+  std::vector<uint32_t> trace, continued;
+  trace.reserve(kMaxBlock + 255);
+  bool loops = false;  // the last branch goes back to `index` (registers stay in host registers)
+  for (uint32_t from = index;;) {
+    const uint32_t end = from + code_[from].seg_count;  // past the segment's last
+    for (uint32_t k = from; k < end; ++k) trace.push_back(k);
+    const uint32_t last = end - 1;
+    const Decoded& b = code_[last];
+    const isa::Format format =
+        b.op == isa::Op::illegal ? isa::Format::NONE : isa::insn_info(b.op).format;
+    if (format != isa::Format::B) break;
+    // A branch back to the entry: a loop, whose way out (run once a loop) the block leaves
+    // to another (loading its registers for every round is what would cost).
+    loops = b.near_target() && last + static_cast<uint32_t>(b.imm / 4) == index;
+    if (loops) break;
+    const uint32_t next = end;
+    // Not into FP code: a block loads every FP register of a region at its start and
+    // stores every one it writes at each exit (where the integer ones are loaded lazily).
+    auto fp = [&](uint32_t k) {
       Operands o;
-      if (!operands(code_[j], host_fma, o)) {
+      return operands(code_[k], host_fma, o) && (o.f1 || o.f2 || o.f3 || o.fd);
+    };
+    Operands o;
+    if (continued.size() == kMaxContinued || next >= words_ ||
+        trace.size() + code_[next].seg_count > kMaxBlock || !operands(code_[next], host_fma, o) ||
+        std::any_of(code_ + next, code_ + next + code_[next].seg_count,
+                    [&](const Decoded& d) { return fp(static_cast<uint32_t>(&d - code_)); }))
+      break;
+    continued.push_back(last);
+    from = next;
+  }
+  e.set_lazy(!loops);
+  e.set_continued(std::move(continued));
+  const size_t n_trace = trace.size();
+  size_t p = 0;
+  for (bool first = true;; first = false) {
+    size_t q = p;
+    bool outside = false;  // at an instruction not in the subset
+    for (; q < n_trace; ++q) {
+      Operands o;
+      if (!operands(code_[trace[q]], host_fma, o)) {
         outside = true;
         break;
       }
-      if (!e.allocate(code_[j], o)) break;
+      if (!e.allocate(code_[trace[q]], o)) break;
     }
-    if (j == k) break;
-    e.plan(k, j);
+    if (q == p) break;
+    e.plan(trace.data() + p, q - p);
     first ? e.prologue() : e.loads();
-    for (; k < j; ++k) {
-      e.emit(k);
-      e.retire(k);
+    for (; p < q; ++p) {
+      e.emit(trace[p]);
+      e.retire(trace[p]);
     }
-    if (outside || k > last) break;
+    if (outside || p == n_trace) break;
     e.next_region();
   }
-  const bool complete = k > last;
-  if (k == index || (!complete && k - index < kMinPartial)) return nullptr;
-  const isa::TimingClass last_class = isa::insn_info(code_[k - 1].op).tclass;
+  const bool complete = p == n_trace;
+  if (p == 0 || (!complete && p < kMinPartial)) return nullptr;
+  const uint32_t ran = trace[p - 1];  // the last instruction emitted
+  const isa::TimingClass last_class = isa::insn_info(code_[ran].op).tclass;
   if (!complete || (last_class != isa::TimingClass::branch &&
-                    last_class != isa::TimingClass::jump && !is_env(code_[k - 1])))
-    e.fall_through(k, complete);
+                    last_class != isa::TimingClass::jump && !is_env(code_[ran])))
+    e.fall_through(complete ? ran + 1 : trace[p], complete);
   e.epilogue();
   const size_t n = a.bytes().size();
   if (used_ + n > space_bytes_) return nullptr;

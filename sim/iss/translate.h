@@ -1,7 +1,8 @@
 // Block translation [ours, a host-speed feature]: the hot subset of the ISA (RV32IM with
 // its loads, stores, branches and jumps, and the common single-precision operations)
-// translated to x86-64 machine code, one block per segment entry (Decoded::seg_cost), with
-// the guest registers a block uses held in host registers across it. The interpreter
+// translated to x86-64 machine code, one block per segment entry (Decoded::seg_cost) that
+// runs on into the segments after its branches not taken, with the guest registers a block
+// uses held in host registers across it (sp, a0 and a5 from block to block). The interpreter
 // (execute.cpp) stays the reference: a block charges exactly the clocks and instructions
 // the interpreter charges at a segment's entry, and anything out of the ordinary (an
 // instruction not in the subset, an access or jump that would fault, a NaN result, the

@@ -21,13 +21,24 @@ struct Mem {
 
 struct Label {
   int pos = -1;
-  std::vector<int> fixups;  // rel32 fields waiting for pos
+  // The rel32 fields waiting for pos: the first few in place (most labels have one or
+  // two: no allocation per label while a block is translated).
+  int first[4];
+  int count = 0;
+  std::vector<int> more;
+  bool used() const { return count > 0; }
+  void add(int at) { count < 4 ? void(first[count++] = at) : more.push_back(at); }
+  template <class F>
+  void each(F f) const {
+    for (int k = 0; k < count; ++k) f(first[k]);
+    for (int at : more) f(at);
+  }
 };
 
 class Asm {
  public:
   // `origin`: where byte 0 will be (for rel32 to addresses outside the buffer).
-  explicit Asm(const uint8_t* origin) : origin_(origin) {}
+  explicit Asm(const uint8_t* origin) : origin_(origin) { b_.reserve(16384); }
   const std::vector<uint8_t>& bytes() const { return b_; }
   int pos() const { return static_cast<int>(b_.size()); }
 
@@ -177,8 +188,9 @@ class Asm {
   }
   void bind(Label& l) {
     l.pos = pos();
-    for (int f : l.fixups) patch(f, l.pos);
-    l.fixups.clear();
+    l.each([&](int at) { patch(at, l.pos); });
+    l.count = 0;
+    l.more.clear();
   }
 
  private:
@@ -186,7 +198,7 @@ class Asm {
     if (l.pos >= 0) {
       u32(static_cast<uint32_t>(l.pos - (pos() + 4)));
     } else {
-      l.fixups.push_back(pos());
+      l.add(pos());
       u32(0);
     }
   }

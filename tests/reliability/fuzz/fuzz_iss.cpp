@@ -4,7 +4,8 @@
 // clocks (as quanta cut it), with every instruction dispatched alone (no superinstructions:
 // the code has many of their pairs), and (when it stops or faults) with the instruction
 // profile on; and with the blocks of sim/iss/translate.cpp (where built): half the cases are
-// code of the subset they translate, with loops, data to load and stack guard words.
+// code of the subset they translate, with loops, data to load, stack guard words and chains
+// of segments that one block runs through.
 #include <array>
 #include <cstring>
 #include <memory>
@@ -293,6 +294,64 @@ void plant_frames(Rng& rng, std::vector<uint32_t>& code) {
     }
   }
 }
+// A conditional branch (funct3 f3) by `off` bytes.
+uint32_t branch_word(unsigned f3, unsigned rs1, unsigned rs2, int32_t off) {
+  const uint32_t u = static_cast<uint32_t>(off);
+  return 0x63u | f3 << 12 | rs1 << 15 | rs2 << 20 | ((u >> 11) & 1) << 7 | ((u >> 1) & 0xf) << 8 |
+         ((u >> 5) & 0x3f) << 25 | ((u >> 12) & 1) << 31;
+}
+// Chains of short segments joined by branches seldom or never taken, which a block runs
+// on into (translate.cpp: a clock check and charge at each boundary, the registers staying
+// in host registers): writes to many registers (sp, a0 and a5, which blocks hold from
+// block to block, among them; more than the host holds, so regions end inside chains),
+// accesses that may fault in a later segment, a taken branch out of the middle, and some
+// chains as a loop back to their first segment. Slices of a few clocks stop runs at the
+// boundaries.
+void plant_chains(Rng& rng, std::vector<uint32_t>& code) {
+  using isa::Op;
+  static const unsigned kRegs[] = {2, 10, 15, 5, 6, 7, 8, 9, 11, 12, 13, 14, 16, 17, 18, 1};
+  auto reg = [&] { return kRegs[pick(rng, pick(rng, 2) ? 4 : std::size(kRegs))]; };
+  for (std::size_t k = 1; k + 40 < code.size(); ++k) {
+    if (pick(rng, 12)) continue;
+    const bool loop = pick(rng, 2);
+    const unsigned counter = 19 + static_cast<unsigned>(pick(rng, 3));  // s3..s5: rounds
+    if (loop) {
+      code[k - 1] = 0x6fu | 2u << 21;  // jal x0, +4: the chain's first entry
+      code[k++] = 0x13u | counter << 7 | static_cast<uint32_t>(1 + pick(rng, 5)) << 20;  // li
+    }
+    const std::size_t loop_head = k;
+    for (std::size_t seg = 2 + pick(rng, 8); seg-- > 0 && k + 12 < code.size();) {
+      for (std::size_t m = 1 + pick(rng, 4); m-- > 0;) {
+        const unsigned rd = reg(), rs = reg();
+        switch (pick(rng, 6)) {
+          case 0: code[k++] = random_word(rng, isa::insn_info(Op::lw)); break;
+          case 1: code[k++] = random_word(rng, isa::insn_info(Op::sw)); break;
+          case 2:  // add rd, rd, rs
+            code[k++] = 0x33u | rd << 7 | rd << 15 | rs << 20;
+            break;
+          default:  // addi rd, rs, small
+            code[k++] = 0x13u | rd << 7 | rs << 15 |
+                        (static_cast<uint32_t>(pick(rng, 64)) - 32u) << 20;
+            break;
+        }
+      }
+      // The segment's end: never taken (bne r, r), seldom (bltu r, x0 never; beq a5, x0
+      // now and then), or out of the chain's middle (forward past it).
+      const unsigned r = reg();
+      switch (pick(rng, 8)) {
+        case 0: code[k] = branch_word(0, r, 0, 4 * static_cast<int32_t>(8 + pick(rng, 8))); break;
+        case 1: code[k] = branch_word(6, r, 0, 4 * static_cast<int32_t>(2 + pick(rng, 8))); break;
+        default: code[k] = branch_word(1, r, r, 4 * static_cast<int32_t>(2 + pick(rng, 8))); break;
+      }
+      ++k;
+    }
+    if (loop && k + 2 < code.size()) {
+      code[k++] = 0x13u | counter << 7 | counter << 15 | 0xfffu << 20;  // addi counter, -1
+      const int32_t back = -4 * static_cast<int32_t>(k - loop_head);
+      code[k++] = branch_word(1, counter, 0, back);  // bne counter, x0: the next round
+    }
+  }
+}
 }  // namespace
 
 Report fuzz_iss(const Options& o) {
@@ -307,6 +366,7 @@ Report fuzz_iss(const Options& o) {
                         : translatable_code(rng, 8 + pick(rng, 200));
     plant_pairs(rng, code);
     if (!any_row) plant_frames(rng, code);
+    if (!any_row && pick(rng, 2)) plant_chains(rng, code);
     const unsigned pes = pick(rng, 2) ? 1 : 4;
     ++r.cases;
     const State whole = run(code, seed, pes, 0, false);  // the interpreter alone
