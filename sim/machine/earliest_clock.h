@@ -35,9 +35,9 @@ class EarliestClock {
   uint64_t first_clock() const { return first_clock_; }
 
   // set(ep, t) for a clock earlier than at(ep) (a packet pushed for an earlier clock).
-  void lower(unsigned ep, uint64_t t) { set(ep, t); }
+  [[gnu::always_inline]] void lower(unsigned ep, uint64_t t) { set(ep, t); }
 
-  void set(unsigned ep, uint64_t t) {
+  [[gnu::always_inline]] void set(unsigned ep, uint64_t t) {
     take(ep);
     at_[ep] = t;
     if (t != kNone) put(ep, t);
@@ -51,7 +51,7 @@ class EarliestClock {
   enum class Where : uint8_t { none, wheel, far };
 
   // Takes ep out of the wheel, if it is there (an entry in the heap becomes stale).
-  void take(unsigned ep) {
+  [[gnu::always_inline]] void take(unsigned ep) {
     if (where_[ep] == Where::far) ++generation_[ep];
     if (where_[ep] != Where::wheel) {
       where_[ep] = Where::none;
@@ -72,7 +72,7 @@ class EarliestClock {
     first_ = count_ ? net::EventQueue::first_occupied(occupied_, base_, kMask) : kNone;
   }
 
-  void put(unsigned ep, uint64_t t) {
+  [[gnu::always_inline]] void put(unsigned ep, uint64_t t) {
     if (first_ == kNone) base_ = t;  // an empty wheel starts anywhere
     if (t - base_ >= kSize) [[unlikely]] {  // (before base_ wraps: not in the window either)
       put_far(ep, t);

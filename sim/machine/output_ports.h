@@ -139,7 +139,7 @@ class OutputPorts {
   using Fifo = pe::Fifo<T>;
   void flush_due(uint64_t limit);
   // Makes sure flush looks at `ep` at clock t.
-  void schedule(unsigned ep, uint64_t t) {
+  [[gnu::always_inline]] void schedule(unsigned ep, uint64_t t) {
     if (t < due_.at(ep)) due_.lower(ep, t);
   }
   // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
