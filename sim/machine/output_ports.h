@@ -170,6 +170,8 @@ class OutputPorts {
     checks_.push(x - 1, ep);
     return x - 1;
   }
+  // check_at from a check that runs.
+  [[gnu::always_inline]] void recheck_at(unsigned ep, uint64_t x) { checks_.push_while_running(x - 1, ep); }
   uint64_t next_check() const { return checks_.next_time(); }
   // What one endpoint's sends touch, in one cache line.
   struct alignas(64) Port {
@@ -228,7 +230,7 @@ void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
           candidate_[ep] = x;
           fabric_.watch_injection(ep);
         } else {
-          check_at(ep, std::max(x + 1, from));
+          recheck_at(ep, std::max(x + 1, from));
         }
         return;
       }
@@ -245,7 +247,7 @@ void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
           candidate_[ep] = next - 1;
           fabric_.watch_injection(ep);
         } else {
-          check_at(ep, next);
+          recheck_at(ep, next);
         }
       } else {
         on_last(ep, untold_stall(ep));
