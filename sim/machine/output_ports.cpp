@@ -8,6 +8,17 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   ++pushes_;
   Port& port = port_[p.src];
   auto& q = port.q;
+  // Mostly the port holds nothing (its packets have left): no search.
+  if (q.size() == 0 && q.push_back_in_place(Entry{t, p, reply})) {
+    schedule(p.src, std::max(t, port.blocked_until));
+    return;
+  }
+  push_behind_others(p, t, reply);
+}
+
+void OutputPorts::push_behind_others(const net::Packet& p, uint64_t t, bool reply) {
+  Port& port = port_[p.src];
+  auto& q = port.q;
   // Execution-unit packets come in time order; a memory-unit reply may be earlier than
   // packets the execution unit sent ahead, or at the same clock: insert it before them.
   size_t at = q.size();

@@ -138,6 +138,8 @@ class OutputPorts {
   template <class T>
   using Fifo = pe::Fifo<T>;
   void flush_due(uint64_t limit);
+  // push into a port that holds packets already (out of line: push then needs no frame).
+  [[gnu::noinline]] void push_behind_others(const net::Packet& p, uint64_t t, bool reply);
   // Makes sure flush looks at `ep` at clock t.
   [[gnu::always_inline]] void schedule(unsigned ep, uint64_t t) {
     if (t < due_.at(ep)) due_.lower(ep, t);
