@@ -32,6 +32,13 @@ class CheckWheel {
       push_far(time, ep);
     first_ = std::min(first_, time);
   }
+  // push from within run_clock's handle: run_clock finds the earliest clock at its end.
+  [[gnu::always_inline]] void push_while_running(uint64_t time, uint32_t ep) {
+    if (in_window(time)) [[likely]]
+      link(time, ep);
+    else
+      push_far(time, ep);
+  }
   // push for a clock in the window: no call.
   bool in_window(uint64_t time) const { return time - base_ < kSize; }
   [[gnu::always_inline]] void push_in_window(uint64_t time, uint32_t ep) {

@@ -8,6 +8,17 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   ++pushes_;
   Port& port = port_[p.src];
   auto& q = port.q;
+  // Mostly the port holds nothing (its packets have left): no search.
+  if (q.size() == 0 && q.push_back_in_place(Entry{t, p, reply})) {
+    schedule(p.src, std::max(t, port.blocked_until));
+    return;
+  }
+  push_behind_others(p, t, reply);
+}
+
+void OutputPorts::push_behind_others(const net::Packet& p, uint64_t t, bool reply) {
+  Port& port = port_[p.src];
+  auto& q = port.q;
   // Execution-unit packets come in time order; a memory-unit reply may be earlier than
   // packets the execution unit sent ahead, or at the same clock: insert it before them.
   size_t at = q.size();
@@ -33,13 +44,17 @@ void OutputPorts::flush_due(uint64_t limit) {
         next = at;
         break;
       }
-      if (!fabric_.can_inject(ep, at)) {  // the network's injection queue is full
+      const net::Packet& p = q.front().p;
+      // (The test and the injection in one, inline: Fabric::inject's call tests again.)
+      net::Packet* in = fabric_.try_inject_from(p.src, p.dst, at);
+      if (!in) {  // the network's injection queue is full
         const uint64_t free = fabric_.earliest_slot_free(ep, at);
         port.blocked_until = free == UINT64_MAX ? at + 1 : std::max(free, at + 1);
         next = port.blocked_until;
         break;
       }
-      fabric_.inject(q.front().p, at);
+      *in = p;
+      in->injected_at = at;
       q.pop_front();
     }
     due_.set(ep, next);

@@ -138,8 +138,10 @@ class OutputPorts {
   template <class T>
   using Fifo = pe::Fifo<T>;
   void flush_due(uint64_t limit);
+  // push into a port that holds packets already (out of line: push then needs no frame).
+  [[gnu::noinline]] void push_behind_others(const net::Packet& p, uint64_t t, bool reply);
   // Makes sure flush looks at `ep` at clock t.
-  void schedule(unsigned ep, uint64_t t) {
+  [[gnu::always_inline]] void schedule(unsigned ep, uint64_t t) {
     if (t < due_.at(ep)) due_.lower(ep, t);
   }
   // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
@@ -170,6 +172,8 @@ class OutputPorts {
     checks_.push(x - 1, ep);
     return x - 1;
   }
+  // check_at from a check that runs.
+  [[gnu::always_inline]] void recheck_at(unsigned ep, uint64_t x) { checks_.push_while_running(x - 1, ep); }
   uint64_t next_check() const { return checks_.next_time(); }
   // What one endpoint's sends touch, in one cache line.
   struct alignas(64) Port {
@@ -228,7 +232,7 @@ void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
           candidate_[ep] = x;
           fabric_.watch_injection(ep);
         } else {
-          check_at(ep, std::max(x + 1, from));
+          recheck_at(ep, std::max(x + 1, from));
         }
         return;
       }
@@ -245,7 +249,7 @@ void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
           candidate_[ep] = next - 1;
           fabric_.watch_injection(ep);
         } else {
-          check_at(ep, next);
+          recheck_at(ep, next);
         }
       } else {
         on_last(ep, untold_stall(ep));

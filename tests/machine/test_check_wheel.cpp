@@ -21,8 +21,11 @@ TEST(CheckWheel, RunsInClockThenPushOrderWhereverTheCheckWent) {
     std::map<std::pair<uint64_t, uint64_t>, unsigned> ref;  // (clock, push order) -> endpoint
     std::vector<bool> pending(kEndpoints, false);
     uint64_t order = 0, last = 0;  // last: the clock run last
-    auto push = [&](uint64_t clock, unsigned ep) {
-      w.push(clock, ep);
+    auto push = [&](uint64_t clock, unsigned ep, bool running = false) {
+      if (running)
+        w.push_while_running(clock, ep);
+      else
+        w.push(clock, ep);
       ref[{clock, order++}] = ep;
       pending[ep] = true;
     };
@@ -46,8 +49,9 @@ TEST(CheckWheel, RunsInClockThenPushOrderWhereverTheCheckWent) {
         w.run_clock(t, [&](unsigned e) {
           got.push_back(e);
           pending[e] = false;
-          // A check runs again at this clock or later: pushed while the clock runs.
-          if (rng() % 4 == 0) push(rng() % 8 == 0 ? t : some_clock(), e);
+          // A check runs again at this clock or later: pushed while the clock runs (as
+          // the output ports push it, or as any push).
+          if (rng() % 4 == 0) push(rng() % 8 == 0 ? t : some_clock(), e, rng() % 2);
         });
         // Every check of clock t, those pushed meanwhile included, in push order.
         while (!ref.empty() && ref.begin()->first.first == t) {
