@@ -153,7 +153,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   out.waiting = n + 1;
   // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
   // nearly always finds its output idle and unmarked.)
-  if (!(out.dirty | out.busy)) {
+  if (!out.busy_or_dirty()) {
     *dirty_end_++ = output;
     out.dirty = true;
   }
@@ -271,11 +271,11 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     src.release_at = release;
     const Output& up = outputs_[src.upstream];
     if (!up.busy || up.busy_until < release) {
-      // The common case of schedule_releases' skipped wake-up decided now: an output
-      // that is neither busy nor to be arbitrated later this clock keeps no waiter.
-      // (Its clock is kept pending once per clock, by schedule_releases: the same for
-      // every transfer started now.)
-      if (T::cpw(*this) == 1 && !up.busy && !up.dirty && up.waiting == 0)
+      // The common case of schedule_releases' skipped wake-up decided now: an idle
+      // output with no waiter. (Not marked either: a marked output has a waiter until
+      // its grant, which makes it busy. Its clock is kept pending once per clock, by
+      // schedule_releases: the same for every transfer started now.)
+      if (T::cpw(*this) == 1 && !up.busy && up.waiting == 0)
         touch_releases_ = true;
       else
         releases_[release_count_++] = q;

@@ -20,7 +20,9 @@
 // of global time order (temporally decoupled PEs), in time order per endpoint (checked),
 // as long as t + routing_clocks >= now(). Not thread-safe; one Fabric per machine.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -252,8 +254,15 @@ class Fabric {
     // gets the output, so a scan stops there. Short (a few per output), kept sorted by
     // insertion from the back, where new requests (the youngest) nearly always go.
     Waiter inline_waiters[kInlineWaiters];
+    // busy or dirty: the two adjacent flags in one load (a request's test).
+    bool busy_or_dirty() const {
+      uint16_t flags;
+      std::memcpy(&flags, reinterpret_cast<const char*>(this) + offsetof(Output, busy), 2);
+      return flags != 0;
+    }
   };
   static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
+  static_assert(offsetof(Output, dirty) == offsetof(Output, busy) + 1, "busy_or_dirty");
   const Waiter* waiters(uint32_t output) const {
     const Output& out = outputs_[output];
     return out.spilled ? spill_[output].data() : out.inline_waiters;
