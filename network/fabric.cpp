@@ -15,6 +15,9 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       endpoints_(topology_.endpoint_count()),
       links_(topology_.link_count()),
       classes_(routing_.classes()),
+      endpoint_bytes_(endpoints_ * kQueueBytes),
+      link_bytes_(links_ * kOutputBytes),
+      class_bytes_(classes_ * kQueueBytes),
       link_clocks_(cfg.link_clocks()),
       head_delay_(cfg.switching == Switching::cut_through ? cfg.clocks_per_word
                                                           : cfg.link_clocks()),
@@ -26,24 +29,29 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
                       cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
-  if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX)
+  const uint64_t queue_count = endpoints_ + uint64_t(links_) * classes_;
+  if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
+      queue_count * kQueueBytes >= kNil || (uint64_t(links_) + endpoints_) * kOutputBytes >= kNil)
     throw std::logic_error("network too large for 16-bit node and link numbers");
-  queues_.resize(endpoints_ + size_t(links_) * classes_);
+  queues_.resize(queue_count);
   bound_.assign(queues_.size(), 0);
   bound_generation_.assign(queues_.size(), 0);
   for (uint32_t e = 0; e < endpoints_; ++e) {
-    queues_[e].node = uint16_t(topology_.endpoint_node(e));
-    queues_[e].first_link = uint16_t(topology_.first_link(queues_[e].node));
-    queues_[e].next_base = link_queue(queues_[e].first_link, 0);
+    Queue& q = queues_[e];
+    q.node = uint16_t(topology_.endpoint_node(e));
+    const uint32_t first_link = topology_.first_link(q.node);
+    q.first_output = first_link * kOutputBytes;
+    q.next_base = link_queue(first_link, 0) * kQueueBytes;
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
       Queue& q = queues_[link_queue(l, c)];
       q.node = uint16_t(topology_.link(l).to);
-      q.first_link = uint16_t(topology_.first_link(q.node));
+      const uint32_t first_link = topology_.first_link(q.node);
+      q.first_output = first_link * kOutputBytes;
       q.upstream = uint16_t(l);
-      q.cls = uint16_t(c);
-      q.next_base = link_queue(q.first_link, c + 1);  // (the last class's: never used)
+      // (The last class's: never used.)
+      q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
   outputs_.resize(links_ + endpoints_);
   last_injection_.assign(endpoints_, 0);
@@ -91,9 +99,9 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 // as their work.
 #define EMX_NET_HOT [[gnu::always_inline]] inline
 
-// The new head of a queue asks for its output now, or at its ready time.
+// The new head of queue q (offset) asks for its output now, or at its ready time.
 EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
-  const uint64_t ready = slots_[queues_[q].head].ready;
+  const uint64_t ready = slots_[queue_at(q).head].ready;
   if (ready <= now)
     request_output(q);
   else
@@ -102,7 +110,7 @@ EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
 EMX_NET_HOT void Fabric::request_output(uint32_t q) {
-  const Slot& head = slots_[queues_[q].head];
+  const Slot& head = slots_[queue_at(q).head];
   Waiter w;
   w.ready = head.ready;
   w.queue = q;
@@ -127,9 +135,9 @@ EMX_NET_HOT void insert_waiter(Waiter* ws, uint32_t n, const Waiter& w) {
   ws[i] = w;
 }
 
-// Enters waiter w (a ready queue head) at `output`.
+// Enters waiter w (a ready queue head) at `output` (offset).
 EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
-  Output& out = outputs_[output];
+  Output& out = output_at(output);
   const uint32_t n = out.waiting;
   if (n == 0) {  // the common cases first, in the first line
     out.inline_waiters[0] = w;
@@ -144,7 +152,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   } else if (n < kInlineWaiters && !out.spilled) {
     insert_waiter(out.inline_waiters, n, w);
   } else {
-    std::vector<Waiter>& spill = spill_[output];
+    std::vector<Waiter>& spill = spill_[output / kOutputBytes];
     if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
     out.spilled = true;
     spill.emplace_back();
@@ -163,7 +171,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
 // idle later in this clock is marked again then. Without branches: which way it goes
 // depends on the traffic, and mispredictions were a good part of the cost.
 EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
-  Output& out = outputs_[output];
+  Output& out = output_at(output);
   const bool mark = !(out.dirty | out.busy) & (out.waiting != 0);
   *dirty_end_ = output;
   dirty_end_ += mark;
@@ -177,7 +185,7 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
 // a grant, here, makes it busy or takes a waiter; each is marked once per clock).
 template <class T>
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
-  Output& out = outputs_[output];
+  Output& out = output_at(output);
   const uint32_t n = out.waiting;
   if (n <= 2) {  // one or two waiters (never spilled): the common case, without loops
     Waiter* ws = out.inline_waiters;
@@ -198,9 +206,9 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   // an ejection port, which refuses nobody, the oldest. The usual grant, the oldest of
   // the inline waiters, moves the other five up as one block (fixed size, no loop;
   // entries beyond n are stale copies).
-  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
+  Waiter* ws = out.spilled ? spill_[output / kOutputBytes].data() : out.inline_waiters;
   uint32_t i = 0;
-  if (output < links_) {
+  if (output < link_bytes_) {
     uint32_t blocked = kNil;
     for (; i < n; ++i) {
       const uint32_t next = ws[i].next;
@@ -223,7 +231,7 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
   out.waiting = n - 1;
   if (out.spilled) {
-    std::vector<Waiter>& spill = spill_[output];
+    std::vector<Waiter>& spill = spill_[output / kOutputBytes];
     spill.pop_back();
     if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
       std::copy(spill.begin(), spill.end(), out.inline_waiters);
@@ -238,18 +246,18 @@ template <class T>
 EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now,
                                         ClockRows& rows) {
   const uint32_t q = w.queue;
-  Queue& src = queues_[q];
+  Queue& src = queue_at(q);
   const uint32_t s = src.head;
   Slot& slot = slots_[s];
   src.head = slot.next;
 
-  Output& out = outputs_[output];
+  Output& out = output_at(output);
   const uint64_t done = now + T::link(*this);
   out.busy = true;
   out.busy_until = done;
   out.source = q;
   ++out.packets;
-  if (T::traced && on_hop_) [[unlikely]] on_hop_(packets_[s].p, output, now, done);
+  if (T::traced && on_hop_) [[unlikely]] on_hop_(packets_[s].p, output / kOutputBytes, now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
@@ -258,11 +266,11 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // (Only read when ready_delay_ == link_clocks_, never with the compiled-in timing; a store
   // is cheaper than the test.)
   if (!T::compiled || T::ready_delay(*this) == T::link(*this)) grant.ready_queue = kNil;
-  if (q < endpoints_) {
+  if (q < endpoint_bytes_) {
     src.release_at = done;
     if (src.watched) [[unlikely]] {
       src.watched = false;
-      started_[started_count_++] = q;
+      started_[started_count_++] = q / kQueueBytes;
     }
   } else {
     // The upstream link may use the slot from this clock on: it must arbitrate then. If
@@ -282,7 +290,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     }
   }
 
-  if (output < links_) {
+  if (output < link_bytes_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
     ++slot.hops;
@@ -320,7 +328,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
 }
 
 EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
-  Output& out = outputs_[output];
+  Output& out = output_at(output);
   out.busy = false;
   // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
   // branch: below saturation an output has no waiter at the end of its transfer.)
@@ -329,11 +337,11 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
     out.dirty = true;
   }
   const uint32_t q = out.source;
-  Queue& src = queues_[q];
+  Queue& src = queue_at(q);
   --src.occupancy;
   src.release_at = kNever;
   if (src.head != kNil) schedule_head(q, now);
-  if (output >= links_) deliver(out.slot, now);
+  if (output >= link_bytes_) deliver(out.slot, now);
 }
 
 // The wake-ups for the slots that the transfers started this clock free upstream a word
@@ -352,7 +360,7 @@ void Fabric::schedule_releases(uint64_t now) {
   bool touch = touch_releases_;
   for (uint32_t i = 0; i < release_count_; ++i) {
     const uint32_t q = releases_[i];
-    const Output& up = outputs_[queues_[q].upstream];
+    const Output& up = outputs_[queue_at(q).upstream];
     if (up.busy ? up.busy_until >= release : T::cpw(*this) == 1 && up.waiting == 0)
       touch = true;
     else
@@ -371,7 +379,7 @@ uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
   // The head has yet to start its transfer out, then takes a whole transfer to leave.
   const uint64_t next = events_.next_time();
   if (next == UINT64_MAX) return UINT64_MAX;
-  return std::max(t + 1, start_bound(endpoint, next) + link_clocks_);
+  return std::max(t + 1, start_bound(endpoint * kQueueBytes, next) + link_clocks_);
 }
 
 // A transfer starts in an arbitration, which only an event can trigger (an injection only
@@ -392,21 +400,22 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
   chain_.clear();
   uint64_t slot = 0;  // when the buffer after the chain's last may have room
   for (;;) {
-    const Slot& head = slots_[queues_[q].head];
-    const Output& out = outputs_[head.output];
+    const Slot& head = slots_[queue_at(q).head];
+    const Output& out = output_at(head.output);
     const uint32_t next = head.next_queue;
     const Waiter self{head.ready, q, next};
     uint32_t ahead = 0;
     const Waiter* ws = waiters(head.output);
     for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
-    chain_.push_back({q, ahead, head.ready, std::max(base, out.busy ? out.busy_until : 0)});
+    chain_.push_back({q / kQueueBytes, ahead, head.ready,
+                      std::max(base, out.busy ? out.busy_until : 0)});
     if (next == kNil || !full<AnyTiming>(next, base)) break;
-    if (queues_[next].busy()) {
-      slot = queues_[next].release_at;
+    if (queue_at(next).busy()) {
+      slot = queue_at(next).release_at;
       break;
     }
-    if (bound_generation_[next] == generation_) {
-      slot = bound_[next] + cfg_.clocks_per_word;
+    if (bound_generation_[next / kQueueBytes] == generation_) {
+      slot = bound_[next / kQueueBytes] + cfg_.clocks_per_word;
       break;
     }
     if (chain_.size() > queues_.size()) throw std::logic_error("start_bound: cyclic wait");
@@ -528,7 +537,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
           request(h->output, Waiter{now, h->queue, h->next});  // ready now: grant + ready_delay_
         break;
       }
-      case kRelease: mark_dirty(queues_[e.target].upstream); break;
+      case kRelease: mark_dirty(queue_at(e.target).upstream * kOutputBytes); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by
@@ -562,7 +571,7 @@ template <class T>
   // compiler reloaded both per output.)
   for (const uint32_t *d = dirty_.data(), *end = dirty_end_; d != end; ++d) {
     const uint32_t output = *d;
-    outputs_[output].dirty = false;
+    output_at(output).dirty = false;
     arbitrate<T>(output, now, rows);
   }
   dirty_end_ = dirty_.data();

@@ -173,24 +173,30 @@ class Fabric {
   static constexpr uint32_t kNil = UINT32_MAX;
   static constexpr uint64_t kNever = UINT64_MAX;
   enum EventKind : uint32_t {
-    kHeadReady,        // target queue: its head packet has been routed, it asks for an output
+    kHeadReady,        // target queue (its offset): its head packet has been routed, it asks for an output
     kTransfersDone,    // target grants_ entry: the transfers started that clock end (their
                        // tails left the source buffers), in order
     kHeadsReady,       // target grants_ entry: the packets that entered an idle queue that
                        // clock are routed, each asks for an output, in order
-    kRelease,          // target link queue: a slot is free from now on, wake its upstream
+    kRelease,          // target link queue (its offset): a slot is free from now on, wake its upstream
     kCrossbarArrive,   // target slot: crossbar, the packet reaches the ejection port
     kCrossbarDeliver,  // target slot: crossbar, the packet has fully arrived
   };
 
+  // Queues and outputs are named by byte offset in the per-hop records (Slot, Waiter,
+  // Grant, NewHead, the events, the marked list): id x the record's size, which
+  // queue_at and output_at add to the base without the shift an index costs per access
+  // (a hop makes about ten). Ids (the API, statistics, spill_, start_bound's tables) are
+  // offset / kQueueBytes or kOutputBytes. kNil stays kNil.
+  //
   // A packet in the network, by slot number: what every hop touches (Slot) apart from the
   // payload (packets_), to keep the hot data small. Slots are recycled via free_slots_.
   struct alignas(32) Slot {
     uint64_t ready;        // clock from which it may use an output of its current switch
     const uint8_t* ports;  // Routing::ports_to(dst): its next port, by node
     uint32_t next;         // next slot in the same queue
-    uint32_t output;       // the output it needs at its current switch
-    uint32_t next_queue;   // for a link: the buffer it needs a slot in there, else kNil
+    uint32_t output;       // the output it needs at its current switch (offset)
+    uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else kNil
     uint16_t hops;         // links crossed so far
     uint16_t dst;
   };
@@ -210,24 +216,25 @@ class Fabric {
   struct alignas(32) Queue {
     uint64_t release_at = kNever;  // clock its transfer out frees a slot; kNever: not busy
     uint32_t head = kNil, tail = kNil;  // tail: only while head is not kNil
-    // Hop classes: the queue its packets enter next through port 0 (link_queue(first_link,
-    // the class they take next: 0 from injection, else cls + 1)); through port p, p x
-    // classes_ further. Kept so, a hop's next queue costs no link x classes_ product.
+    // Hop classes: the queue its packets enter next through port 0 (link_queue(first
+    // link, the class they take next: 0 from injection, else its class + 1)), as an
+    // offset; through port p, p x classes_ queues further. Kept so, a hop's next queue
+    // costs no link x classes_ product.
     uint32_t next_base = 0;
-    uint16_t first_link = 0; // its switch's port 0 (Topology::first_link)
-    uint16_t node = 0;       // the switch it belongs to
-    uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
-    uint16_t cls = 0;        // link queues: the buffer class
+    uint32_t first_output = 0;  // its switch's port 0 (Topology::first_link), as an offset
+    uint16_t node = 0;          // the switch it belongs to
+    uint16_t upstream = 0;  // link queues: the link feeding it (its slots are that link's credits)
     uint16_t occupancy = 0;  // slots held
     bool watched = false;    // injection queues: watch_injection
     bool busy() const { return release_at != kNever; }
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
+  // (Offsets order the queues as their ids do.)
   struct Waiter {
     uint64_t ready;   // the head's ready time: older first
-    uint32_t queue;
-    uint32_t next;    // links: the buffer it needs a slot in downstream
+    uint32_t queue;   // offset
+    uint32_t next;    // links: the buffer it needs a slot in downstream (offset)
     bool before(const Waiter& o) const {
       return ready != o.ready ? ready < o.ready : queue < o.queue;
     }
@@ -244,7 +251,7 @@ class Fabric {
   struct alignas(64) Output {
     uint64_t busy_until = 0;  // end of the current (or last) transfer
     uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
-    uint32_t source = kNil;   // queue being transferred from
+    uint32_t source = kNil;   // queue being transferred from (offset)
     uint32_t slot = kNil;     // ejection: the packet being delivered
     uint32_t waiting = 0;     // waiters
     bool busy = false;
@@ -263,13 +270,35 @@ class Fabric {
   };
   static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
   static_assert(offsetof(Output, dirty) == offsetof(Output, busy) + 1, "busy_or_dirty");
-  const Waiter* waiters(uint32_t output) const {
-    const Output& out = outputs_[output];
-    return out.spilled ? spill_[output].data() : out.inline_waiters;
+  static constexpr uint32_t kQueueBytes = sizeof(Queue), kOutputBytes = sizeof(Output);
+  Queue& queue_at(uint32_t offset) {
+    return *reinterpret_cast<Queue*>(reinterpret_cast<char*>(queues_.data()) + offset);
+  }
+  const Queue& queue_at(uint32_t offset) const {
+    return *reinterpret_cast<const Queue*>(reinterpret_cast<const char*>(queues_.data()) + offset);
+  }
+  Output& output_at(uint32_t offset) {
+    return *reinterpret_cast<Output*>(reinterpret_cast<char*>(outputs_.data()) + offset);
+  }
+  const Output& output_at(uint32_t offset) const {
+    return *reinterpret_cast<const Output*>(reinterpret_cast<const char*>(outputs_.data()) +
+                                            offset);
+  }
+  const Waiter* waiters(uint32_t output) const {  // by offset
+    const Output& out = output_at(output);
+    return out.spilled ? spill_[output / kOutputBytes].data() : out.inline_waiters;
   }
 
-  uint32_t link_queue(uint32_t link, uint32_t cls) const {
+  uint32_t link_queue(uint32_t link, uint32_t cls) const {  // an id
     return endpoints_ + link * classes_ + cls;
+  }
+  // Without hop classes: the buffer (offset) a packet in queue q (offset) enters through
+  // `link`, by Routing::next_class.
+  uint32_t next_queue_by_table(uint32_t q, uint32_t link) const {
+    const bool injection = q < endpoint_bytes_;
+    const uint32_t cls = injection ? 0 : (q - endpoint_bytes_) / kQueueBytes % classes_;
+    const uint32_t upstream = injection ? Routing::kNoLink : queue_at(q).upstream;
+    return link_queue(link, routing_.next_class(cls, upstream, link)) * kQueueBytes;
   }
   // The constants of the per-hop code: read from the configuration (AnyTiming), or, for
   // the default timing (one clock per word, one routing clock, store-and-forward, 2-slot
@@ -292,13 +321,13 @@ class Fabric {
     static constexpr uint32_t buffer(const Fabric&) { return 2; }
     static constexpr bool hop_classes(const Fabric&) { return true; }
   };
-  // Whether link queue q has no slot to offer upstream at `now`.
+  // Whether link queue q (offset) has no slot to offer upstream at `now`.
   template <class T>
   bool full(uint32_t q, uint64_t now) const {
-    const Queue& queue = queues_[q];
+    const Queue& queue = queue_at(q);
     return queue.occupancy - uint32_t(queue.release_at <= now) >= T::buffer(*this);
   }
-  uint64_t start_bound(uint32_t q, uint64_t base) const;
+  uint64_t start_bound(uint32_t q, uint64_t base) const;  // q: an offset
   uint32_t alloc_slot();
   [[gnu::noinline]] uint32_t new_slot();
   [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
@@ -334,6 +363,9 @@ class Fabric {
   const Topology topology_;
   const Routing routing_;
   const uint32_t endpoints_, links_, classes_;
+  // endpoints_ x kQueueBytes (the first link queue's offset), links_ x kOutputBytes (the
+  // first ejection port's), classes_ x kQueueBytes (from one link's queues to the next's).
+  const uint32_t endpoint_bytes_, link_bytes_, class_bytes_;
   const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
 
   std::vector<Slot> slots_;
@@ -354,12 +386,12 @@ class Fabric {
   // in: an order of the host's, so they take the ports in source order
   // (crossbar_arrivals).
   std::vector<uint64_t> crossbar_due_;
-  // The outputs to arbitrate at the end of this clock, in the order they were marked
+  // The outputs (offsets) to arbitrate at the end of this clock, in the order they were marked
   // (each at most once: sized for all of them, so marking needs no capacity check).
   // (Its end as a pointer: marking is one load and two stores.)
   std::vector<uint32_t> dirty_;
   uint32_t* dirty_end_ = nullptr;
-  // The link queues whose transfer out started this clock and may need a kRelease
+  // The link queues (offsets) whose transfer out started this clock and may need a kRelease
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
@@ -377,7 +409,7 @@ class Fabric {
   // request is known when it enters: it stays that queue's head, its next step unchanged,
   // until it has asked (only a grant removes a head), and its ready time is the event's
   // clock. So asking touches neither the queue nor the slot (in the machine, cold lines).
-  struct Grant {
+  struct Grant {  // (offsets)
     uint32_t output;
     uint32_t ready_queue;  // the idle queue its packet entered, or kNil
     uint32_t next;         // that packet's request: the buffer it needs next, its output
@@ -389,7 +421,7 @@ class Fabric {
   // (unless ready_delay_ == link_clocks_), the packets those grants moved into an idle
   // queue, in grant order, with their requests: the row's kHeadsReady.
   struct NewHead {
-    uint32_t queue, next, output;
+    uint32_t queue, next, output;  // (offsets)
   };
   std::vector<Grant> grants_;
   std::vector<NewHead> heads_;
@@ -464,28 +496,25 @@ inline void Fabric::advance_to(uint64_t t) {
 
 // ---- injection, inline (per packet) ----
 
-// Adds a packet at the tail and looks up its next step. Returns whether it became the head
-// of an idle queue: it must then ask for its output at its ready time (kHeadReady).
+// Adds a packet at the tail of queue q (offset) and looks up its next step. Returns whether
+// it became the head of an idle queue: it must then ask for its output at its ready time
+// (kHeadReady).
 template <class T>
 [[gnu::always_inline]] inline bool Fabric::append(uint32_t q, uint32_t s) {
-  Queue& queue = queues_[q];
+  Queue& queue = queue_at(q);
   Slot& slot = slots_[s];
   slot.next = kNil;
   const uint8_t port = slot.ports[queue.node];
   if (port == Routing::kEject) {
-    slot.output = links_ + slot.dst;
+    slot.output = link_bytes_ + uint32_t(slot.dst) * kOutputBytes;
     slot.next_queue = kNil;
   } else {
-    const uint32_t link = queue.first_link + port;
-    slot.output = link;
+    slot.output = queue.first_output + port * kOutputBytes;
     // Hop classes (the common case) are the hop number - 1: no table needed.
     if (T::hop_classes(*this))
-      slot.next_queue = queue.next_base + port * classes_;
+      slot.next_queue = queue.next_base + port * class_bytes_;
     else
-      slot.next_queue = link_queue(link, routing_.next_class(queue.cls,
-                                                             q < endpoints_ ? Routing::kNoLink
-                                                                            : queue.upstream,
-                                                             link));
+      slot.next_queue = next_queue_by_table(q, slot.output / kOutputBytes);
   }
   const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
@@ -535,8 +564,9 @@ inline uint32_t Fabric::alloc_slot() {
     return &payload;
   }
   slot.ready = t + cfg_.routing_clocks;
-  if (default_timing_ ? append<DefaultTiming>(src, s) : append<AnyTiming>(src, s)) {
-    events_.push(slot.ready, kHeadReady, src);
+  const uint32_t q = uint32_t(src) * kQueueBytes;
+  if (default_timing_ ? append<DefaultTiming>(q, s) : append<AnyTiming>(q, s)) {
+    events_.push(slot.ready, kHeadReady, q);
     next_event_ = std::min(next_event_, slot.ready);
   }
   return &payload;
