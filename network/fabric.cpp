@@ -100,31 +100,31 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 #define EMX_NET_HOT [[gnu::always_inline]] inline
 
 // The new head of queue q (offset) asks for its output now, or at its ready time.
-EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
+EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now, uint32_t*& marked) {
   const uint64_t ready = slots_[queue_at(q).head].ready;
   if (ready <= now)
-    request_output(q);
+    request_output(q, marked);
   else
     events_.push(ready, kHeadReady, q);  // (an injection may lie far ahead)
 }
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
-EMX_NET_HOT void Fabric::request_output(uint32_t q) {
+EMX_NET_HOT void Fabric::request_output(uint32_t q, uint32_t*& marked) {
   const Slot& head = slots_[queue_at(q).head];
   Waiter w;
   w.ready = head.ready;
   w.queue = q;
   w.next = head.next_queue;
-  request(head.output, w);
+  request(head.output, w, marked);
 }
 
 // The request of the packet that grant g moved into an idle queue, at its ready time.
-EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now) {
+EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now, uint32_t*& marked) {
   Waiter w;
   w.ready = now;  // = the grant's clock + ready_delay_
   w.queue = g.ready_queue;
   w.next = g.next;
-  request(g.next_output, w);
+  request(g.next_output, w, marked);
 }
 
 // Inserts w into the n sorted waiters ws (room for n + 1), from the back.
@@ -136,7 +136,7 @@ EMX_NET_HOT void insert_waiter(Waiter* ws, uint32_t n, const Waiter& w) {
 }
 
 // Enters waiter w (a ready queue head) at `output` (offset).
-EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
+EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& marked) {
   Output& out = output_at(output);
   const uint32_t n = out.waiting;
   if (n == 0) {  // the common cases first, in the first line
@@ -162,7 +162,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
   // nearly always finds its output idle and unmarked.)
   if (!out.busy_or_dirty()) {
-    *dirty_end_++ = output;
+    *marked++ = output;
     out.dirty = true;
   }
 }
@@ -170,11 +170,11 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
 // Only an idle output with waiters can grant anything; one that gets waiters or becomes
 // idle later in this clock is marked again then. Without branches: which way it goes
 // depends on the traffic, and mispredictions were a good part of the cost.
-EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
+EMX_NET_HOT void Fabric::mark_dirty(uint32_t output, uint32_t*& marked) {
   Output& out = output_at(output);
   const bool mark = !(out.dirty | out.busy) & (out.waiting != 0);
-  *dirty_end_ = output;
-  dirty_end_ += mark;
+  *marked = output;
+  marked += mark;
   out.dirty |= mark;
 }
 
@@ -327,20 +327,20 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   }
 }
 
-EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
+EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*& marked) {
   Output& out = output_at(output);
   out.busy = false;
   // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
   // branch: below saturation an output has no waiter at the end of its transfer.)
   if (out.waiting != 0) {
-    *dirty_end_++ = output;
+    *marked++ = output;
     out.dirty = true;
   }
   const uint32_t q = out.source;
   Queue& src = queue_at(q);
   --src.occupancy;
   src.release_at = kNever;
-  if (src.head != kNil) schedule_head(q, now);
+  if (src.head != kNil) schedule_head(q, now, marked);
   if (output >= link_bytes_) deliver(out.slot, now);
 }
 
@@ -510,10 +510,14 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
 // clock cost more than it saved; arbitrate_marked is the other way round).
 template <class T>
 EMX_NET_HOT void Fabric::run_events(uint64_t now) {
-  events_.run_clock(now, [this, now](const EventQueue::Event& e) __attribute__((always_inline)) {
+  // The marked list's end in a local for the clock's events: the member, which the
+  // compiler cannot keep in a register across the stores to the records (nor the rare
+  // calls), cost a load and a store per mark. (A delivery callback never marks.)
+  uint32_t* marked = dirty_end_;
+  events_.run_clock(now, [this, now, &marked](const EventQueue::Event& e) __attribute__((always_inline)) {
     // The commonest kind first, tested alone: cheaper than the jump through the table.
     if (e.kind == kHeadReady) [[likely]] {
-      request_output(e.target);
+      request_output(e.target, marked);
       return;
     }
     switch (e.kind) {
@@ -522,22 +526,22 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
           const Row& r = rows_[e.target];
           for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g) {
-            transfer_done(g->output, now);
-            if (g->ready_queue != kNil) request_new_head(*g, now);
+            transfer_done(g->output, now, marked);
+            if (g->ready_queue != kNil) request_new_head(*g, now, marked);
           }
         } else {
           const Row& r = rows_[e.target];
           for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g)
-            transfer_done(g->output, now);
+            transfer_done(g->output, now, marked);
         }
         break;
       case kHeadsReady: {
         const Row& r = rows_[e.target];
         for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
-          request(h->output, Waiter{now, h->queue, h->next});  // ready now: grant + ready_delay_
+          request(h->output, Waiter{now, h->queue, h->next}, marked);  // ready now: grant + ready_delay_
         break;
       }
-      case kRelease: mark_dirty(queue_at(e.target).upstream * kOutputBytes); break;
+      case kRelease: mark_dirty(queue_at(e.target).upstream * kOutputBytes, marked); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by
@@ -548,6 +552,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
       case kCrossbarDeliver: deliver(e.target, now); break;
     }
   });
+  dirty_end_ = marked;
 }
 
 // Arbitrates, once all of a clock's requests and releases are in, the outputs they marked

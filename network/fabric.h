@@ -335,12 +335,13 @@ class Fabric {
   [[noreturn, gnu::noinline, gnu::cold]] void report_deadlock() const;
   template <class T>
   bool append(uint32_t q, uint32_t slot);
-  void schedule_head(uint32_t q, uint64_t now);
-  void request_output(uint32_t q);
-  void request(uint32_t output, const Waiter& w);
+  // (marked: the end of the marked list, dirty_end_, kept in a local by run_events.)
+  void schedule_head(uint32_t q, uint64_t now, uint32_t*& marked);
+  void request_output(uint32_t q, uint32_t*& marked);
+  void request(uint32_t output, const Waiter& w, uint32_t*& marked);
   struct Grant;
-  void request_new_head(const Grant& g, uint64_t now);
-  void mark_dirty(uint32_t output);
+  void request_new_head(const Grant& g, uint64_t now, uint32_t*& marked);
+  void mark_dirty(uint32_t output, uint32_t*& marked);
   struct ClockRows;
   template <class T>
   void arbitrate(uint32_t output, uint64_t now, ClockRows& rows);
@@ -350,7 +351,7 @@ class Fabric {
   void run_events(uint64_t now);
   template <class T>
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now, ClockRows& rows);
-  void transfer_done(uint32_t output, uint64_t now);
+  void transfer_done(uint32_t output, uint64_t now, uint32_t*& marked);
   template <class T>
   void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
