@@ -187,16 +187,23 @@ template <class T>
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
   Output& out = output_at(output);
   const uint32_t n = out.waiting;
-  if (n <= 2) {  // one or two waiters (never spilled): the common case, without loops
+  if (n == 1) {  // the commonest case below saturation: nothing to move
+    const Waiter w = out.inline_waiters[0];
+    if (w.next != kNil && full<T>(w.next, now)) return;
+    out.waiting = 0;
+    start_transfer<T>(output, w, now, rows);
+    return;
+  }
+  if (n == 2) {  // (never spilled): without loops
     Waiter* ws = out.inline_waiters;
     uint32_t i = 0;
     if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
-      if (n == 1 || (ws[1].next != kNil && full<T>(ws[1].next, now))) return;
+      if (ws[1].next != kNil && full<T>(ws[1].next, now)) return;
       i = 1;
     }
     const Waiter w = ws[i];
-    if (i == 0) ws[0] = ws[1];  // (a stale copy when n == 1: not a waiter)
-    out.waiting = n - 1;
+    if (i == 0) ws[0] = ws[1];
+    out.waiting = 1;
     start_transfer<T>(output, w, now, rows);
     return;
   }
