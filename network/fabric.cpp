@@ -101,7 +101,7 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 
 // The new head of queue q (offset) asks for its output now, or at its ready time.
 EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now, uint32_t*& marked) {
-  const uint64_t ready = slots_[queue_at(q).head].ready;
+  const uint64_t ready = slot_at(queue_at(q).head).ready;
   if (ready <= now)
     request_output(q, marked);
   else
@@ -110,7 +110,7 @@ EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now, uint32_t*& mark
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
 EMX_NET_HOT void Fabric::request_output(uint32_t q, uint32_t*& marked) {
-  const Slot& head = slots_[queue_at(q).head];
+  const Slot& head = slot_at(queue_at(q).head);
   Waiter w;
   w.ready = head.ready;
   w.queue = q;
@@ -255,7 +255,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   const uint32_t q = w.queue;
   Queue& src = queue_at(q);
   const uint32_t s = src.head;
-  Slot& slot = slots_[s];
+  Slot& slot = slot_at(s);
   src.head = slot.next;
 
   Output& out = output_at(output);
@@ -264,7 +264,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   out.busy_until = done;
   out.source = q;
   ++out.packets;
-  if (T::traced && on_hop_) [[unlikely]] on_hop_(packets_[s].p, output / kOutputBytes, now, done);
+  if (T::traced && on_hop_) [[unlikely]] on_hop_(payload_at(s).p, output / kOutputBytes, now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
@@ -326,8 +326,8 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     if (arrival_hint_) [[unlikely]] {
       // This payload is fetched now and handed over at the next ejection's start, if its
       // transfer has not ended by then (a hint must not wait for the load).
-      __builtin_prefetch(&packets_[s]);
-      if (now < hinted_until_) arrival_hint_(arrival_hint_ctx_, packets_[hinted_slot_].p);
+      __builtin_prefetch(&payload_at(s));
+      if (now < hinted_until_) arrival_hint_(arrival_hint_ctx_, payload_at(hinted_slot_).p);
       hinted_slot_ = s;
       hinted_until_ = done;
     }
@@ -407,7 +407,7 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
   chain_.clear();
   uint64_t slot = 0;  // when the buffer after the chain's last may have room
   for (;;) {
-    const Slot& head = slots_[queue_at(q).head];
+    const Slot& head = slot_at(queue_at(q).head);
     const Output& out = output_at(head.output);
     const uint32_t next = head.next_queue;
     const Waiter self{head.ready, q, next};
@@ -458,19 +458,21 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
 
 // (Out of line: rare, once the network has held its most packets.)
 uint32_t Fabric::new_slot() {
+  if ((slots_.size() + 1) * kSlotBytes >= kNil)
+    throw std::runtime_error("network: too many packets in flight for 32-bit slot offsets");
   slots_.emplace_back();
   packets_.emplace_back();
-  return uint32_t(slots_.size() - 1);
+  return uint32_t(slots_.size() - 1) * kSlotBytes;
 }
 
 // ---- crossbar ----
 
 void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
-  const uint32_t dst = slots_[s].dst;
+  const uint32_t dst = slot_at(s).dst;
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
   ++outputs_[links_ + dst].packets;
-  if (on_hop_) [[unlikely]] on_hop_(packets_[s].p, links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
+  if (on_hop_) [[unlikely]] on_hop_(payload_at(s).p, links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
   if (arrival == now)
     deliver(s, now);
   else
@@ -498,12 +500,12 @@ const FabricStats& Fabric::stats() const {
 
 EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // Copied out and the slot freed first: the callback may inject, which may grow slots_.
-  const Packet packet = packets_[s].p;
+  const Packet packet = payload_at(s).p;
   const uint64_t latency = now - packet.injected_at;
   ++stats_.delivered;
   stats_.latency_sum += latency;
   stats_.latency_max = std::max(stats_.latency_max, latency);
-  stats_.hops_sum += slots_[s].hops;
+  stats_.hops_sum += slot_at(s).hops;
   free_slots_.push_back(s);
   --in_flight_;
   // A delivery callback may ask for earliest_slot_free mid-clock: its cached bounds must
@@ -553,7 +555,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by
         // source would, without its buffer.
-        crossbar_due_.push_back(uint64_t(packets_[e.target].p.src) << 48 |
+        crossbar_due_.push_back(uint64_t(payload_at(e.target).p.src) << 48 |
                                 uint64_t(crossbar_due_.size()) << 32 | e.target);
         break;
       case kCrossbarDeliver: deliver(e.target, now); break;

@@ -111,7 +111,7 @@ class Fabric {
     const Output& out = outputs_[links_ + endpoint];
     if (!out.busy) return nullptr;
     at = out.busy_until;
-    return &packets_[out.slot].p;
+    return &payload_at(out.slot).p;
   }
   uint32_t link_clocks() const { return link_clocks_; }
   // Asks to be told (take_injection_starts) when the head of `endpoint`'s injection queue
@@ -183,24 +183,31 @@ class Fabric {
     kCrossbarDeliver,  // target slot: crossbar, the packet has fully arrived
   };
 
-  // Queues and outputs are named by byte offset in the per-hop records (Slot, Waiter,
-  // Grant, NewHead, the events, the marked list): id x the record's size, which
-  // queue_at and output_at add to the base without the shift an index costs per access
-  // (a hop makes about ten). Ids (the API, statistics, spill_, start_bound's tables) are
-  // offset / kQueueBytes or kOutputBytes. kNil stays kNil.
+  // Slots, queues and outputs are named by byte offset inside the engine (slots, queues,
+  // waiters, grants, new heads, the events, the marked list): number x the record's
+  // size, which slot_at, queue_at and output_at add to the base without the shift an
+  // index costs per access (a hop makes about ten). Ids (the API, statistics, spill_,
+  // start_bound's tables) are offset / kQueueBytes or kOutputBytes. kNil stays kNil.
   //
-  // A packet in the network, by slot number: what every hop touches (Slot) apart from the
-  // payload (packets_), to keep the hot data small. Slots are recycled via free_slots_.
+  // A packet in the network, by slot: what every hop touches (Slot) apart from the
+  // payload (packets_, at twice the slot's offset), to keep the hot data small. Slots are
+  // recycled via free_slots_.
   struct alignas(32) Slot {
     uint64_t ready;        // clock from which it may use an output of its current switch
     const uint8_t* ports;  // Routing::ports_to(dst): its next port, by node
-    uint32_t next;         // next slot in the same queue
+    uint32_t next;         // next slot in the same queue (offset)
     uint32_t output;       // the output it needs at its current switch (offset)
     uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else kNil
     uint16_t hops;         // links crossed so far
     uint16_t dst;
   };
   static_assert(sizeof(Slot) == 32, "two per cache line");
+  // By slot. A whole line each: the payload is written at the injection and read at the
+  // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
+  struct alignas(64) Payload {
+    Packet p;
+  };
+  static_assert(sizeof(Payload) == 2 * sizeof(Slot), "payload_at");
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
   // input port (id = endpoints + link * classes + class). A packet is unlinked when its
   // transfer out starts; the queue stays busy (one transfer out at a time: busy() is
@@ -215,7 +222,7 @@ class Fabric {
   // between two network steps, so the number of cache lines per hop counts.
   struct alignas(32) Queue {
     uint64_t release_at = kNever;  // clock its transfer out frees a slot; kNever: not busy
-    uint32_t head = kNil, tail = kNil;  // tail: only while head is not kNil
+    uint32_t head = kNil, tail = kNil;  // slots; tail: only while head is not kNil
     // Hop classes: the queue its packets enter next through port 0 (link_queue(first
     // link, the class they take next: 0 from injection, else its class + 1)), as an
     // offset; through port p, p x classes_ queues further. Kept so, a hop's next queue
@@ -252,7 +259,7 @@ class Fabric {
     uint64_t busy_until = 0;  // end of the current (or last) transfer
     uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
     uint32_t source = kNil;   // queue being transferred from (offset)
-    uint32_t slot = kNil;     // ejection: the packet being delivered
+    uint32_t slot = kNil;     // ejection: the packet being delivered (slot offset)
     uint32_t waiting = 0;     // waiters
     bool busy = false;
     bool dirty = false;       // to arbitrate at the end of this clock
@@ -270,7 +277,21 @@ class Fabric {
   };
   static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
   static_assert(offsetof(Output, dirty) == offsetof(Output, busy) + 1, "busy_or_dirty");
-  static constexpr uint32_t kQueueBytes = sizeof(Queue), kOutputBytes = sizeof(Output);
+  static constexpr uint32_t kSlotBytes = sizeof(Slot), kQueueBytes = sizeof(Queue),
+                            kOutputBytes = sizeof(Output);
+  Slot& slot_at(uint32_t offset) {
+    return *reinterpret_cast<Slot*>(reinterpret_cast<char*>(slots_.data()) + offset);
+  }
+  const Slot& slot_at(uint32_t offset) const {
+    return *reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(slots_.data()) + offset);
+  }
+  Payload& payload_at(uint32_t slot) {
+    return *reinterpret_cast<Payload*>(reinterpret_cast<char*>(packets_.data()) + size_t(slot) * 2);
+  }
+  const Payload& payload_at(uint32_t slot) const {
+    return *reinterpret_cast<const Payload*>(reinterpret_cast<const char*>(packets_.data()) +
+                                             size_t(slot) * 2);
+  }
   Queue& queue_at(uint32_t offset) {
     return *reinterpret_cast<Queue*>(reinterpret_cast<char*>(queues_.data()) + offset);
   }
@@ -370,11 +391,6 @@ class Fabric {
   const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
 
   std::vector<Slot> slots_;
-  // By slot. A whole line each: the payload is written at the injection and read at the
-  // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
-  struct alignas(64) Payload {
-    Packet p;
-  };
   std::vector<Payload> packets_;
   std::vector<uint32_t> free_slots_;
   std::vector<Queue> queues_;
@@ -464,7 +480,7 @@ class Fabric {
   Delivery deliver_;  // set_delivery's callable (deliver_ctx_ then points at it)
   ArrivalHint arrival_hint_ = nullptr;
   void* arrival_hint_ctx_ = nullptr;
-  uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot
+  uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot (offset)
   uint64_t hinted_until_ = 0;   // and the end of its transfer
   HopHook on_hop_;
   mutable FabricStats stats_;  // the per-port counters are filled in by stats()
@@ -503,7 +519,7 @@ inline void Fabric::advance_to(uint64_t t) {
 template <class T>
 [[gnu::always_inline]] inline bool Fabric::append(uint32_t q, uint32_t s) {
   Queue& queue = queue_at(q);
-  Slot& slot = slots_[s];
+  Slot& slot = slot_at(s);
   slot.next = kNil;
   const uint8_t port = slot.ports[queue.node];
   if (port == Routing::kEject) {
@@ -521,7 +537,7 @@ template <class T>
   if (was_empty)
     queue.head = s;
   else
-    slots_[queue.tail].next = s;
+    slot_at(queue.tail).next = s;
   queue.tail = s;
   ++queue.occupancy;
   return was_empty && !queue.busy();
@@ -546,11 +562,11 @@ inline uint32_t Fabric::alloc_slot() {
     refuse_injection(src, dst, t);
 
   const uint32_t s = alloc_slot();
-  Packet& payload = packets_[s].p;
+  Packet& payload = payload_at(s).p;
   payload.src = src;
   payload.dst = dst;
   payload.injected_at = t;
-  Slot& slot = slots_[s];
+  Slot& slot = slot_at(s);
   slot.hops = 0;
   slot.dst = dst;
   slot.ports = routing_.ports_to(dst);
