@@ -161,9 +161,9 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& ma
   out.waiting = n + 1;
   // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
   // nearly always finds its output idle and unmarked.)
-  if (!out.busy_or_dirty()) {
+  if (!out.held) {
     *marked++ = output;
-    out.dirty = true;
+    out.held = true;
   }
 }
 
@@ -172,10 +172,10 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& ma
 // depends on the traffic, and mispredictions were a good part of the cost.
 EMX_NET_HOT void Fabric::mark_dirty(uint32_t output, uint32_t*& marked) {
   Output& out = output_at(output);
-  const bool mark = !(out.dirty | out.busy) & (out.waiting != 0);
+  const bool mark = !out.held & (out.waiting != 0);
   *marked = output;
   marked += mark;
-  out.dirty |= mark;
+  out.held |= mark;
 }
 
 // Grants a free output to the oldest waiting packet that has a slot in its next buffer.
@@ -189,7 +189,10 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   const uint32_t n = out.waiting;
   if (n == 1) {  // the commonest case below saturation: nothing to move
     const Waiter w = out.inline_waiters[0];
-    if (w.next != kNil && full<T>(w.next, now)) return;
+    if (w.next != kNil && full<T>(w.next, now)) {
+      out.held = false;  // (no grant: the mark ends)
+      return;
+    }
     out.waiting = 0;
     start_transfer<T>(output, w, now, rows);
     return;
@@ -198,7 +201,10 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
     Waiter* ws = out.inline_waiters;
     uint32_t i = 0;
     if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
-      if (ws[1].next != kNil && full<T>(ws[1].next, now)) return;
+      if (ws[1].next != kNil && full<T>(ws[1].next, now)) {
+        out.held = false;
+        return;
+      }
       i = 1;
     }
     const Waiter w = ws[i];
@@ -223,7 +229,10 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
       if (!full<T>(next, now)) break;
       blocked = next;
     }
-    if (i == n) return;
+    if (i == n) {
+      out.held = false;
+      return;
+    }
   }
   const Waiter w = ws[i];
   if (i == 0 && !out.spilled) {
@@ -260,8 +269,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
 
   Output& out = output_at(output);
   const uint64_t done = now + T::link(*this);
-  out.busy = true;
-  out.busy_until = done;
+  out.busy_until = done;  // (held stays set: busy now)
   out.source = q;
   ++out.packets;
   if (T::traced && on_hop_) [[unlikely]] on_hop_(payload_at(s).p, output / kOutputBytes, now, done);
@@ -285,12 +293,13 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     const uint64_t release = now + T::cpw(*this);
     src.release_at = release;
     const Output& up = outputs_[src.upstream];
-    if (!up.busy || up.busy_until < release) {
+    if (up.busy_until < release) {  // (idle, or busy until before `release`)
       // The common case of schedule_releases' skipped wake-up decided now: an idle
-      // output with no waiter. (Not marked either: a marked output has a waiter until
-      // its grant, which makes it busy. Its clock is kept pending once per clock, by
-      // schedule_releases: the same for every transfer started now.)
-      if (T::cpw(*this) == 1 && !up.busy && up.waiting == 0)
+      // output with no waiter (with one clock per word, busy_until < release says
+      // idle). (Not marked either: a marked output has a waiter until its grant, which
+      // makes it busy. Its clock is kept pending once per clock, by schedule_releases:
+      // the same for every transfer started now.)
+      if (T::cpw(*this) == 1 && up.waiting == 0)
         touch_releases_ = true;
       else
         releases_[release_count_++] = q;
@@ -336,19 +345,23 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
 
 EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*& marked) {
   Output& out = output_at(output);
-  out.busy = false;
-  // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
-  // branch: below saturation an output has no waiter at the end of its transfer.)
-  if (out.waiting != 0) {
+  // Idle from now: mark_dirty, knowing it was busy until now, so not marked yet (held
+  // stays set, now for the mark). (A branch: below saturation an output has no waiter
+  // at the end of its transfer.)
+  if (out.waiting != 0)
     *marked++ = output;
-    out.dirty = true;
-  }
+  else
+    out.held = false;
   const uint32_t q = out.source;
   Queue& src = queue_at(q);
   --src.occupancy;
   src.release_at = kNever;
   if (src.head != kNil) schedule_head(q, now, marked);
-  if (output >= link_bytes_) deliver(out.slot, now);
+  if (output >= link_bytes_) {
+    const uint32_t s = out.slot;
+    out.slot = kNil;  // (no longer arriving)
+    deliver(s, now);
+  }
 }
 
 // The wake-ups for the slots that the transfers started this clock free upstream a word
@@ -368,7 +381,7 @@ void Fabric::schedule_releases(uint64_t now) {
   for (uint32_t i = 0; i < release_count_; ++i) {
     const uint32_t q = releases_[i];
     const Output& up = outputs_[queue_at(q).upstream];
-    if (up.busy ? up.busy_until >= release : T::cpw(*this) == 1 && up.waiting == 0)
+    if (up.busy_until >= release || (T::cpw(*this) == 1 && up.waiting == 0))
       touch = true;
     else
       events_.push_near(release, kRelease, q);
@@ -415,7 +428,8 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
     const Waiter* ws = waiters(head.output);
     for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
     chain_.push_back({q / kQueueBytes, ahead, head.ready,
-                      std::max(base, out.busy ? out.busy_until : 0)});
+                      // (Idle, its busy_until is at most now(): not above base.)
+                      std::max(base, out.busy_until)});
     if (next == kNil || !full<AnyTiming>(next, base)) break;
     if (queue_at(next).busy()) {
       slot = queue_at(next).release_at;
@@ -584,9 +598,7 @@ template <class T>
   // (The list's start and end in locals: the grants' stores might alias them, so the
   // compiler reloaded both per output.)
   for (const uint32_t *d = dirty_.data(), *end = dirty_end_; d != end; ++d) {
-    const uint32_t output = *d;
-    output_at(output).dirty = false;
-    arbitrate<T>(output, now, rows);
+    arbitrate<T>(*d, now, rows);
   }
   dirty_end_ = dirty_.data();
   if (rows.grants != r.grants) {

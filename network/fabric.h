@@ -20,9 +20,7 @@
 // of global time order (temporally decoupled PEs), in time order per endpoint (checked),
 // as long as t + routing_clocks >= now(). Not thread-safe; one Fabric per machine.
 #pragma once
-#include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -109,7 +107,7 @@ class Fabric {
   // link_clocks after now(). Not for "crossbar".
   const Packet* arriving(uint32_t endpoint, uint64_t& at) const {
     const Output& out = outputs_[links_ + endpoint];
-    if (!out.busy) return nullptr;
+    if (out.slot == kNil) return nullptr;  // (set while an ejection is under way)
     at = out.busy_until;
     return &payload_at(out.slot).p;
   }
@@ -256,27 +254,27 @@ class Fabric {
   static constexpr uint32_t kInlineWaiters = 6;
   static constexpr uint32_t kUnspill = 4;
   struct alignas(64) Output {
-    uint64_t busy_until = 0;  // end of the current (or last) transfer
+    // The end of the current transfer, or of the last (then at most the clock being run:
+    // so, in an arbitration, busy iff busy_until > now, and busy_until < now + 1 says
+    // idle, one test).
+    uint64_t busy_until = 0;
     uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
     uint32_t source = kNil;   // queue being transferred from (offset)
-    uint32_t slot = kNil;     // ejection: the packet being delivered (slot offset)
+    uint32_t slot = kNil;     // ejection: the packet being delivered (slot offset), or kNil
     uint32_t waiting = 0;     // waiters
-    bool busy = false;
-    bool dirty = false;       // to arbitrate at the end of this clock
+    // Marked (to arbitrate at the end of this clock) or busy: it takes no mark. One flag
+    // for both, as an output is marked only idle and its grant makes it busy: a grant
+    // leaves it set, an arbitration without one and the transfer's end clear it (the end
+    // marks at once if there are waiters). (A flag each cost a store per arbitration and
+    // per grant.)
+    bool held = false;
     bool spilled = false;     // the waiters are in spill_[id]
     // In arbitration order, oldest first: the first one whose buffer downstream has room
     // gets the output, so a scan stops there. Short (a few per output), kept sorted by
     // insertion from the back, where new requests (the youngest) nearly always go.
     Waiter inline_waiters[kInlineWaiters];
-    // busy or dirty: the two adjacent flags in one load (a request's test).
-    bool busy_or_dirty() const {
-      uint16_t flags;
-      std::memcpy(&flags, reinterpret_cast<const char*>(this) + offsetof(Output, busy), 2);
-      return flags != 0;
-    }
   };
   static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
-  static_assert(offsetof(Output, dirty) == offsetof(Output, busy) + 1, "busy_or_dirty");
   static constexpr uint32_t kSlotBytes = sizeof(Slot), kQueueBytes = sizeof(Queue),
                             kOutputBytes = sizeof(Output);
   Slot& slot_at(uint32_t offset) {
