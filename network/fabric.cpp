@@ -423,7 +423,7 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
     const Slot& head = slot_at(queue_at(q).head);
     const Output& out = output_at(head.output);
     const uint32_t next = head.next_queue;
-    const Waiter self{head.ready, q, next};
+    const Waiter self{next, q, head.ready};
     uint32_t ahead = 0;
     const Waiter* ws = waiters(head.output);
     for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
@@ -561,7 +561,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
       case kHeadsReady: {
         const Row& r = rows_[e.target];
         for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
-          request(h->output, Waiter{now, h->queue, h->next}, marked);  // ready now: grant + ready_delay_
+          request(h->output, Waiter{h->next, h->queue, now}, marked);  // ready now: grant + ready_delay_
         break;
       }
       case kRelease: mark_dirty(queue_at(e.target).upstream * kOutputBytes, marked); break;

@@ -20,7 +20,9 @@
 // of global time order (temporally decoupled PEs), in time order per endpoint (checked),
 // as long as t + routing_clocks >= now(). Not thread-safe; one Fabric per machine.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -237,13 +239,20 @@ class Fabric {
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
   // (Offsets order the queues as their ids do.)
   struct Waiter {
-    uint64_t ready;   // the head's ready time: older first
-    uint32_t queue;   // offset
     uint32_t next;    // links: the buffer it needs a slot in downstream (offset)
-    bool before(const Waiter& o) const {
-      return ready != o.ready ? ready < o.ready : queue < o.queue;
+    uint32_t queue;   // offset
+    uint64_t ready;   // the head's ready time: older first
+    // Older (ready), then the lower queue: the record read as one 128-bit number,
+    // ready x 2^64 + queue x 2^32 + next, compared at once (next never decides: a
+    // queue has one waiter).
+    bool before(const Waiter& o) const { return key() < o.key(); }
+    unsigned __int128 key() const {
+      unsigned __int128 k;
+      std::memcpy(&k, this, sizeof k);
+      return k;
     }
   };
+  static_assert(sizeof(Waiter) == 16 && offsetof(Waiter, ready) == 8, "Waiter::key");
   // A link (id = link id) or ejection port (id = links + endpoint): two cache lines. The
   // first holds its state and first two waiters, so a request or a grant at an output with
   // few waiters (most of them) touches one line; the second four more waiters, for the
@@ -436,7 +445,7 @@ class Fabric {
   // (unless ready_delay_ == link_clocks_), the packets those grants moved into an idle
   // queue, in grant order, with their requests: the row's kHeadsReady.
   struct NewHead {
-    uint32_t queue, next, output;  // (offsets)
+    uint32_t next, queue, output;  // (offsets; next and queue as in a Waiter: one move)
   };
   std::vector<Grant> grants_;
   std::vector<NewHead> heads_;
