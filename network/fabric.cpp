@@ -16,11 +16,15 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       links_(topology_.link_count()),
       classes_(routing_.classes()),
       endpoint_bytes_(endpoints_ * kQueueBytes),
-      link_bytes_(links_ * kOutputBytes),
+      // (The queues rounded up to whole lines.)
+      output_base_((endpoints_ + links_ * classes_ + 1) / 2 * 2 * kQueueBytes),
+      first_ejection_(output_base_ + links_ * kOutputBytes),
       class_bytes_(classes_ * kQueueBytes),
       link_clocks_(cfg.link_clocks()),
       head_delay_(cfg.switching == Switching::cut_through ? cfg.clocks_per_word
                                                           : cfg.link_clocks()),
+      queue_count_(endpoints_ + links_ * classes_),
+      output_count_(links_ + endpoints_),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
       default_timing_(cfg.clocks_per_word == DefaultTiming::cpw(*this) &&
@@ -29,31 +33,32 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
                       cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
-  const uint64_t queue_count = endpoints_ + uint64_t(links_) * classes_;
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
-      queue_count * kQueueBytes >= kNil || (uint64_t(links_) + endpoints_) * kOutputBytes >= kNil)
+      (endpoints_ + uint64_t(links_) * classes_ + 1) * kQueueBytes +
+              (uint64_t(links_) + endpoints_) * kOutputBytes >= kNil)
     throw std::logic_error("network too large for 16-bit node and link numbers");
-  queues_.resize(queue_count);
-  bound_.assign(queues_.size(), 0);
-  bound_generation_.assign(queues_.size(), 0);
+  records_.resize((first_ejection_ + size_t(endpoints_) * kOutputBytes) / sizeof(Line));
+  for (uint32_t q = 0; q < queue_count_; ++q) new (&queue_at(q * kQueueBytes)) Queue();
+  for (uint32_t o = 0; o < output_count_; ++o) new (&output_at(output_offset(o))) Output();
+  bound_.assign(queue_count_, 0);
+  bound_generation_.assign(queue_count_, 0);
   for (uint32_t e = 0; e < endpoints_; ++e) {
-    Queue& q = queues_[e];
+    Queue& q = queue_at(e * kQueueBytes);
     q.node = uint16_t(topology_.endpoint_node(e));
     const uint32_t first_link = topology_.first_link(q.node);
-    q.first_output = first_link * kOutputBytes;
+    q.first_output = output_offset(first_link);
     q.next_base = link_queue(first_link, 0) * kQueueBytes;
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
-      Queue& q = queues_[link_queue(l, c)];
+      Queue& q = queue_at(link_queue(l, c) * kQueueBytes);
       q.node = uint16_t(topology_.link(l).to);
       const uint32_t first_link = topology_.first_link(q.node);
-      q.first_output = first_link * kOutputBytes;
+      q.first_output = output_offset(first_link);
       q.upstream = uint16_t(l);
       // (The last class's: never used.)
       q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
-  outputs_.resize(links_ + endpoints_);
   last_injection_.assign(endpoints_, 0);
   crossbar_next_.assign(endpoints_, 0);
   stats_.links.resize(links_);
@@ -65,16 +70,16 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   packets_.reserve(packets);
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
-  dirty_.assign(outputs_.size(), 0);
+  dirty_.assign(output_count_, 0);
   dirty_end_ = dirty_.data();
-  releases_.assign(outputs_.size(), 0);
+  releases_.assign(output_count_, 0);
   started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
   // lists just beyond both (4 by default): a list reused every few clocks stays in cache,
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
   size_t rows = 1;
   while (rows <= std::max(ready_delay_, link_clocks_)) rows *= 2;
-  const size_t row_size = outputs_.size();
+  const size_t row_size = output_count_;
   grants_.resize(rows * row_size);
   heads_.resize(rows * row_size);
   rows_.resize(rows);
@@ -83,7 +88,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
     rows_[row].heads = rows_[row].heads_end = heads_.data() + row * row_size;
   }
   grants_mask_ = rows - 1;
-  spill_.resize(outputs_.size());
+  spill_.resize(output_count_);
 }
 
 uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
@@ -152,7 +157,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& ma
   } else if (n < kInlineWaiters && !out.spilled) {
     insert_waiter(out.inline_waiters, n, w);
   } else {
-    std::vector<Waiter>& spill = spill_[output / kOutputBytes];
+    std::vector<Waiter>& spill = spill_[output_id(output)];
     if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
     out.spilled = true;
     spill.emplace_back();
@@ -219,9 +224,9 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   // an ejection port, which refuses nobody, the oldest. The usual grant, the oldest of
   // the inline waiters, moves the other five up as one block (fixed size, no loop;
   // entries beyond n are stale copies).
-  Waiter* ws = out.spilled ? spill_[output / kOutputBytes].data() : out.inline_waiters;
+  Waiter* ws = out.spilled ? spill_[output_id(output)].data() : out.inline_waiters;
   uint32_t i = 0;
-  if (output < link_bytes_) {
+  if (output < first_ejection_) {
     uint32_t blocked = kNil;
     for (; i < n; ++i) {
       const uint32_t next = ws[i].next;
@@ -247,7 +252,7 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
   out.waiting = n - 1;
   if (out.spilled) {
-    std::vector<Waiter>& spill = spill_[output / kOutputBytes];
+    std::vector<Waiter>& spill = spill_[output_id(output)];
     spill.pop_back();
     if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
       std::copy(spill.begin(), spill.end(), out.inline_waiters);
@@ -272,7 +277,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   out.busy_until = done;  // (held stays set: busy now)
   out.source = q;
   ++out.packets;
-  if (T::traced && on_hop_) [[unlikely]] on_hop_(payload_at(s).p, output / kOutputBytes, now, done);
+  if (T::traced && on_hop_) [[unlikely]] on_hop_(payload_at(s).p, output_id(output), now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
@@ -292,7 +297,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     // it is busy until then anyway, the end of its transfer will; else a wake-up.
     const uint64_t release = now + T::cpw(*this);
     src.release_at = release;
-    const Output& up = outputs_[src.upstream];
+    const Output& up = output_at(output_offset(src.upstream));
     if (up.busy_until < release) {  // (idle, or busy until before `release`)
       // The common case of schedule_releases' skipped wake-up decided now: an idle
       // output with no waiter (with one clock per word, busy_until < release says
@@ -306,7 +311,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     }
   }
 
-  if (output < link_bytes_) {
+  if (output < first_ejection_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
     ++slot.hops;
@@ -357,7 +362,7 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*&
   --src.occupancy;
   src.release_at = kNever;
   if (src.head != kNil) schedule_head(q, now, marked);
-  if (output >= link_bytes_) {
+  if (output >= first_ejection_) {
     const uint32_t s = out.slot;
     out.slot = kNil;  // (no longer arriving)
     deliver(s, now);
@@ -380,7 +385,7 @@ void Fabric::schedule_releases(uint64_t now) {
   bool touch = touch_releases_;
   for (uint32_t i = 0; i < release_count_; ++i) {
     const uint32_t q = releases_[i];
-    const Output& up = outputs_[queue_at(q).upstream];
+    const Output& up = output_at(output_offset(queue_at(q).upstream));
     if (up.busy_until >= release || (T::cpw(*this) == 1 && up.waiting == 0))
       touch = true;
     else
@@ -395,7 +400,7 @@ void Fabric::schedule_releases(uint64_t now) {
 
 uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
   if (can_inject(endpoint, t)) return t;
-  if (queues_[endpoint].busy()) return queues_[endpoint].release_at;
+  if (const Queue& q = queue_at(endpoint * kQueueBytes); q.busy()) return q.release_at;
   // The head has yet to start its transfer out, then takes a whole transfer to leave.
   const uint64_t next = events_.next_time();
   if (next == UINT64_MAX) return UINT64_MAX;
@@ -439,7 +444,7 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
       slot = bound_[next / kQueueBytes] + cfg_.clocks_per_word;
       break;
     }
-    if (chain_.size() > queues_.size()) throw std::logic_error("start_bound: cyclic wait");
+    if (chain_.size() > queue_count_) throw std::logic_error("start_bound: cyclic wait");
     q = next;
   }
   uint64_t start = 0;
@@ -485,7 +490,7 @@ void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
   const uint32_t dst = slot_at(s).dst;
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
-  ++outputs_[links_ + dst].packets;
+  ++output_at(output_offset(links_ + dst)).packets;
   if (on_hop_) [[unlikely]] on_hop_(payload_at(s).p, links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
   if (arrival == now)
     deliver(s, now);
@@ -504,10 +509,10 @@ void Fabric::crossbar_arrivals(uint64_t now) {
 // ---- time ----
 
 const FabricStats& Fabric::stats() const {
-  for (uint32_t o = 0; o < outputs_.size(); ++o) {
+  for (uint32_t o = 0; o < output_count_; ++o) {
     PortStats& ps = o < links_ ? stats_.links[o] : stats_.ejection[o - links_];
-    ps.packets = outputs_[o].packets;
-    ps.busy_clocks = outputs_[o].packets * link_clocks_;
+    ps.packets = output_at(output_offset(o)).packets;
+    ps.busy_clocks = ps.packets * link_clocks_;
   }
   return stats_;
 }
@@ -564,7 +569,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
           request(h->output, Waiter{h->next, h->queue, now}, marked);  // ready now: grant + ready_delay_
         break;
       }
-      case kRelease: mark_dirty(queue_at(e.target).upstream * kOutputBytes, marked); break;
+      case kRelease: mark_dirty(output_offset(queue_at(e.target).upstream), marked); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by

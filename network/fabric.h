@@ -76,12 +76,14 @@ class Fabric {
   // conservative (possibly false) before. Always true for "crossbar" (ideal network).
   bool can_inject(uint32_t endpoint, uint64_t t) const {
     if (cfg_.topology == TopologyKind::crossbar) return true;
-    const Queue& q = queues_[endpoint];
+    const Queue& q = queue_at(endpoint * kQueueBytes);
     const uint32_t leaving = q.release_at <= t ? 1 : 0;  // (kNever when not busy)
     return q.occupancy - leaving < cfg_.injection_queue_packets;
   }
   // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
-  uint32_t injection_queue_length(uint32_t endpoint) const { return queues_[endpoint].occupancy; }
+  uint32_t injection_queue_length(uint32_t endpoint) const {
+    return queue_at(endpoint * kQueueBytes).occupancy;
+  }
   // A lower bound of the first clock >= t at which can_inject(endpoint, ...) may be true
   // (t itself when it is true now): when a stalled sender should try again. It follows
   // the queue ahead of the head (README, API contract) to keep such retries few.
@@ -91,7 +93,7 @@ class Fabric {
   // head's transfer out if that is under way and frees enough room (a transfer once
   // started ends on time), else UINT64_MAX (it depends on traffic still to come).
   uint64_t injection_room_from(uint32_t endpoint) const {
-    const Queue& q = queues_[endpoint];
+    const Queue& q = queue_at(endpoint * kQueueBytes);
     if (q.occupancy < cfg_.injection_queue_packets) return 0;
     if (q.busy() && q.occupancy - 1u < cfg_.injection_queue_packets)
       return q.release_at;
@@ -108,7 +110,7 @@ class Fabric {
   // started; it arrives at `at`), or nullptr. Any other arrival there ends at least
   // link_clocks after now(). Not for "crossbar".
   const Packet* arriving(uint32_t endpoint, uint64_t& at) const {
-    const Output& out = outputs_[links_ + endpoint];
+    const Output& out = output_at(first_ejection_ + endpoint * kOutputBytes);
     if (out.slot == kNil) return nullptr;  // (set while an ejection is under way)
     at = out.busy_until;
     return &payload_at(out.slot).p;
@@ -118,7 +120,7 @@ class Fabric {
   // starts its transfer out: when injection_room_from, UINT64_MAX now, becomes a clock.
   // For a sender that waits for room in a full queue whose head has not left (the machine's
   // floating sends), instead of trying again every transfer.
-  void watch_injection(uint32_t endpoint) { queues_[endpoint].watched = true; }
+  void watch_injection(uint32_t endpoint) { queue_at(endpoint * kQueueBytes).watched = true; }
   // Calls f(endpoint) for each watched endpoint whose injection queue's head has started
   // leaving since the last call, in the order they started; they are no longer watched.
   template <class F>
@@ -299,22 +301,28 @@ class Fabric {
     return *reinterpret_cast<const Payload*>(reinterpret_cast<const char*>(packets_.data()) +
                                              size_t(slot) * 2);
   }
+  // Queues and outputs share one block (records_), so that a hop, which touches both,
+  // needs one base: a queue's offset is its id x kQueueBytes, an output's
+  // output_base_ + its id x kOutputBytes.
   Queue& queue_at(uint32_t offset) {
-    return *reinterpret_cast<Queue*>(reinterpret_cast<char*>(queues_.data()) + offset);
+    return *reinterpret_cast<Queue*>(reinterpret_cast<char*>(records_.data()) + offset);
   }
   const Queue& queue_at(uint32_t offset) const {
-    return *reinterpret_cast<const Queue*>(reinterpret_cast<const char*>(queues_.data()) + offset);
+    return *reinterpret_cast<const Queue*>(reinterpret_cast<const char*>(records_.data()) +
+                                           offset);
   }
   Output& output_at(uint32_t offset) {
-    return *reinterpret_cast<Output*>(reinterpret_cast<char*>(outputs_.data()) + offset);
+    return *reinterpret_cast<Output*>(reinterpret_cast<char*>(records_.data()) + offset);
   }
   const Output& output_at(uint32_t offset) const {
-    return *reinterpret_cast<const Output*>(reinterpret_cast<const char*>(outputs_.data()) +
+    return *reinterpret_cast<const Output*>(reinterpret_cast<const char*>(records_.data()) +
                                             offset);
   }
+  uint32_t output_offset(uint32_t id) const { return output_base_ + id * kOutputBytes; }
+  uint32_t output_id(uint32_t offset) const { return (offset - output_base_) / kOutputBytes; }
   const Waiter* waiters(uint32_t output) const {  // by offset
     const Output& out = output_at(output);
-    return out.spilled ? spill_[output / kOutputBytes].data() : out.inline_waiters;
+    return out.spilled ? spill_[output_id(output)].data() : out.inline_waiters;
   }
 
   uint32_t link_queue(uint32_t link, uint32_t cls) const {  // an id
@@ -392,16 +400,21 @@ class Fabric {
   const Topology topology_;
   const Routing routing_;
   const uint32_t endpoints_, links_, classes_;
-  // endpoints_ x kQueueBytes (the first link queue's offset), links_ x kOutputBytes (the
-  // first ejection port's), classes_ x kQueueBytes (from one link's queues to the next's).
-  const uint32_t endpoint_bytes_, link_bytes_, class_bytes_;
+  // endpoints_ x kQueueBytes (the first link queue's offset), the first output's offset
+  // (after the queues), the first ejection port's, classes_ x kQueueBytes (from one
+  // link's queues to the next's).
+  const uint32_t endpoint_bytes_, output_base_, first_ejection_, class_bytes_;
   const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
 
   std::vector<Slot> slots_;
   std::vector<Payload> packets_;
   std::vector<uint32_t> free_slots_;
-  std::vector<Queue> queues_;
-  std::vector<Output> outputs_;
+  // The queues (queue_count_ of them), then the outputs (output_count_), in one block.
+  struct alignas(64) Line {
+    unsigned char bytes[64];
+  };
+  std::vector<Line> records_;
+  const uint32_t queue_count_, output_count_;
   std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
@@ -530,7 +543,7 @@ template <class T>
   slot.next = kNil;
   const uint8_t port = slot.ports[queue.node];
   if (port == Routing::kEject) {
-    slot.output = link_bytes_ + uint32_t(slot.dst) * kOutputBytes;
+    slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
     slot.next_queue = kNil;
   } else {
     slot.output = queue.first_output + port * kOutputBytes;
@@ -538,7 +551,7 @@ template <class T>
     if (T::hop_classes(*this))
       slot.next_queue = queue.next_base + port * class_bytes_;
     else
-      slot.next_queue = next_queue_by_table(q, slot.output / kOutputBytes);
+      slot.next_queue = next_queue_by_table(q, output_id(slot.output));
   }
   const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
