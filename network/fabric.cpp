@@ -25,6 +25,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
                                                           : cfg.link_clocks()),
       queue_count_(endpoints_ + links_ * classes_),
       output_count_(links_ + endpoints_),
+      slot_base_(first_ejection_ + endpoints_ * kOutputBytes),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
       default_timing_(cfg.clocks_per_word == DefaultTiming::cpw(*this) &&
@@ -37,7 +38,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       (endpoints_ + uint64_t(links_) * classes_ + 1) * kQueueBytes +
               (uint64_t(links_) + endpoints_) * kOutputBytes >= kNil)
     throw std::logic_error("network too large for 16-bit node and link numbers");
-  records_.resize((first_ejection_ + size_t(endpoints_) * kOutputBytes) / sizeof(Line));
+  records_.resize(slot_base_ / sizeof(Line));
   for (uint32_t q = 0; q < queue_count_; ++q) new (&queue_at(q * kQueueBytes)) Queue();
   for (uint32_t o = 0; o < output_count_; ++o) new (&output_at(output_offset(o))) Output();
   bound_.assign(queue_count_, 0);
@@ -66,8 +67,9 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   // Working sizes under saturation, so the hot loop does not grow vectors.
   const size_t packets = size_t(endpoints_) * cfg.injection_queue_packets +
                          size_t(links_) * cfg.buffer_packets * std::min(classes_, 4u);
-  slots_.reserve(packets);
+  records_.reserve(records_.size() + packets / 2 + 1);
   packets_.reserve(packets);
+  payload_bias_ = uintptr_t(packets_.data()) - 2 * uintptr_t(slot_base_);
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
   dirty_.assign(output_count_, 0);
@@ -477,11 +479,15 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
 
 // (Out of line: rare, once the network has held its most packets.)
 uint32_t Fabric::new_slot() {
-  if ((slots_.size() + 1) * kSlotBytes >= kNil)
+  if (slot_base_ + (uint64_t(slot_count_) + 1) * kSlotBytes >= kNil)
     throw std::runtime_error("network: too many packets in flight for 32-bit slot offsets");
-  slots_.emplace_back();
+  const uint32_t s = slot_base_ + slot_count_ * kSlotBytes;
+  if (slot_count_ % 2 == 0) records_.emplace_back();  // (two slots a line)
+  new (&slot_at(s)) Slot();
   packets_.emplace_back();
-  return uint32_t(slots_.size() - 1) * kSlotBytes;
+  payload_bias_ = uintptr_t(packets_.data()) - 2 * uintptr_t(slot_base_);
+  ++slot_count_;
+  return s;
 }
 
 // ---- crossbar ----
@@ -518,7 +524,8 @@ const FabricStats& Fabric::stats() const {
 }
 
 EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
-  // Copied out and the slot freed first: the callback may inject, which may grow slots_.
+  // Copied out and the slot freed first: the callback may inject, which may grow the
+  // slots (records_ and packets_).
   const Packet packet = payload_at(s).p;
   const uint64_t latency = now - packet.injected_at;
   ++stats_.delivered;

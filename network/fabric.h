@@ -288,22 +288,24 @@ class Fabric {
   static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
   static constexpr uint32_t kSlotBytes = sizeof(Slot), kQueueBytes = sizeof(Queue),
                             kOutputBytes = sizeof(Output);
+  // Queues, outputs and slots share one block (records_), so that a hop, which touches
+  // all three, needs one base: a queue's offset is its id x kQueueBytes, an output's
+  // output_base_ + its id x kOutputBytes, a slot's slot_base_ + its number x kSlotBytes.
+  // (The block grows with the slots, in new_slot: offsets stay valid, references not.)
+  // A slot's payload is in packets_, at twice the slot's offset less slot_base_.
   Slot& slot_at(uint32_t offset) {
-    return *reinterpret_cast<Slot*>(reinterpret_cast<char*>(slots_.data()) + offset);
+    return *reinterpret_cast<Slot*>(reinterpret_cast<char*>(records_.data()) + offset);
   }
   const Slot& slot_at(uint32_t offset) const {
-    return *reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(slots_.data()) + offset);
+    return *reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(records_.data()) +
+                                          offset);
   }
   Payload& payload_at(uint32_t slot) {
-    return *reinterpret_cast<Payload*>(reinterpret_cast<char*>(packets_.data()) + size_t(slot) * 2);
+    return *reinterpret_cast<Payload*>(payload_bias_ + uintptr_t(slot) * 2);
   }
   const Payload& payload_at(uint32_t slot) const {
-    return *reinterpret_cast<const Payload*>(reinterpret_cast<const char*>(packets_.data()) +
-                                             size_t(slot) * 2);
+    return *reinterpret_cast<const Payload*>(payload_bias_ + uintptr_t(slot) * 2);
   }
-  // Queues and outputs share one block (records_), so that a hop, which touches both,
-  // needs one base: a queue's offset is its id x kQueueBytes, an output's
-  // output_base_ + its id x kOutputBytes.
   Queue& queue_at(uint32_t offset) {
     return *reinterpret_cast<Queue*>(reinterpret_cast<char*>(records_.data()) + offset);
   }
@@ -406,15 +408,18 @@ class Fabric {
   const uint32_t endpoint_bytes_, output_base_, first_ejection_, class_bytes_;
   const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
 
-  std::vector<Slot> slots_;
   std::vector<Payload> packets_;
+  // packets_.data() less 2 x slot_base_ (as a number: payload_at adds 2 x a slot's offset)
+  uintptr_t payload_bias_ = 0;
+  uint32_t slot_count_ = 0;
   std::vector<uint32_t> free_slots_;
-  // The queues (queue_count_ of them), then the outputs (output_count_), in one block.
+  // The queues (queue_count_ of them), the outputs (output_count_), then the slots
+  // (slot_count_), in one block.
   struct alignas(64) Line {
     unsigned char bytes[64];
   };
   std::vector<Line> records_;
-  const uint32_t queue_count_, output_count_;
+  const uint32_t queue_count_, output_count_, slot_base_;
   std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
