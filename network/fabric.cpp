@@ -572,8 +572,12 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         break;
       case kHeadsReady: {
         const Row& r = rows_[e.target];
-        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
-          request(h->output, Waiter{h->next, h->queue, now}, marked);  // ready now: grant + ready_delay_
+        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h) {
+          Waiter w;
+          std::memcpy(&w, h, 8);  // next and queue, as one move
+          w.ready = now;          // ready now: grant + ready_delay_
+          request(h->output, w, marked);
+        }
         break;
       }
       case kRelease: mark_dirty(output_offset(queue_at(e.target).upstream), marked); break;

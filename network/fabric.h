@@ -465,6 +465,7 @@ class Fabric {
   struct NewHead {
     uint32_t next, queue, output;  // (offsets; next and queue as in a Waiter: one move)
   };
+  static_assert(offsetof(NewHead, queue) == offsetof(Waiter, queue), "one move");
   std::vector<Grant> grants_;
   std::vector<NewHead> heads_;
   // Per row, where its grants and new heads begin and end: one record, so that a clock
