@@ -293,32 +293,22 @@ class Fabric {
   // output_base_ + its id x kOutputBytes, a slot's slot_base_ + its number x kSlotBytes.
   // (The block grows with the slots, in new_slot: offsets stay valid, references not.)
   // A slot's payload is in packets_, at twice the slot's offset less slot_base_.
-  Slot& slot_at(uint32_t offset) {
-    return *reinterpret_cast<Slot*>(reinterpret_cast<char*>(records_.data()) + offset);
+  template <class Record>
+  Record& record_at(uint32_t offset) const {  // (the block is the engine's state)
+    return *reinterpret_cast<Record*>(const_cast<char*>(
+        reinterpret_cast<const char*>(records_.data()) + offset));
   }
-  const Slot& slot_at(uint32_t offset) const {
-    return *reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(records_.data()) +
-                                          offset);
-  }
+  Slot& slot_at(uint32_t offset) { return record_at<Slot>(offset); }
+  const Slot& slot_at(uint32_t offset) const { return record_at<const Slot>(offset); }
+  Queue& queue_at(uint32_t offset) { return record_at<Queue>(offset); }
+  const Queue& queue_at(uint32_t offset) const { return record_at<const Queue>(offset); }
+  Output& output_at(uint32_t offset) { return record_at<Output>(offset); }
+  const Output& output_at(uint32_t offset) const { return record_at<const Output>(offset); }
   Payload& payload_at(uint32_t slot) {
     return *reinterpret_cast<Payload*>(payload_bias_ + uintptr_t(slot) * 2);
   }
   const Payload& payload_at(uint32_t slot) const {
     return *reinterpret_cast<const Payload*>(payload_bias_ + uintptr_t(slot) * 2);
-  }
-  Queue& queue_at(uint32_t offset) {
-    return *reinterpret_cast<Queue*>(reinterpret_cast<char*>(records_.data()) + offset);
-  }
-  const Queue& queue_at(uint32_t offset) const {
-    return *reinterpret_cast<const Queue*>(reinterpret_cast<const char*>(records_.data()) +
-                                           offset);
-  }
-  Output& output_at(uint32_t offset) {
-    return *reinterpret_cast<Output*>(reinterpret_cast<char*>(records_.data()) + offset);
-  }
-  const Output& output_at(uint32_t offset) const {
-    return *reinterpret_cast<const Output*>(reinterpret_cast<const char*>(records_.data()) +
-                                            offset);
   }
   uint32_t output_offset(uint32_t id) const { return output_base_ + id * kOutputBytes; }
   uint32_t output_id(uint32_t offset) const { return (offset - output_base_) / kOutputBytes; }
