@@ -96,8 +96,10 @@ class EventQueue {
   [[gnu::always_inline]] void run_clock(uint64_t time, Handle&& handle) {
     move_base(time);
     auto& bucket = buckets_[time & mask_];
-    for (size_t i = 0; i < bucket.size(); ++i) {  // by index: handle may grow the bucket
-      const uint64_t e = bucket[i];
+    // By position from the start: handle may grow the bucket (and move it). (Compared as
+    // pointers: the count, end - begin, cost a subtraction and a shift per event.)
+    for (size_t i = 0; bucket.data() + i != bucket.data() + bucket.size(); ++i) {
+      const uint64_t e = bucket.data()[i];
       handle(Event{uint32_t(e >> 32), uint32_t(e)});
     }
     bucket.clear();

@@ -15,9 +15,17 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       endpoints_(topology_.endpoint_count()),
       links_(topology_.link_count()),
       classes_(routing_.classes()),
+      endpoint_bytes_(endpoints_ * kQueueBytes),
+      // (The queues rounded up to whole lines.)
+      output_base_((endpoints_ + links_ * classes_ + 1) / 2 * 2 * kQueueBytes),
+      first_ejection_(output_base_ + links_ * kOutputBytes),
+      class_bytes_(classes_ * kQueueBytes),
       link_clocks_(cfg.link_clocks()),
       head_delay_(cfg.switching == Switching::cut_through ? cfg.clocks_per_word
                                                           : cfg.link_clocks()),
+      queue_count_(endpoints_ + links_ * classes_),
+      output_count_(links_ + endpoints_),
+      slot_base_(first_ejection_ + endpoints_ * kOutputBytes),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
       default_timing_(cfg.clocks_per_word == DefaultTiming::cpw(*this) &&
@@ -26,26 +34,32 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
                       cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
-  if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX)
+  if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
+      (endpoints_ + uint64_t(links_) * classes_ + 1) * kQueueBytes +
+              (uint64_t(links_) + endpoints_) * kOutputBytes >= kNil)
     throw std::logic_error("network too large for 16-bit node and link numbers");
-  queues_.resize(endpoints_ + size_t(links_) * classes_);
-  bound_.assign(queues_.size(), 0);
-  bound_generation_.assign(queues_.size(), 0);
+  records_.resize(slot_base_ / sizeof(Line));
+  for (uint32_t q = 0; q < queue_count_; ++q) new (&queue_at(q * kQueueBytes)) Queue();
+  for (uint32_t o = 0; o < output_count_; ++o) new (&output_at(output_offset(o))) Output();
+  bound_.assign(queue_count_, 0);
+  bound_generation_.assign(queue_count_, 0);
   for (uint32_t e = 0; e < endpoints_; ++e) {
-    queues_[e].node = uint16_t(topology_.endpoint_node(e));
-    queues_[e].first_link = uint16_t(topology_.first_link(queues_[e].node));
-    queues_[e].next_base = link_queue(queues_[e].first_link, 0);
+    Queue& q = queue_at(e * kQueueBytes);
+    q.node = uint16_t(topology_.endpoint_node(e));
+    const uint32_t first_link = topology_.first_link(q.node);
+    q.first_output = output_offset(first_link);
+    q.next_base = link_queue(first_link, 0) * kQueueBytes;
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
-      Queue& q = queues_[link_queue(l, c)];
+      Queue& q = queue_at(link_queue(l, c) * kQueueBytes);
       q.node = uint16_t(topology_.link(l).to);
-      q.first_link = uint16_t(topology_.first_link(q.node));
+      const uint32_t first_link = topology_.first_link(q.node);
+      q.first_output = output_offset(first_link);
       q.upstream = uint16_t(l);
-      q.cls = uint16_t(c);
-      q.next_base = link_queue(q.first_link, c + 1);  // (the last class's: never used)
+      // (The last class's: never used.)
+      q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
-  outputs_.resize(links_ + endpoints_);
   last_injection_.assign(endpoints_, 0);
   crossbar_next_.assign(endpoints_, 0);
   stats_.links.resize(links_);
@@ -53,20 +67,21 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   // Working sizes under saturation, so the hot loop does not grow vectors.
   const size_t packets = size_t(endpoints_) * cfg.injection_queue_packets +
                          size_t(links_) * cfg.buffer_packets * std::min(classes_, 4u);
-  slots_.reserve(packets);
+  records_.reserve(records_.size() + packets / 2 + 1);
   packets_.reserve(packets);
+  payload_bias_ = uintptr_t(packets_.data()) - 2 * uintptr_t(slot_base_);
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
-  dirty_.assign(outputs_.size(), 0);
+  dirty_.assign(output_count_, 0);
   dirty_end_ = dirty_.data();
-  releases_.assign(outputs_.size(), 0);
+  releases_.assign(output_count_, 0);
   started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
   // lists just beyond both (4 by default): a list reused every few clocks stays in cache,
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
   size_t rows = 1;
   while (rows <= std::max(ready_delay_, link_clocks_)) rows *= 2;
-  const size_t row_size = outputs_.size();
+  const size_t row_size = output_count_;
   grants_.resize(rows * row_size);
   heads_.resize(rows * row_size);
   rows_.resize(rows);
@@ -75,7 +90,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
     rows_[row].heads = rows_[row].heads_end = heads_.data() + row * row_size;
   }
   grants_mask_ = rows - 1;
-  spill_.resize(outputs_.size());
+  spill_.resize(output_count_);
 }
 
 uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
@@ -91,32 +106,32 @@ uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
 // as their work.
 #define EMX_NET_HOT [[gnu::always_inline]] inline
 
-// The new head of a queue asks for its output now, or at its ready time.
-EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now) {
-  const uint64_t ready = slots_[queues_[q].head].ready;
+// The new head of queue q (offset) asks for its output now, or at its ready time.
+EMX_NET_HOT void Fabric::schedule_head(uint32_t q, uint64_t now, uint32_t*& marked) {
+  const uint64_t ready = slot_at(queue_at(q).head).ready;
   if (ready <= now)
-    request_output(q);
+    request_output(q, marked);
   else
     events_.push(ready, kHeadReady, q);  // (an injection may lie far ahead)
 }
 
 // Enters the queue's (ready) head packet as a waiter of the output its route takes.
-EMX_NET_HOT void Fabric::request_output(uint32_t q) {
-  const Slot& head = slots_[queues_[q].head];
+EMX_NET_HOT void Fabric::request_output(uint32_t q, uint32_t*& marked) {
+  const Slot& head = slot_at(queue_at(q).head);
   Waiter w;
   w.ready = head.ready;
   w.queue = q;
   w.next = head.next_queue;
-  request(head.output, w);
+  request(head.output, w, marked);
 }
 
 // The request of the packet that grant g moved into an idle queue, at its ready time.
-EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now) {
+EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now, uint32_t*& marked) {
   Waiter w;
   w.ready = now;  // = the grant's clock + ready_delay_
   w.queue = g.ready_queue;
   w.next = g.next;
-  request(g.next_output, w);
+  request(g.next_output, w, marked);
 }
 
 // Inserts w into the n sorted waiters ws (room for n + 1), from the back.
@@ -127,9 +142,9 @@ EMX_NET_HOT void insert_waiter(Waiter* ws, uint32_t n, const Waiter& w) {
   ws[i] = w;
 }
 
-// Enters waiter w (a ready queue head) at `output`.
-EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
-  Output& out = outputs_[output];
+// Enters waiter w (a ready queue head) at `output` (offset).
+EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& marked) {
+  Output& out = output_at(output);
   const uint32_t n = out.waiting;
   if (n == 0) {  // the common cases first, in the first line
     out.inline_waiters[0] = w;
@@ -144,7 +159,7 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   } else if (n < kInlineWaiters && !out.spilled) {
     insert_waiter(out.inline_waiters, n, w);
   } else {
-    std::vector<Waiter>& spill = spill_[output];
+    std::vector<Waiter>& spill = spill_[output_id(output)];
     if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
     out.spilled = true;
     spill.emplace_back();
@@ -153,21 +168,21 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w) {
   out.waiting = n + 1;
   // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
   // nearly always finds its output idle and unmarked.)
-  if (!(out.dirty | out.busy)) {
-    *dirty_end_++ = output;
-    out.dirty = true;
+  if (!out.held) {
+    *marked++ = output;
+    out.held = true;
   }
 }
 
 // Only an idle output with waiters can grant anything; one that gets waiters or becomes
 // idle later in this clock is marked again then. Without branches: which way it goes
 // depends on the traffic, and mispredictions were a good part of the cost.
-EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
-  Output& out = outputs_[output];
-  const bool mark = !(out.dirty | out.busy) & (out.waiting != 0);
-  *dirty_end_ = output;
-  dirty_end_ += mark;
-  out.dirty |= mark;
+EMX_NET_HOT void Fabric::mark_dirty(uint32_t output, uint32_t*& marked) {
+  Output& out = output_at(output);
+  const bool mark = !out.held & (out.waiting != 0);
+  *marked = output;
+  marked += mark;
+  out.held |= mark;
 }
 
 // Grants a free output to the oldest waiting packet that has a slot in its next buffer.
@@ -177,18 +192,31 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output) {
 // a grant, here, makes it busy or takes a waiter; each is marked once per clock).
 template <class T>
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
-  Output& out = outputs_[output];
+  Output& out = output_at(output);
   const uint32_t n = out.waiting;
-  if (n <= 2) {  // one or two waiters (never spilled): the common case, without loops
+  if (n == 1) {  // the commonest case below saturation: nothing to move
+    const Waiter w = out.inline_waiters[0];
+    if (w.next != kNil && full<T>(w.next, now)) {
+      out.held = false;  // (no grant: the mark ends)
+      return;
+    }
+    out.waiting = 0;
+    start_transfer<T>(output, w, now, rows);
+    return;
+  }
+  if (n == 2) {  // (never spilled): without loops
     Waiter* ws = out.inline_waiters;
     uint32_t i = 0;
     if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
-      if (n == 1 || (ws[1].next != kNil && full<T>(ws[1].next, now))) return;
+      if (ws[1].next != kNil && full<T>(ws[1].next, now)) {
+        out.held = false;
+        return;
+      }
       i = 1;
     }
     const Waiter w = ws[i];
-    if (i == 0) ws[0] = ws[1];  // (a stale copy when n == 1: not a waiter)
-    out.waiting = n - 1;
+    if (i == 0) ws[0] = ws[1];
+    out.waiting = 1;
     start_transfer<T>(output, w, now, rows);
     return;
   }
@@ -198,9 +226,9 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   // an ejection port, which refuses nobody, the oldest. The usual grant, the oldest of
   // the inline waiters, moves the other five up as one block (fixed size, no loop;
   // entries beyond n are stale copies).
-  Waiter* ws = out.spilled ? spill_[output].data() : out.inline_waiters;
+  Waiter* ws = out.spilled ? spill_[output_id(output)].data() : out.inline_waiters;
   uint32_t i = 0;
-  if (output < links_) {
+  if (output < first_ejection_) {
     uint32_t blocked = kNil;
     for (; i < n; ++i) {
       const uint32_t next = ws[i].next;
@@ -208,7 +236,10 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
       if (!full<T>(next, now)) break;
       blocked = next;
     }
-    if (i == n) return;
+    if (i == n) {
+      out.held = false;
+      return;
+    }
   }
   const Waiter w = ws[i];
   if (i == 0 && !out.spilled) {
@@ -223,7 +254,7 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
   out.waiting = n - 1;
   if (out.spilled) {
-    std::vector<Waiter>& spill = spill_[output];
+    std::vector<Waiter>& spill = spill_[output_id(output)];
     spill.pop_back();
     if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
       std::copy(spill.begin(), spill.end(), out.inline_waiters);
@@ -238,18 +269,17 @@ template <class T>
 EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64_t now,
                                         ClockRows& rows) {
   const uint32_t q = w.queue;
-  Queue& src = queues_[q];
+  Queue& src = queue_at(q);
   const uint32_t s = src.head;
-  Slot& slot = slots_[s];
+  Slot& slot = slot_at(s);
   src.head = slot.next;
 
-  Output& out = outputs_[output];
+  Output& out = output_at(output);
   const uint64_t done = now + T::link(*this);
-  out.busy = true;
-  out.busy_until = done;
+  out.busy_until = done;  // (held stays set: busy now)
   out.source = q;
   ++out.packets;
-  if (T::traced && on_hop_) [[unlikely]] on_hop_(packets_[s].p, output, now, done);
+  if (T::traced && on_hop_) [[unlikely]] on_hop_(payload_at(s).p, output_id(output), now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
   // (Field by field: a record built on the stack and copied whole showed store-forwarding
   // stalls in profiles.)
@@ -258,31 +288,32 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // (Only read when ready_delay_ == link_clocks_, never with the compiled-in timing; a store
   // is cheaper than the test.)
   if (!T::compiled || T::ready_delay(*this) == T::link(*this)) grant.ready_queue = kNil;
-  if (q < endpoints_) {
+  if (q < endpoint_bytes_) {
     src.release_at = done;
     if (src.watched) [[unlikely]] {
       src.watched = false;
-      started_[started_count_++] = q;
+      started_[started_count_++] = q / kQueueBytes;
     }
   } else {
     // The upstream link may use the slot from this clock on: it must arbitrate then. If
     // it is busy until then anyway, the end of its transfer will; else a wake-up.
     const uint64_t release = now + T::cpw(*this);
     src.release_at = release;
-    const Output& up = outputs_[src.upstream];
-    if (!up.busy || up.busy_until < release) {
-      // The common case of schedule_releases' skipped wake-up decided now: an output
-      // that is neither busy nor to be arbitrated later this clock keeps no waiter.
-      // (Its clock is kept pending once per clock, by schedule_releases: the same for
-      // every transfer started now.)
-      if (T::cpw(*this) == 1 && !up.busy && !up.dirty && up.waiting == 0)
+    const Output& up = output_at(output_offset(src.upstream));
+    if (up.busy_until < release) {  // (idle, or busy until before `release`)
+      // The common case of schedule_releases' skipped wake-up decided now: an idle
+      // output with no waiter (with one clock per word, busy_until < release says
+      // idle). (Not marked either: a marked output has a waiter until its grant, which
+      // makes it busy. Its clock is kept pending once per clock, by schedule_releases:
+      // the same for every transfer started now.)
+      if (T::cpw(*this) == 1 && up.waiting == 0)
         touch_releases_ = true;
       else
         releases_[release_count_++] = q;
     }
   }
 
-  if (output < links_) {
+  if (output < first_ejection_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
     ++slot.hops;
@@ -311,29 +342,33 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     if (arrival_hint_) [[unlikely]] {
       // This payload is fetched now and handed over at the next ejection's start, if its
       // transfer has not ended by then (a hint must not wait for the load).
-      __builtin_prefetch(&packets_[s]);
-      if (now < hinted_until_) arrival_hint_(arrival_hint_ctx_, packets_[hinted_slot_].p);
+      __builtin_prefetch(&payload_at(s));
+      if (now < hinted_until_) arrival_hint_(arrival_hint_ctx_, payload_at(hinted_slot_).p);
       hinted_slot_ = s;
       hinted_until_ = done;
     }
   }
 }
 
-EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now) {
-  Output& out = outputs_[output];
-  out.busy = false;
-  // mark_dirty, knowing it was busy until now, so not marked yet (dirty is false). (A
-  // branch: below saturation an output has no waiter at the end of its transfer.)
-  if (out.waiting != 0) {
-    *dirty_end_++ = output;
-    out.dirty = true;
-  }
+EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*& marked) {
+  Output& out = output_at(output);
+  // Idle from now: mark_dirty, knowing it was busy until now, so not marked yet (held
+  // stays set, now for the mark). (A branch: below saturation an output has no waiter
+  // at the end of its transfer.)
+  if (out.waiting != 0)
+    *marked++ = output;
+  else
+    out.held = false;
   const uint32_t q = out.source;
-  Queue& src = queues_[q];
+  Queue& src = queue_at(q);
   --src.occupancy;
   src.release_at = kNever;
-  if (src.head != kNil) schedule_head(q, now);
-  if (output >= links_) deliver(out.slot, now);
+  if (src.head != kNil) schedule_head(q, now, marked);
+  if (output >= first_ejection_) {
+    const uint32_t s = out.slot;
+    out.slot = kNil;  // (no longer arriving)
+    deliver(s, now);
+  }
 }
 
 // The wake-ups for the slots that the transfers started this clock free upstream a word
@@ -352,8 +387,8 @@ void Fabric::schedule_releases(uint64_t now) {
   bool touch = touch_releases_;
   for (uint32_t i = 0; i < release_count_; ++i) {
     const uint32_t q = releases_[i];
-    const Output& up = outputs_[queues_[q].upstream];
-    if (up.busy ? up.busy_until >= release : T::cpw(*this) == 1 && up.waiting == 0)
+    const Output& up = output_at(output_offset(queue_at(q).upstream));
+    if (up.busy_until >= release || (T::cpw(*this) == 1 && up.waiting == 0))
       touch = true;
     else
       events_.push_near(release, kRelease, q);
@@ -367,11 +402,11 @@ void Fabric::schedule_releases(uint64_t now) {
 
 uint64_t Fabric::earliest_slot_free(uint32_t endpoint, uint64_t t) const {
   if (can_inject(endpoint, t)) return t;
-  if (queues_[endpoint].busy()) return queues_[endpoint].release_at;
+  if (const Queue& q = queue_at(endpoint * kQueueBytes); q.busy()) return q.release_at;
   // The head has yet to start its transfer out, then takes a whole transfer to leave.
   const uint64_t next = events_.next_time();
   if (next == UINT64_MAX) return UINT64_MAX;
-  return std::max(t + 1, start_bound(endpoint, next) + link_clocks_);
+  return std::max(t + 1, start_bound(endpoint * kQueueBytes, next) + link_clocks_);
 }
 
 // A transfer starts in an arbitration, which only an event can trigger (an injection only
@@ -392,24 +427,26 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
   chain_.clear();
   uint64_t slot = 0;  // when the buffer after the chain's last may have room
   for (;;) {
-    const Slot& head = slots_[queues_[q].head];
-    const Output& out = outputs_[head.output];
+    const Slot& head = slot_at(queue_at(q).head);
+    const Output& out = output_at(head.output);
     const uint32_t next = head.next_queue;
-    const Waiter self{head.ready, q, next};
+    const Waiter self{next, q, head.ready};
     uint32_t ahead = 0;
     const Waiter* ws = waiters(head.output);
     for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
-    chain_.push_back({q, ahead, head.ready, std::max(base, out.busy ? out.busy_until : 0)});
+    chain_.push_back({q / kQueueBytes, ahead, head.ready,
+                      // (Idle, its busy_until is at most now(): not above base.)
+                      std::max(base, out.busy_until)});
     if (next == kNil || !full<AnyTiming>(next, base)) break;
-    if (queues_[next].busy()) {
-      slot = queues_[next].release_at;
+    if (queue_at(next).busy()) {
+      slot = queue_at(next).release_at;
       break;
     }
-    if (bound_generation_[next] == generation_) {
-      slot = bound_[next] + cfg_.clocks_per_word;
+    if (bound_generation_[next / kQueueBytes] == generation_) {
+      slot = bound_[next / kQueueBytes] + cfg_.clocks_per_word;
       break;
     }
-    if (chain_.size() > queues_.size()) throw std::logic_error("start_bound: cyclic wait");
+    if (chain_.size() > queue_count_) throw std::logic_error("start_bound: cyclic wait");
     q = next;
   }
   uint64_t start = 0;
@@ -442,19 +479,25 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
 
 // (Out of line: rare, once the network has held its most packets.)
 uint32_t Fabric::new_slot() {
-  slots_.emplace_back();
+  if (slot_base_ + (uint64_t(slot_count_) + 1) * kSlotBytes >= kNil)
+    throw std::runtime_error("network: too many packets in flight for 32-bit slot offsets");
+  const uint32_t s = slot_base_ + slot_count_ * kSlotBytes;
+  if (slot_count_ % 2 == 0) records_.emplace_back();  // (two slots a line)
+  new (&slot_at(s)) Slot();
   packets_.emplace_back();
-  return uint32_t(slots_.size() - 1);
+  payload_bias_ = uintptr_t(packets_.data()) - 2 * uintptr_t(slot_base_);
+  ++slot_count_;
+  return s;
 }
 
 // ---- crossbar ----
 
 void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
-  const uint32_t dst = slots_[s].dst;
+  const uint32_t dst = slot_at(s).dst;
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
-  ++outputs_[links_ + dst].packets;
-  if (on_hop_) [[unlikely]] on_hop_(packets_[s].p, links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
+  ++output_at(output_offset(links_ + dst)).packets;
+  if (on_hop_) [[unlikely]] on_hop_(payload_at(s).p, links_ + dst, arrival - std::min(arrival, uint64_t{link_clocks_}), arrival);
   if (arrival == now)
     deliver(s, now);
   else
@@ -472,22 +515,23 @@ void Fabric::crossbar_arrivals(uint64_t now) {
 // ---- time ----
 
 const FabricStats& Fabric::stats() const {
-  for (uint32_t o = 0; o < outputs_.size(); ++o) {
+  for (uint32_t o = 0; o < output_count_; ++o) {
     PortStats& ps = o < links_ ? stats_.links[o] : stats_.ejection[o - links_];
-    ps.packets = outputs_[o].packets;
-    ps.busy_clocks = outputs_[o].packets * link_clocks_;
+    ps.packets = output_at(output_offset(o)).packets;
+    ps.busy_clocks = ps.packets * link_clocks_;
   }
   return stats_;
 }
 
 EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
-  // Copied out and the slot freed first: the callback may inject, which may grow slots_.
-  const Packet packet = packets_[s].p;
+  // Copied out and the slot freed first: the callback may inject, which may grow the
+  // slots (records_ and packets_).
+  const Packet packet = payload_at(s).p;
   const uint64_t latency = now - packet.injected_at;
   ++stats_.delivered;
   stats_.latency_sum += latency;
   stats_.latency_max = std::max(stats_.latency_max, latency);
-  stats_.hops_sum += slots_[s].hops;
+  stats_.hops_sum += slot_at(s).hops;
   free_slots_.push_back(s);
   --in_flight_;
   // A delivery callback may ask for earliest_slot_free mid-clock: its cached bounds must
@@ -501,10 +545,14 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
 // clock cost more than it saved; arbitrate_marked is the other way round).
 template <class T>
 EMX_NET_HOT void Fabric::run_events(uint64_t now) {
-  events_.run_clock(now, [this, now](const EventQueue::Event& e) __attribute__((always_inline)) {
+  // The marked list's end in a local for the clock's events: the member, which the
+  // compiler cannot keep in a register across the stores to the records (nor the rare
+  // calls), cost a load and a store per mark. (A delivery callback never marks.)
+  uint32_t* marked = dirty_end_;
+  events_.run_clock(now, [this, now, &marked](const EventQueue::Event& e) __attribute__((always_inline)) {
     // The commonest kind first, tested alone: cheaper than the jump through the table.
     if (e.kind == kHeadReady) [[likely]] {
-      request_output(e.target);
+      request_output(e.target, marked);
       return;
     }
     switch (e.kind) {
@@ -513,32 +561,37 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
           const Row& r = rows_[e.target];
           for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g) {
-            transfer_done(g->output, now);
-            if (g->ready_queue != kNil) request_new_head(*g, now);
+            transfer_done(g->output, now, marked);
+            if (g->ready_queue != kNil) request_new_head(*g, now, marked);
           }
         } else {
           const Row& r = rows_[e.target];
           for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g)
-            transfer_done(g->output, now);
+            transfer_done(g->output, now, marked);
         }
         break;
       case kHeadsReady: {
         const Row& r = rows_[e.target];
-        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
-          request(h->output, Waiter{now, h->queue, h->next});  // ready now: grant + ready_delay_
+        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h) {
+          Waiter w;
+          std::memcpy(&w, h, 8);  // next and queue, as one move
+          w.ready = now;          // ready now: grant + ready_delay_
+          request(h->output, w, marked);
+        }
         break;
       }
-      case kRelease: mark_dirty(queues_[e.target].upstream); break;
+      case kRelease: mark_dirty(output_offset(queue_at(e.target).upstream), marked); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by
         // source would, without its buffer.
-        crossbar_due_.push_back(uint64_t(packets_[e.target].p.src) << 48 |
+        crossbar_due_.push_back(uint64_t(payload_at(e.target).p.src) << 48 |
                                 uint64_t(crossbar_due_.size()) << 32 | e.target);
         break;
       case kCrossbarDeliver: deliver(e.target, now); break;
     }
   });
+  dirty_end_ = marked;
 }
 
 // Arbitrates, once all of a clock's requests and releases are in, the outputs they marked
@@ -561,9 +614,7 @@ template <class T>
   // (The list's start and end in locals: the grants' stores might alias them, so the
   // compiler reloaded both per output.)
   for (const uint32_t *d = dirty_.data(), *end = dirty_end_; d != end; ++d) {
-    const uint32_t output = *d;
-    outputs_[output].dirty = false;
-    arbitrate<T>(output, now, rows);
+    arbitrate<T>(*d, now, rows);
   }
   dirty_end_ = dirty_.data();
   if (rows.grants != r.grants) {

@@ -20,7 +20,9 @@
 // of global time order (temporally decoupled PEs), in time order per endpoint (checked),
 // as long as t + routing_clocks >= now(). Not thread-safe; one Fabric per machine.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -74,12 +76,14 @@ class Fabric {
   // conservative (possibly false) before. Always true for "crossbar" (ideal network).
   bool can_inject(uint32_t endpoint, uint64_t t) const {
     if (cfg_.topology == TopologyKind::crossbar) return true;
-    const Queue& q = queues_[endpoint];
+    const Queue& q = queue_at(endpoint * kQueueBytes);
     const uint32_t leaving = q.release_at <= t ? 1 : 0;  // (kNever when not busy)
     return q.occupancy - leaving < cfg_.injection_queue_packets;
   }
   // Packets holding a slot of `endpoint`'s injection queue now (the one leaving included).
-  uint32_t injection_queue_length(uint32_t endpoint) const { return queues_[endpoint].occupancy; }
+  uint32_t injection_queue_length(uint32_t endpoint) const {
+    return queue_at(endpoint * kQueueBytes).occupancy;
+  }
   // A lower bound of the first clock >= t at which can_inject(endpoint, ...) may be true
   // (t itself when it is true now): when a stalled sender should try again. It follows
   // the queue ahead of the head (README, API contract) to keep such retries few.
@@ -89,7 +93,7 @@ class Fabric {
   // head's transfer out if that is under way and frees enough room (a transfer once
   // started ends on time), else UINT64_MAX (it depends on traffic still to come).
   uint64_t injection_room_from(uint32_t endpoint) const {
-    const Queue& q = queues_[endpoint];
+    const Queue& q = queue_at(endpoint * kQueueBytes);
     if (q.occupancy < cfg_.injection_queue_packets) return 0;
     if (q.busy() && q.occupancy - 1u < cfg_.injection_queue_packets)
       return q.release_at;
@@ -106,17 +110,17 @@ class Fabric {
   // started; it arrives at `at`), or nullptr. Any other arrival there ends at least
   // link_clocks after now(). Not for "crossbar".
   const Packet* arriving(uint32_t endpoint, uint64_t& at) const {
-    const Output& out = outputs_[links_ + endpoint];
-    if (!out.busy) return nullptr;
+    const Output& out = output_at(first_ejection_ + endpoint * kOutputBytes);
+    if (out.slot == kNil) return nullptr;  // (set while an ejection is under way)
     at = out.busy_until;
-    return &packets_[out.slot].p;
+    return &payload_at(out.slot).p;
   }
   uint32_t link_clocks() const { return link_clocks_; }
   // Asks to be told (take_injection_starts) when the head of `endpoint`'s injection queue
   // starts its transfer out: when injection_room_from, UINT64_MAX now, becomes a clock.
   // For a sender that waits for room in a full queue whose head has not left (the machine's
   // floating sends), instead of trying again every transfer.
-  void watch_injection(uint32_t endpoint) { queues_[endpoint].watched = true; }
+  void watch_injection(uint32_t endpoint) { queue_at(endpoint * kQueueBytes).watched = true; }
   // Calls f(endpoint) for each watched endpoint whose injection queue's head has started
   // leaving since the last call, in the order they started; they are no longer watched.
   template <class F>
@@ -171,28 +175,41 @@ class Fabric {
   static constexpr uint32_t kNil = UINT32_MAX;
   static constexpr uint64_t kNever = UINT64_MAX;
   enum EventKind : uint32_t {
-    kHeadReady,        // target queue: its head packet has been routed, it asks for an output
+    kHeadReady,        // target queue (its offset): its head packet has been routed, it asks for an output
     kTransfersDone,    // target grants_ entry: the transfers started that clock end (their
                        // tails left the source buffers), in order
     kHeadsReady,       // target grants_ entry: the packets that entered an idle queue that
                        // clock are routed, each asks for an output, in order
-    kRelease,          // target link queue: a slot is free from now on, wake its upstream
+    kRelease,          // target link queue (its offset): a slot is free from now on, wake its upstream
     kCrossbarArrive,   // target slot: crossbar, the packet reaches the ejection port
     kCrossbarDeliver,  // target slot: crossbar, the packet has fully arrived
   };
 
-  // A packet in the network, by slot number: what every hop touches (Slot) apart from the
-  // payload (packets_), to keep the hot data small. Slots are recycled via free_slots_.
+  // Slots, queues and outputs are named by byte offset inside the engine (slots, queues,
+  // waiters, grants, new heads, the events, the marked list): number x the record's
+  // size, which slot_at, queue_at and output_at add to the base without the shift an
+  // index costs per access (a hop makes about ten). Ids (the API, statistics, spill_,
+  // start_bound's tables) are offset / kQueueBytes or kOutputBytes. kNil stays kNil.
+  //
+  // A packet in the network, by slot: what every hop touches (Slot) apart from the
+  // payload (packets_, at twice the slot's offset), to keep the hot data small. Slots are
+  // recycled via free_slots_.
   struct alignas(32) Slot {
     uint64_t ready;        // clock from which it may use an output of its current switch
     const uint8_t* ports;  // Routing::ports_to(dst): its next port, by node
-    uint32_t next;         // next slot in the same queue
-    uint32_t output;       // the output it needs at its current switch
-    uint32_t next_queue;   // for a link: the buffer it needs a slot in there, else kNil
+    uint32_t next;         // next slot in the same queue (offset)
+    uint32_t output;       // the output it needs at its current switch (offset)
+    uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else kNil
     uint16_t hops;         // links crossed so far
     uint16_t dst;
   };
   static_assert(sizeof(Slot) == 32, "two per cache line");
+  // By slot. A whole line each: the payload is written at the injection and read at the
+  // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
+  struct alignas(64) Payload {
+    Packet p;
+  };
+  static_assert(sizeof(Payload) == 2 * sizeof(Slot), "payload_at");
   // A FIFO input buffer: an injection queue (id = endpoint) or one buffer class of a link's
   // input port (id = endpoints + link * classes + class). A packet is unlinked when its
   // transfer out starts; the queue stays busy (one transfer out at a time: busy() is
@@ -207,29 +224,37 @@ class Fabric {
   // between two network steps, so the number of cache lines per hop counts.
   struct alignas(32) Queue {
     uint64_t release_at = kNever;  // clock its transfer out frees a slot; kNever: not busy
-    uint32_t head = kNil, tail = kNil;  // tail: only while head is not kNil
-    // Hop classes: the queue its packets enter next through port 0 (link_queue(first_link,
-    // the class they take next: 0 from injection, else cls + 1)); through port p, p x
-    // classes_ further. Kept so, a hop's next queue costs no link x classes_ product.
+    uint32_t head = kNil, tail = kNil;  // slots; tail: only while head is not kNil
+    // Hop classes: the queue its packets enter next through port 0 (link_queue(first
+    // link, the class they take next: 0 from injection, else its class + 1)), as an
+    // offset; through port p, p x classes_ queues further. Kept so, a hop's next queue
+    // costs no link x classes_ product.
     uint32_t next_base = 0;
-    uint16_t first_link = 0; // its switch's port 0 (Topology::first_link)
-    uint16_t node = 0;       // the switch it belongs to
-    uint16_t upstream = 0;   // link queues: the link feeding it (its slots are that link's credits)
-    uint16_t cls = 0;        // link queues: the buffer class
+    uint32_t first_output = 0;  // its switch's port 0 (Topology::first_link), as an offset
+    uint16_t node = 0;          // the switch it belongs to
+    uint16_t upstream = 0;  // link queues: the link feeding it (its slots are that link's credits)
     uint16_t occupancy = 0;  // slots held
     bool watched = false;    // injection queues: watch_injection
     bool busy() const { return release_at != kNever; }
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
+  // (Offsets order the queues as their ids do.)
   struct Waiter {
+    uint32_t next;    // links: the buffer it needs a slot in downstream (offset)
+    uint32_t queue;   // offset
     uint64_t ready;   // the head's ready time: older first
-    uint32_t queue;
-    uint32_t next;    // links: the buffer it needs a slot in downstream
-    bool before(const Waiter& o) const {
-      return ready != o.ready ? ready < o.ready : queue < o.queue;
+    // Older (ready), then the lower queue: the record read as one 128-bit number,
+    // ready x 2^64 + queue x 2^32 + next, compared at once (next never decides: a
+    // queue has one waiter).
+    bool before(const Waiter& o) const { return key() < o.key(); }
+    unsigned __int128 key() const {
+      unsigned __int128 k;
+      std::memcpy(&k, this, sizeof k);
+      return k;
     }
   };
+  static_assert(sizeof(Waiter) == 16 && offsetof(Waiter, ready) == 8, "Waiter::key");
   // A link (id = link id) or ejection port (id = links + endpoint): two cache lines. The
   // first holds its state and first two waiters, so a request or a grant at an output with
   // few waiters (most of them) touches one line; the second four more waiters, for the
@@ -240,13 +265,20 @@ class Fabric {
   static constexpr uint32_t kInlineWaiters = 6;
   static constexpr uint32_t kUnspill = 4;
   struct alignas(64) Output {
-    uint64_t busy_until = 0;  // end of the current (or last) transfer
+    // The end of the current transfer, or of the last (then at most the clock being run:
+    // so, in an arbitration, busy iff busy_until > now, and busy_until < now + 1 says
+    // idle, one test).
+    uint64_t busy_until = 0;
     uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
-    uint32_t source = kNil;   // queue being transferred from
-    uint32_t slot = kNil;     // ejection: the packet being delivered
+    uint32_t source = kNil;   // queue being transferred from (offset)
+    uint32_t slot = kNil;     // ejection: the packet being delivered (slot offset), or kNil
     uint32_t waiting = 0;     // waiters
-    bool busy = false;
-    bool dirty = false;       // to arbitrate at the end of this clock
+    // Marked (to arbitrate at the end of this clock) or busy: it takes no mark. One flag
+    // for both, as an output is marked only idle and its grant makes it busy: a grant
+    // leaves it set, an arbitration without one and the transfer's end clear it (the end
+    // marks at once if there are waiters). (A flag each cost a store per arbitration and
+    // per grant.)
+    bool held = false;
     bool spilled = false;     // the waiters are in spill_[id]
     // In arbitration order, oldest first: the first one whose buffer downstream has room
     // gets the output, so a scan stops there. Short (a few per output), kept sorted by
@@ -254,13 +286,47 @@ class Fabric {
     Waiter inline_waiters[kInlineWaiters];
   };
   static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
-  const Waiter* waiters(uint32_t output) const {
-    const Output& out = outputs_[output];
-    return out.spilled ? spill_[output].data() : out.inline_waiters;
+  static constexpr uint32_t kSlotBytes = sizeof(Slot), kQueueBytes = sizeof(Queue),
+                            kOutputBytes = sizeof(Output);
+  // Queues, outputs and slots share one block (records_), so that a hop, which touches
+  // all three, needs one base: a queue's offset is its id x kQueueBytes, an output's
+  // output_base_ + its id x kOutputBytes, a slot's slot_base_ + its number x kSlotBytes.
+  // (The block grows with the slots, in new_slot: offsets stay valid, references not.)
+  // A slot's payload is in packets_, at twice the slot's offset less slot_base_.
+  template <class Record>
+  Record& record_at(uint32_t offset) const {  // (the block is the engine's state)
+    return *reinterpret_cast<Record*>(const_cast<char*>(
+        reinterpret_cast<const char*>(records_.data()) + offset));
+  }
+  Slot& slot_at(uint32_t offset) { return record_at<Slot>(offset); }
+  const Slot& slot_at(uint32_t offset) const { return record_at<const Slot>(offset); }
+  Queue& queue_at(uint32_t offset) { return record_at<Queue>(offset); }
+  const Queue& queue_at(uint32_t offset) const { return record_at<const Queue>(offset); }
+  Output& output_at(uint32_t offset) { return record_at<Output>(offset); }
+  const Output& output_at(uint32_t offset) const { return record_at<const Output>(offset); }
+  Payload& payload_at(uint32_t slot) {
+    return *reinterpret_cast<Payload*>(payload_bias_ + uintptr_t(slot) * 2);
+  }
+  const Payload& payload_at(uint32_t slot) const {
+    return *reinterpret_cast<const Payload*>(payload_bias_ + uintptr_t(slot) * 2);
+  }
+  uint32_t output_offset(uint32_t id) const { return output_base_ + id * kOutputBytes; }
+  uint32_t output_id(uint32_t offset) const { return (offset - output_base_) / kOutputBytes; }
+  const Waiter* waiters(uint32_t output) const {  // by offset
+    const Output& out = output_at(output);
+    return out.spilled ? spill_[output_id(output)].data() : out.inline_waiters;
   }
 
-  uint32_t link_queue(uint32_t link, uint32_t cls) const {
+  uint32_t link_queue(uint32_t link, uint32_t cls) const {  // an id
     return endpoints_ + link * classes_ + cls;
+  }
+  // Without hop classes: the buffer (offset) a packet in queue q (offset) enters through
+  // `link`, by Routing::next_class.
+  uint32_t next_queue_by_table(uint32_t q, uint32_t link) const {
+    const bool injection = q < endpoint_bytes_;
+    const uint32_t cls = injection ? 0 : (q - endpoint_bytes_) / kQueueBytes % classes_;
+    const uint32_t upstream = injection ? Routing::kNoLink : queue_at(q).upstream;
+    return link_queue(link, routing_.next_class(cls, upstream, link)) * kQueueBytes;
   }
   // The constants of the per-hop code: read from the configuration (AnyTiming), or, for
   // the default timing (one clock per word, one routing clock, store-and-forward, 2-slot
@@ -283,13 +349,13 @@ class Fabric {
     static constexpr uint32_t buffer(const Fabric&) { return 2; }
     static constexpr bool hop_classes(const Fabric&) { return true; }
   };
-  // Whether link queue q has no slot to offer upstream at `now`.
+  // Whether link queue q (offset) has no slot to offer upstream at `now`.
   template <class T>
   bool full(uint32_t q, uint64_t now) const {
-    const Queue& queue = queues_[q];
+    const Queue& queue = queue_at(q);
     return queue.occupancy - uint32_t(queue.release_at <= now) >= T::buffer(*this);
   }
-  uint64_t start_bound(uint32_t q, uint64_t base) const;
+  uint64_t start_bound(uint32_t q, uint64_t base) const;  // q: an offset
   uint32_t alloc_slot();
   [[gnu::noinline]] uint32_t new_slot();
   [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
@@ -297,12 +363,13 @@ class Fabric {
   [[noreturn, gnu::noinline, gnu::cold]] void report_deadlock() const;
   template <class T>
   bool append(uint32_t q, uint32_t slot);
-  void schedule_head(uint32_t q, uint64_t now);
-  void request_output(uint32_t q);
-  void request(uint32_t output, const Waiter& w);
+  // (marked: the end of the marked list, dirty_end_, kept in a local by run_events.)
+  void schedule_head(uint32_t q, uint64_t now, uint32_t*& marked);
+  void request_output(uint32_t q, uint32_t*& marked);
+  void request(uint32_t output, const Waiter& w, uint32_t*& marked);
   struct Grant;
-  void request_new_head(const Grant& g, uint64_t now);
-  void mark_dirty(uint32_t output);
+  void request_new_head(const Grant& g, uint64_t now, uint32_t*& marked);
+  void mark_dirty(uint32_t output, uint32_t*& marked);
   struct ClockRows;
   template <class T>
   void arbitrate(uint32_t output, uint64_t now, ClockRows& rows);
@@ -312,7 +379,7 @@ class Fabric {
   void run_events(uint64_t now);
   template <class T>
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now, ClockRows& rows);
-  void transfer_done(uint32_t output, uint64_t now);
+  void transfer_done(uint32_t output, uint64_t now, uint32_t*& marked);
   template <class T>
   void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
@@ -325,18 +392,24 @@ class Fabric {
   const Topology topology_;
   const Routing routing_;
   const uint32_t endpoints_, links_, classes_;
+  // endpoints_ x kQueueBytes (the first link queue's offset), the first output's offset
+  // (after the queues), the first ejection port's, classes_ x kQueueBytes (from one
+  // link's queues to the next's).
+  const uint32_t endpoint_bytes_, output_base_, first_ejection_, class_bytes_;
   const uint32_t link_clocks_, head_delay_;  // head_delay_: clocks until the next switch may route
 
-  std::vector<Slot> slots_;
-  // By slot. A whole line each: the payload is written at the injection and read at the
-  // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
-  struct alignas(64) Payload {
-    Packet p;
-  };
   std::vector<Payload> packets_;
+  // packets_.data() less 2 x slot_base_ (as a number: payload_at adds 2 x a slot's offset)
+  uintptr_t payload_bias_ = 0;
+  uint32_t slot_count_ = 0;
   std::vector<uint32_t> free_slots_;
-  std::vector<Queue> queues_;
-  std::vector<Output> outputs_;
+  // The queues (queue_count_ of them), the outputs (output_count_), then the slots
+  // (slot_count_), in one block.
+  struct alignas(64) Line {
+    unsigned char bytes[64];
+  };
+  std::vector<Line> records_;
+  const uint32_t queue_count_, output_count_, slot_base_;
   std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
@@ -345,12 +418,12 @@ class Fabric {
   // in: an order of the host's, so they take the ports in source order
   // (crossbar_arrivals).
   std::vector<uint64_t> crossbar_due_;
-  // The outputs to arbitrate at the end of this clock, in the order they were marked
+  // The outputs (offsets) to arbitrate at the end of this clock, in the order they were marked
   // (each at most once: sized for all of them, so marking needs no capacity check).
   // (Its end as a pointer: marking is one load and two stores.)
   std::vector<uint32_t> dirty_;
   uint32_t* dirty_end_ = nullptr;
-  // The link queues whose transfer out started this clock and may need a kRelease
+  // The link queues (offsets) whose transfer out started this clock and may need a kRelease
   // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
@@ -368,7 +441,7 @@ class Fabric {
   // request is known when it enters: it stays that queue's head, its next step unchanged,
   // until it has asked (only a grant removes a head), and its ready time is the event's
   // clock. So asking touches neither the queue nor the slot (in the machine, cold lines).
-  struct Grant {
+  struct Grant {  // (offsets)
     uint32_t output;
     uint32_t ready_queue;  // the idle queue its packet entered, or kNil
     uint32_t next;         // that packet's request: the buffer it needs next, its output
@@ -380,8 +453,9 @@ class Fabric {
   // (unless ready_delay_ == link_clocks_), the packets those grants moved into an idle
   // queue, in grant order, with their requests: the row's kHeadsReady.
   struct NewHead {
-    uint32_t queue, next, output;
+    uint32_t next, queue, output;  // (offsets; next and queue as in a Waiter: one move)
   };
+  static_assert(offsetof(NewHead, queue) == offsetof(Waiter, queue), "one move");
   std::vector<Grant> grants_;
   std::vector<NewHead> heads_;
   // Per row, where its grants and new heads begin and end: one record, so that a clock
@@ -422,7 +496,7 @@ class Fabric {
   Delivery deliver_;  // set_delivery's callable (deliver_ctx_ then points at it)
   ArrivalHint arrival_hint_ = nullptr;
   void* arrival_hint_ctx_ = nullptr;
-  uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot
+  uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot (offset)
   uint64_t hinted_until_ = 0;   // and the end of its transfer
   HopHook on_hop_;
   mutable FabricStats stats_;  // the per-port counters are filled in by stats()
@@ -455,34 +529,31 @@ inline void Fabric::advance_to(uint64_t t) {
 
 // ---- injection, inline (per packet) ----
 
-// Adds a packet at the tail and looks up its next step. Returns whether it became the head
-// of an idle queue: it must then ask for its output at its ready time (kHeadReady).
+// Adds a packet at the tail of queue q (offset) and looks up its next step. Returns whether
+// it became the head of an idle queue: it must then ask for its output at its ready time
+// (kHeadReady).
 template <class T>
 [[gnu::always_inline]] inline bool Fabric::append(uint32_t q, uint32_t s) {
-  Queue& queue = queues_[q];
-  Slot& slot = slots_[s];
+  Queue& queue = queue_at(q);
+  Slot& slot = slot_at(s);
   slot.next = kNil;
   const uint8_t port = slot.ports[queue.node];
   if (port == Routing::kEject) {
-    slot.output = links_ + slot.dst;
+    slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
     slot.next_queue = kNil;
   } else {
-    const uint32_t link = queue.first_link + port;
-    slot.output = link;
+    slot.output = queue.first_output + port * kOutputBytes;
     // Hop classes (the common case) are the hop number - 1: no table needed.
     if (T::hop_classes(*this))
-      slot.next_queue = queue.next_base + port * classes_;
+      slot.next_queue = queue.next_base + port * class_bytes_;
     else
-      slot.next_queue = link_queue(link, routing_.next_class(queue.cls,
-                                                             q < endpoints_ ? Routing::kNoLink
-                                                                            : queue.upstream,
-                                                             link));
+      slot.next_queue = next_queue_by_table(q, output_id(slot.output));
   }
   const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
     queue.head = s;
   else
-    slots_[queue.tail].next = s;
+    slot_at(queue.tail).next = s;
   queue.tail = s;
   ++queue.occupancy;
   return was_empty && !queue.busy();
@@ -507,11 +578,11 @@ inline uint32_t Fabric::alloc_slot() {
     refuse_injection(src, dst, t);
 
   const uint32_t s = alloc_slot();
-  Packet& payload = packets_[s].p;
+  Packet& payload = payload_at(s).p;
   payload.src = src;
   payload.dst = dst;
   payload.injected_at = t;
-  Slot& slot = slots_[s];
+  Slot& slot = slot_at(s);
   slot.hops = 0;
   slot.dst = dst;
   slot.ports = routing_.ports_to(dst);
@@ -526,8 +597,9 @@ inline uint32_t Fabric::alloc_slot() {
     return &payload;
   }
   slot.ready = t + cfg_.routing_clocks;
-  if (default_timing_ ? append<DefaultTiming>(src, s) : append<AnyTiming>(src, s)) {
-    events_.push(slot.ready, kHeadReady, src);
+  const uint32_t q = uint32_t(src) * kQueueBytes;
+  if (default_timing_ ? append<DefaultTiming>(q, s) : append<AnyTiming>(q, s)) {
+    events_.push(slot.ready, kHeadReady, q);
     next_event_ = std::min(next_event_, slot.ready);
   }
   return &payload;
