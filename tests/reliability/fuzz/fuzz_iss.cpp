@@ -58,8 +58,8 @@ struct Env : iss::HartEnv {
   // Hart::DirectSend (some cases): takes a send that send() would take with nothing else
   // to do (no retry, stop or stall clocks), drawing as send() does from a copy of the
   // generator, so that a send it leaves to send() meets the same draws there.
-  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                          uint32_t pc, uint64_t cycle) {
+  static uint32_t direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                              uint32_t pc, uint64_t cycle) noexcept {
     Env& e = *static_cast<Env*>(ctx);
     if (type != isa::PacketType::host && (addr >> 22) >= e.pes) return false;  // send() faults
     Rng r = e.rng;
