@@ -144,7 +144,9 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   void reply(const net::Packet& p, uint64_t cycle) override;
   void catch_up() override { driver_->catch_up(); }
   size_t floating_sends(unsigned pe) const override { return ports_->floating_count(pe); }
-  uint64_t take_send_stall(unsigned pe) override { return ports_->take_shift(pe); }
+  uint64_t take_send_stall(unsigned pe) override {
+    return ports_->floating(pe) ? kSendsFloat : ports_->take_shift(pe);
+  }
   bool run_later(unsigned pe, uint64_t cycle) override;
   void activity_scheduled() override { ++driver_->activity; }
   // pe::PeObserver

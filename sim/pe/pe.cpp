@@ -32,11 +32,20 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
                    (cfg.pe.isa.auto_increment ? isa::csr::kFeatureAutoIncrement : 0);
   hart_.frame_words = cfg.pe.threads.frame_words;
   hart_.translate = cfg.sim.iss.translate && iss::kTranslationBuilt;
+  set_written_alone();
   SC_HAS_PROCESS(Pe);
   SC_THREAD(execute);
   SC_METHOD(fire_timers);
   sensitive << timer_due_;
   dont_initialize();
+}
+
+void Pe::set_written_alone() {
+  net::Packet p{};
+  p.type = static_cast<uint8_t>(isa::PacketType::syswr);
+  written_alone_ = !tracer_ && packets_.writes_directly(p) && !cfg_.pe.memory_unit.exu_stall_clocks
+                       ? p.type
+                       : kNoType;
 }
 
 void Pe::arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) {
@@ -211,9 +220,10 @@ void Pe::dispatching(iss::Hart& h) {
 }
 
 void Pe::settle(iss::Hart& h) {
-  const bool floating = machine_.floating_sends(id_) != 0;
+  const uint64_t stall = machine_.take_send_stall(id_);
+  const bool floating = stall == MachinePort::kSendsFloat;
   if (!floating) {
-    h.cycles += machine_.take_send_stall(id_);  // its clock is exact
+    h.cycles += stall;  // its clock is exact
     if (h.cycles <= synced_to_) {  // the network has been processed through it
       ++interactions_;
       machine_.catch_up();
@@ -269,14 +279,17 @@ void Pe::must_not_wait() const {
   if (inline_) throw std::logic_error(fmt::format("PE {}: a wait in run_inline", id_));
 }
 
-void Pe::settle_sends(iss::Hart& h) {
-  while (machine_.floating_sends(id_)) {
+void Pe::settle_sends(iss::Hart& h) { h.cycles += settled_stall(); }
+
+uint64_t Pe::settled_stall() {
+  uint64_t stall;
+  while ((stall = machine_.take_send_stall(id_)) == MachinePort::kSendsFloat) {
     must_not_wait();
     settling_ = true;
     wait(sends_settled_);
     settling_ = false;
   }
-  h.cycles += machine_.take_send_stall(id_);
+  return stall;
 }
 
 // The sends of a thread that ended at provisional clock `end` are settled after the
@@ -286,13 +299,7 @@ void Pe::settle_sends(iss::Hart& h) {
 // arrived by then.
 bool Pe::settle_late(iss::Hart& h, uint64_t end) {
   late_end_ = kNoLateEnd;
-  while (machine_.floating_sends(id_)) {
-    must_not_wait();
-    settling_ = true;
-    wait(sends_settled_);
-    settling_ = false;
-  }
-  const uint64_t stall = machine_.take_send_stall(id_);
+  const uint64_t stall = settled_stall();
   busy_cycles_ += stall;
   idle_cycles_ -= std::min(stall, h.cycles - end);
   if (end + stall > h.cycles) {
@@ -307,8 +314,9 @@ bool Pe::settle_late(iss::Hart& h, uint64_t end) {
 void Pe::finish_run() {
   // Idle with its last thread's sends settled late, which the network has accepted
   // since: the thread's end clock is exact now, as if it had waited for them.
-  if (late_end_ == kNoLateEnd || machine_.floating_sends(id_)) return;
+  if (late_end_ == kNoLateEnd) return;
   const uint64_t stall = machine_.take_send_stall(id_);
+  if (stall == MachinePort::kSendsFloat) return;
   busy_cycles_ += stall;
   hart_.cycles = std::max(hart_.cycles, late_end_ + stall);
   late_end_ = kNoLateEnd;
@@ -316,6 +324,7 @@ void Pe::finish_run() {
 
 void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
   tracer_ = t;
+  set_written_alone();
   symbols_ = symbols;
   resume_entry_ = symbols->address_of("__emx_resume");
   resume_frame_entry_ = symbols->address_of("__emx_resume_frame");
@@ -359,7 +368,8 @@ void Pe::next_thread(iss::Hart& h) {
   // clock in SystemC time before it looks.
   const bool shortcuts = shortcuts_ok_ && h.cycles < span_limit_;
   const uint64_t end = h.cycles;  // provisional while sends float
-  const bool floating = machine_.floating_sends(id_) != 0;
+  const uint64_t stall = machine_.take_send_stall(id_);  // (taken when none float)
+  const bool floating = stall == MachinePort::kSendsFloat;
   const bool unsettled =
       shortcuts && floating && !(!input_.empty() && input_.front().ready_at <= end);
   if (!unsettled && floating && inline_ok_) {  // settling them waits: nothing done yet
@@ -371,7 +381,7 @@ void Pe::next_thread(iss::Hart& h) {
   // The thread ends at its real clock (none floating: nothing to wait for).
   if (!unsettled) {
     if (floating) settle_sends(h);
-    else h.cycles += machine_.take_send_stall(id_);
+    else h.cycles += stall;
   }
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {

@@ -60,10 +60,13 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // call or a frame; arrive_served serves the rest, and a bad address's error.)
   void arrive(const net::Packet& p, uint64_t cycle) {
     uint32_t clocks;
-    if (__builtin_expect(!tracer_ && packets_.writes_directly(p), 1) &&
+    if (__builtin_expect(p.type == written_alone_, 1) &&
         __builtin_expect(packets_.remote_write_valid(p, clocks), 1)) {
       ++packets_received_;
-      served_alone(std::max(cycle, memory_unit_free_), clocks);
+      // (served_alone; no running thread to stall: written_alone_)
+      const uint64_t start = std::max(cycle, memory_unit_free_);
+      memory_unit_cycles_ += clocks;
+      memory_unit_free_ = start + clocks;
       return;
     }
     arrive_served(p, cycle);
@@ -230,6 +233,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void fire_timers();
   // Wait until no send floats, then take the stall clocks into the local clock.
   void settle_sends(iss::Hart& h);
+  // Wait until no send floats, then take the stall clocks (MachinePort::take_send_stall).
+  uint64_t settled_stall();
   // False: in run_inline, the rest (a sync, a catch-up) is the SystemC thread's.
   bool settle_late(iss::Hart& h, uint64_t end);
   static constexpr uint64_t kNoLateEnd = UINT64_MAX;
@@ -242,6 +247,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   alignas(64) mem::LocalMemory memory_;
   PacketUnit packets_;
   State state_ = State::idle;
+  // The packet type arrive writes without a call (a SYSWR the memory unit serves itself,
+  // no tracer, no stall of a running thread by memory-unit work), or none (kNoType): one
+  // comparison for all that. (set_written_alone)
+  static constexpr uint16_t kNoType = 0x100;
+  uint16_t written_alone_ = kNoType;
+  void set_written_alone();
   trace::Tracer* tracer_ = nullptr;
   uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
   uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;
