@@ -284,6 +284,10 @@ inline bool Machine::make_packet(unsigned src, isa::PacketType type, uint32_t ad
 uint32_t Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
                               uint32_t pc, uint64_t cycle) noexcept {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
+  // (First the test that sends the first floating send on, with the arguments as they
+  // came: that way needs no registers saved.)
+  if (d.ports->floating_count(d.src) - 1 >= pe::Pe::kMaxFloatingSends - 1)
+    return direct_send_first(ctx, type, addr, data, pc, cycle);
   if (push_direct(d, type, addr, [&](Machine& m, unsigned dst) {
         return d.ports->push_behind<pe::Pe::kMaxFloatingSends>(d.src, cycle, m.next_seq_, addr, data,
                                                                pc, dst, static_cast<uint8_t>(type));
