@@ -116,6 +116,10 @@ void Pe::execute() {
   span_ = cfg_.sim.quantum_cycles;
   span_max_ = std::max(span_, cfg_.sim.quantum_max_cycles);
   span_limit_ = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
+  const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
+  near_limit_from_ = !cfg_.sim.max_cycles ? UINT64_MAX
+                     : cfg_.sim.max_cycles > margin ? cfg_.sim.max_cycles - margin
+                                                    : 0;
   if (started_) {
     ++threads_;  // the loader's thread (main) is one of the PE's threads
     state_ = State::running;
@@ -219,6 +223,16 @@ void Pe::dispatching(iss::Hart& h) {
   }
 }
 
+bool Pe::park_to_retry(iss::Hart& h, bool floating) {
+  if (!floating && (near_cycle_limit(h.cycles) || !machine_.run_later(id_, h.cycles)))
+    return false;
+  ++interactions_;
+  parked_ = true;
+  mid_park_ = MidPark::retry;
+  h.request_retry();
+  return true;
+}
+
 void Pe::settle(iss::Hart& h) {
   const uint64_t stall = machine_.take_send_stall(id_);
   const bool floating = stall == MachinePort::kSendsFloat;
@@ -257,21 +271,11 @@ bool Pe::park_at_quantum() {
   return true;
 }
 
-bool Pe::park_to_retry(iss::Hart& h, bool floating) {
-  if (!floating && (near_cycle_limit(h.cycles) || !machine_.run_later(id_, h.cycles)))
-    return false;
-  ++interactions_;
-  parked_ = true;
-  mid_park_ = MidPark::retry;
-  h.request_retry();
-  return true;
-}
-
 void Pe::resume_settled() {
   // Its SystemC thread would wake now, in the next delta cycle (not at the cycle limit,
   // where the network driver runs nothing more).
   const uint64_t now = now_cycles();
-  if ((cfg_.sim.max_cycles && now >= cfg_.sim.max_cycles) || !machine_.run_later(id_, now))
+  if (now >= span_limit_ || !machine_.run_later(id_, now))
     notify(token_ready_, sc_core::SC_ZERO_TIME);
 }
 

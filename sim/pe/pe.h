@@ -181,13 +181,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // sends are accepted (resume_settled), or, none floating, until its clock, where the
   // network driver goes on with it (as after a quantum); the rtag then runs again and
   // finds the network processed through its clock (synced_to_). False: it waits.
-  bool park_to_retry(iss::Hart& h, bool floating);
+  [[gnu::always_inline]] inline bool park_to_retry(iss::Hart& h, bool floating);
   // Parking at `clock` instead of a timed wait moves how far the network is processed
   // when a cut run stops: not within two maximum quanta of sim.max_cycles.
-  bool near_cycle_limit(uint64_t clock) const {
-    const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
-    return cfg_.sim.max_cycles && clock + margin >= cfg_.sim.max_cycles;
-  }
+  bool near_cycle_limit(uint64_t clock) const { return clock >= near_limit_from_; }
   void must_not_wait() const;  // a wait in run_inline is a bug
   uint64_t now_cycles() const;
   static void prefetch(const void* host_address) {
@@ -305,6 +302,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // of a run (sim.max_cycles, or none), and whether next_thread may take its shortcuts
   // (no memory-unit stalls of running threads, no tracer).
   uint64_t span_max_ = 0, span_limit_ = UINT64_MAX;
+  uint64_t near_limit_from_ = UINT64_MAX;  // near_cycle_limit from this clock on
   bool shortcuts_ok_ = false;
   uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
   struct Timer {
