@@ -154,9 +154,9 @@ void Pe::execute() {
       case Resume::after_sync:
         sync();
         machine_.catch_up();
-        dispatching<&Pe::take_next>(hart_);
+        dispatching<&Pe::take_next<true>>(hart_);
         break;
-      case Resume::take_next: dispatching<&Pe::take_next>(hart_); break;
+      case Resume::take_next: dispatching<&Pe::take_next<false>>(hart_); break;
       case Resume::retry: break;  // the ISS executes the instruction again
       case Resume::after_quantum: sync(); break;
       case Resume::next_thread: dispatching<&Pe::next_thread>(hart_); break;
@@ -301,17 +301,21 @@ uint64_t Pe::settled_stall() {
 // stall clocks, which were busy clocks, not idle ones; the next thread starts at that
 // clock or at the one it waited for, whichever is later, and sees every packet that
 // arrived by then.
-bool Pe::settle_late(iss::Hart& h, uint64_t end) {
+bool Pe::settle_late(iss::Hart& h, uint64_t end, uint64_t stall, bool caught_up) {
   late_end_ = kNoLateEnd;
-  const uint64_t stall = settled_stall();
+  if (stall == MachinePort::kSendsFloat) {
+    stall = settled_stall();
+    caught_up = false;
+  }
   busy_cycles_ += stall;
   idle_cycles_ -= std::min(stall, h.cycles - end);
   if (end + stall > h.cycles) {
     h.cycles = end + stall;
     if (inline_) return false;  // the SystemC thread syncs
     sync();
+    caught_up = false;
   }
-  machine_.catch_up();
+  if (!caught_up) machine_.catch_up();
   return true;
 }
 
@@ -398,17 +402,19 @@ void Pe::next_thread(iss::Hart& h) {
     sync();
   }
   machine_.catch_up();
-  take_next(h);
+  take_next<true>(h);
 }
 
+template <bool kCaughtUp>
 void Pe::take_next(iss::Hart& h) {
-  for (;;) {
+  for (bool caught_up = kCaughtUp;; caught_up = true) {
     if (!input_.empty()) {
       const uint64_t ready = input_.front().ready_at;
       if (ready <= h.cycles) {
         if (late_end_ == kNoLateEnd) break;
-        if (inline_ && machine_.floating_sends(id_)) return hand_over(h, Resume::take_next);
-        if (!settle_late(h, late_end_)) return hand_over(h, Resume::after_sync);
+        const uint64_t stall = machine_.take_send_stall(id_);
+        if (inline_ && stall == MachinePort::kSendsFloat) return hand_over(h, Resume::take_next);
+        if (!settle_late(h, late_end_, stall, caught_up)) return hand_over(h, Resume::after_sync);
         continue;
       }
       idle_cycles_ += ready - h.cycles;  // the matching unit is still at work on it
@@ -455,7 +461,7 @@ void Pe::wake(iss::Hart& h, uint64_t at) {
   h.cycles = std::max(h.cycles, at);
   idle_cycles_ += h.cycles - idle_since_;
   machine_.catch_up();
-  dispatching<&Pe::take_next>(h);
+  dispatching<&Pe::take_next<true>>(h);
 }
 
 void Pe::run_inline(uint64_t at, bool by_event) {

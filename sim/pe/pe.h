@@ -134,8 +134,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // (Inline: at every thread end, end_thread.)
   [[gnu::always_inline]] inline void next_thread(iss::Hart& h);
   // The rest of next_thread, from where the input buffer's head is looked at: takes the
-  // next thread, or parks the execution unit when nothing is in the buffer.
-  // (Inline: at every thread end and wake-up.)
+  // next thread, or parks the execution unit when nothing is in the buffer. kCaughtUp:
+  // the network was just caught up with SystemC time (MachinePort::catch_up), nothing
+  // pushed since. (Inline: at every thread end and wake-up.)
+  template <bool kCaughtUp>
   [[gnu::always_inline]] inline void take_next(iss::Hart& h);
   // Runs next_thread or take_next, a dispatch error (PacketError) reported as the PE's.
   template <void (Pe::*kStep)(iss::Hart&)>
@@ -233,7 +235,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // Wait until no send floats, then take the stall clocks (MachinePort::take_send_stall).
   uint64_t settled_stall();
   // False: in run_inline, the rest (a sync, a catch-up) is the SystemC thread's.
-  bool settle_late(iss::Hart& h, uint64_t end);
+  // `stall`: take_send_stall's answer; `caught_up`: as take_next's (then no catch-up
+  // again unless a wait moved SystemC time).
+  bool settle_late(iss::Hart& h, uint64_t end, uint64_t stall, bool caught_up);
   static constexpr uint64_t kNoLateEnd = UINT64_MAX;
   uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
 
