@@ -240,8 +240,10 @@ uint64_t Machine::instructions() const {
 }
 
 bool Machine::run_later(unsigned pe, uint64_t cycle) {
-  // Beyond the agenda's keys (2^48 clocks, 2^16 PEs) the PE wakes its thread as usual.
-  if (cycle >> (64 - NetworkDriver::kPeBits) || pe >> NetworkDriver::kPeBits) return false;
+  // Beyond the agenda's keys (2^48 clocks) the PE wakes its thread as usual. (Its 2^16
+  // PEs hold the 10-bit PE field's 1024: MachineConfig's limit.)
+  static_assert(NetworkDriver::kPeBits >= 10);
+  if (cycle >> (64 - NetworkDriver::kPeBits)) return false;
   driver_->run_later(pe, cycle);
   return true;
 }
