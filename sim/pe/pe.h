@@ -30,7 +30,7 @@
 
 namespace emx::pe {
 
-class Pe : private iss::HartEnv, public sc_core::sc_module {  // (HartEnv first: its calls need no this-adjusting thunk)
+class Pe : public sc_core::sc_module, private iss::HartEnv {
  public:
   Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& cfg,
      MachinePort& machine, PeObserver& observer, SyncAlarms& alarms,
