@@ -19,7 +19,6 @@ PacketUnit::PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
     : pe_(pe), pe_count_(pe_count), mem_(memory), cfg_(cfg),
       match_clocks_(cfg.match_clocks + 2 * memory_penalty),
       istructure_clocks_(cfg.istructure_clocks + 2 * memory_penalty),
-      syswr_clocks_(cfg.syswr_clocks),
       block_latches_(pe, pe_count) {}
 
 void PacketUnit::outside_memory(const net::Packet& p, const char* what, uint32_t a) const {

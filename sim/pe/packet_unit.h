@@ -67,7 +67,7 @@ class PacketUnit {
     if (__builtin_expect(!mem_.valid(a, 4), 0)) return false;
     mem_.write32(a, p.data);
     ++n_.syswr;
-    clocks = syswr_clocks_;
+    clocks = cfg_.syswr_clocks;
     return true;
   }
 
@@ -109,7 +109,6 @@ class PacketUnit {
   mem::LocalMemory& mem_;
   const MemoryUnitConfig& cfg_;
   uint32_t match_clocks_, istructure_clocks_;  // the config's, with the memory penalty
-  uint32_t syswr_clocks_;                       // the config's
   uint64_t operands_waiting_ = 0, readers_waiting_ = 0;
   BlockReadLatches block_latches_;
   Counters n_;
