@@ -325,28 +325,13 @@ Hart::Stop Hart::run_loop(uint64_t cycle_limit, const int32_t** offsets_out, boo
 template <isa::Op kOp, isa::TimingClass kClass>
 uint32_t Hart::run_env(uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
   if constexpr (kClass == isa::TimingClass::send) {
-    if (const uint32_t r = direct_send(this, static_cast<uint32_t>(isa::send_type(kOp)),
-                                       send_addr, send_data, code_base_ + 4 * index, cycles))
+    // A send the environment takes directly (set_direct_send) leaves everything the ISS
+    // holds as it is (the clock, charged already, the FP state): nothing is published.
+    if (const uint32_t r =
+            direct_send(isa::send_type(kOp), send_addr, send_data, code_base_ + 4 * index))
       return r == 1 ? env_next(index + 1, code_base_ + code_bytes_) : 0;
   }
   return run_env_full<kOp, kClass>(index, send_addr, send_data);
-}
-
-uint32_t Hart::direct_send(Hart* h, uint32_t type, uint32_t addr, uint32_t data, uint32_t pc,
-                           uint64_t cycle) noexcept {
-  // A send the environment takes directly (set_direct_send) leaves everything the ISS
-  // holds as it is (the clock, charged already, the FP state): none of it is published
-  // but the pc (which every way out of the blocks sets again), where the catch finds it.
-  if (!h->direct_send_) return 0;
-  h->pc = pc;
-  try {
-    return h->direct_send_(h->direct_send_ctx_, static_cast<isa::PacketType>(type), addr, data,
-                           pc, cycle);
-  } catch (...) {  // as the full path's (nothing was sent)
-    h->env_error_ = std::current_exception();
-    h->env_leave_ = Stop::fault;
-    return 2;
-  }
 }
 
 uint32_t Hart::env_next(uint32_t next, uint32_t stray_pc) noexcept {
@@ -441,11 +426,11 @@ template <isa::TimingClass kClass>
 constexpr bool kEnvClass = isa::environment_class(kClass) || kClass == isa::TimingClass::csr;
 }  // namespace
 
-template <isa::Op kOp, isa::TimingClass kClass>
+template <isa::Op kOp, isa::TimingClass kClass, bool kDirectTried>
 constexpr Hart::EnvEntry Hart::env_entry_of() {
   if constexpr (kEnvClass<kClass>)
     return [](Hart* h, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept {
-      if constexpr (kClass == isa::TimingClass::send)
+      if constexpr (kClass == isa::TimingClass::send && !kDirectTried)
         return h->run_env<kOp, kClass>(index, send_addr, send_data);
       else if constexpr (kOp == isa::Op::end)
         return (void)send_addr, (void)send_data, h->run_end(index);
@@ -456,14 +441,24 @@ constexpr Hart::EnvEntry Hart::env_entry_of() {
     return nullptr;
 }
 
-Hart::EnvEntry Hart::env_entry(isa::Op op) {
-  static constexpr EnvEntry kEntries[] = {
-#define INSN(id, mn, match, mask, fmt, ops, cls, ...) env_entry_of<isa::Op::id, isa::TimingClass::cls>(),
+Hart::EnvEntry Hart::env_entry(isa::Op op, bool direct_tried) {
+  static constexpr EnvEntry kEntries[2][isa::kOpCount] = {
+      {
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
+  env_entry_of<isa::Op::id, isa::TimingClass::cls, false>(),
 #include "isa/insns.def"
 #undef INSN
-      nullptr,
+          nullptr,
+      },
+      {
+#define INSN(id, mn, match, mask, fmt, ops, cls, ...) \
+  env_entry_of<isa::Op::id, isa::TimingClass::cls, true>(),
+#include "isa/insns.def"
+#undef INSN
+          nullptr,
+      },
   };
-  return kEntries[static_cast<unsigned>(op)];
+  return kEntries[direct_tried][static_cast<unsigned>(op)];
 }
 #undef PC_OF
 #undef GOTO_PC

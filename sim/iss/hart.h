@@ -85,14 +85,24 @@ class Hart {
   // A send the environment can take without the ISS's state published or its virtual
   // send: a record appended and nothing else (no stall, no clock change, no fault; the
   // usual send of a PE whose clock is provisional, Machine's floating sends). It returns
-  // false, having done nothing, when HartEnv::send must take the send. Translated blocks
-  // try it first (run_env); the interpreter always calls HartEnv::send. It must not use
-  // the host's FPU (the hart's FP flags and rounding mode stay in it meanwhile).
-  using DirectSend = bool (*)(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                              uint32_t pc, uint64_t cycle);
+  // 1 when it took the send, 0, having done nothing, when HartEnv::send must take it, and
+  // 2 when it failed: then it has called env_failed (inside its catch), and the hart stops
+  // with that error. Translated blocks call it directly, before the row's full path; the
+  // interpreter always calls HartEnv::send. noexcept: the blocks have no unwind
+  // information. It must not use the host's FPU (the hart's FP flags and rounding mode
+  // stay in it meanwhile).
+  using DirectSend = uint32_t (*)(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                                  uint32_t pc, uint64_t cycle) noexcept;
   void set_direct_send(DirectSend fn, void* ctx) {
-    direct_send_ = fn;
+    direct_send_ = fn ? fn : &no_direct_send;
     direct_send_ctx_ = ctx;
+  }
+  // For a DirectSend, inside its catch: the send at `pc` failed with the exception being
+  // handled (thrown again by run(), as the environment's own errors are).
+  void env_failed(uint32_t at) noexcept {
+    pc = at;
+    env_error_ = std::current_exception();
+    env_leave_ = Stop::fault;
   }
   // The executable region: it is decoded once here; stores into it fault. One entry more
   // than the code has words stands after it: running into it (or jumping outside the
@@ -191,10 +201,15 @@ class Hart {
   // The send at `pc` (its isa::PacketType, address and data; `cycle`: the hart's clock),
   // taken directly by the environment when it can (set_direct_send): 1 when it took it
   // (nothing else changed: the block goes on at the next entry), 0 when the row's full
-  // path must run it, 2 when it threw (as run_env's 0: env_error_ holds it). Translated
-  // blocks call it first, with the arguments in DirectSend's places but the first.
-  static uint32_t direct_send(Hart* h, uint32_t type, uint32_t addr, uint32_t data, uint32_t pc,
-                              uint64_t cycle) noexcept;
+  // path must run it, 2 when it failed (as run_env's 0: env_error_ holds it). (Translated
+  // blocks call direct_send_ themselves.)
+  uint32_t direct_send(isa::PacketType type, uint32_t addr, uint32_t data, uint32_t pc) noexcept {
+    return direct_send_(direct_send_ctx_, type, addr, data, pc, cycles);
+  }
+  static uint32_t no_direct_send(void*, isa::PacketType, uint32_t, uint32_t, uint32_t,
+                                 uint64_t) noexcept {
+    return 0;
+  }
   // run_env without a send's direct path (set_direct_send): the row's semantics, out of
   // line so that a direct send does not pay for its frame.
   template <isa::Op kOp, isa::TimingClass kClass>
@@ -208,10 +223,11 @@ class Hart {
   // stray_pc: the pc when next is past the code).
   uint32_t env_next(uint32_t next, uint32_t stray_pc) noexcept;
   // What a block calls for an instruction op of an environment timing class
-  // (isa::environment_class) or the CSR class (nullptr for the others): run_env<op>.
+  // (isa::environment_class) or the CSR class (nullptr for the others): run_env<op>, or,
+  // `direct_tried` (the block called direct_send_ for the send already), run_env_full<op>.
   using EnvEntry = uint32_t (*)(Hart*, uint32_t index, uint32_t send_addr, uint32_t send_data) noexcept;
-  static EnvEntry env_entry(isa::Op op);
-  template <isa::Op kOp, isa::TimingClass kClass>
+  static EnvEntry env_entry(isa::Op op, bool direct_tried = false);
+  template <isa::Op kOp, isa::TimingClass kClass, bool kDirectTried>
   static constexpr EnvEntry env_entry_of();
   // The blocks run() found for this code and hart (Translation::fits; set_code and
   // enable_profile drop them): later runs go straight to run_translated.
@@ -239,7 +255,7 @@ class Hart {
   std::array<uint32_t, isa::kTimingClassCount> costs_{};
   uint32_t taken_extra_ = 0;  // branch_taken - branch
   HartEnv* env_ = nullptr;
-  DirectSend direct_send_ = nullptr;  // set_direct_send (only with env_)
+  DirectSend direct_send_ = &no_direct_send;  // set_direct_send (only with env_)
   void* direct_send_ctx_ = nullptr;
   std::shared_ptr<const DecodedCode> code_;
   uint32_t code_base_ = 0, code_bytes_ = 0;

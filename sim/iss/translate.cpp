@@ -152,7 +152,7 @@ int32_t offset_from_x(const Hart& h, const T& field) {
 
 // The layout facts the emitter needs from a hart (a friend of Hart).
 struct TranslationLayout {
-  int32_t f, instret, last_index, tags, cycles, hart, limit, table;
+  int32_t f, instret, last_index, tags, cycles, hart, limit, table, direct_send, direct_send_ctx;
   uint32_t code_base, code_bytes, mem_span;
   const Hart& hart_;
   explicit TranslationLayout(const Hart& h)
@@ -164,6 +164,8 @@ struct TranslationLayout {
         hart(offset_from_x(h, h)),
         limit(offset_from_x(h, h.block_limit_)),
         table(offset_from_x(h, h.block_table_)),
+        direct_send(offset_from_x(h, h.direct_send_)),
+        direct_send_ctx(offset_from_x(h, h.direct_send_ctx_)),
         code_base(h.code_base_),
         code_bytes(h.code_bytes_),
         mem_span(h.mem_span_),
@@ -171,8 +173,9 @@ struct TranslationLayout {
   // Where the field a CSR read reads is (Hart::csr_field).
   int32_t csr_field(uint32_t csr) const { return offset_from_x(hart_, hart_.*Hart::csr_field(csr)); }
   // What a block calls for the environment instruction op.
-  static uint64_t env_entry(isa::Op op) { return reinterpret_cast<uint64_t>(Hart::env_entry(op)); }
-  static uint64_t direct_send() { return reinterpret_cast<uint64_t>(&Hart::direct_send); }
+  static uint64_t env_entry(isa::Op op, bool direct_tried = false) {
+    return reinterpret_cast<uint64_t>(Hart::env_entry(op, direct_tried));
+  }
 };
 
 std::unique_ptr<Translation> Translation::make(const Hart& h, const Decoded* code, uint32_t words) {
@@ -903,25 +906,28 @@ class BlockEmitter {
       a_.mov_rr(RCX, src(d.rs2, RCX));  // send_data
     }
     stores();
-    for (const Pinned& p : kPinned) a_.store(x_mem(p.guest), p.host);
-    a_.store({RBX, lay_.cycles}, R12, true);
-    if (send && k + 1 < lay_.code_bytes / 4) {
-      // First Hart::direct_send, and when it takes the send, on to the next entry as
-      // run_env would (stop_requested_ is false while blocks run, and it changes nothing).
+    const bool direct = send && k + 1 < lay_.code_bytes / 4;
+    if (direct) {
+      // First the hart's DirectSend (Hart::set_direct_send), and when it takes the send,
+      // on to the next entry as run_env would (stop_requested_ is false while blocks run,
+      // and it changes nothing); the clock is its argument, not stored.
       a_.mov_rr(RDX, RAX);  // addr (data in ecx)
-      a_.lea(RDI, {RBX, lay_.hart});
+      a_.load(RDI, {RBX, lay_.direct_send_ctx}, true);
       a_.mov_ri(RSI, static_cast<uint32_t>(isa::send_type(d.op)));
       a_.mov_ri(R8, lay_.code_base + 4 * k);  // pc
       a_.mov_rr(R9, R12, true);               // cycle
-      a_.mov_ri64(RAX, TranslationLayout::direct_send());
+      a_.load(RAX, {RBX, lay_.direct_send}, true);
       a_.call_r(RAX);
       Label other;
       a_.alu_ri(Asm::CMP, RAX, 1);
       a_.jcc(NE, other);
       go_to(k + 1, false);
       a_.bind(other);
+      // (The pinned registers are callee-saved: a taken send leaves them in place.)
+      for (const Pinned& p : kPinned) a_.store(x_mem(p.guest), p.host);
+      a_.store({RBX, lay_.cycles}, R12, true);
       a_.test_rr(RAX, RAX);
-      a_.jcc(NE, env_exit_);  // it threw
+      a_.jcc(NE, env_exit_);  // it failed (Hart::env_failed)
       // Not taken: the row's entry, with the operands again from the hart (the call
       // clobbered the host registers; the block stored the ones it wrote).
       if (d.rs1 == 0) a_.alu_rr(Asm::XOR, RAX, RAX);
@@ -930,10 +936,14 @@ class BlockEmitter {
       if (d.rs2 == 0) a_.alu_rr(Asm::XOR, RCX, RCX);
       else a_.load(RCX, x_mem(d.rs2));
     }
+    if (!direct) {
+      for (const Pinned& p : kPinned) a_.store(x_mem(p.guest), p.host);
+      a_.store({RBX, lay_.cycles}, R12, true);
+    }
     if (send) a_.mov_rr(RDX, RAX);  // send_addr
     a_.lea(RDI, {RBX, lay_.hart});
     a_.mov_ri(RSI, k);
-    a_.mov_ri64(RAX, TranslationLayout::env_entry(code_[k].op));
+    a_.mov_ri64(RAX, TranslationLayout::env_entry(code_[k].op, direct));
     a_.call_r(RAX);  // the stack is 16-byte aligned here (the trampoline's 7 pushes)
     a_.load(R12, {RBX, lay_.cycles}, true);
     for (const Pinned& p : kPinned) a_.load(p.host, x_mem(p.guest));  // (the env may write them)

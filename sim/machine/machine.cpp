@@ -240,8 +240,10 @@ uint64_t Machine::instructions() const {
 }
 
 bool Machine::run_later(unsigned pe, uint64_t cycle) {
-  // Beyond the agenda's keys (2^48 clocks, 2^16 PEs) the PE wakes its thread as usual.
-  if (cycle >> (64 - NetworkDriver::kPeBits) || pe >> NetworkDriver::kPeBits) return false;
+  // Beyond the agenda's keys (2^48 clocks) the PE wakes its thread as usual. (Its 2^16
+  // PEs hold the 10-bit PE field's 1024: MachineConfig's limit.)
+  static_assert(NetworkDriver::kPeBits >= 10);
+  if (cycle >> (64 - NetworkDriver::kPeBits)) return false;
   driver_->run_later(pe, cycle);
   return true;
 }
@@ -281,9 +283,13 @@ inline bool Machine::make_packet(unsigned src, isa::PacketType type, uint32_t ad
 // scheduled), to a PE, with room in the queue's record as it is. Only what that needs,
 // without calls: it then needs fewer registers and no stack frame (a sixth of the calls'
 // host instructions went to saving and restoring registers).
-bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                          uint32_t pc, uint64_t cycle) {
+uint32_t Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                              uint32_t pc, uint64_t cycle) noexcept {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
+  // (First the test that sends the first floating send on, with the arguments as they
+  // came: that way needs no registers saved.)
+  if (d.ports->floating_count(d.src) - 1 >= pe::Pe::kMaxFloatingSends - 1)
+    return direct_send_first(ctx, type, addr, data, pc, cycle);
   if (push_direct(d, type, addr, [&](Machine& m, unsigned dst) {
         return d.ports->push_behind<pe::Pe::kMaxFloatingSends>(d.src, cycle, m.next_seq_, addr, data,
                                                                pc, dst, static_cast<uint8_t>(type));
@@ -296,8 +302,8 @@ bool Machine::direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32
 // clock is provisional already or it is too far ahead of the network to be sure of
 // anything (Machine::floats), whose check goes into the wheel's window at a clock the
 // driver wakes by anyway.
-bool Machine::direct_send_first(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                                uint32_t pc, uint64_t cycle) {
+uint32_t Machine::direct_send_first(void* ctx, isa::PacketType type, uint32_t addr,
+                                    uint32_t data, uint32_t pc, uint64_t cycle) noexcept {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
   if (push_direct(d, type, addr, [&](Machine& m, unsigned dst) {
         return (d.ports->shift(d.src) != 0 ||
@@ -309,19 +315,24 @@ bool Machine::direct_send_first(void* ctx, isa::PacketType type, uint32_t addr, 
   return direct_send_rest(ctx, type, addr, data, pc, cycle);
 }
 
-bool Machine::direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                               uint32_t pc, uint64_t cycle) {
+uint32_t Machine::direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr,
+                                   uint32_t data, uint32_t pc, uint64_t cycle) noexcept {
   const DirectSender& d = *static_cast<const DirectSender*>(ctx);
   Machine& m = *d.machine;
   // As Pe::send (no settling below the limit: fewer float) then send() (it floats).
   bool room;
   if (m.ports_->floating_count(d.src) >= pe::Pe::kMaxFloatingSends || !m.floats(d.src, cycle, room))
-    return false;
+    return 0;
   net::Packet p;
-  if (!m.make_packet(d.src, type, addr, data, pc, p)) return false;  // send() faults
-  m.pes_[d.src]->count_send();
-  m.push_floating(p, cycle);
-  return true;
+  if (!m.make_packet(d.src, type, addr, data, pc, p)) return 0;  // send() faults
+  try {
+    m.push_floating(p, cycle);  // (its record may grow)
+  } catch (...) {
+    d.pe->hart().env_failed(pc);
+    return 2;
+  }
+  d.pe->count_send();
+  return 1;
 }
 
 void Machine::send(unsigned src, isa::PacketType type, uint32_t addr, uint32_t data,

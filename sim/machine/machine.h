@@ -144,7 +144,9 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
   void reply(const net::Packet& p, uint64_t cycle) override;
   void catch_up() override { driver_->catch_up(); }
   size_t floating_sends(unsigned pe) const override { return ports_->floating_count(pe); }
-  uint64_t take_send_stall(unsigned pe) override { return ports_->take_shift(pe); }
+  uint64_t take_send_stall(unsigned pe) override {
+    return ports_->floating(pe) ? kSendsFloat : ports_->take_shift(pe);
+  }
   bool run_later(unsigned pe, uint64_t cycle) override;
   void activity_scheduled() override { ++driver_->activity; }
   // pe::PeObserver
@@ -162,15 +164,19 @@ class Machine : private pe::MachinePort, private pe::PeObserver {
     pe::Pe* pe;          // usual send (fewer registers)
     unsigned src;
   };
-  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                          uint32_t pc, uint64_t cycle);
+  // (Translated blocks call it directly: noexcept, and the rest's errors go to the hart,
+  // Hart::env_failed.)
+  static uint32_t direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                              uint32_t pc, uint64_t cycle) noexcept;
   // direct_send for the sends other than the usual one: the first floating one of its PE
   // on a path of its own, the rest out of line, so that neither of the two usual ones needs
   // a stack frame.
-  [[gnu::noinline]] static bool direct_send_first(void* ctx, isa::PacketType type, uint32_t addr,
-                                                  uint32_t data, uint32_t pc, uint64_t cycle);
-  [[gnu::noinline]] static bool direct_send_rest(void* ctx, isa::PacketType type, uint32_t addr,
-                                                 uint32_t data, uint32_t pc, uint64_t cycle);
+  [[gnu::noinline]] static uint32_t direct_send_first(void* ctx, isa::PacketType type,
+                                                      uint32_t addr, uint32_t data, uint32_t pc,
+                                                      uint64_t cycle) noexcept;
+  [[gnu::noinline]] static uint32_t direct_send_rest(void* ctx, isa::PacketType type,
+                                                     uint32_t addr, uint32_t data, uint32_t pc,
+                                                     uint64_t cycle) noexcept;
   // The two usual paths' common part: a send to a PE whose record push(machine, dst) writes
   // (false: it did not), counted as send() counts it, with the next sequence number.
   template <class Push>

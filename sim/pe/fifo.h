@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 namespace emx::pe {
 
@@ -14,8 +15,14 @@ template <class T>
 class Fifo {
  public:
   Fifo() = default;
-  Fifo(Fifo&&) noexcept = default;
-  Fifo& operator=(Fifo&&) noexcept = default;
+  Fifo(Fifo&& o) noexcept { *this = std::move(o); }
+  Fifo& operator=(Fifo&& o) noexcept {  // (o left empty, without a buffer)
+    buf_ = std::move(o.buf_);
+    head_ = std::exchange(o.head_, 0);
+    size_ = std::exchange(o.size_, 0);
+    mask_ = std::exchange(o.mask_, ~0u);
+    return *this;
+  }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -25,13 +32,13 @@ class Fifo {
   T& front() { return buf_[head_]; }
   const T& front() const { return buf_[head_]; }
   void push_back(const T& v) {
-    if (!buf_ || size_ == mask_ + 1) grow();
+    if (size_ == mask_ + 1) grow();
     buf_[(head_ + size_++) & mask_] = v;
   }
   // push_back if that needs no growth (false: full, nothing done): a caller's path
   // without calls.
   bool push_back_in_place(const T& v) {
-    if (size_ == mask_ + 1 || !buf_) return false;
+    if (size_ == mask_ + 1) return false;
     buf_[(head_ + size_++) & mask_] = v;
     return true;
   }
@@ -57,7 +64,8 @@ class Fifo {
     mask_ = capacity - 1;
   }
   std::unique_ptr<T[]> buf_;
-  uint32_t head_ = 0, size_ = 0, mask_ = 0;
+  // Without a buffer mask_ + 1 is 0: full (one test for both).
+  uint32_t head_ = 0, size_ = 0, mask_ = ~0u;
 };
 
 }  // namespace emx::pe

@@ -32,11 +32,20 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
                    (cfg.pe.isa.auto_increment ? isa::csr::kFeatureAutoIncrement : 0);
   hart_.frame_words = cfg.pe.threads.frame_words;
   hart_.translate = cfg.sim.iss.translate && iss::kTranslationBuilt;
+  set_written_alone();
   SC_HAS_PROCESS(Pe);
   SC_THREAD(execute);
   SC_METHOD(fire_timers);
   sensitive << timer_due_;
   dont_initialize();
+}
+
+void Pe::set_written_alone() {
+  net::Packet p{};
+  p.type = static_cast<uint8_t>(isa::PacketType::syswr);
+  written_alone_ = !tracer_ && packets_.writes_directly(p) && !cfg_.pe.memory_unit.exu_stall_clocks
+                       ? p.type
+                       : kNoType;
 }
 
 void Pe::arm_timer(iss::Hart& h, uint32_t cont, uint32_t clocks) {
@@ -107,6 +116,10 @@ void Pe::execute() {
   span_ = cfg_.sim.quantum_cycles;
   span_max_ = std::max(span_, cfg_.sim.quantum_max_cycles);
   span_limit_ = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
+  const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
+  near_limit_from_ = !cfg_.sim.max_cycles ? UINT64_MAX
+                     : cfg_.sim.max_cycles > margin ? cfg_.sim.max_cycles - margin
+                                                    : 0;
   if (started_) {
     ++threads_;  // the loader's thread (main) is one of the PE's threads
     state_ = State::running;
@@ -141,9 +154,9 @@ void Pe::execute() {
       case Resume::after_sync:
         sync();
         machine_.catch_up();
-        dispatching<&Pe::take_next>(hart_);
+        dispatching<&Pe::take_next<true>>(hart_);
         break;
-      case Resume::take_next: dispatching<&Pe::take_next>(hart_); break;
+      case Resume::take_next: dispatching<&Pe::take_next<false>>(hart_); break;
       case Resume::retry: break;  // the ISS executes the instruction again
       case Resume::after_quantum: sync(); break;
       case Resume::next_thread: dispatching<&Pe::next_thread>(hart_); break;
@@ -210,10 +223,21 @@ void Pe::dispatching(iss::Hart& h) {
   }
 }
 
+bool Pe::park_to_retry(iss::Hart& h, bool floating) {
+  if (!floating && (near_cycle_limit(h.cycles) || !machine_.run_later(id_, h.cycles)))
+    return false;
+  ++interactions_;
+  parked_ = true;
+  mid_park_ = MidPark::retry;
+  h.request_retry();
+  return true;
+}
+
 void Pe::settle(iss::Hart& h) {
-  const bool floating = machine_.floating_sends(id_) != 0;
+  const uint64_t stall = machine_.take_send_stall(id_);
+  const bool floating = stall == MachinePort::kSendsFloat;
   if (!floating) {
-    h.cycles += machine_.take_send_stall(id_);  // its clock is exact
+    h.cycles += stall;  // its clock is exact
     if (h.cycles <= synced_to_) {  // the network has been processed through it
       ++interactions_;
       machine_.catch_up();
@@ -247,21 +271,11 @@ bool Pe::park_at_quantum() {
   return true;
 }
 
-bool Pe::park_to_retry(iss::Hart& h, bool floating) {
-  if (!floating && (near_cycle_limit(h.cycles) || !machine_.run_later(id_, h.cycles)))
-    return false;
-  ++interactions_;
-  parked_ = true;
-  mid_park_ = MidPark::retry;
-  h.request_retry();
-  return true;
-}
-
 void Pe::resume_settled() {
   // Its SystemC thread would wake now, in the next delta cycle (not at the cycle limit,
   // where the network driver runs nothing more).
   const uint64_t now = now_cycles();
-  if ((cfg_.sim.max_cycles && now >= cfg_.sim.max_cycles) || !machine_.run_later(id_, now))
+  if (now >= span_limit_ || !machine_.run_later(id_, now))
     notify(token_ready_, sc_core::SC_ZERO_TIME);
 }
 
@@ -269,14 +283,17 @@ void Pe::must_not_wait() const {
   if (inline_) throw std::logic_error(fmt::format("PE {}: a wait in run_inline", id_));
 }
 
-void Pe::settle_sends(iss::Hart& h) {
-  while (machine_.floating_sends(id_)) {
+void Pe::settle_sends(iss::Hart& h) { h.cycles += settled_stall(); }
+
+uint64_t Pe::settled_stall() {
+  uint64_t stall;
+  while ((stall = machine_.take_send_stall(id_)) == MachinePort::kSendsFloat) {
     must_not_wait();
     settling_ = true;
     wait(sends_settled_);
     settling_ = false;
   }
-  h.cycles += machine_.take_send_stall(id_);
+  return stall;
 }
 
 // The sends of a thread that ended at provisional clock `end` are settled after the
@@ -284,31 +301,30 @@ void Pe::settle_sends(iss::Hart& h) {
 // stall clocks, which were busy clocks, not idle ones; the next thread starts at that
 // clock or at the one it waited for, whichever is later, and sees every packet that
 // arrived by then.
-bool Pe::settle_late(iss::Hart& h, uint64_t end) {
+bool Pe::settle_late(iss::Hart& h, uint64_t end, uint64_t stall, bool caught_up) {
   late_end_ = kNoLateEnd;
-  while (machine_.floating_sends(id_)) {
-    must_not_wait();
-    settling_ = true;
-    wait(sends_settled_);
-    settling_ = false;
+  if (stall == MachinePort::kSendsFloat) {
+    stall = settled_stall();
+    caught_up = false;
   }
-  const uint64_t stall = machine_.take_send_stall(id_);
   busy_cycles_ += stall;
   idle_cycles_ -= std::min(stall, h.cycles - end);
   if (end + stall > h.cycles) {
     h.cycles = end + stall;
     if (inline_) return false;  // the SystemC thread syncs
     sync();
+    caught_up = false;
   }
-  machine_.catch_up();
+  if (!caught_up) machine_.catch_up();
   return true;
 }
 
 void Pe::finish_run() {
   // Idle with its last thread's sends settled late, which the network has accepted
   // since: the thread's end clock is exact now, as if it had waited for them.
-  if (late_end_ == kNoLateEnd || machine_.floating_sends(id_)) return;
+  if (late_end_ == kNoLateEnd) return;
   const uint64_t stall = machine_.take_send_stall(id_);
+  if (stall == MachinePort::kSendsFloat) return;
   busy_cycles_ += stall;
   hart_.cycles = std::max(hart_.cycles, late_end_ + stall);
   late_end_ = kNoLateEnd;
@@ -316,6 +332,7 @@ void Pe::finish_run() {
 
 void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
   tracer_ = t;
+  set_written_alone();
   symbols_ = symbols;
   resume_entry_ = symbols->address_of("__emx_resume");
   resume_frame_entry_ = symbols->address_of("__emx_resume_frame");
@@ -359,7 +376,8 @@ void Pe::next_thread(iss::Hart& h) {
   // clock in SystemC time before it looks.
   const bool shortcuts = shortcuts_ok_ && h.cycles < span_limit_;
   const uint64_t end = h.cycles;  // provisional while sends float
-  const bool floating = machine_.floating_sends(id_) != 0;
+  const uint64_t stall = machine_.take_send_stall(id_);  // (taken when none float)
+  const bool floating = stall == MachinePort::kSendsFloat;
   const bool unsettled =
       shortcuts && floating && !(!input_.empty() && input_.front().ready_at <= end);
   if (!unsettled && floating && inline_ok_) {  // settling them waits: nothing done yet
@@ -371,7 +389,7 @@ void Pe::next_thread(iss::Hart& h) {
   // The thread ends at its real clock (none floating: nothing to wait for).
   if (!unsettled) {
     if (floating) settle_sends(h);
-    else h.cycles += machine_.take_send_stall(id_);
+    else h.cycles += stall;
   }
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
@@ -384,17 +402,19 @@ void Pe::next_thread(iss::Hart& h) {
     sync();
   }
   machine_.catch_up();
-  take_next(h);
+  take_next<true>(h);
 }
 
+template <bool kCaughtUp>
 void Pe::take_next(iss::Hart& h) {
-  for (;;) {
+  for (bool caught_up = kCaughtUp;; caught_up = true) {
     if (!input_.empty()) {
       const uint64_t ready = input_.front().ready_at;
       if (ready <= h.cycles) {
         if (late_end_ == kNoLateEnd) break;
-        if (inline_ && machine_.floating_sends(id_)) return hand_over(h, Resume::take_next);
-        if (!settle_late(h, late_end_)) return hand_over(h, Resume::after_sync);
+        const uint64_t stall = machine_.take_send_stall(id_);
+        if (inline_ && stall == MachinePort::kSendsFloat) return hand_over(h, Resume::take_next);
+        if (!settle_late(h, late_end_, stall, caught_up)) return hand_over(h, Resume::after_sync);
         continue;
       }
       idle_cycles_ += ready - h.cycles;  // the matching unit is still at work on it
@@ -441,7 +461,7 @@ void Pe::wake(iss::Hart& h, uint64_t at) {
   h.cycles = std::max(h.cycles, at);
   idle_cycles_ += h.cycles - idle_since_;
   machine_.catch_up();
-  dispatching<&Pe::take_next>(h);
+  dispatching<&Pe::take_next<true>>(h);
 }
 
 void Pe::run_inline(uint64_t at, bool by_event) {

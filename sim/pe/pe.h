@@ -60,10 +60,13 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // call or a frame; arrive_served serves the rest, and a bad address's error.)
   void arrive(const net::Packet& p, uint64_t cycle) {
     uint32_t clocks;
-    if (__builtin_expect(!tracer_ && packets_.writes_directly(p), 1) &&
+    if (__builtin_expect(p.type == written_alone_, 1) &&
         __builtin_expect(packets_.remote_write_valid(p, clocks), 1)) {
       ++packets_received_;
-      served_alone(std::max(cycle, memory_unit_free_), clocks);
+      // (served_alone; no running thread to stall: written_alone_)
+      const uint64_t start = std::max(cycle, memory_unit_free_);
+      memory_unit_cycles_ += clocks;
+      memory_unit_free_ = start + clocks;
       return;
     }
     arrive_served(p, cycle);
@@ -131,8 +134,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // (Inline: at every thread end, end_thread.)
   [[gnu::always_inline]] inline void next_thread(iss::Hart& h);
   // The rest of next_thread, from where the input buffer's head is looked at: takes the
-  // next thread, or parks the execution unit when nothing is in the buffer.
-  // (Inline: at every thread end and wake-up.)
+  // next thread, or parks the execution unit when nothing is in the buffer. kCaughtUp:
+  // the network was just caught up with SystemC time (MachinePort::catch_up), nothing
+  // pushed since. (Inline: at every thread end and wake-up.)
+  template <bool kCaughtUp>
   [[gnu::always_inline]] inline void take_next(iss::Hart& h);
   // Runs next_thread or take_next, a dispatch error (PacketError) reported as the PE's.
   template <void (Pe::*kStep)(iss::Hart&)>
@@ -178,13 +183,10 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // sends are accepted (resume_settled), or, none floating, until its clock, where the
   // network driver goes on with it (as after a quantum); the rtag then runs again and
   // finds the network processed through its clock (synced_to_). False: it waits.
-  bool park_to_retry(iss::Hart& h, bool floating);
+  [[gnu::always_inline]] inline bool park_to_retry(iss::Hart& h, bool floating);
   // Parking at `clock` instead of a timed wait moves how far the network is processed
   // when a cut run stops: not within two maximum quanta of sim.max_cycles.
-  bool near_cycle_limit(uint64_t clock) const {
-    const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
-    return cfg_.sim.max_cycles && clock + margin >= cfg_.sim.max_cycles;
-  }
+  bool near_cycle_limit(uint64_t clock) const { return clock >= near_limit_from_; }
   void must_not_wait() const;  // a wait in run_inline is a bug
   uint64_t now_cycles() const;
   static void prefetch(const void* host_address) {
@@ -230,8 +232,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   void fire_timers();
   // Wait until no send floats, then take the stall clocks into the local clock.
   void settle_sends(iss::Hart& h);
+  // Wait until no send floats, then take the stall clocks (MachinePort::take_send_stall).
+  uint64_t settled_stall();
   // False: in run_inline, the rest (a sync, a catch-up) is the SystemC thread's.
-  bool settle_late(iss::Hart& h, uint64_t end);
+  // `stall`: take_send_stall's answer; `caught_up`: as take_next's (then no catch-up
+  // again unless a wait moved SystemC time).
+  bool settle_late(iss::Hart& h, uint64_t end, uint64_t stall, bool caught_up);
   static constexpr uint64_t kNoLateEnd = UINT64_MAX;
   uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
 
@@ -242,6 +248,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   alignas(64) mem::LocalMemory memory_;
   PacketUnit packets_;
   State state_ = State::idle;
+  // The packet type arrive writes without a call (a SYSWR the memory unit serves itself,
+  // no tracer, no stall of a running thread by memory-unit work), or none (kNoType): one
+  // comparison for all that. (set_written_alone)
+  static constexpr uint16_t kNoType = 0x100;
+  uint16_t written_alone_ = kNoType;
+  void set_written_alone();
   trace::Tracer* tracer_ = nullptr;
   uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
   uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;
@@ -294,6 +306,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // of a run (sim.max_cycles, or none), and whether next_thread may take its shortcuts
   // (no memory-unit stalls of running threads, no tracer).
   uint64_t span_max_ = 0, span_limit_ = UINT64_MAX;
+  uint64_t near_limit_from_ = UINT64_MAX;  // near_cycle_limit from this clock on
   bool shortcuts_ok_ = false;
   uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
   struct Timer {

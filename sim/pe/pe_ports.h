@@ -26,8 +26,10 @@ class MachinePort {
   virtual void catch_up() = 0;
   // Lazy stall accounting (sim/machine/output_ports.h): how many sends of `pe` still
   // float (their stall is not known yet), and the stall clocks not yet taken into the
-  // execution unit's clock (taking them resets them; only when none float).
+  // execution unit's clock (taking them resets them), or, while some float, kSendsFloat
+  // (nothing taken: one call for both questions).
   virtual size_t floating_sends(unsigned pe) const = 0;
+  static constexpr uint64_t kSendsFloat = UINT64_MAX;
   virtual uint64_t take_send_stall(unsigned pe) = 0;
   // An arrival readied a thread for `pe`, whose execution unit is parked (idle outside
   // the ISS) and may start it at clock `cycle` from the network's own process

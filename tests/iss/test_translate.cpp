@@ -411,8 +411,8 @@ struct DirectEnv : iss::HartEnv {
   };
   std::vector<Sent> sent;
   unsigned direct = 0, full = 0;
-  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                          uint32_t pc, uint64_t cycle) {
+  static uint32_t direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                              uint32_t pc, uint64_t cycle) noexcept {
     auto& e = *static_cast<DirectEnv*>(ctx);
     if (data & 1) return false;  // odd data: left to send(), which stalls it
     e.sent.push_back({type, addr, data, pc, cycle});

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 
 #include "fuzz.h"
 #include "isa/csr_numbers.h"
@@ -31,13 +32,15 @@ unsigned some_register(Rng& rng) {
                            : static_cast<unsigned>(pick(rng, 32));
 }
 
-// The PE around the hart: sends may stall, fault (a PE that does not exist), stop the run
-// or be given up (Hart::request_retry), `end` starts a thread somewhere in the code a few
+// The PE around the hart: sends may stall, fault (a PE that does not exist), fail (an
+// error of the machine's, which run() throws), stop the run or be given up
+// (Hart::request_retry), `end` starts a thread somewhere in the code a few
 // times, then stops; a tag read's settle may give the read up, a clock read may add clocks.
 struct Env : iss::HartEnv {
   Rng rng;
   uint32_t words = 1;
   unsigned pes = 1, ends = 0;
+  iss::Hart* hart = nullptr;
   uint32_t base = 0x1000;
   uint64_t sent = 1469598103934665603ull;  // a hash of the sends: type, address, data, pc, clock
   void record(isa::PacketType type, uint32_t addr, uint32_t data, uint32_t pc, uint64_t cycle) {
@@ -51,20 +54,32 @@ struct Env : iss::HartEnv {
     switch (pick(rng, 16)) {
       case 0: return h.request_retry();  // given up: sent again at the next run()
       case 1: h.request_stop(); break;
+      case 2: throw std::runtime_error("send failed");
       default: break;
     }
     record(type, addr, data, h.pc, h.cycles);
     h.cycles += pick(rng, 3);
   }
   // Hart::DirectSend (some cases): takes a send that send() would take with nothing else
-  // to do (no retry, stop or stall clocks), drawing as send() does from a copy of the
-  // generator, so that a send it leaves to send() meets the same draws there.
-  static bool direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
-                          uint32_t pc, uint64_t cycle) {
+  // to do (no retry, stop or stall clocks), and fails where send() fails (as the
+  // machine's does: Hart::env_failed inside the catch), drawing as send() does from a copy
+  // of the generator, so that a send it leaves to send() meets the same draws there.
+  static uint32_t direct_send(void* ctx, isa::PacketType type, uint32_t addr, uint32_t data,
+                              uint32_t pc, uint64_t cycle) noexcept {
     Env& e = *static_cast<Env*>(ctx);
     if (type != isa::PacketType::host && (addr >> 22) >= e.pes) return false;  // send() faults
     Rng r = e.rng;
-    if (pick(r, 16) < 2 || pick(r, 3) != 0) return false;
+    const auto k = pick(r, 16);
+    if (k == 2) {
+      e.rng = r;
+      try {
+        throw std::runtime_error("send failed");
+      } catch (...) {
+        e.hart->env_failed(pc);
+        return 2;
+      }
+    }
+    if (k < 2 || pick(r, 3) != 0) return false;
     e.rng = r;
     e.record(type, addr, data, pc, cycle);
     return true;
@@ -95,12 +110,14 @@ struct State {
   uint32_t pc, fflags, frm;
   uint64_t cycles, instret;
   int stop;
+  bool failed;  // run() threw the env's error
   iss::FaultKind kind;
   uint32_t fault_pc, fault_addr;
   uint64_t memory_hash, sent;
   bool operator==(const State& o) const {
     return x == o.x && f == o.f && pc == o.pc && fflags == o.fflags && frm == o.frm &&
-           cycles == o.cycles && instret == o.instret && stop == o.stop && kind == o.kind &&
+           cycles == o.cycles && instret == o.instret && stop == o.stop && failed == o.failed &&
+           kind == o.kind &&
            fault_pc == o.fault_pc && fault_addr == o.fault_addr && memory_hash == o.memory_hash &&
            sent == o.sent;
   }
@@ -128,6 +145,7 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   env.pes = pes;
   env.base = kCodeBase;
   h.set_env(&env);
+  env.hart = &h;
   if (seed & 4) h.set_direct_send(&Env::direct_send, &env);  // (the interpreter ignores it)
   h.set_machine_info(static_cast<uint32_t>((seed >> 1) % pes), pes, 16000);  // (CSR reads differ)
   h.superinstructions = superinstructions;
@@ -145,12 +163,17 @@ State run(const std::vector<uint32_t>& code, uint64_t seed, unsigned pes, uint64
   h.x[2] = kMemory - 256;
   for (unsigned r = 5; r <= 11; ++r) h.x[r] = data + 64 * (r - 5);
   iss::Hart::Stop stop = iss::Hart::Stop::limit;
-  for (uint64_t limit = slice ? slice : kBudget; stop == iss::Hart::Stop::limit;
-       limit += slice ? slice : kBudget) {
-    stop = h.run(std::min<uint64_t>(limit, kBudget));
-    if (h.cycles >= kBudget) break;
+  bool failed = false;
+  try {
+    for (uint64_t limit = slice ? slice : kBudget; stop == iss::Hart::Stop::limit;
+         limit += slice ? slice : kBudget) {
+      stop = h.run(std::min<uint64_t>(limit, kBudget));
+      if (h.cycles >= kBudget) break;
+    }
+  } catch (const std::runtime_error&) {
+    failed = true;
   }
-  State s{h.x, h.f, h.pc, h.fflags, h.frm, h.cycles, h.instret, static_cast<int>(stop),
+  State s{h.x, h.f, h.pc, h.fflags, h.frm, h.cycles, h.instret, static_cast<int>(stop), failed,
           h.fault().kind, h.fault().pc, h.fault().addr, 1469598103934665603ull, env.sent};
   s.x[32] = 0;  // the sink of writes to x0 (not architectural; blocks skip the writes)
   if (stop != iss::Hart::Stop::fault) s.kind = iss::FaultKind::machine, s.fault_pc = s.fault_addr = 0;
@@ -391,9 +414,11 @@ Report fuzz_iss(const Options& o) {
       what = "the translated blocks in slices end in another state than the interpreter";
     // The profiling loop checks the clock at every instruction, not per segment: it may
     // stop at the budget elsewhere, but a stop or a fault must be the same.
-    else if (whole.stop != static_cast<int>(iss::Hart::Stop::limit) && !(whole == profiled))
+    else if ((whole.stop != static_cast<int>(iss::Hart::Stop::limit) || whole.failed) &&
+             !(whole == profiled))
       what = "the profiled run ends in another state";
-    else if (whole.stop == static_cast<int>(iss::Hart::Stop::limit) && whole.cycles < kBudget)
+    else if (whole.stop == static_cast<int>(iss::Hart::Stop::limit) && !whole.failed &&
+             whole.cycles < kBudget)
       what = "the run returned before its clock limit";
     else if (whole.cycles > kBudget + 255 * 255 + 64)
       what = "the run overran its clock limit by more than a segment";
