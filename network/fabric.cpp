@@ -299,7 +299,8 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     // it is busy until then anyway, the end of its transfer will; else a wake-up.
     const uint64_t release = now + T::cpw(*this);
     src.release_at = release;
-    const Output& up = output_at(output_offset(src.upstream));
+    const uint32_t upstream = output_offset(src.upstream);
+    const Output& up = output_at(upstream);
     if (up.busy_until < release) {  // (idle, or busy until before `release`)
       // The common case of schedule_releases' skipped wake-up decided now: an idle
       // output with no waiter (with one clock per word, busy_until < release says
@@ -309,7 +310,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       if (T::cpw(*this) == 1 && up.waiting == 0)
         touch_releases_ = true;
       else
-        releases_[release_count_++] = q;
+        releases_[release_count_++] = upstream;
     }
   }
 
@@ -381,19 +382,19 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*&
 // scheduled before this one), or, with one clock per word, when it is idle with no
 // waiter (any waiter arriving at that clock marks it itself). About 99 % of them at
 // moderate load.
+// All at one clock: appended to its bucket, whose bit is set once (by an event or for a
+// skipped one: touching a clock again changes nothing).
 template <class T>
 void Fabric::schedule_releases(uint64_t now) {
   const uint64_t release = now + T::cpw(*this);
-  bool touch = touch_releases_;
-  for (uint32_t i = 0; i < release_count_; ++i) {
-    const uint32_t q = releases_[i];
-    const Output& up = output_at(output_offset(queue_at(q).upstream));
-    if (up.busy_until >= release || (T::cpw(*this) == 1 && up.waiting == 0))
-      touch = true;
-    else
-      events_.push_near(release, kRelease, q);
+  if (release_count_ == 0 && !touch_releases_) return;
+  std::vector<uint64_t>& bucket = events_.bucket(release);
+  for (const uint32_t *u = releases_.data(), *end = u + release_count_; u != end; ++u) {
+    const Output& up = output_at(*u);
+    if (up.busy_until < release && (T::cpw(*this) != 1 || up.waiting != 0))
+      bucket.push_back(EventQueue::event(kRelease, *u));
   }
-  if (touch) events_.touch(release);  // (once: touching a clock again changes nothing)
+  events_.touch(release);
   release_count_ = 0;
   touch_releases_ = false;
 }
@@ -580,7 +581,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         }
         break;
       }
-      case kRelease: mark_dirty(output_offset(queue_at(e.target).upstream), marked); break;
+      case kRelease: mark_dirty(e.target, marked); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by

@@ -180,7 +180,8 @@ class Fabric {
                        // tails left the source buffers), in order
     kHeadsReady,       // target grants_ entry: the packets that entered an idle queue that
                        // clock are routed, each asks for an output, in order
-    kRelease,          // target link queue (its offset): a slot is free from now on, wake its upstream
+    kRelease,          // target output (offset): a slot of a link queue it feeds is free from
+                       // now on, it arbitrates
     kCrossbarArrive,   // target slot: crossbar, the packet reaches the ejection port
     kCrossbarDeliver,  // target slot: crossbar, the packet has fully arrived
   };
@@ -423,8 +424,8 @@ class Fabric {
   // (Its end as a pointer: marking is one load and two stores.)
   std::vector<uint32_t> dirty_;
   uint32_t* dirty_end_ = nullptr;
-  // The link queues (offsets) whose transfer out started this clock and may need a kRelease
-  // (schedule_releases); at most one per output.
+  // The upstream outputs (offsets) of the link queues whose transfer out started this clock,
+  // which may need a kRelease (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
   // A skipped wake-up of this clock's transfers: their clock (all the same) is to be kept
