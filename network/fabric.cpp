@@ -299,8 +299,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     // it is busy until then anyway, the end of its transfer will; else a wake-up.
     const uint64_t release = now + T::cpw(*this);
     src.release_at = release;
-    const uint32_t upstream = output_offset(src.upstream);
-    const Output& up = output_at(upstream);
+    const Output& up = output_at(output_offset(src.upstream));
     if (up.busy_until < release) {  // (idle, or busy until before `release`)
       // The common case of schedule_releases' skipped wake-up decided now: an idle
       // output with no waiter (with one clock per word, busy_until < release says
@@ -310,7 +309,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       if (T::cpw(*this) == 1 && up.waiting == 0)
         touch_releases_ = true;
       else
-        releases_[release_count_++] = upstream;
+        releases_[release_count_++] = q;  // (the queue: its output offset kept cost a move per hop)
     }
   }
 
@@ -389,10 +388,11 @@ void Fabric::schedule_releases(uint64_t now) {
   const uint64_t release = now + T::cpw(*this);
   if (release_count_ == 0 && !touch_releases_) return;
   std::vector<uint64_t>& bucket = events_.bucket(release);
-  for (const uint32_t *u = releases_.data(), *end = u + release_count_; u != end; ++u) {
-    const Output& up = output_at(*u);
+  for (const uint32_t *q = releases_.data(), *end = q + release_count_; q != end; ++q) {
+    const uint32_t upstream = output_offset(queue_at(*q).upstream);
+    const Output& up = output_at(upstream);
     if (up.busy_until < release && (T::cpw(*this) != 1 || up.waiting != 0))
-      bucket.push_back(EventQueue::event(kRelease, *u));
+      bucket.push_back(EventQueue::event(kRelease, upstream));
   }
   events_.touch(release);
   release_count_ = 0;
@@ -558,6 +558,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
     }
     switch (e.kind) {
       case kHeadReady: break;
+      case kRelease: mark_dirty(e.target, marked); break;
       case kTransfersDone:
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
           const Row& r = rows_[e.target];
@@ -581,7 +582,6 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         }
         break;
       }
-      case kRelease: mark_dirty(e.target, marked); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by

@@ -424,8 +424,8 @@ class Fabric {
   // (Its end as a pointer: marking is one load and two stores.)
   std::vector<uint32_t> dirty_;
   uint32_t* dirty_end_ = nullptr;
-  // The upstream outputs (offsets) of the link queues whose transfer out started this clock,
-  // which may need a kRelease (schedule_releases); at most one per output.
+  // The link queues (offsets) whose transfer out started this clock and may need a kRelease
+  // (schedule_releases); at most one per output.
   std::vector<uint32_t> releases_;
   uint32_t release_count_ = 0;
   // A skipped wake-up of this clock's transfers: their clock (all the same) is to be kept
