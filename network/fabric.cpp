@@ -486,6 +486,7 @@ uint32_t Fabric::new_slot() {
   if (slot_count_ % 2 == 0) records_.emplace_back();  // (two slots a line)
   new (&slot_at(s)) Slot();
   packets_.emplace_back();
+  free_slots_.resize(slot_count_ + 1);
   payload_bias_ = uintptr_t(packets_.data()) - 2 * uintptr_t(slot_base_);
   ++slot_count_;
   return s;
@@ -516,6 +517,7 @@ void Fabric::crossbar_arrivals(uint64_t now) {
 // ---- time ----
 
 const FabricStats& Fabric::stats() const {
+  stats_.delivered = delivered();
   for (uint32_t o = 0; o < output_count_; ++o) {
     PortStats& ps = o < links_ ? stats_.links[o] : stats_.ejection[o - links_];
     ps.packets = output_at(output_offset(o)).packets;
@@ -529,11 +531,10 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // slots (records_ and packets_).
   const Packet packet = payload_at(s).p;
   const uint64_t latency = now - packet.injected_at;
-  ++stats_.delivered;
   stats_.latency_sum += latency;
   stats_.latency_max = std::max(stats_.latency_max, latency);
   stats_.hops_sum += slot_at(s).hops;
-  free_slots_.push_back(s);
+  free_slots_[free_count_++] = s;
   --in_flight_;
   // A delivery callback may ask for earliest_slot_free mid-clock: its cached bounds must
   // not outlive the events before. (Only a callback or a caller between two advance_to
