@@ -46,8 +46,10 @@ class EventQueue {
   // push for a time known to be within the window (at most window() - 1 after the last
   // run_clock()'s): the Fabric's own events, a transfer or a routing delay ahead.
   void push_near(uint64_t time, uint32_t kind, uint32_t target) {
-    buckets_[time & mask_].push_back(event(kind, target));
-    occupied_[(time & mask_) / 64] |= uint64_t(1) << (time & 63);
+    // (The bucket in a local: the push's store might alias mask_, which was reloaded.)
+    const uint64_t b = time & mask_;
+    buckets_[b].push_back(event(kind, target));
+    occupied_[b / 64] |= uint64_t(1) << (b & 63);
   }
   // A batch of events at one time (within the window), looked up once: appended to
   // bucket(time) as event(kind, target), then touch(time) (which push_near does per event).
