@@ -41,15 +41,21 @@ class EventQueue {
     if (time - base_ <= mask_)
       push_near(time, kind, target);
     else
-      push_far(time, uint64_t(kind) << 32 | target);
+      push_far(time, event(kind, target));
   }
   // push for a time known to be within the window (at most window() - 1 after the last
   // run_clock()'s): the Fabric's own events, a transfer or a routing delay ahead.
   void push_near(uint64_t time, uint32_t kind, uint32_t target) {
-    // One 64-bit word: two 32-bit stores read back as one would stall store forwarding.
-    buckets_[time & mask_].push_back(uint64_t(kind) << 32 | target);
-    occupied_[(time & mask_) / 64] |= uint64_t(1) << (time & 63);
+    // (The bucket in a local: the push's store might alias mask_, which was reloaded.)
+    const uint64_t b = time & mask_;
+    buckets_[b].push_back(event(kind, target));
+    occupied_[b / 64] |= uint64_t(1) << (b & 63);
   }
+  // A batch of events at one time (within the window), looked up once: appended to
+  // bucket(time) as event(kind, target), then touch(time) (which push_near does per event).
+  std::vector<uint64_t>& bucket(uint64_t time) { return buckets_[time & mask_]; }
+  // (One 64-bit word: two 32-bit stores read back as one would stall store forwarding.)
+  static uint64_t event(uint32_t kind, uint32_t target) { return uint64_t(kind) << 32 | target; }
 
   // Keeps `time` (within the wheel's window: at most `horizon` ahead) a pending time
   // without an event: for an event the Fabric found it can skip, so that next_time(),

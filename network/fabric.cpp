@@ -309,7 +309,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       if (T::cpw(*this) == 1 && up.waiting == 0)
         touch_releases_ = true;
       else
-        releases_[release_count_++] = q;
+        releases_[release_count_++] = q;  // (the queue: its output offset kept cost a move per hop)
     }
   }
 
@@ -381,19 +381,20 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*&
 // scheduled before this one), or, with one clock per word, when it is idle with no
 // waiter (any waiter arriving at that clock marks it itself). About 99 % of them at
 // moderate load.
+// All at one clock: appended to its bucket, whose bit is set once (by an event or for a
+// skipped one: touching a clock again changes nothing).
 template <class T>
 void Fabric::schedule_releases(uint64_t now) {
   const uint64_t release = now + T::cpw(*this);
-  bool touch = touch_releases_;
-  for (uint32_t i = 0; i < release_count_; ++i) {
-    const uint32_t q = releases_[i];
-    const Output& up = output_at(output_offset(queue_at(q).upstream));
-    if (up.busy_until >= release || (T::cpw(*this) == 1 && up.waiting == 0))
-      touch = true;
-    else
-      events_.push_near(release, kRelease, q);
+  if (release_count_ == 0 && !touch_releases_) return;
+  std::vector<uint64_t>& bucket = events_.bucket(release);
+  for (const uint32_t *q = releases_.data(), *end = q + release_count_; q != end; ++q) {
+    const uint32_t upstream = output_offset(queue_at(*q).upstream);
+    const Output& up = output_at(upstream);
+    if (up.busy_until < release && (T::cpw(*this) != 1 || up.waiting != 0))
+      bucket.push_back(EventQueue::event(kRelease, upstream));
   }
-  if (touch) events_.touch(release);  // (once: touching a clock again changes nothing)
+  events_.touch(release);
   release_count_ = 0;
   touch_releases_ = false;
 }
@@ -485,6 +486,7 @@ uint32_t Fabric::new_slot() {
   if (slot_count_ % 2 == 0) records_.emplace_back();  // (two slots a line)
   new (&slot_at(s)) Slot();
   packets_.emplace_back();
+  free_slots_.resize(slot_count_ + 1);
   payload_bias_ = uintptr_t(packets_.data()) - 2 * uintptr_t(slot_base_);
   ++slot_count_;
   return s;
@@ -515,6 +517,7 @@ void Fabric::crossbar_arrivals(uint64_t now) {
 // ---- time ----
 
 const FabricStats& Fabric::stats() const {
+  stats_.delivered = delivered();
   for (uint32_t o = 0; o < output_count_; ++o) {
     PortStats& ps = o < links_ ? stats_.links[o] : stats_.ejection[o - links_];
     ps.packets = output_at(output_offset(o)).packets;
@@ -528,11 +531,10 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   // slots (records_ and packets_).
   const Packet packet = payload_at(s).p;
   const uint64_t latency = now - packet.injected_at;
-  ++stats_.delivered;
   stats_.latency_sum += latency;
   stats_.latency_max = std::max(stats_.latency_max, latency);
   stats_.hops_sum += slot_at(s).hops;
-  free_slots_.push_back(s);
+  free_slots_[free_count_++] = s;
   --in_flight_;
   // A delivery callback may ask for earliest_slot_free mid-clock: its cached bounds must
   // not outlive the events before. (Only a callback or a caller between two advance_to
@@ -557,6 +559,7 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
     }
     switch (e.kind) {
       case kHeadReady: break;
+      case kRelease: mark_dirty(e.target, marked); break;
       case kTransfersDone:
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
           const Row& r = rows_[e.target];
@@ -580,7 +583,6 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
         }
         break;
       }
-      case kRelease: mark_dirty(output_offset(queue_at(e.target).upstream), marked); break;
       case kCrossbarArrive:
         // src, then its place in the clock's arrivals (a few per endpoint at most:
         // fewer than 2^16), then the slot: a plain sort orders them as a stable sort by

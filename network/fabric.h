@@ -155,7 +155,8 @@ class Fabric {
   // lowered by injections since; during one, from a delivery callback, looked up.)
   uint64_t next_event_time() const { return advancing_ ? events_.next_time() : next_event_; }
   bool idle() const { return in_flight_ == 0; }
-  uint64_t delivered() const { return stats_.delivered; }  // delivery callbacks so far
+  // Delivery callbacks so far (every packet injected and no longer in flight).
+  uint64_t delivered() const { return stats_.injected - in_flight_; }
   uint64_t in_flight() const { return in_flight_; }
   uint64_t now() const { return now_; }  // events before now() have been processed
 
@@ -180,7 +181,8 @@ class Fabric {
                        // tails left the source buffers), in order
     kHeadsReady,       // target grants_ entry: the packets that entered an idle queue that
                        // clock are routed, each asks for an output, in order
-    kRelease,          // target link queue (its offset): a slot is free from now on, wake its upstream
+    kRelease,          // target output (offset): a slot of a link queue it feeds is free from
+                       // now on, it arbitrates
     kCrossbarArrive,   // target slot: crossbar, the packet reaches the ejection port
     kCrossbarDeliver,  // target slot: crossbar, the packet has fully arrived
   };
@@ -402,7 +404,10 @@ class Fabric {
   // packets_.data() less 2 x slot_base_ (as a number: payload_at adds 2 x a slot's offset)
   uintptr_t payload_bias_ = 0;
   uint32_t slot_count_ = 0;
+  // The free slots: the first free_count_ (room for every slot: a delivery frees one
+  // without a capacity check).
   std::vector<uint32_t> free_slots_;
+  uint32_t free_count_ = 0;
   // The queues (queue_count_ of them), the outputs (output_count_), then the slots
   // (slot_count_), in one block.
   struct alignas(64) Line {
@@ -499,7 +504,7 @@ class Fabric {
   uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot (offset)
   uint64_t hinted_until_ = 0;   // and the end of its transfer
   HopHook on_hop_;
-  mutable FabricStats stats_;  // the per-port counters are filled in by stats()
+  mutable FabricStats stats_;  // the per-port counters and `delivered` are filled in by stats()
   uint64_t now_ = 0;
   // events_.next_time(), kept: found by advance_to at its end, lowered by an injection's
   // event (nothing else schedules between two advances), asked after every advance.
@@ -560,11 +565,9 @@ template <class T>
 }
 
 inline uint32_t Fabric::alloc_slot() {
-  if (free_slots_.empty()) [[unlikely]]
+  if (free_count_ == 0) [[unlikely]]
     return new_slot();
-  const uint32_t s = free_slots_.back();
-  free_slots_.pop_back();
-  return s;
+  return free_slots_[--free_count_];
 }
 
 [[gnu::always_inline]] inline Packet* Fabric::try_inject_from(uint16_t src, uint16_t dst,
