@@ -132,9 +132,16 @@ class Fabric {
   // can_inject(p.src, t), t >= the endpoint's previous injection and
   // t + routing_clocks >= now() (crossbar: + crossbar_latency); throws std::logic_error if not.
   void inject(const Packet& p, uint64_t t) {
-    Packet& q = inject_from(p.src, p.dst, t);
-    q = p;
-    q.injected_at = t;
+    if (!try_inject(p, t)) refuse_injection(p.src, p.dst, t);
+  }
+  // inject if can_inject(p.src, t) (false: nothing done): the test and the injection in
+  // one, inline.
+  bool try_inject(const Packet& p, uint64_t t) {
+    Packet* q = try_inject_from(p.src, p.dst, t);
+    if (!q) return false;
+    *q = p;
+    q->injected_at = t;
+    return true;
   }
   // inject for a packet from `src` to `dst` whose other fields the caller writes into
   // the returned payload at once (before anything else of the Fabric is called): the

@@ -1089,15 +1089,14 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
     const uint32_t next = end;
     // Not into FP code: a block loads every FP register of a region at its start and
     // stores every one it writes at each exit (where the integer ones are loaded lazily).
-    auto fp = [&](uint32_t k) {
+    auto fp = [&](const Decoded& d) {
       Operands o;
-      return operands(code_[k], host_fma, o) && (o.f1 || o.f2 || o.f3 || o.fd);
+      return operands(d, host_fma, o) && (o.f1 || o.f2 || o.f3 || o.fd);
     };
     Operands o;
     if (continued.size() == kMaxContinued || next >= words_ ||
         trace.size() + code_[next].seg_count > kMaxBlock || !operands(code_[next], host_fma, o) ||
-        std::any_of(code_ + next, code_ + next + code_[next].seg_count,
-                    [&](const Decoded& d) { return fp(static_cast<uint32_t>(&d - code_)); }))
+        std::any_of(code_ + next, code_ + next + code_[next].seg_count, fp))
       break;
     continued.push_back(last);
     from = next;

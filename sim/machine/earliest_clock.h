@@ -34,9 +34,6 @@ class EarliestClock {
   unsigned first() const { return first_ep_; }
   uint64_t first_clock() const { return first_clock_; }
 
-  // set(ep, t) for a clock earlier than at(ep) (a packet pushed for an earlier clock).
-  [[gnu::always_inline]] void lower(unsigned ep, uint64_t t) { set(ep, t); }
-
   [[gnu::always_inline]] void set(unsigned ep, uint64_t t) {
     take(ep);
     at_[ep] = t;

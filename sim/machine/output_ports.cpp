@@ -44,17 +44,12 @@ void OutputPorts::flush_due(uint64_t limit) {
         next = at;
         break;
       }
-      const net::Packet& p = q.front().p;
-      // (The test and the injection in one, inline: Fabric::inject's call tests again.)
-      net::Packet* in = fabric_.try_inject_from(p.src, p.dst, at);
-      if (!in) {  // the network's injection queue is full
+      if (!fabric_.try_inject(q.front().p, at)) {  // the network's injection queue is full
         const uint64_t free = fabric_.earliest_slot_free(ep, at);
         port.blocked_until = free == UINT64_MAX ? at + 1 : std::max(free, at + 1);
         next = port.blocked_until;
         break;
       }
-      *in = p;
-      in->injected_at = at;
       q.pop_front();
     }
     due_.set(ep, next);

@@ -142,7 +142,7 @@ class OutputPorts {
   [[gnu::noinline]] void push_behind_others(const net::Packet& p, uint64_t t, bool reply);
   // Makes sure flush looks at `ep` at clock t.
   [[gnu::always_inline]] void schedule(unsigned ep, uint64_t t) {
-    if (t < due_.at(ep)) due_.lower(ep, t);
+    if (t < due_.at(ep)) due_.set(ep, t);
   }
   // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
   // is written when sent and read back up to a quantum later, usually from memory.

@@ -63,10 +63,8 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     if (__builtin_expect(p.type == written_alone_, 1) &&
         __builtin_expect(packets_.remote_write_valid(p, clocks), 1)) {
       ++packets_received_;
-      // (served_alone; no running thread to stall: written_alone_)
-      const uint64_t start = std::max(cycle, memory_unit_free_);
-      memory_unit_cycles_ += clocks;
-      memory_unit_free_ = start + clocks;
+      // (served_alone, with no running thread to stall: written_alone_)
+      occupy_memory_unit(std::max(cycle, memory_unit_free_), clocks);
       return;
     }
     arrive_served(p, cycle);
@@ -210,6 +208,9 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // The memory unit served a one-word access alone, from clock `start` for `clocks`.
   void served_alone(uint64_t start, uint32_t clocks) {
     stall_running_thread(start, clocks, 1);
+    occupy_memory_unit(start, clocks);
+  }
+  void occupy_memory_unit(uint64_t start, uint32_t clocks) {
     memory_unit_cycles_ += clocks;
     memory_unit_free_ = start + clocks;
   }
