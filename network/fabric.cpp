@@ -125,13 +125,12 @@ EMX_NET_HOT void Fabric::request_output(uint32_t q, uint32_t*& marked) {
   request(head.output, w, marked);
 }
 
-// The request of the packet that grant g moved into an idle queue, at its ready time.
-EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now, uint32_t*& marked) {
+// The request of the packet that a grant moved into an idle queue, at its ready time.
+EMX_NET_HOT void Fabric::request_new_head(const NewHead& h, uint64_t now, uint32_t*& marked) {
   Waiter w;
-  w.ready = now;  // = the grant's clock + ready_delay_
-  w.queue = g.ready_queue;
-  w.next = g.next;
-  request(g.next_output, w, marked);
+  std::memcpy(&w, &h, 8);  // next and queue, as one move
+  w.ready = now;           // ready now: the grant's clock + ready_delay_
+  request(h.output, w, marked);
 }
 
 // Inserts w into the n sorted waiters ws (room for n + 1), from the back.
@@ -277,7 +276,6 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   Output& out = output_at(output);
   const uint64_t done = now + T::link(*this);
   out.busy_until = done;  // (held stays set: busy now)
-  out.source = q;
   ++out.packets;
   if (T::traced && on_hop_) [[unlikely]] on_hop_(payload_at(s).p, output_id(output), now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
@@ -285,9 +283,15 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // stalls in profiles.)
   Grant& grant = *rows.grants++;
   grant.output = output;
-  // (Only read when ready_delay_ == link_clocks_, never with the compiled-in timing; a store
-  // is cheaper than the test.)
-  if (!T::compiled || T::ready_delay(*this) == T::link(*this)) grant.ready_queue = kNil;
+  grant.source = q;
+  // Paired with its grant (ready_delay_ == link_clocks_, never with the compiled-in
+  // timing): the new head, if any.
+  const bool paired = T::ready_delay(*this) == T::link(*this);
+  NewHead* paired_head = nullptr;
+  if (paired) {
+    paired_head = rows.heads++;
+    paired_head->queue = kNil;
+  }
   if (q < endpoint_bytes_) {
     src.release_at = done;
     if (src.watched) [[unlikely]] {
@@ -326,10 +330,10 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       // clock the transfers end (cut-through with routing_clocks = clocks_per_word),
       // their events alternate: kTransfersDone handles both, from the grant. (append has
       // just set the packet's next step.)
-      if (T::ready_delay(*this) == T::link(*this)) {
-        grant.ready_queue = w.next;
-        grant.next = slot.next_queue;
-        grant.next_output = slot.output;
+      if (paired) {
+        paired_head->queue = w.next;
+        paired_head->next = slot.next_queue;
+        paired_head->output = slot.output;
       } else {
         NewHead& head = *rows.heads++;
         head.queue = w.next;
@@ -350,7 +354,8 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   }
 }
 
-EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*& marked) {
+EMX_NET_HOT void Fabric::transfer_done(const Grant& g, uint64_t now, uint32_t*& marked) {
+  const uint32_t output = g.output, q = g.source;
   Output& out = output_at(output);
   // Idle from now: mark_dirty, knowing it was busy until now, so not marked yet (held
   // stays set, now for the mark). (A branch: below saturation an output has no waiter
@@ -359,7 +364,6 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*&
     *marked++ = output;
   else
     out.held = false;
-  const uint32_t q = out.source;
   Queue& src = queue_at(q);
   --src.occupancy;
   src.release_at = kNever;
@@ -563,24 +567,21 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
       case kTransfersDone:
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
           const Row& r = rows_[e.target];
-          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g) {
-            transfer_done(g->output, now, marked);
-            if (g->ready_queue != kNil) request_new_head(*g, now, marked);
+          const NewHead* h = r.heads;
+          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g, ++h) {
+            transfer_done(*g, now, marked);
+            if (h->queue != kNil) request_new_head(*h, now, marked);
           }
         } else {
           const Row& r = rows_[e.target];
           for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g)
-            transfer_done(g->output, now, marked);
+            transfer_done(*g, now, marked);
         }
         break;
       case kHeadsReady: {
         const Row& r = rows_[e.target];
-        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h) {
-          Waiter w;
-          std::memcpy(&w, h, 8);  // next and queue, as one move
-          w.ready = now;          // ready now: grant + ready_delay_
-          request(h->output, w, marked);
-        }
+        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
+          request_new_head(*h, now, marked);
         break;
       }
       case kCrossbarArrive:
@@ -623,7 +624,7 @@ template <class T>
     r.grants_end = rows.grants;
     events_.push_near(now + T::link(*this), kTransfersDone, row);
   }
-  if (rows.heads != r.heads) {
+  if (T::ready_delay(*this) != T::link(*this) && rows.heads != r.heads) {  // (not paired)
     r.heads_end = rows.heads;
     events_.push_near(now + T::ready_delay(*this), kHeadsReady, row);
   }

@@ -279,7 +279,6 @@ class Fabric {
     // idle, one test).
     uint64_t busy_until = 0;
     uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
-    uint32_t source = kNil;   // queue being transferred from (offset)
     uint32_t slot = kNil;     // ejection: the packet being delivered (slot offset), or kNil
     uint32_t waiting = 0;     // waiters
     // Marked (to arbitrate at the end of this clock) or busy: it takes no mark. One flag
@@ -377,7 +376,8 @@ class Fabric {
   void request_output(uint32_t q, uint32_t*& marked);
   void request(uint32_t output, const Waiter& w, uint32_t*& marked);
   struct Grant;
-  void request_new_head(const Grant& g, uint64_t now, uint32_t*& marked);
+  struct NewHead;
+  void request_new_head(const NewHead& h, uint64_t now, uint32_t*& marked);
   void mark_dirty(uint32_t output, uint32_t*& marked);
   struct ClockRows;
   template <class T>
@@ -388,7 +388,7 @@ class Fabric {
   void run_events(uint64_t now);
   template <class T>
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now, ClockRows& rows);
-  void transfer_done(uint32_t output, uint64_t now, uint32_t*& marked);
+  void transfer_done(const Grant& g, uint64_t now, uint32_t*& marked);
   template <class T>
   void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
@@ -447,23 +447,26 @@ class Fabric {
   std::vector<uint32_t> started_;
   uint32_t started_count_ = 0;
   // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
-  // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
-  // for an output ready_delay_ later (the row's heads; when ready_delay_ == link_clocks_, the
-  // grant's ready_queue, not kNil, and kTransfersDone does both, grant by grant). The new head's
-  // request is known when it enters: it stays that queue's head, its next step unchanged,
-  // until it has asked (only a grant removes a head), and its ready time is the event's
-  // clock. So asking touches neither the queue nor the slot (in the machine, cold lines).
+  // and kHeadsReady events name the row. A grant is 8 bytes (its output and the queue it
+  // takes the packet from): a clock's dozen fit a line or two, and its transfer's end
+  // finds the source queue without a load from the output first (two misses one after
+  // the other in the machine, where the host's caches lose both between the clocks). A
+  // packet a grant moved into an idle queue asks for an output ready_delay_ later (the
+  // row's heads; when ready_delay_ == link_clocks_ the heads are paired with the grants,
+  // one each, queue kNil for none, and kTransfersDone does both, grant by grant). The
+  // new head's request is known when it enters: it stays that queue's head, its next
+  // step unchanged, until it has asked (only a grant removes a head), and its ready time
+  // is the event's clock. So asking touches neither the queue nor the slot (in the
+  // machine, cold lines).
   struct Grant {  // (offsets)
     uint32_t output;
-    uint32_t ready_queue;  // the idle queue its packet entered, or kNil
-    uint32_t next;         // that packet's request: the buffer it needs next, its output
-    uint32_t next_output;
+    uint32_t source;  // the queue the packet leaves
   };
   // The rows' storage, one after the other, each with room for a grant per output (at
   // most one transfer starts per output and clock): no capacity check and no
-  // value-initialisation per grant, as a vector per row had. Beside each row of grants
-  // (unless ready_delay_ == link_clocks_), the packets those grants moved into an idle
-  // queue, in grant order, with their requests: the row's kHeadsReady.
+  // value-initialisation per grant, as a vector per row had. Beside each row of grants,
+  // the packets those grants moved into an idle queue, in grant order, with their
+  // requests: the row's kHeadsReady (or, paired, the grants' own).
   struct NewHead {
     uint32_t next, queue, output;  // (offsets; next and queue as in a Waiter: one move)
   };
