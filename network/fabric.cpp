@@ -522,11 +522,19 @@ void Fabric::crossbar_arrivals(uint64_t now) {
 
 const FabricStats& Fabric::stats() const {
   stats_.delivered = delivered();
+  // The links crossed by delivered packets: all link transfers less those of the packets
+  // in flight (their slots' hops: all slots' less the free ones', whose stale counts
+  // cancel). So a delivery does not read its slot for them.
+  uint64_t crossed = 0;
   for (uint32_t o = 0; o < output_count_; ++o) {
     PortStats& ps = o < links_ ? stats_.links[o] : stats_.ejection[o - links_];
     ps.packets = output_at(output_offset(o)).packets;
     ps.busy_clocks = ps.packets * link_clocks_;
+    if (o < links_) crossed += ps.packets;
   }
+  for (uint32_t i = 0; i < slot_count_; ++i) crossed -= slot_at(slot_base_ + i * kSlotBytes).hops;
+  for (uint32_t i = 0; i < free_count_; ++i) crossed += slot_at(free_slots_[i]).hops;
+  stats_.hops_sum = crossed;
   return stats_;
 }
 
@@ -537,7 +545,6 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   const uint64_t latency = now - packet.injected_at;
   stats_.latency_sum += latency;
   stats_.latency_max = std::max(stats_.latency_max, latency);
-  stats_.hops_sum += slot_at(s).hops;
   free_slots_[free_count_++] = s;
   --in_flight_;
   // A delivery callback may ask for earliest_slot_free mid-clock: its cached bounds must

@@ -514,7 +514,7 @@ class Fabric {
   uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot (offset)
   uint64_t hinted_until_ = 0;   // and the end of its transfer
   HopHook on_hop_;
-  mutable FabricStats stats_;  // the per-port counters and `delivered` are filled in by stats()
+  mutable FabricStats stats_;  // the per-port counters, `delivered` and `hops_sum` are filled in by stats()
   uint64_t now_ = 0;
   // events_.next_time(), kept: found by advance_to at its end, lowered by an injection's
   // event (nothing else schedules between two advances), asked after every advance.
