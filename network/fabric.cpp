@@ -8,6 +8,14 @@
 
 namespace emx::net {
 
+// Whether every route fits Slot::route packed: ports 0..14 (15 is the ejection), at most
+// 15 links and the ejection.
+static bool packable(const Topology& topology, const Routing& routing) {
+  for (uint32_t n = 0; n < topology.node_count(); ++n)
+    if (topology.out_degree(n) >= 15) return false;
+  return routing.diameter() < 16;
+}
+
 Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
     : cfg_(cfg),
       topology_(cfg, pe_count),
@@ -28,10 +36,12 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       slot_base_(first_ejection_ + endpoints_ * kOutputBytes),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
+      packed_routes_(packable(topology_, routing_)),
       default_timing_(cfg.clocks_per_word == DefaultTiming::cpw(*this) &&
                       cfg.link_clocks() == DefaultTiming::link(*this) &&
                       head_delay_ + cfg.routing_clocks == DefaultTiming::ready_delay(*this) &&
-                      cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_),
+                      cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_ &&
+                      packed_routes_),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
@@ -60,6 +70,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       // (The last class's: never used.)
       q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
+  if (packed_routes_) routes_.assign(size_t(endpoints_) * endpoints_, 0);
   last_injection_.assign(endpoints_, 0);
   crossbar_next_.assign(endpoints_, 0);
   stats_.links.resize(links_);
@@ -91,6 +102,24 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   }
   grants_mask_ = rows - 1;
   spill_.resize(output_count_);
+}
+
+// The route from src to dst packed (Slot::route), kept in routes_. (Never 0: it ends
+// with the ejection's 15.)
+uint64_t Fabric::pack_route(uint16_t src, uint16_t dst) {
+  uint64_t r = 0;
+  uint32_t node = topology_.endpoint_node(src);
+  for (uint32_t shift = 0;; shift += 4) {
+    const uint32_t port = routing_.next_port(node, dst);
+    if (port == Routing::kEject) {
+      r |= uint64_t(15) << shift;
+      break;
+    }
+    r |= uint64_t(port) << shift;
+    node = topology_.link(topology_.first_link(node) + port).to;
+  }
+  routes_[size_t(src) * endpoints_ + dst] = r;
+  return r;
 }
 
 uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {

@@ -205,7 +205,9 @@ class Fabric {
   // recycled via free_slots_.
   struct alignas(32) Slot {
     uint64_t ready;        // clock from which it may use an output of its current switch
-    const uint8_t* ports;  // Routing::ports_to(dst): its next port, by node
+    // Its route: with packed_routes_ its next ports, 4 bits each, the next lowest (15:
+    // eject), shifted out hop by hop; else Routing::ports_to(dst) (its next port by node).
+    uint64_t route;
     uint32_t next;         // next slot in the same queue (offset)
     uint32_t output;       // the output it needs at its current switch (offset)
     uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else kNil
@@ -348,6 +350,7 @@ class Fabric {
     static uint32_t ready_delay(const Fabric& f) { return f.ready_delay_; }
     static uint32_t buffer(const Fabric& f) { return f.cfg_.buffer_packets; }
     static bool hop_classes(const Fabric& f) { return f.hop_classes_; }
+    static bool packed(const Fabric& f) { return f.packed_routes_; }
   };
   struct DefaultTiming {
     static constexpr bool compiled = true, traced = false;
@@ -356,6 +359,7 @@ class Fabric {
     static constexpr uint32_t ready_delay(const Fabric&) { return 3; }
     static constexpr uint32_t buffer(const Fabric&) { return 2; }
     static constexpr bool hop_classes(const Fabric&) { return true; }
+    static constexpr bool packed(const Fabric&) { return true; }
   };
   // Whether link queue q (offset) has no slot to offer upstream at `now`.
   template <class T>
@@ -365,6 +369,8 @@ class Fabric {
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;  // q: an offset
   uint32_t alloc_slot();
+  uint64_t route(uint16_t src, uint16_t dst);
+  [[gnu::noinline]] uint64_t pack_route(uint16_t src, uint16_t dst);
   [[gnu::noinline]] uint32_t new_slot();
   [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
   [[noreturn, gnu::noinline, gnu::cold]] void refuse_advance() const;
@@ -490,6 +496,13 @@ class Fabric {
   };
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
+  // Routes packed into 64 bits (every node's ports below 15, routes of at most 15 links),
+  // and the packed route of each (source, destination) endpoint pair, found on first use
+  // (0 until then): one load per packet at its injection, where the routing table was
+  // read at every hop (a cache line per hop in the machine, which the PEs' work evicts
+  // between the clocks).
+  const bool packed_routes_;
+  std::vector<uint64_t> routes_;
   const bool default_timing_;  // DefaultTiming applies (without a hop hook)
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
@@ -552,8 +565,17 @@ template <class T>
   Queue& queue = queue_at(q);
   Slot& slot = slot_at(s);
   slot.next = kNil;
-  const uint8_t port = slot.ports[queue.node];
-  if (port == Routing::kEject) {
+  uint32_t port;
+  bool eject;
+  if (T::packed(*this)) {
+    port = uint32_t(slot.route & 15);
+    slot.route >>= 4;
+    eject = port == 15;
+  } else {
+    port = reinterpret_cast<const uint8_t*>(slot.route)[queue.node];
+    eject = port == Routing::kEject;
+  }
+  if (eject) {
     slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
     slot.next_queue = kNil;
   } else {
@@ -572,6 +594,12 @@ template <class T>
   queue.tail = s;
   ++queue.occupancy;
   return was_empty && !queue.busy();
+}
+
+inline uint64_t Fabric::route(uint16_t src, uint16_t dst) {
+  if (!packed_routes_) return uintptr_t(routing_.ports_to(dst));
+  const uint64_t r = routes_[size_t(src) * endpoints_ + dst];
+  return r != 0 ? r : pack_route(src, dst);
 }
 
 inline uint32_t Fabric::alloc_slot() {
@@ -598,7 +626,6 @@ inline uint32_t Fabric::alloc_slot() {
   Slot& slot = slot_at(s);
   slot.hops = 0;
   slot.dst = dst;
-  slot.ports = routing_.ports_to(dst);
   last_injection_[src] = t;
   ++stats_.injected;
   ++in_flight_;
@@ -610,6 +637,7 @@ inline uint32_t Fabric::alloc_slot() {
     return &payload;
   }
   slot.ready = t + cfg_.routing_clocks;
+  slot.route = route(src, dst);
   const uint32_t q = uint32_t(src) * kQueueBytes;
   if (default_timing_ ? append<DefaultTiming>(q, s) : append<AnyTiming>(q, s)) {
     events_.push(slot.ready, kHeadReady, q);
