@@ -70,7 +70,10 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       // (The last class's: never used.)
       q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
-  if (packed_routes_) routes_.assign(size_t(endpoints_) * endpoints_, 0);
+  if (packed_routes_) {
+    routes_.reset(static_cast<uint64_t*>(std::calloc(size_t(endpoints_) * endpoints_, 8)));
+    if (!routes_) throw std::bad_alloc();
+  }
   last_injection_.assign(endpoints_, 0);
   crossbar_next_.assign(endpoints_, 0);
   stats_.links.resize(links_);

@@ -23,7 +23,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "network/event_queue.h"
@@ -501,8 +503,13 @@ class Fabric {
   // (0 until then): one load per packet at its injection, where the routing table was
   // read at every hop (a cache line per hop in the machine, which the PEs' work evicts
   // between the clocks).
+  // By source, then destination (a PE's sends share its row). (Zeroed pages from calloc: at
+  // 1025 endpoints 8 MiB, of which a run touches the pages of the pairs it uses.)
   const bool packed_routes_;
-  std::vector<uint64_t> routes_;
+  struct Free {
+    void operator()(uint64_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint64_t[], Free> routes_;
   const bool default_timing_;  // DefaultTiming applies (without a hop hook)
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
