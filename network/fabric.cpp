@@ -352,7 +352,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   if (output < first_ejection_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
-    ++slot.hops;
+    if (!T::packed(*this)) ++slot.hops;  // (packed: the route consumed says it, in_flight_hops)
     slot.ready = now + T::ready_delay(*this);
     if (append<T>(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
@@ -564,10 +564,31 @@ const FabricStats& Fabric::stats() const {
     ps.busy_clocks = ps.packets * link_clocks_;
     if (o < links_) crossed += ps.packets;
   }
-  for (uint32_t i = 0; i < slot_count_; ++i) crossed -= slot_at(slot_base_ + i * kSlotBytes).hops;
-  for (uint32_t i = 0; i < free_count_; ++i) crossed += slot_at(free_slots_[i]).hops;
-  stats_.hops_sum = crossed;
+  stats_.hops_sum = crossed - in_flight_hops();
   return stats_;
+}
+
+// The links crossed so far by the packets in flight. With packed routes a packet's slot
+// counts no hops: it has used one route step at its injection and one per link, so its
+// hops are the steps gone from its route, less one (a route's steps are 4 bits each, the
+// last one 15: its length is its bit length / 4).
+uint64_t Fabric::in_flight_hops() const {
+  std::vector<bool> free(slot_count_);
+  for (uint32_t i = 0; i < free_count_; ++i) free[(free_slots_[i] - slot_base_) / kSlotBytes] = true;
+  const auto steps = [](uint64_t route) { return route ? (64 - __builtin_clzll(route)) / 4 : 0; };
+  uint64_t hops = 0;
+  for (uint32_t i = 0; i < slot_count_; ++i) {
+    if (free[i]) continue;
+    const uint32_t s = slot_base_ + i * kSlotBytes;
+    if (cfg_.topology == TopologyKind::crossbar) continue;  // (no links)
+    if (!packed_routes_) {
+      hops += slot_at(s).hops;
+      continue;
+    }
+    const Packet& p = payload_at(s).p;
+    hops += steps(routes_[size_t(p.src) * endpoints_ + p.dst]) - steps(slot_at(s).route) - 1;
+  }
+  return hops;
 }
 
 EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {

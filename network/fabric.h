@@ -213,7 +213,7 @@ class Fabric {
     uint32_t next;         // next slot in the same queue (offset)
     uint32_t output;       // the output it needs at its current switch (offset)
     uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else kNil
-    uint16_t hops;         // links crossed so far
+    uint16_t hops;         // links crossed so far (without packed routes)
     uint16_t dst;
   };
   static_assert(sizeof(Slot) == 32, "two per cache line");
@@ -373,6 +373,7 @@ class Fabric {
   uint32_t alloc_slot();
   uint64_t route(uint16_t src, uint16_t dst);
   [[gnu::noinline]] uint64_t pack_route(uint16_t src, uint16_t dst);
+  uint64_t in_flight_hops() const;
   [[gnu::noinline]] uint32_t new_slot();
   [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
   [[noreturn, gnu::noinline, gnu::cold]] void refuse_advance() const;
