@@ -8,6 +8,14 @@
 
 namespace emx::net {
 
+// Whether every route fits Slot::route packed: ports 0..14 (15 is the ejection), at most
+// 15 links and the ejection.
+static bool packable(const Topology& topology, const Routing& routing) {
+  for (uint32_t n = 0; n < topology.node_count(); ++n)
+    if (topology.out_degree(n) >= 15) return false;
+  return routing.diameter() < 16;
+}
+
 Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
     : cfg_(cfg),
       topology_(cfg, pe_count),
@@ -28,10 +36,12 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       slot_base_(first_ejection_ + endpoints_ * kOutputBytes),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
+      packed_routes_(packable(topology_, routing_)),
       default_timing_(cfg.clocks_per_word == DefaultTiming::cpw(*this) &&
                       cfg.link_clocks() == DefaultTiming::link(*this) &&
                       head_delay_ + cfg.routing_clocks == DefaultTiming::ready_delay(*this) &&
-                      cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_),
+                      cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_ &&
+                      packed_routes_),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
@@ -60,6 +70,10 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       // (The last class's: never used.)
       q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
+  if (packed_routes_) {
+    routes_.reset(static_cast<uint64_t*>(std::calloc(size_t(endpoints_) * endpoints_, 8)));
+    if (!routes_) throw std::bad_alloc();
+  }
   last_injection_.assign(endpoints_, 0);
   crossbar_next_.assign(endpoints_, 0);
   stats_.links.resize(links_);
@@ -91,6 +105,24 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   }
   grants_mask_ = rows - 1;
   spill_.resize(output_count_);
+}
+
+// The route from src to dst packed (Slot::route), kept in routes_. (Never 0: it ends
+// with the ejection's 15.)
+uint64_t Fabric::pack_route(uint16_t src, uint16_t dst) {
+  uint64_t r = 0;
+  uint32_t node = topology_.endpoint_node(src);
+  for (uint32_t shift = 0;; shift += 4) {
+    const uint32_t port = routing_.next_port(node, dst);
+    if (port == Routing::kEject) {
+      r |= uint64_t(15) << shift;
+      break;
+    }
+    r |= uint64_t(port) << shift;
+    node = topology_.link(topology_.first_link(node) + port).to;
+  }
+  routes_[size_t(src) * endpoints_ + dst] = r;
+  return r;
 }
 
 uint64_t Fabric::idle_latency(uint32_t src, uint32_t dst) const {
@@ -125,13 +157,12 @@ EMX_NET_HOT void Fabric::request_output(uint32_t q, uint32_t*& marked) {
   request(head.output, w, marked);
 }
 
-// The request of the packet that grant g moved into an idle queue, at its ready time.
-EMX_NET_HOT void Fabric::request_new_head(const Grant& g, uint64_t now, uint32_t*& marked) {
+// The request of the packet that a grant moved into an idle queue, at its ready time.
+EMX_NET_HOT void Fabric::request_new_head(const NewHead& h, uint64_t now, uint32_t*& marked) {
   Waiter w;
-  w.ready = now;  // = the grant's clock + ready_delay_
-  w.queue = g.ready_queue;
-  w.next = g.next;
-  request(g.next_output, w, marked);
+  std::memcpy(&w, &h, 8);  // next and queue, as one move
+  w.ready = now;           // ready now: the grant's clock + ready_delay_
+  request(h.output, w, marked);
 }
 
 // Inserts w into the n sorted waiters ws (room for n + 1), from the back.
@@ -277,7 +308,6 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   Output& out = output_at(output);
   const uint64_t done = now + T::link(*this);
   out.busy_until = done;  // (held stays set: busy now)
-  out.source = q;
   ++out.packets;
   if (T::traced && on_hop_) [[unlikely]] on_hop_(payload_at(s).p, output_id(output), now, done);
   // The clock's list of grants (its kTransfersDone: arbitrate_marked).
@@ -285,9 +315,15 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // stalls in profiles.)
   Grant& grant = *rows.grants++;
   grant.output = output;
-  // (Only read when ready_delay_ == link_clocks_, never with the compiled-in timing; a store
-  // is cheaper than the test.)
-  if (!T::compiled || T::ready_delay(*this) == T::link(*this)) grant.ready_queue = kNil;
+  grant.source = q;
+  // Paired with its grant (ready_delay_ == link_clocks_, never with the compiled-in
+  // timing): the new head, if any.
+  const bool paired = T::ready_delay(*this) == T::link(*this);
+  NewHead* paired_head = nullptr;
+  if (paired) {
+    paired_head = rows.heads++;
+    paired_head->queue = kNil;
+  }
   if (q < endpoint_bytes_) {
     src.release_at = done;
     if (src.watched) [[unlikely]] {
@@ -316,7 +352,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   if (output < first_ejection_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
-    ++slot.hops;
+    if (!T::packed(*this)) ++slot.hops;  // (packed: the route consumed says it, in_flight_hops)
     slot.ready = now + T::ready_delay(*this);
     if (append<T>(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
@@ -326,10 +362,10 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
       // clock the transfers end (cut-through with routing_clocks = clocks_per_word),
       // their events alternate: kTransfersDone handles both, from the grant. (append has
       // just set the packet's next step.)
-      if (T::ready_delay(*this) == T::link(*this)) {
-        grant.ready_queue = w.next;
-        grant.next = slot.next_queue;
-        grant.next_output = slot.output;
+      if (paired) {
+        paired_head->queue = w.next;
+        paired_head->next = slot.next_queue;
+        paired_head->output = slot.output;
       } else {
         NewHead& head = *rows.heads++;
         head.queue = w.next;
@@ -350,7 +386,8 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   }
 }
 
-EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*& marked) {
+EMX_NET_HOT void Fabric::transfer_done(const Grant& g, uint64_t now, uint32_t*& marked) {
+  const uint32_t output = g.output, q = g.source;
   Output& out = output_at(output);
   // Idle from now: mark_dirty, knowing it was busy until now, so not marked yet (held
   // stays set, now for the mark). (A branch: below saturation an output has no waiter
@@ -359,7 +396,6 @@ EMX_NET_HOT void Fabric::transfer_done(uint32_t output, uint64_t now, uint32_t*&
     *marked++ = output;
   else
     out.held = false;
-  const uint32_t q = out.source;
   Queue& src = queue_at(q);
   --src.occupancy;
   src.release_at = kNever;
@@ -518,12 +554,41 @@ void Fabric::crossbar_arrivals(uint64_t now) {
 
 const FabricStats& Fabric::stats() const {
   stats_.delivered = delivered();
+  // The links crossed by delivered packets: all link transfers less those of the packets
+  // in flight (their slots' hops: all slots' less the free ones', whose stale counts
+  // cancel). So a delivery does not read its slot for them.
+  uint64_t crossed = 0;
   for (uint32_t o = 0; o < output_count_; ++o) {
     PortStats& ps = o < links_ ? stats_.links[o] : stats_.ejection[o - links_];
     ps.packets = output_at(output_offset(o)).packets;
     ps.busy_clocks = ps.packets * link_clocks_;
+    if (o < links_) crossed += ps.packets;
   }
+  stats_.hops_sum = crossed - in_flight_hops();
   return stats_;
+}
+
+// The links crossed so far by the packets in flight. With packed routes a packet's slot
+// counts no hops: it has used one route step at its injection and one per link, so its
+// hops are the steps gone from its route, less one (a route's steps are 4 bits each, the
+// last one 15: its length is its bit length / 4).
+uint64_t Fabric::in_flight_hops() const {
+  std::vector<bool> free(slot_count_);
+  for (uint32_t i = 0; i < free_count_; ++i) free[(free_slots_[i] - slot_base_) / kSlotBytes] = true;
+  const auto steps = [](uint64_t route) { return route ? (64 - __builtin_clzll(route)) / 4 : 0; };
+  uint64_t hops = 0;
+  for (uint32_t i = 0; i < slot_count_; ++i) {
+    if (free[i]) continue;
+    const uint32_t s = slot_base_ + i * kSlotBytes;
+    if (cfg_.topology == TopologyKind::crossbar) continue;  // (no links)
+    if (!packed_routes_) {
+      hops += slot_at(s).hops;
+      continue;
+    }
+    const Packet& p = payload_at(s).p;
+    hops += steps(routes_[size_t(p.src) * endpoints_ + p.dst]) - steps(slot_at(s).route) - 1;
+  }
+  return hops;
 }
 
 EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
@@ -533,7 +598,6 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   const uint64_t latency = now - packet.injected_at;
   stats_.latency_sum += latency;
   stats_.latency_max = std::max(stats_.latency_max, latency);
-  stats_.hops_sum += slot_at(s).hops;
   free_slots_[free_count_++] = s;
   --in_flight_;
   // A delivery callback may ask for earliest_slot_free mid-clock: its cached bounds must
@@ -563,24 +627,21 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
       case kTransfersDone:
         if (T::ready_delay(*this) == T::link(*this)) {  // (tested once: reloaded per grant otherwise)
           const Row& r = rows_[e.target];
-          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g) {
-            transfer_done(g->output, now, marked);
-            if (g->ready_queue != kNil) request_new_head(*g, now, marked);
+          const NewHead* h = r.heads;
+          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g, ++h) {
+            transfer_done(*g, now, marked);
+            if (h->queue != kNil) request_new_head(*h, now, marked);
           }
         } else {
           const Row& r = rows_[e.target];
           for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g)
-            transfer_done(g->output, now, marked);
+            transfer_done(*g, now, marked);
         }
         break;
       case kHeadsReady: {
         const Row& r = rows_[e.target];
-        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h) {
-          Waiter w;
-          std::memcpy(&w, h, 8);  // next and queue, as one move
-          w.ready = now;          // ready now: grant + ready_delay_
-          request(h->output, w, marked);
-        }
+        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
+          request_new_head(*h, now, marked);
         break;
       }
       case kCrossbarArrive:
@@ -623,7 +684,7 @@ template <class T>
     r.grants_end = rows.grants;
     events_.push_near(now + T::link(*this), kTransfersDone, row);
   }
-  if (rows.heads != r.heads) {
+  if (T::ready_delay(*this) != T::link(*this) && rows.heads != r.heads) {  // (not paired)
     r.heads_end = rows.heads;
     events_.push_near(now + T::ready_delay(*this), kHeadsReady, row);
   }

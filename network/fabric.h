@@ -23,7 +23,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "network/event_queue.h"
@@ -205,11 +207,13 @@ class Fabric {
   // recycled via free_slots_.
   struct alignas(32) Slot {
     uint64_t ready;        // clock from which it may use an output of its current switch
-    const uint8_t* ports;  // Routing::ports_to(dst): its next port, by node
+    // Its route: with packed_routes_ its next ports, 4 bits each, the next lowest (15:
+    // eject), shifted out hop by hop; else Routing::ports_to(dst) (its next port by node).
+    uint64_t route;
     uint32_t next;         // next slot in the same queue (offset)
     uint32_t output;       // the output it needs at its current switch (offset)
     uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else kNil
-    uint16_t hops;         // links crossed so far
+    uint16_t hops;         // links crossed so far (without packed routes)
     uint16_t dst;
   };
   static_assert(sizeof(Slot) == 32, "two per cache line");
@@ -279,7 +283,6 @@ class Fabric {
     // idle, one test).
     uint64_t busy_until = 0;
     uint64_t packets = 0;     // transfers started (stats(); busy clocks = packets x L)
-    uint32_t source = kNil;   // queue being transferred from (offset)
     uint32_t slot = kNil;     // ejection: the packet being delivered (slot offset), or kNil
     uint32_t waiting = 0;     // waiters
     // Marked (to arbitrate at the end of this clock) or busy: it takes no mark. One flag
@@ -349,6 +352,7 @@ class Fabric {
     static uint32_t ready_delay(const Fabric& f) { return f.ready_delay_; }
     static uint32_t buffer(const Fabric& f) { return f.cfg_.buffer_packets; }
     static bool hop_classes(const Fabric& f) { return f.hop_classes_; }
+    static bool packed(const Fabric& f) { return f.packed_routes_; }
   };
   struct DefaultTiming {
     static constexpr bool compiled = true, traced = false;
@@ -357,6 +361,7 @@ class Fabric {
     static constexpr uint32_t ready_delay(const Fabric&) { return 3; }
     static constexpr uint32_t buffer(const Fabric&) { return 2; }
     static constexpr bool hop_classes(const Fabric&) { return true; }
+    static constexpr bool packed(const Fabric&) { return true; }
   };
   // Whether link queue q (offset) has no slot to offer upstream at `now`.
   template <class T>
@@ -366,6 +371,9 @@ class Fabric {
   }
   uint64_t start_bound(uint32_t q, uint64_t base) const;  // q: an offset
   uint32_t alloc_slot();
+  uint64_t route(uint16_t src, uint16_t dst);
+  [[gnu::noinline]] uint64_t pack_route(uint16_t src, uint16_t dst);
+  uint64_t in_flight_hops() const;
   [[gnu::noinline]] uint32_t new_slot();
   [[noreturn]] void refuse_injection(uint16_t src, uint16_t dst, uint64_t t) const;
   [[noreturn, gnu::noinline, gnu::cold]] void refuse_advance() const;
@@ -377,7 +385,8 @@ class Fabric {
   void request_output(uint32_t q, uint32_t*& marked);
   void request(uint32_t output, const Waiter& w, uint32_t*& marked);
   struct Grant;
-  void request_new_head(const Grant& g, uint64_t now, uint32_t*& marked);
+  struct NewHead;
+  void request_new_head(const NewHead& h, uint64_t now, uint32_t*& marked);
   void mark_dirty(uint32_t output, uint32_t*& marked);
   struct ClockRows;
   template <class T>
@@ -388,7 +397,7 @@ class Fabric {
   void run_events(uint64_t now);
   template <class T>
   void start_transfer(uint32_t output, const Waiter& w, uint64_t now, ClockRows& rows);
-  void transfer_done(uint32_t output, uint64_t now, uint32_t*& marked);
+  void transfer_done(const Grant& g, uint64_t now, uint32_t*& marked);
   template <class T>
   void schedule_releases(uint64_t now);
   void crossbar_arrive(uint32_t slot, uint64_t now);
@@ -447,23 +456,26 @@ class Fabric {
   std::vector<uint32_t> started_;
   uint32_t started_count_ = 0;
   // The transfers started in a clock (row clock & grants_mask_), in order: kTransfersDone
-  // and kHeadsReady events name the row. A packet a grant moved into an idle queue asks
-  // for an output ready_delay_ later (the row's heads; when ready_delay_ == link_clocks_, the
-  // grant's ready_queue, not kNil, and kTransfersDone does both, grant by grant). The new head's
-  // request is known when it enters: it stays that queue's head, its next step unchanged,
-  // until it has asked (only a grant removes a head), and its ready time is the event's
-  // clock. So asking touches neither the queue nor the slot (in the machine, cold lines).
+  // and kHeadsReady events name the row. A grant is 8 bytes (its output and the queue it
+  // takes the packet from): a clock's dozen fit a line or two, and its transfer's end
+  // finds the source queue without a load from the output first (two misses one after
+  // the other in the machine, where the host's caches lose both between the clocks). A
+  // packet a grant moved into an idle queue asks for an output ready_delay_ later (the
+  // row's heads; when ready_delay_ == link_clocks_ the heads are paired with the grants,
+  // one each, queue kNil for none, and kTransfersDone does both, grant by grant). The
+  // new head's request is known when it enters: it stays that queue's head, its next
+  // step unchanged, until it has asked (only a grant removes a head), and its ready time
+  // is the event's clock. So asking touches neither the queue nor the slot (in the
+  // machine, cold lines).
   struct Grant {  // (offsets)
     uint32_t output;
-    uint32_t ready_queue;  // the idle queue its packet entered, or kNil
-    uint32_t next;         // that packet's request: the buffer it needs next, its output
-    uint32_t next_output;
+    uint32_t source;  // the queue the packet leaves
   };
   // The rows' storage, one after the other, each with room for a grant per output (at
   // most one transfer starts per output and clock): no capacity check and no
-  // value-initialisation per grant, as a vector per row had. Beside each row of grants
-  // (unless ready_delay_ == link_clocks_), the packets those grants moved into an idle
-  // queue, in grant order, with their requests: the row's kHeadsReady.
+  // value-initialisation per grant, as a vector per row had. Beside each row of grants,
+  // the packets those grants moved into an idle queue, in grant order, with their
+  // requests: the row's kHeadsReady (or, paired, the grants' own).
   struct NewHead {
     uint32_t next, queue, output;  // (offsets; next and queue as in a Waiter: one move)
   };
@@ -487,6 +499,18 @@ class Fabric {
   };
   const uint32_t ready_delay_;      // head_delay_ + routing_clocks
   const bool hop_classes_;  // ClassScheme::hops: the next class is arithmetic
+  // Routes packed into 64 bits (every node's ports below 15, routes of at most 15 links),
+  // and the packed route of each (source, destination) endpoint pair, found on first use
+  // (0 until then): one load per packet at its injection, where the routing table was
+  // read at every hop (a cache line per hop in the machine, which the PEs' work evicts
+  // between the clocks).
+  // By source, then destination (a PE's sends share its row). (Zeroed pages from calloc: at
+  // 1025 endpoints 8 MiB, of which a run touches the pages of the pairs it uses.)
+  const bool packed_routes_;
+  struct Free {
+    void operator()(uint64_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint64_t[], Free> routes_;
   const bool default_timing_;  // DefaultTiming applies (without a hop hook)
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
@@ -511,7 +535,7 @@ class Fabric {
   uint32_t hinted_slot_ = 0;    // the last ejection started while hinting: its slot (offset)
   uint64_t hinted_until_ = 0;   // and the end of its transfer
   HopHook on_hop_;
-  mutable FabricStats stats_;  // the per-port counters and `delivered` are filled in by stats()
+  mutable FabricStats stats_;  // the per-port counters, `delivered` and `hops_sum` are filled in by stats()
   uint64_t now_ = 0;
   // events_.next_time(), kept: found by advance_to at its end, lowered by an injection's
   // event (nothing else schedules between two advances), asked after every advance.
@@ -549,8 +573,17 @@ template <class T>
   Queue& queue = queue_at(q);
   Slot& slot = slot_at(s);
   slot.next = kNil;
-  const uint8_t port = slot.ports[queue.node];
-  if (port == Routing::kEject) {
+  uint32_t port;
+  bool eject;
+  if (T::packed(*this)) {
+    port = uint32_t(slot.route & 15);
+    slot.route >>= 4;
+    eject = port == 15;
+  } else {
+    port = reinterpret_cast<const uint8_t*>(slot.route)[queue.node];
+    eject = port == Routing::kEject;
+  }
+  if (eject) {
     slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
     slot.next_queue = kNil;
   } else {
@@ -569,6 +602,12 @@ template <class T>
   queue.tail = s;
   ++queue.occupancy;
   return was_empty && !queue.busy();
+}
+
+inline uint64_t Fabric::route(uint16_t src, uint16_t dst) {
+  if (!packed_routes_) return uintptr_t(routing_.ports_to(dst));
+  const uint64_t r = routes_[size_t(src) * endpoints_ + dst];
+  return r != 0 ? r : pack_route(src, dst);
 }
 
 inline uint32_t Fabric::alloc_slot() {
@@ -595,7 +634,6 @@ inline uint32_t Fabric::alloc_slot() {
   Slot& slot = slot_at(s);
   slot.hops = 0;
   slot.dst = dst;
-  slot.ports = routing_.ports_to(dst);
   last_injection_[src] = t;
   ++stats_.injected;
   ++in_flight_;
@@ -607,6 +645,7 @@ inline uint32_t Fabric::alloc_slot() {
     return &payload;
   }
   slot.ready = t + cfg_.routing_clocks;
+  slot.route = route(src, dst);
   const uint32_t q = uint32_t(src) * kQueueBytes;
   if (default_timing_ ? append<DefaultTiming>(q, s) : append<AnyTiming>(q, s)) {
     events_.push(slot.ready, kHeadReady, q);
