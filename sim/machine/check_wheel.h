@@ -19,13 +19,11 @@
 
 namespace emx::machine {
 
-// A CheckWheel's links in an array of their own: link(ep) is ep's, and prefetch(ep) asks
-// the host's caches for what the check of ep will read (nothing here).
+// A CheckWheel's links in an array of their own: link(ep) is ep's.
 class CheckLinks {
  public:
   explicit CheckLinks(unsigned endpoints) : next_(endpoints) {}
   uint32_t& link(uint32_t ep) { return next_[ep]; }
-  void prefetch(uint32_t) const {}
 
  private:
   std::vector<uint32_t> next_;
@@ -76,8 +74,6 @@ class CheckWheel {
       head_[b] = tail_[b] = kNil;
       do {
         const uint32_t after = next_.link(ep);
-        // (The next check's lines are on their way while this one runs.)
-        if (after != kNil) next_.prefetch(after);
         handle(ep);
         ep = after;
       } while (ep != kNil);

@@ -227,11 +227,10 @@ class OutputPorts {
     void q_changed() { holds = q.size() != 0; }
   };
   static_assert(sizeof(Port) == 128, "the check's line, then the packets held");
-  // The check wheel's links in the ports (their first line), which it prefetches.
+  // The check wheel's links in the ports (their first line).
   struct PortLinks {
     Port* ports;
     uint32_t& link(uint32_t ep) const { return ports[ep].check_link; }
-    void prefetch(uint32_t) const {}
   };
   net::Fabric& fabric_;
   std::vector<Port> port_;
