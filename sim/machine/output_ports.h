@@ -129,7 +129,9 @@ class OutputPorts {
   }
 
  private:
-  struct Entry {
+  // A packet the port holds, with its clock: a line each (56 bytes unaligned straddled
+  // two lines in most places of the ring).
+  struct alignas(64) Entry {
     uint64_t t;
     net::Packet p;
     bool reply;
