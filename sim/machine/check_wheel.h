@@ -6,20 +6,35 @@
 // quantum or more ahead of the network) wait in a heap and enter their bucket when the
 // window reaches them, before anything can be pushed there directly, so a bucket's order
 // stays the order pushed. (net::EventQueue did this job with what the network's events
-// need besides: ~20 host instructions more a check.)
+// need besides: ~20 host instructions more a check.) The links may live in the caller's
+// per-endpoint records (Links: the output ports keep an endpoint's in the cache line its
+// check reads anyway), else in an array of their own.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "network/event_queue.h"
 
 namespace emx::machine {
 
+// A CheckWheel's links in an array of their own: link(ep) is ep's.
+class CheckLinks {
+ public:
+  explicit CheckLinks(unsigned endpoints) : next_(endpoints) {}
+  uint32_t& link(uint32_t ep) { return next_[ep]; }
+
+ private:
+  std::vector<uint32_t> next_;
+};
+
+template <class Links = CheckLinks>
 class CheckWheel {
  public:
-  explicit CheckWheel(unsigned endpoints)
-      : next_(endpoints, kNil), head_(kSize, kNil), tail_(kSize, kNil), occupied_(kSize / 64, 0) {}
+  explicit CheckWheel(Links links)
+      : next_(std::move(links)), head_(kSize, kNil), tail_(kSize, kNil), occupied_(kSize / 64, 0) {}
+  explicit CheckWheel(unsigned endpoints) : CheckWheel(Links(endpoints)) {}
 
   // The earliest pending check's clock, UINT64_MAX if none.
   uint64_t next_time() const { return first_; }
@@ -58,7 +73,7 @@ class CheckWheel {
       // Take the list: a check pushed meanwhile starts a new one.
       head_[b] = tail_[b] = kNil;
       do {
-        const uint32_t after = next_[ep];
+        const uint32_t after = next_.link(ep);
         handle(ep);
         ep = after;
       } while (ep != kNil);
@@ -73,11 +88,11 @@ class CheckWheel {
   static constexpr uint64_t kSize = 1024, kMask = kSize - 1;
   [[gnu::always_inline]] void link(uint64_t time, uint32_t ep) {
     const uint64_t b = time & kMask;
-    next_[ep] = kNil;
+    next_.link(ep) = kNil;
     if (tail_[b] == kNil)
       head_[b] = ep;
     else
-      next_[tail_[b]] = ep;
+      next_.link(tail_[b]) = ep;
     tail_[b] = ep;
     occupied_[b / 64] |= uint64_t(1) << (b & 63);
   }
@@ -104,7 +119,7 @@ class CheckWheel {
     far_first_ = far_.empty() ? UINT64_MAX : far_.front().time;
   }
 
-  std::vector<uint32_t> next_;        // by endpoint: the next in its bucket's list
+  Links next_;                         // by endpoint: the next in its bucket's list
   std::vector<uint32_t> head_, tail_;  // by bucket (clock & kMask)
   std::vector<uint64_t> occupied_;     // bit per bucket
   uint64_t base_ = 0;                  // the last clock run: the window is [base_, base_ + kSize)

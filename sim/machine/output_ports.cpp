@@ -1,6 +1,7 @@
 #include "output_ports.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace emx::machine {
 
@@ -10,6 +11,7 @@ void OutputPorts::push(const net::Packet& p, uint64_t t, bool reply) {
   auto& q = port.q;
   // Mostly the port holds nothing (its packets have left): no search.
   if (q.size() == 0 && q.push_back_in_place(Entry{t, p, reply})) {
+    port.holds = true;
     schedule(p.src, std::max(t, port.blocked_until));
     return;
   }
@@ -28,7 +30,19 @@ void OutputPorts::push_behind_others(const net::Packet& p, uint64_t t, bool repl
     q.push_back(Entry{t, p, reply});
   else
     q.insert(at, Entry{t, p, reply});
+  port.holds = true;
   schedule(p.src, std::max(t, port.blocked_until));
+}
+
+void OutputPorts::Port::float_grown(const Floating& f) {
+  const uint32_t capacity = behind ? 2u * (behind_mask + 1u) : 8u;
+  if (capacity > 0x8000) throw std::length_error("more than 32768 floating sends of one PE");
+  std::unique_ptr<Floating[]> b(new Floating[capacity]);
+  for (uint32_t k = 1; k < floating; ++k) b[k - 1] = behind[(behind_base + k) & behind_mask];
+  behind = std::move(b);
+  behind_mask = static_cast<uint16_t>(capacity - 1);
+  behind_base = behind_mask;  // (the first at 0)
+  float_in_place(f);
 }
 
 void OutputPorts::flush_due(uint64_t limit) {
@@ -52,6 +66,7 @@ void OutputPorts::flush_due(uint64_t limit) {
       }
       q.pop_front();
     }
+    port.q_changed();
     due_.set(ep, next);
   }
 }

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -23,9 +24,9 @@ class OutputPorts {
       : fabric_(fabric),
         port_(endpoints),
         due_(endpoints),
-        candidate_(endpoints, UINT64_MAX),
+        far_retry_(endpoints, 0),
         told_(endpoints, 0),
-        checks_(endpoints),
+        checks_(PortLinks{port_.data()}),
         capacity_(capacity) {}
 
   // Certainly room for one more packet of `ep` at any clock from now on: packets only
@@ -33,11 +34,11 @@ class OutputPorts {
   bool surely_room(unsigned ep) const {
     return fabric_.injection_queue_length(ep) + port_[ep].q.size() < capacity_;
   }
-  bool empty(unsigned ep) const { return port_[ep].q.size() == 0; }
+  bool empty(unsigned ep) const { return !port_[ep].holds; }
   // Nothing of `ep` is due by clock x (a memory-unit reply the port holds for a later
   // clock is not in the output queue yet: a send at x goes before it).
   bool nothing_due_by(unsigned ep, uint64_t x) const {
-    return port_[ep].q.size() == 0 || port_[ep].q.front().t > x;
+    return !port_[ep].holds || port_[ep].q.front().t > x;
   }
 
   // A packet leaves `p.src` at clock t (not earlier than SystemC time), sent by the
@@ -68,8 +69,8 @@ class OutputPorts {
   // the network at X - 1 (the rule of Machine::send). The execution unit takes the
   // stalls into its clock (take_shift) when it next does something whose effect depends
   // on its clock (ends a thread, reads the clock, a tag it must settle).
-  bool floating(unsigned ep) const { return port_[ep].floating.size() != 0; }
-  size_t floating_count(unsigned ep) const { return port_[ep].floating.size(); }
+  bool floating(unsigned ep) const { return port_[ep].floating != 0; }
+  size_t floating_count(unsigned ep) const { return port_[ep].floating; }
   // Floating sends, or stall clocks the execution unit has not taken yet: its clock is
   // provisional, so its next send floats too.
   bool deferred(unsigned ep) const { return floating(ep) || port_[ep].shift != 0; }
@@ -79,9 +80,9 @@ class OutputPorts {
   [[gnu::always_inline]] uint64_t push_floating(const net::Packet& p, uint64_t provisional) {
     ++pushes_;
     Port& port = port_[p.src];
-    Fifo<Floating>& f = port.floating;
-    f.push_back(Floating::of(p, provisional));
-    return f.size() == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
+    const Floating f = Floating::of(p, provisional);
+    if (!port.float_in_place(f)) port.float_grown(f);
+    return port.floating == 1 ? check_at(p.src, provisional + port.shift) : UINT64_MAX;
   }
   // push_floating of a send behind fewer than kMaxBehind others of ep, if its record needs
   // no growth (false: not done). Its check is scheduled already, and no other work is new:
@@ -90,24 +91,22 @@ class OutputPorts {
   [[gnu::always_inline]] bool push_behind(unsigned ep, uint64_t provisional, uint64_t seq,
                                           uint32_t addr, uint32_t data, uint32_t pc,
                                           unsigned dst, uint8_t type) {
-    Fifo<Floating>& f = port_[ep].floating;
-    return f.size() - 1 < kMaxBehind - 1 &&
-           f.push_back_in_place(Floating{provisional, seq, addr, data, pc,
-                                         static_cast<uint16_t>(dst), type, 0});
+    Port& port = port_[ep];
+    return port.floating - 1u < kMaxBehind - 1 &&
+           port.float_behind_in_place(Floating{provisional, seq, addr, data, pc,
+                                               static_cast<uint16_t>(dst), type, 0});
   }
-  // push_floating of the first floating send of ep, if its record has room as it is and
-  // its check lies in the wheel's window at a clock `driver` wakes by anyway (false: not
-  // done).
+  // push_floating of the first floating send of ep, if its check lies in the wheel's
+  // window at a clock `driver` wakes by anyway (false: not done).
   template <class Driver>
   [[gnu::always_inline]] bool push_first(unsigned ep, uint64_t provisional, uint64_t seq,
                                          uint32_t addr, uint32_t data, uint32_t pc, unsigned dst,
                                          uint8_t type, const Driver& driver) {
     Port& port = port_[ep];
     const uint64_t check = provisional + port.shift - 1;
-    if (port.floating.size() != 0 || !checks_.in_window(check) || !driver.wakes_by(check) ||
-        !port.floating.push_back_in_place(
-            Floating{provisional, seq, addr, data, pc, static_cast<uint16_t>(dst), type, 0}))
-      return false;
+    if (port.floating != 0 || !checks_.in_window(check) || !driver.wakes_by(check)) return false;
+    port.front = Floating{provisional, seq, addr, data, pc, static_cast<uint16_t>(dst), type, 0};
+    port.floating = 1;
     ++pushes_;
     checks_.push_in_window(check, ep);
     return true;
@@ -130,7 +129,9 @@ class OutputPorts {
   }
 
  private:
-  struct Entry {
+  // A packet the port holds, with its clock: a line each (56 bytes unaligned straddled
+  // two lines in most places of the ring).
+  struct alignas(64) Entry {
     uint64_t t;
     net::Packet p;
     bool reply;
@@ -146,7 +147,8 @@ class OutputPorts {
   }
   // What a floating send needs, packed (32 bytes, not a whole Packet and its clock): it
   // is written when sent and read back up to a quantum later, usually from memory.
-  struct Floating {
+  // (Aligned: never across two cache lines.)
+  struct alignas(32) Floating {
     uint64_t provisional;
     uint64_t seq;
     uint32_t addr, data, src_pc;
@@ -175,20 +177,81 @@ class OutputPorts {
   // check_at from a check that runs.
   [[gnu::always_inline]] void recheck_at(unsigned ep, uint64_t x) { checks_.push_while_running(x - 1, ep); }
   uint64_t next_check() const { return checks_.next_time(); }
-  // What one endpoint's sends touch, in one cache line.
+  // An endpoint's port. Its first cache line holds all that the check of a floating send
+  // reads and writes of the ports (the front floating send itself, the check wheel's link,
+  // whether the port holds packets), so that a check touches one line of ours besides the
+  // engine's records. (The front in a ring of its own and the link in an array of its own
+  // took a line each besides: a third of the checks' misses of the host's L1 data cache
+  // in the radix sorts.) The second line: the packets it holds.
   struct alignas(64) Port {
-    Fifo<Entry> q;
-    Fifo<Floating> floating;
-    uint64_t blocked_until = 0;
+    Floating front{};  // the first floating send (while `floating`)
+    // Those behind it: the k-th (from 1) at behind[(behind_base + k) & behind_mask], in a
+    // ring of behind_mask + 1 (a power of 2; 0, behind_mask 0xffff: none yet) that grows
+    // as needed. (So kept, a send behind others costs what a plain ring's push does.)
+    std::unique_ptr<Floating[]> behind;
     uint64_t shift = 0;  // accepted - provisional clock, of the last floating send accepted
+    uint32_t check_link = 0;  // CheckWheel's, while a check of the endpoint is pending
+    // While the endpoint waits for watch_injection: its front tries again from clock
+    // earliest() + retry on (kFarRetry: from OutputPorts::far_retry_).
+    uint32_t retry = 0;
+    uint16_t floating = 0;  // floating sends, the front included
+    uint16_t behind_base = 0xffff, behind_mask = 0xffff;
+    bool holds = false;  // q.size() != 0
+    Fifo<Entry> q;  // (the second line)
+    uint64_t blocked_until = 0;
+
+    // The front's earliest clock: its provisional clock + the stalls before it.
+    uint64_t earliest() const { return front.provisional + shift; }
+    // A floating send at the back, if that needs no growth (false: nothing done).
+    [[gnu::always_inline]] bool float_in_place(const Floating& f) {
+      if (floating == 0) {
+        front = f;
+        floating = 1;
+        return true;
+      }
+      return float_behind_in_place(f);
+    }
+    // float_in_place behind others.
+    [[gnu::always_inline]] bool float_behind_in_place(const Floating& f) {
+      if (uint16_t(floating - 2) == behind_mask) return false;  // (floating - 1 == capacity)
+      behind[(behind_base + floating) & behind_mask] = f;
+      ++floating;
+      return true;
+    }
+    // float_in_place after the ring grows. (Out of line: rare.)
+    [[gnu::noinline]] void float_grown(const Floating& f);
+    // The front leaves; the next takes its place.
+    [[gnu::always_inline]] void pop_floating() {
+      if (--floating == 0) return;
+      behind_base = (behind_base + 1) & behind_mask;
+      front = behind[behind_base];
+    }
+    void q_changed() { holds = q.size() != 0; }
   };
-  static_assert(sizeof(Port) == 64, "one cache line");
+  static_assert(sizeof(Port) == 128, "the check's line, then the packets held");
+  // The check wheel's links in the ports (their first line).
+  struct PortLinks {
+    Port* ports;
+    uint32_t& link(uint32_t ep) const { return ports[ep].check_link; }
+  };
   net::Fabric& fabric_;
   std::vector<Port> port_;
   EarliestClock due_;  // by endpoint: the clock flush looks at it next
-  // By endpoint, while it waits for watch_injection: the clock its front floating send
-  // tried last. (A check at x - 1 tries x.)
-  std::vector<uint64_t> candidate_;
+  // While an endpoint waits for watch_injection: the clock its front tries again from (the
+  // one after the clock it tried last), in its port or, for a front that has waited 2^32
+  // clocks, here.
+  static constexpr uint32_t kFarRetry = UINT32_MAX;
+  std::vector<uint64_t> far_retry_;
+  void set_retry(unsigned ep, uint64_t from) {
+    Port& port = port_[ep];
+    const uint64_t d = from - port.earliest();
+    port.retry = d < kFarRetry ? static_cast<uint32_t>(d) : kFarRetry;
+    if (d >= kFarRetry) [[unlikely]] far_retry_[ep] = from;
+  }
+  uint64_t retry_from(unsigned ep) const {
+    const Port& port = port_[ep];
+    return port.retry != kFarRetry ? port.earliest() + port.retry : far_retry_[ep];
+  }
   // By endpoint: its Port::shift when its stalls were last told. The stall of a floating
   // send is the growth of the shift it makes (x - earliest = the shift after it - the
   // shift before it): the stalls since then add up to shift - told.
@@ -197,7 +260,7 @@ class OutputPorts {
   // clocks by default) ahead of the network, so a first check is often that far off: a
   // wheel of 1024 clocks takes it directly (with 128, 7 % of the checks went through the
   // far heap and back, ~500 host instructions each: ~1 % of the MPI ring's).
-  CheckWheel checks_;
+  CheckWheel<PortLinks> checks_;
   uint32_t capacity_;
   uint64_t pushes_ = 0;
 };
@@ -207,14 +270,13 @@ void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
   // A front that waited for its injection queue's head to leave: its room is certain from
   // the end of that transfer (the clock it tried last is earlier).
   fabric_.take_injection_starts([this](uint32_t ep) {
-    check_at(ep, std::max(candidate_[ep] + 1, fabric_.injection_room_from(ep)));
+    check_at(ep, std::max(retry_from(ep), fabric_.injection_room_from(ep)));
   });
   for (uint64_t t = next_check(); t <= now; t = next_check()) {
     checks_.run_clock(t, [&](const unsigned ep) {
       const uint64_t x = t + 1;
       Port& port = port_[ep];
-      Fifo<Floating>& f = port.floating;
-      const Floating& front = f.front();
+      const Floating& front = port.front;
       // Accepted if the port is empty and the injection queue has room at x = the
       // network's clock: the packet then enters it now, as flush would at x.
       net::Packet* packet = nothing_due_by(ep, x)
@@ -229,7 +291,7 @@ void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
         // trying again every transfer.
         const uint64_t from = fabric_.injection_room_from(ep);
         if (from == UINT64_MAX) {
-          candidate_[ep] = x;
+          set_retry(ep, x + 1);
           fabric_.watch_injection(ep);
         } else {
           recheck_at(ep, std::max(x + 1, from));
@@ -238,15 +300,15 @@ void OutputPorts::resolve(uint64_t now, OnLast&& on_last) {
       }
       port.shift = x - front.provisional;
       front.fill(*packet);
-      f.pop_front();
-      if (f.size()) {
-        const uint64_t next = f.front().provisional + port.shift;  // >= x
+      port.pop_floating();
+      if (port.floating) {
+        const uint64_t next = port.front.provisional + port.shift;  // >= x
         if (fabric_.injection_room_from(ep) == UINT64_MAX) {
           // It filled the queue, whose head has not started leaving: the next one's
           // check would fail and wait for that start (above), which then tries
           // max(next, the end of that transfer): wait for it now, one check fewer per
           // packet where a PE's sends saturate the network (a block send, radix_coarse).
-          candidate_[ep] = next - 1;
+          port.retry = 0;  // (from next)
           fabric_.watch_injection(ep);
         } else {
           recheck_at(ep, next);
