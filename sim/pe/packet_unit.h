@@ -56,18 +56,17 @@ class PacketUnit {
     return true;
   }
   uint32_t remote_write(const net::Packet& p) {
-    uint32_t clocks;
-    if (!remote_write_valid(p, clocks)) outside_memory(p, "SYSWR", gaddr_local(p.addr));
-    return clocks;
+    if (!remote_write_valid(mem_, p)) outside_memory(p, "SYSWR", gaddr_local(p.addr));
+    return cfg_.syswr_clocks;
   }
   // remote_write of a SYSWR whose address is in the memory (false, nothing done: any
-  // other, whose error remote_write gives).
-  bool remote_write_valid(const net::Packet& p, uint32_t& clocks) {
+  // other, whose error remote_write gives). `memory`: this unit's (the PE passes its own
+  // member, which it reaches without loading the reference; Pe::arrive).
+  bool remote_write_valid(mem::LocalMemory& memory, const net::Packet& p) {
     const uint32_t a = gaddr_local(p.addr);
-    if (__builtin_expect(!mem_.valid(a, 4), 0)) return false;
-    mem_.write32(a, p.data);
+    if (__builtin_expect(!memory.valid(a, 4), 0)) return false;
+    memory.write32(a, p.data);
     ++n_.syswr;
-    clocks = cfg_.syswr_clocks;
     return true;
   }
 
@@ -105,13 +104,15 @@ class PacketUnit {
     t.op0 = p.data;
   }
 
+  // First: a PE keeps the SYSWR counter in the host cache line of its arrival state
+  // (Pe::arrive), the rest of the unit in the lines after it.
+  Counters n_;
   unsigned pe_, pe_count_;
   mem::LocalMemory& mem_;
   const MemoryUnitConfig& cfg_;
   uint32_t match_clocks_, istructure_clocks_;  // the config's, with the memory penalty
   uint64_t operands_waiting_ = 0, readers_waiting_ = 0;
   BlockReadLatches block_latches_;
-  Counters n_;
 };
 
 std::string describe_packet(const net::Packet& p);

@@ -14,16 +14,17 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
        MachinePort& machine, PeObserver& observer, SyncAlarms& alarms,
        const KernelClock& clock)
     : sc_module(name),
+      syswr_clocks_(cfg.pe.memory_unit.syswr_clocks),
       memory_(cfg.pe.memory_bytes),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit, cfg.pe.timing.memory_penalty),
-      cfg_(cfg),
       machine_(machine),
+      clock_(clock),
+      id_(id),
+      cfg_(cfg),
+      dispatcher_(id, cfg.pe.threads, cfg.stack_top(), cfg.pe.timing.memory_penalty),
       input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8, cfg.pe.timing.memory_penalty),
       hart_(memory_, cfg.pe.timing),
-      dispatcher_(id, cfg.pe.threads, cfg.stack_top(), cfg.pe.timing.memory_penalty),
-      clock_(clock),
       alarms_(alarms),
-      id_(id),
       observer_(observer) {
   hart_.set_env(this);
   hart_.set_machine_info(id, cfg.pes, static_cast<uint32_t>(cfg.clock_mhz * 1000.0 + 0.5));
