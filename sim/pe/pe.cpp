@@ -14,12 +14,13 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
        MachinePort& machine, PeObserver& observer, SyncAlarms& alarms,
        const KernelClock& clock)
     : sc_module(name),
+      stalls_threads_(cfg.pe.memory_unit.exu_stall_clocks != 0),
       syswr_clocks_(cfg.pe.memory_unit.syswr_clocks),
       memory_(cfg.pe.memory_bytes),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit, cfg.pe.timing.memory_penalty),
       machine_(machine),
-      clock_(clock),
       id_(id),
+      clock_(clock),
       cfg_(cfg),
       dispatcher_(id, cfg.pe.threads, cfg.stack_top(), cfg.pe.timing.memory_penalty),
       input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8, cfg.pe.timing.memory_penalty),
@@ -33,7 +34,7 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
                    (cfg.pe.isa.auto_increment ? isa::csr::kFeatureAutoIncrement : 0);
   hart_.frame_words = cfg.pe.threads.frame_words;
   hart_.translate = cfg.sim.iss.translate && iss::kTranslationBuilt;
-  set_written_alone();
+  set_arrival_flags();
   SC_HAS_PROCESS(Pe);
   SC_THREAD(execute);
   SC_METHOD(fire_timers);
@@ -41,7 +42,8 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
   dont_initialize();
 }
 
-void Pe::set_written_alone() {
+void Pe::set_arrival_flags() {
+  traced_ = tracer_ != nullptr;
   net::Packet p{};
   p.type = static_cast<uint8_t>(isa::PacketType::syswr);
   written_alone_ = !tracer_ && packets_.writes_directly(p) && !cfg_.pe.memory_unit.exu_stall_clocks
@@ -333,7 +335,7 @@ void Pe::finish_run() {
 
 void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
   tracer_ = t;
-  set_written_alone();
+  set_arrival_flags();
   symbols_ = symbols;
   resume_entry_ = symbols->address_of("__emx_resume");
   resume_frame_entry_ = symbols->address_of("__emx_resume_frame");
@@ -515,7 +517,7 @@ void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
   ++packets_received_;
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
-    if (!tracer_) {  // the usual packets, served as below without a packet-effect record
+    if (!traced_) {  // the usual packets, served as below without a packet-effect record
       if (packets_.writes_directly(p)) return served_alone(start, packets_.remote_write(p));
       ThreadToken t;
       if (PacketUnit::starts_thread_alone(p, t)) {  // no memory-unit clocks
@@ -535,7 +537,7 @@ void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
     }
     memory_unit_cycles_ += done - start;
     memory_unit_free_ = done;
-    if (tracer_) {
+    if (traced_) {
       tracer_->packet_arrived(p, cycle, start, done, effect_text(p, e));
       trace_cell(p, e, start);
       if (e.thread) tracer_->input_buffer(id_, e.thread->ready_at, input_.size());
@@ -549,7 +551,7 @@ void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
 
 uint32_t Pe::ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t cycle) {
   const uint32_t spill = input_.push(t, cycle);
-  if (tracer_) tracer_->buffer_push(id_, t.ready_at, p, spill != 0);
+  if (traced_) tracer_->buffer_push(id_, t.ready_at, p, spill != 0);
   // Only an idle execution unit waits for this event; a busy one looks at the input
   // buffer when its thread ends (a timed notification costs a heap operation).
   if (state_ == State::idle) {

@@ -196,7 +196,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // A running thread loses clocks to memory-port conflicts with the memory unit, which
   // serves an arrival from clock `start` for `clocks` (a block read: one per word read).
   void stall_running_thread(uint64_t start, uint32_t clocks, uint32_t words) {
-    if (clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
+    if (clocks && stalls_threads_ && state_ == State::running &&
         start < hart_.cycles) {
       const uint64_t stall = uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * words;
       hart_.cycles += stall;
@@ -248,18 +248,19 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   static constexpr unsigned kArrivalLines = 1;
   // The packet type arrive writes without a call (a SYSWR the memory unit serves itself,
   // no tracer, no stall of a running thread by memory-unit work), or none (kNoType): one
-  // comparison for all that. (set_written_alone)
+  // comparison for all that. (set_arrival_flags)
   static constexpr uint16_t kNoType = 0x100;
   alignas(64) uint16_t written_alone_ = kNoType;
+  bool traced_ = false;            // tracer_ is set (the arrivals' paths ask here)
+  bool stalls_threads_;            // pe.memory_unit.exu_stall_clocks is not 0
   uint32_t syswr_clocks_;          // the memory unit's per SYSWR (pe.memory_unit)
   uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
   uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;  // statistics
   mem::LocalMemory memory_;
   PacketUnit packets_;  // (its SYSWR counter first; its other packets' state after)
-  void set_written_alone();
+  void set_arrival_flags();  // written_alone_ and traced_
   // 2. What sends, their acceptance, parks, wake-ups and syncs touch: one line.
   alignas(64) MachinePort& machine_;
-  const KernelClock& clock_;  // shared by the machine's PEs
   unsigned id_;
   State state_ = State::idle;
   // Parked: idle outside the ISS, its SystemC thread waiting for token_ready_ in
@@ -282,20 +283,22 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   bool shortcuts_ok_ = false;
   uint64_t interactions_ = 0;  // environment calls (the adaptive quantum: Pe::execute)
   uint64_t synced_to_ = 0;     // the network has been processed through this clock for it
-  uint64_t packets_sent_ = 0, send_stall_cycles_ = 0;  // statistics
+  uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, syncs_ = 0;  // statistics
   // 3. Their clocks: one line.
-  uint64_t span_ = 0;  // the adaptive quantum's present span (execute)
+  const KernelClock& clock_;  // SystemC time's, shared by the machine's PEs
+  uint64_t span_ = 0;         // the adaptive quantum's present span (execute)
   // Fixed when the simulation starts (execute): the last limit of a run (sim.max_cycles,
-  // or none), the span's largest value.
-  uint64_t span_limit_ = UINT64_MAX, span_max_ = 0;
+  // or none).
+  uint64_t span_limit_ = UINT64_MAX;
   uint64_t near_limit_from_ = UINT64_MAX;  // near_cycle_limit from this clock on
   uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
   uint64_t idle_from_ = 0;   // the clock an idle execution unit idles from (next_thread)
   uint64_t thread_started_at_ = 0;
   uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
   // 4. A thread's start and end: what they count, and read.
-  uint64_t threads_ = 0, syncs_ = 0, busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0;
+  uint64_t threads_ = 0, busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0;
   uint64_t exu_stall_cycles_ = 0;
+  uint64_t span_max_ = 0;  // the span's largest value, fixed when the simulation starts
   trace::Tracer* tracer_ = nullptr;
   const machine::MachineConfig& cfg_;
   // Every SystemC notification of PE code goes through here (MachinePort::activity_scheduled).
