@@ -307,10 +307,12 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
     machine_.activity_scheduled();
   }
   // 5. A thread's dispatch: the dispatcher, the input buffer (a thread-starting packet's
-  // too; its first line what a push and a pop touch), the ISS.
+  // too; its first line what a push and a pop touch), the ISS (from a line's start, as
+  // its own layout counts: the registers a dispatch sets in its first line, its clock
+  // and program counter together, its blocks' fields together).
   Dispatcher dispatcher_;
   alignas(64) InputBuffer input_;
-  iss::Hart hart_;
+  alignas(64) iss::Hart hart_;
   // Seldom touched.
   SyncAlarms& alarms_;  // shared by the machine's PEs
   PeObserver& observer_;
