@@ -66,7 +66,7 @@ class PacketUnit {
     const uint32_t a = gaddr_local(p.addr);
     if (__builtin_expect(!memory.valid(a, 4), 0)) return false;
     memory.write32(a, p.data);
-    ++n_.syswr;
+    ++syswr_;
     return true;
   }
 
@@ -74,11 +74,13 @@ class PacketUnit {
   uint64_t operands_waiting() const { return operands_waiting_; }
   uint64_t readers_waiting() const { return readers_waiting_; }
 
+  // Packets served, by kind (the SYSWR count apart: syswr_count).
   struct Counters {
-    uint64_t syswr = 0, sysrd = 0, matched = 0, stored_operands = 0, iwrite = 0, iread = 0,
-             deferred_reads = 0, block_reads = 0, block_words = 0;
+    uint64_t iwrite = 0, iread = 0, deferred_reads = 0, sysrd = 0, matched = 0,
+             stored_operands = 0, block_reads = 0, block_words = 0;
   };
   const Counters& counters() const { return n_; }
+  const uint64_t& syswr_count() const { return syswr_; }
 
  private:
   // (Inline: at every SYSWR, SYSRD and matching; the error is out of line.)
@@ -105,13 +107,16 @@ class PacketUnit {
   }
 
   // First: a PE keeps the SYSWR counter in the host cache line of its arrival state
-  // (Pe::arrive), the rest of the unit in the lines after it.
-  Counters n_;
-  unsigned pe_, pe_count_;
+  // (Pe::arrive). Then, in the next 64 bytes, what an I-structure access touches (and
+  // with the counters after them, a SYSRD and a match); the rest after.
+  uint64_t syswr_ = 0;
   mem::LocalMemory& mem_;
   const MemoryUnitConfig& cfg_;
   uint32_t match_clocks_, istructure_clocks_;  // the config's, with the memory penalty
-  uint64_t operands_waiting_ = 0, readers_waiting_ = 0;
+  unsigned pe_, pe_count_;
+  uint64_t readers_waiting_ = 0;
+  Counters n_;  // (its I-structure counters first)
+  uint64_t operands_waiting_ = 0;
   BlockReadLatches block_latches_;
 };
 

@@ -670,7 +670,7 @@ const std::vector<Pe::StatCounter>& Pe::stat_counters() {
        "fewer is faster; depends on sim.quantum_cycles)",
        [](const Pe& p) { return &p.syncs_; }},
       {"memory_unit.syswr", "packets", "SYSWR (remote write) packets served",
-       [](const Pe& p) { return &p.packets_.counters().syswr; }},
+       [](const Pe& p) { return &p.packets_.syswr_count(); }},
       {"memory_unit.sysrd", "packets", "SYSRD (remote read) packets served",
        [](const Pe& p) { return &p.packets_.counters().sysrd; }},
       {"memory_unit.block_reads", "requests", "block remote reads served",
