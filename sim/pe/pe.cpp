@@ -117,7 +117,6 @@ void Pe::execute() {
   inline_ok_ = lazy_sends_;
   shortcuts_ok_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_;
   span_ = cfg_.sim.quantum_cycles;
-  span_max_ = std::max(span_, cfg_.sim.quantum_max_cycles);
   span_limit_ = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
   const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
   near_limit_from_ = !cfg_.sim.max_cycles ? UINT64_MAX
@@ -174,15 +173,18 @@ void Pe::execute() {
 }
 
 iss::Hart::Stop Pe::run_span() {
-  // The adaptive quantum: q x 2^k up to span_max_, k growing while the PE computes alone
-  // (its state then stays in the host's caches for longer: at 1024 PEs a quantum of 1000
-  // clocks finds it cold every time), back to q at its first interaction.
+  // The adaptive quantum: q x 2^k up to the larger of q and sim.quantum_max_cycles (read
+  // from the configuration, which the PEs share: no line of the PE's own), k growing while
+  // the PE computes alone (its state then stays in the host's caches for longer: at 1024
+  // PEs a quantum of 1000 clocks finds it cold every time), back to q at its first
+  // interaction.
   // Quantum boundaries are multiples of the quantum, so runs do not depend on start
   // offsets; the last one is the cycle limit, whatever the quantum.
   const uint64_t interactions = interactions_;
   const iss::Hart::Stop stop =
       hart_.run(std::min((hart_.cycles / span_ + 1) * span_, span_limit_));
-  span_ = interactions_ != interactions ? cfg_.sim.quantum_cycles : std::min(span_ * 2, span_max_);
+  const uint64_t q = cfg_.sim.quantum_cycles;
+  span_ = interactions_ != interactions ? q : std::min(span_ * 2, std::max(q, cfg_.sim.quantum_max_cycles));
   return stop;
 }
 
@@ -428,7 +430,7 @@ void Pe::take_next(iss::Hart& h) {
       continue;
     }
     state_ = State::idle;
-    idle_from_ = idle_since_ = h.cycles;
+    idle_since_ = h.cycles;
     if (inline_ok_) {
       // Parked: the SystemC thread waits outside the ISS (execute), and an arrival may
       // start the next thread from the network's process instead (run_inline).
@@ -555,7 +557,7 @@ uint32_t Pe::ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t c
   // Only an idle execution unit waits for this event; a busy one looks at the input
   // buffer when its thread ends (a timed notification costs a heap operation).
   if (state_ == State::idle) {
-    const uint64_t clock = std::max(t.ready_at, idle_from_);
+    const uint64_t clock = std::max(t.ready_at, idle_since_);
     // A parked execution unit may be started by the network's process (run_inline),
     // once per wake-up: the first arrival's clock is the earliest (arrival order).
     if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {

@@ -286,21 +286,19 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, syncs_ = 0;  // statistics
   // 3. Their clocks: one line.
   const KernelClock& clock_;  // SystemC time's, shared by the machine's PEs
+  const machine::MachineConfig& cfg_;
   uint64_t span_ = 0;         // the adaptive quantum's present span (execute)
   // Fixed when the simulation starts (execute): the last limit of a run (sim.max_cycles,
   // or none).
   uint64_t span_limit_ = UINT64_MAX;
   uint64_t near_limit_from_ = UINT64_MAX;  // near_cycle_limit from this clock on
-  uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
-  uint64_t idle_from_ = 0;   // the clock an idle execution unit idles from (next_thread)
+  uint64_t idle_since_ = 0;  // the clock the execution unit went idle at (next_thread)
   uint64_t thread_started_at_ = 0;
   uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
   // 4. A thread's start and end: what they count, and read.
   uint64_t threads_ = 0, busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0;
   uint64_t exu_stall_cycles_ = 0;
-  uint64_t span_max_ = 0;  // the span's largest value, fixed when the simulation starts
   trace::Tracer* tracer_ = nullptr;
-  const machine::MachineConfig& cfg_;
   // Every SystemC notification of PE code goes through here (MachinePort::activity_scheduled).
   void notify(sc_core::sc_event& e, const sc_core::sc_time& in) {
     e.notify(in);
