@@ -399,7 +399,7 @@ void Pe::next_thread(iss::Hart& h) {
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
-    if (tracer_) tracer_->thread_end(id_, h.cycles);
+    if (tracing()) tracer_->thread_end(id_, h.cycles);
   }
   const bool head_ready = shortcuts && !input_.empty() && input_.front().ready_at <= h.cycles;
   if (!head_ready && !(shortcuts && input_.empty())) {
@@ -449,7 +449,7 @@ void Pe::take_next(iss::Hart& h) {
   uint32_t clocks = input_.pop(t, h.cycles, now_cycles());
   clocks += dispatcher_.start(h, t);
   thread_started_at_ = h.cycles;
-  if (tracer_) {
+  if (tracing()) {
     tracer_->buffer_pop(id_, h.cycles);
     trace_thread_begin(h.cycles, t);
     tracer_->input_buffer(id_, h.cycles, input_.size());

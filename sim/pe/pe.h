@@ -295,23 +295,26 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   uint64_t idle_since_ = 0;  // the clock the execution unit went idle at (next_thread)
   uint64_t thread_started_at_ = 0;
   uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
-  // 4. A thread's start and end: what they count, and read.
+  // 4. A thread's start and end: what they count, and the dispatcher (32 bytes).
   uint64_t threads_ = 0, busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0;
-  uint64_t exu_stall_cycles_ = 0;
-  trace::Tracer* tracer_ = nullptr;
+  Dispatcher dispatcher_;
   // Every SystemC notification of PE code goes through here (MachinePort::activity_scheduled).
   void notify(sc_core::sc_event& e, const sc_core::sc_time& in) {
     e.notify(in);
     machine_.activity_scheduled();
   }
-  // 5. A thread's dispatch: the dispatcher, the input buffer (a thread-starting packet's
-  // too; its first line what a push and a pop touch), the ISS (from a line's start, as
-  // its own layout counts: the registers a dispatch sets in its first line, its clock
-  // and program counter together, its blocks' fields together).
-  Dispatcher dispatcher_;
+  // 5. The input buffer (a thread-starting packet's too; its first line what a push and a
+  // pop touch), the ISS (from a line's start, as its own layout counts: the registers a
+  // dispatch sets in its first line, its clock and program counter together, its blocks'
+  // fields together).
   alignas(64) InputBuffer input_;
   alignas(64) iss::Hart hart_;
   // Seldom touched.
+  trace::Tracer* tracer_ = nullptr;
+  // Whether a tracer records, where a thread starts or ends: shortcuts_ok_ (in a line
+  // those touch) is false while one does, so tracer_ is read only then.
+  bool tracing() const { return !shortcuts_ok_ && tracer_; }
+  uint64_t exu_stall_cycles_ = 0;
   SyncAlarms& alarms_;  // shared by the machine's PEs
   PeObserver& observer_;
   bool started_ = false;
