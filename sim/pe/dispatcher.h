@@ -30,7 +30,7 @@ class Dispatcher {
   // memory_penalty: the machine's extra clocks per memory reference (EM-4: 1); a dispatch
   // reads two words (the frame's template pointer and the entry), each a memory reference.
   Dispatcher(unsigned pe, const ThreadConfig& cfg, uint32_t stack_top, uint32_t memory_penalty = 0)
-      : pe_(pe), cfg_(cfg), stack_top_(stack_top),
+      : cfg_(cfg), pe_(pe), stack_top_(stack_top),
         dispatch_clocks_(cfg.dispatch_clocks + 2 * memory_penalty) {}
   void set_entries(const ThreadEntries& e) { entries_ = e; }
 
@@ -103,8 +103,9 @@ class Dispatcher {
   }
   uint32_t checked_entry(const iss::Hart& h, const ThreadToken& t, uint32_t entry,
                          const char* from) const;
-  unsigned pe_;
+  // (32 bytes, no hole: the PE keeps them in one line with its thread counters)
   const ThreadConfig& cfg_;
+  unsigned pe_;
   ThreadEntries entries_;
   uint32_t stack_top_;
   uint32_t dispatch_clocks_;  // the config's, with the memory penalty

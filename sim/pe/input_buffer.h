@@ -19,7 +19,7 @@ class InputBuffer {
   // (cfg.spill_exu_clocks).
   InputBuffer(const InputBufferConfig& cfg, uint64_t spill_capacity_packets,
               uint32_t memory_penalty = 0)
-      : cfg_(cfg), spill_capacity_(spill_capacity_packets),
+      : onchip_(cfg.onchip_packets), spill_capacity_(spill_capacity_packets),
         spill_clocks_(cfg.spill_clocks + 2 * memory_penalty),
         refill_clocks_(cfg.refill_clocks + 2 * memory_penalty + cfg.spill_exu_clocks) {}
 
@@ -36,7 +36,7 @@ class InputBuffer {
     while (!unsettled_.empty() && unsettled_.front().at < arrival) drop_unsettled();
     const uint64_t occupancy = q_.size() + unsettled_.size();
     uint32_t clocks = 0;
-    const bool spill = occupancy >= cfg_.onchip_packets;
+    const bool spill = occupancy >= onchip_;
     if (spill) {
       if (spilled_now_ + unsettled_spilled_ >= spill_capacity_) overflow();
       ++spilled_now_;
@@ -77,8 +77,8 @@ class InputBuffer {
   const uint64_t* max_counter() const { return &max_; }
 
  private:
-  // What every push touches first, the rest after (the PE keeps the first part in the
-  // cache lines of its other per-packet state).
+  // What a push and a pop touch without a spill, in the first 64 bytes (one host cache
+  // line where the PE aligns the buffer), the rest after.
   Fifo<ThreadToken> q_;
   // Pops not yet settled: (clock, whether the packet had spilled), oldest first.
   struct Pop {
@@ -86,10 +86,10 @@ class InputBuffer {
     bool spilled;
   };
   Fifo<Pop> unsettled_;
-  uint64_t unsettled_spilled_ = 0;  // how many of them had spilled
-  uint64_t spilled_now_ = 0;
   uint64_t max_ = 0;
-  const InputBufferConfig& cfg_;
+  uint32_t onchip_;                 // InputBufferConfig::onchip_packets
+  uint32_t unsettled_spilled_ = 0;  // how many unsettled pops had spilled (<= the spill area)
+  uint64_t spilled_now_ = 0;
   uint64_t spill_capacity_;
   uint32_t spill_clocks_, refill_clocks_;  // the config's, with the memory penalty
   uint64_t spills_ = 0, refills_ = 0;

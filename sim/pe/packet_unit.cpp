@@ -16,9 +16,10 @@ std::string describe_packet(const net::Packet& p) {
 
 PacketUnit::PacketUnit(unsigned pe, unsigned pe_count, mem::LocalMemory& memory,
                        const MemoryUnitConfig& cfg, uint32_t memory_penalty)
-    : pe_(pe), pe_count_(pe_count), mem_(memory), cfg_(cfg),
+    : mem_(memory), cfg_(cfg),
       match_clocks_(cfg.match_clocks + 2 * memory_penalty),
       istructure_clocks_(cfg.istructure_clocks + 2 * memory_penalty),
+      pe_(pe), pe_count_(pe_count),
       block_latches_(pe, pe_count) {}
 
 void PacketUnit::outside_memory(const net::Packet& p, const char* what, uint32_t a) const {

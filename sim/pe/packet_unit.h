@@ -56,18 +56,17 @@ class PacketUnit {
     return true;
   }
   uint32_t remote_write(const net::Packet& p) {
-    uint32_t clocks;
-    if (!remote_write_valid(p, clocks)) outside_memory(p, "SYSWR", gaddr_local(p.addr));
-    return clocks;
+    if (!remote_write_valid(mem_, p)) outside_memory(p, "SYSWR", gaddr_local(p.addr));
+    return cfg_.syswr_clocks;
   }
   // remote_write of a SYSWR whose address is in the memory (false, nothing done: any
-  // other, whose error remote_write gives).
-  bool remote_write_valid(const net::Packet& p, uint32_t& clocks) {
+  // other, whose error remote_write gives). `memory`: this unit's (the PE passes its own
+  // member, which it reaches without loading the reference; Pe::arrive).
+  bool remote_write_valid(mem::LocalMemory& memory, const net::Packet& p) {
     const uint32_t a = gaddr_local(p.addr);
-    if (__builtin_expect(!mem_.valid(a, 4), 0)) return false;
-    mem_.write32(a, p.data);
-    ++n_.syswr;
-    clocks = cfg_.syswr_clocks;
+    if (__builtin_expect(!memory.valid(a, 4), 0)) return false;
+    memory.write32(a, p.data);
+    ++syswr_;
     return true;
   }
 
@@ -75,11 +74,13 @@ class PacketUnit {
   uint64_t operands_waiting() const { return operands_waiting_; }
   uint64_t readers_waiting() const { return readers_waiting_; }
 
+  // Packets served, by kind (the SYSWR count apart: syswr_count).
   struct Counters {
-    uint64_t syswr = 0, sysrd = 0, matched = 0, stored_operands = 0, iwrite = 0, iread = 0,
-             deferred_reads = 0, block_reads = 0, block_words = 0;
+    uint64_t iwrite = 0, iread = 0, deferred_reads = 0, sysrd = 0, matched = 0,
+             stored_operands = 0, block_reads = 0, block_words = 0;
   };
   const Counters& counters() const { return n_; }
+  const uint64_t& syswr_count() const { return syswr_; }
 
  private:
   // (Inline: at every SYSWR, SYSRD and matching; the error is out of line.)
@@ -105,13 +106,18 @@ class PacketUnit {
     t.op0 = p.data;
   }
 
-  unsigned pe_, pe_count_;
+  // First: a PE keeps the SYSWR counter in the host cache line of its arrival state
+  // (Pe::arrive). Then, in the next 64 bytes, what an I-structure access touches (and
+  // with the counters after them, a SYSRD and a match); the rest after.
+  uint64_t syswr_ = 0;
   mem::LocalMemory& mem_;
   const MemoryUnitConfig& cfg_;
   uint32_t match_clocks_, istructure_clocks_;  // the config's, with the memory penalty
-  uint64_t operands_waiting_ = 0, readers_waiting_ = 0;
+  unsigned pe_, pe_count_;
+  uint64_t readers_waiting_ = 0;
+  Counters n_;  // (its I-structure counters first)
+  uint64_t operands_waiting_ = 0;
   BlockReadLatches block_latches_;
-  Counters n_;
 };
 
 std::string describe_packet(const net::Packet& p);

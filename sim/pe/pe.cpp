@@ -14,16 +14,18 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
        MachinePort& machine, PeObserver& observer, SyncAlarms& alarms,
        const KernelClock& clock)
     : sc_module(name),
+      stalls_threads_(cfg.pe.memory_unit.exu_stall_clocks != 0),
+      syswr_clocks_(cfg.pe.memory_unit.syswr_clocks),
       memory_(cfg.pe.memory_bytes),
       packets_(id, cfg.pes, memory_, cfg.pe.memory_unit, cfg.pe.timing.memory_penalty),
-      cfg_(cfg),
       machine_(machine),
+      id_(id),
+      clock_(clock),
+      cfg_(cfg),
+      dispatcher_(id, cfg.pe.threads, cfg.stack_top(), cfg.pe.timing.memory_penalty),
       input_(cfg.pe.input_buffer, cfg.pe.reserved_bytes / 8, cfg.pe.timing.memory_penalty),
       hart_(memory_, cfg.pe.timing),
-      dispatcher_(id, cfg.pe.threads, cfg.stack_top(), cfg.pe.timing.memory_penalty),
-      clock_(clock),
       alarms_(alarms),
-      id_(id),
       observer_(observer) {
   hart_.set_env(this);
   hart_.set_machine_info(id, cfg.pes, static_cast<uint32_t>(cfg.clock_mhz * 1000.0 + 0.5));
@@ -32,7 +34,7 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
                    (cfg.pe.isa.auto_increment ? isa::csr::kFeatureAutoIncrement : 0);
   hart_.frame_words = cfg.pe.threads.frame_words;
   hart_.translate = cfg.sim.iss.translate && iss::kTranslationBuilt;
-  set_written_alone();
+  set_arrival_flags();
   SC_HAS_PROCESS(Pe);
   SC_THREAD(execute);
   SC_METHOD(fire_timers);
@@ -40,7 +42,8 @@ Pe::Pe(sc_core::sc_module_name name, unsigned id, const machine::MachineConfig& 
   dont_initialize();
 }
 
-void Pe::set_written_alone() {
+void Pe::set_arrival_flags() {
+  traced_ = tracer_ != nullptr;
   net::Packet p{};
   p.type = static_cast<uint8_t>(isa::PacketType::syswr);
   written_alone_ = !tracer_ && packets_.writes_directly(p) && !cfg_.pe.memory_unit.exu_stall_clocks
@@ -114,7 +117,6 @@ void Pe::execute() {
   inline_ok_ = lazy_sends_;
   shortcuts_ok_ = !cfg_.pe.memory_unit.exu_stall_clocks && !tracer_;
   span_ = cfg_.sim.quantum_cycles;
-  span_max_ = std::max(span_, cfg_.sim.quantum_max_cycles);
   span_limit_ = cfg_.sim.max_cycles ? cfg_.sim.max_cycles : UINT64_MAX;
   const uint64_t margin = 2 * std::max(cfg_.sim.quantum_cycles, cfg_.sim.quantum_max_cycles);
   near_limit_from_ = !cfg_.sim.max_cycles ? UINT64_MAX
@@ -171,15 +173,18 @@ void Pe::execute() {
 }
 
 iss::Hart::Stop Pe::run_span() {
-  // The adaptive quantum: q x 2^k up to span_max_, k growing while the PE computes alone
-  // (its state then stays in the host's caches for longer: at 1024 PEs a quantum of 1000
-  // clocks finds it cold every time), back to q at its first interaction.
+  // The adaptive quantum: q x 2^k up to the larger of q and sim.quantum_max_cycles (read
+  // from the configuration, which the PEs share: no line of the PE's own), k growing while
+  // the PE computes alone (its state then stays in the host's caches for longer: at 1024
+  // PEs a quantum of 1000 clocks finds it cold every time), back to q at its first
+  // interaction.
   // Quantum boundaries are multiples of the quantum, so runs do not depend on start
   // offsets; the last one is the cycle limit, whatever the quantum.
   const uint64_t interactions = interactions_;
   const iss::Hart::Stop stop =
       hart_.run(std::min((hart_.cycles / span_ + 1) * span_, span_limit_));
-  span_ = interactions_ != interactions ? cfg_.sim.quantum_cycles : std::min(span_ * 2, span_max_);
+  const uint64_t q = cfg_.sim.quantum_cycles;
+  span_ = interactions_ != interactions ? q : std::min(span_ * 2, std::max(q, cfg_.sim.quantum_max_cycles));
   return stop;
 }
 
@@ -332,7 +337,7 @@ void Pe::finish_run() {
 
 void Pe::set_tracer(trace::Tracer* t, const loader::SymbolTable* symbols) {
   tracer_ = t;
-  set_written_alone();
+  set_arrival_flags();
   symbols_ = symbols;
   resume_entry_ = symbols->address_of("__emx_resume");
   resume_frame_entry_ = symbols->address_of("__emx_resume_frame");
@@ -394,7 +399,7 @@ void Pe::next_thread(iss::Hart& h) {
   late_end_ = unsettled ? end : kNoLateEnd;
   if (state_ == State::running) {
     busy_cycles_ += h.cycles - thread_started_at_;
-    if (tracer_) tracer_->thread_end(id_, h.cycles);
+    if (tracing()) tracer_->thread_end(id_, h.cycles);
   }
   const bool head_ready = shortcuts && !input_.empty() && input_.front().ready_at <= h.cycles;
   if (!head_ready && !(shortcuts && input_.empty())) {
@@ -425,7 +430,7 @@ void Pe::take_next(iss::Hart& h) {
       continue;
     }
     state_ = State::idle;
-    idle_from_ = idle_since_ = h.cycles;
+    idle_since_ = h.cycles;
     if (inline_ok_) {
       // Parked: the SystemC thread waits outside the ISS (execute), and an arrival may
       // start the next thread from the network's process instead (run_inline).
@@ -444,7 +449,7 @@ void Pe::take_next(iss::Hart& h) {
   uint32_t clocks = input_.pop(t, h.cycles, now_cycles());
   clocks += dispatcher_.start(h, t);
   thread_started_at_ = h.cycles;
-  if (tracer_) {
+  if (tracing()) {
     tracer_->buffer_pop(id_, h.cycles);
     trace_thread_begin(h.cycles, t);
     tracer_->input_buffer(id_, h.cycles, input_.size());
@@ -514,7 +519,7 @@ void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
   ++packets_received_;
   const uint64_t start = std::max(cycle, memory_unit_free_);
   try {
-    if (!tracer_) {  // the usual packets, served as below without a packet-effect record
+    if (!traced_) {  // the usual packets, served as below without a packet-effect record
       if (packets_.writes_directly(p)) return served_alone(start, packets_.remote_write(p));
       ThreadToken t;
       if (PacketUnit::starts_thread_alone(p, t)) {  // no memory-unit clocks
@@ -534,7 +539,7 @@ void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
     }
     memory_unit_cycles_ += done - start;
     memory_unit_free_ = done;
-    if (tracer_) {
+    if (traced_) {
       tracer_->packet_arrived(p, cycle, start, done, effect_text(p, e));
       trace_cell(p, e, start);
       if (e.thread) tracer_->input_buffer(id_, e.thread->ready_at, input_.size());
@@ -548,11 +553,11 @@ void Pe::arrive_served(const net::Packet& p, uint64_t cycle) {
 
 uint32_t Pe::ready_thread(const ThreadToken& t, const net::Packet& p, uint64_t cycle) {
   const uint32_t spill = input_.push(t, cycle);
-  if (tracer_) tracer_->buffer_push(id_, t.ready_at, p, spill != 0);
+  if (traced_) tracer_->buffer_push(id_, t.ready_at, p, spill != 0);
   // Only an idle execution unit waits for this event; a busy one looks at the input
   // buffer when its thread ends (a timed notification costs a heap operation).
   if (state_ == State::idle) {
-    const uint64_t clock = std::max(t.ready_at, idle_from_);
+    const uint64_t clock = std::max(t.ready_at, idle_since_);
     // A parked execution unit may be started by the network's process (run_inline),
     // once per wake-up: the first arrival's clock is the earliest (arrival order).
     if (!(parked_ && (wake_pending_ || (wake_pending_ = machine_.run_later(id_, clock))))) {
@@ -667,7 +672,7 @@ const std::vector<Pe::StatCounter>& Pe::stat_counters() {
        "fewer is faster; depends on sim.quantum_cycles)",
        [](const Pe& p) { return &p.syncs_; }},
       {"memory_unit.syswr", "packets", "SYSWR (remote write) packets served",
-       [](const Pe& p) { return &p.packets_.counters().syswr; }},
+       [](const Pe& p) { return &p.packets_.syswr_count(); }},
       {"memory_unit.sysrd", "packets", "SYSRD (remote read) packets served",
        [](const Pe& p) { return &p.packets_.counters().sysrd; }},
       {"memory_unit.block_reads", "requests", "block remote reads served",

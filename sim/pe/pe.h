@@ -42,7 +42,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // Starts fetching the host cache lines of this PE's state that an arriving packet
   // touches (arrive), ahead of it (Machine::prefetch_arrival); changes nothing.
   void prefetch_arrival() const {
-    const char* p = reinterpret_cast<const char*>(&memory_);
+    const char* p = reinterpret_cast<const char*>(&written_alone_);
     for (unsigned k = 0; k < kArrivalLines; ++k) __builtin_prefetch(p + 64 * k, 1);
   }
   iss::Hart& hart() { return hart_; }
@@ -59,12 +59,11 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // (Inline: the usual packet, a SYSWR the memory unit serves itself, written without a
   // call or a frame; arrive_served serves the rest, and a bad address's error.)
   void arrive(const net::Packet& p, uint64_t cycle) {
-    uint32_t clocks;
     if (__builtin_expect(p.type == written_alone_, 1) &&
-        __builtin_expect(packets_.remote_write_valid(p, clocks), 1)) {
+        __builtin_expect(packets_.remote_write_valid(memory_, p), 1)) {
       ++packets_received_;
       // (served_alone, with no running thread to stall: written_alone_)
-      occupy_memory_unit(std::max(cycle, memory_unit_free_), clocks);
+      occupy_memory_unit(std::max(cycle, memory_unit_free_), syswr_clocks_);
       return;
     }
     arrive_served(p, cycle);
@@ -197,7 +196,7 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // A running thread loses clocks to memory-port conflicts with the memory unit, which
   // serves an arrival from clock `start` for `clocks` (a block read: one per word read).
   void stall_running_thread(uint64_t start, uint32_t clocks, uint32_t words) {
-    if (clocks && cfg_.pe.memory_unit.exu_stall_clocks && state_ == State::running &&
+    if (clocks && stalls_threads_ && state_ == State::running &&
         start < hart_.cycles) {
       const uint64_t stall = uint64_t{cfg_.pe.memory_unit.exu_stall_clocks} * words;
       hart_.cycles += stall;
@@ -240,76 +239,89 @@ class Pe : public sc_core::sc_module, private iss::HartEnv {
   // again unless a wait moved SystemC time).
   bool settle_late(iss::Hart& h, uint64_t end, uint64_t stall, bool caught_up);
   static constexpr uint64_t kNoLateEnd = UINT64_MAX;
-  uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
 
-  // What an arriving packet touches, together and from the start of a cache line, in four
-  // lines: at 80 PEs and more the host's caches lose a PE's state between two of its
-  // packets, so the number of cache lines per packet counts.
-  static constexpr unsigned kArrivalLines = 4;
-  alignas(64) mem::LocalMemory memory_;
-  PacketUnit packets_;
-  State state_ = State::idle;
+  // The PE's state by what touches it, each group from the start of a host cache line:
+  // at 64 PEs and more the host's L1 cache loses a PE's state between two of its
+  // packets, so every line a packet, a send or a wake-up touches is a miss.
+  // 1. An arriving SYSWR that the memory unit serves itself (arrive) touches this line
+  //    alone besides the word it writes: 64 bytes, the packet unit's SYSWR counter last.
+  static constexpr unsigned kArrivalLines = 1;
   // The packet type arrive writes without a call (a SYSWR the memory unit serves itself,
   // no tracer, no stall of a running thread by memory-unit work), or none (kNoType): one
-  // comparison for all that. (set_written_alone)
+  // comparison for all that. (set_arrival_flags)
   static constexpr uint16_t kNoType = 0x100;
-  uint16_t written_alone_ = kNoType;
-  void set_written_alone();
-  trace::Tracer* tracer_ = nullptr;
+  alignas(64) uint16_t written_alone_ = kNoType;
+  bool traced_ = false;            // tracer_ is set (the arrivals' paths ask here)
+  bool stalls_threads_;            // pe.memory_unit.exu_stall_clocks is not 0
+  uint32_t syswr_clocks_;          // the memory unit's per SYSWR (pe.memory_unit)
   uint64_t memory_unit_free_ = 0;  // the memory/matching unit is busy until this clock
-  uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;
-  const machine::MachineConfig& cfg_;
-  MachinePort& machine_;
-  // Every SystemC notification of PE code goes through here (MachinePort::activity_scheduled).
-  void notify(sc_core::sc_event& e, const sc_core::sc_time& in) {
-    e.notify(in);
-    machine_.activity_scheduled();
-  }
-  InputBuffer input_;  // its fields a packet touches first
-  // What a thread's end and the next dispatch touch besides.
-  iss::Hart hart_;
-  Dispatcher dispatcher_;
-  // What sends, their acceptance, syncs and thread ends touch of the PE, in one cache line.
-  alignas(64) const KernelClock& clock_;  // shared by the machine's PEs
-  SyncAlarms& alarms_;               // shared by the machine's PEs
+  uint64_t packets_received_ = 0, memory_unit_cycles_ = 0;  // statistics
+  mem::LocalMemory memory_;
+  PacketUnit packets_;  // (its SYSWR counter first; its other packets' state after)
+  void set_arrival_flags();  // written_alone_ and traced_
+  // 2. What sends, their acceptance, parks, wake-ups and syncs touch: one line.
+  alignas(64) MachinePort& machine_;
   unsigned id_;
-  bool settling_ = false;            // settle_sends waits for sends_settled_
-  bool lazy_sends_ = false;          // lazy_sends(), fixed when the simulation starts
-  bool started_ = false;
-  uint64_t thread_started_at_ = 0;
-  uint64_t idle_from_ = 0;  // the clock an idle execution unit idles from (next_thread)
-  uint64_t interactions_ = 0;  // environment calls (the adaptive quantum: Pe::execute)
-  // statistics (packets_received_, memory_unit_cycles_ above)
-  uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, threads_ = 0, syncs_ = 0;
-  uint64_t busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0, exu_stall_cycles_ = 0;
-  // Seldom touched.
-  PeObserver& observer_;
-  sc_core::sc_event token_ready_;
-  sc_core::sc_event sends_settled_;  // the last floating send was accepted
-  sc_core::sc_event never_;          // waited for at the cycle limit, never notified
-  bool at_cycle_limit_ = false;
+  State state_ = State::idle;
   // Parked: idle outside the ISS, its SystemC thread waiting for token_ready_ in
   // execute(), so that the network driver may run it (run_inline).
   bool parked_ = false;
-  bool inline_ = false;       // in run_inline
-  bool inline_ok_ = false;    // run_inline allowed (with lazy sends only)
+  bool inline_ = false;        // in run_inline
+  bool inline_ok_ = false;     // run_inline allowed (with lazy sends only)
   bool wake_pending_ = false;  // parked, and a wake-up is on its way (event or driver)
   // Why a running execution unit parked (parked_ with state_ running): at a quantum
   // boundary (park_at_quantum), at a thread's end for its floating sends (next_thread),
   // or with an rtag given up, for its sends or its clock (park_to_retry).
   enum class MidPark : uint8_t { none, quantum, thread_end, retry };
   MidPark mid_park_ = MidPark::none;
-  uint64_t synced_to_ = 0;  // the network has been processed through this clock for it
   Resume resume_ = Resume::none;
   iss::Hart::Stop handed_stop_ = iss::Hart::Stop::limit;
-  uint64_t span_ = 0;        // the adaptive quantum's present span (execute)
-  // Fixed when the simulation starts (execute): the span's largest value, the last limit
-  // of a run (sim.max_cycles, or none), and whether next_thread may take its shortcuts
-  // (no memory-unit stalls of running threads, no tracer).
-  uint64_t span_max_ = 0, span_limit_ = UINT64_MAX;
-  uint64_t near_limit_from_ = UINT64_MAX;  // near_cycle_limit from this clock on
+  bool settling_ = false;      // settle_sends waits for sends_settled_
+  bool lazy_sends_ = false;    // lazy_sends(), fixed when the simulation starts
+  // Fixed when the simulation starts (execute): whether next_thread may take its
+  // shortcuts (no memory-unit stalls of running threads, no tracer).
   bool shortcuts_ok_ = false;
-  uint64_t idle_since_ = 0;  // the clock the execution unit went idle at
+  uint64_t interactions_ = 0;  // environment calls (the adaptive quantum: Pe::execute)
+  uint64_t synced_to_ = 0;     // the network has been processed through this clock for it
+  uint64_t packets_sent_ = 0, send_stall_cycles_ = 0, syncs_ = 0;  // statistics
+  // 3. Their clocks: one line.
+  const KernelClock& clock_;  // SystemC time's, shared by the machine's PEs
+  const machine::MachineConfig& cfg_;
+  uint64_t span_ = 0;         // the adaptive quantum's present span (execute)
+  // Fixed when the simulation starts (execute): the last limit of a run (sim.max_cycles,
+  // or none).
+  uint64_t span_limit_ = UINT64_MAX;
+  uint64_t near_limit_from_ = UINT64_MAX;  // near_cycle_limit from this clock on
+  uint64_t idle_since_ = 0;  // the clock the execution unit went idle at (next_thread)
+  uint64_t thread_started_at_ = 0;
+  uint64_t late_end_ = kNoLateEnd;  // idle, the sends of the thread that ended then unsettled
+  // 4. A thread's start and end: what they count, and the dispatcher (32 bytes).
+  uint64_t threads_ = 0, busy_cycles_ = 0, dispatch_cycles_ = 0, idle_cycles_ = 0;
+  Dispatcher dispatcher_;
+  // Every SystemC notification of PE code goes through here (MachinePort::activity_scheduled).
+  void notify(sc_core::sc_event& e, const sc_core::sc_time& in) {
+    e.notify(in);
+    machine_.activity_scheduled();
+  }
+  // 5. The input buffer (a thread-starting packet's too; its first line what a push and a
+  // pop touch), the ISS (from a line's start, as its own layout counts: the registers a
+  // dispatch sets in its first line, its clock and program counter together, its blocks'
+  // fields together).
+  alignas(64) InputBuffer input_;
+  alignas(64) iss::Hart hart_;
+  // Seldom touched.
+  trace::Tracer* tracer_ = nullptr;
+  // Whether a tracer records, where a thread starts or ends: shortcuts_ok_ (in a line
+  // those touch) is false while one does, so tracer_ is read only then.
+  bool tracing() const { return !shortcuts_ok_ && tracer_; }
+  uint64_t exu_stall_cycles_ = 0;
+  SyncAlarms& alarms_;  // shared by the machine's PEs
+  PeObserver& observer_;
+  bool started_ = false;
+  bool at_cycle_limit_ = false;
+  sc_core::sc_event token_ready_;
+  sc_core::sc_event sends_settled_;  // the last floating send was accepted
+  sc_core::sc_event never_;          // waited for at the cycle limit, never notified
   struct Timer {
     uint64_t at;    // the clock of delivery
     uint32_t cont;  // the continuation it invokes
