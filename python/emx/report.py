@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import gc
 import html
 import io
 import json
@@ -440,6 +441,13 @@ def render_figures(outcomes, jobs: int) -> None:
             o.png = figure_png(o)
         return
     ctx = multiprocessing.get_context("fork")     # the experiments' plots are closures
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401  (imported once, here, not in each process)
+    # The processes share this one's memory until they write to it, and the collector
+    # writes to every object it visits: the runs' results (hundreds of MB) are left out of
+    # its visits, which would copy them into each process.
+    gc.freeze()
     order = sorted(range(len(outcomes)), key=lambda i: -_rows(outcomes[i]))
     taken = ctx.Value("i", 0)                     # how many of `order` are taken
     started = []
@@ -457,6 +465,7 @@ def render_figures(outcomes, jobs: int) -> None:
         except EOFError:
             pass
         proc.join()
+    gc.unfreeze()
     for i, o in enumerate(outcomes):
         o.png = drawn[i] if i in drawn else figure_png(o)
 
