@@ -429,7 +429,7 @@ def default_plot(t, fig, keys, y=None):
 
 def render_figures(outcomes, jobs: int) -> None:
     """Sets each outcome's `png` (figure_png) in up to `jobs` forked processes. Matplotlib's
-    layout and text take most of the layer's own CPU time (about 9 of 13 s of a full
+    layout and text take most of the layer's own CPU time (about 7 of 12 s of a full
     reproduction), and once the runs are done the cores are idle. Each process takes the
     next experiment not yet taken, those of the largest tables first, so that the
     processes end together (delay.patterns alone is a third of the drawing; a fixed share
@@ -445,9 +445,19 @@ def render_figures(outcomes, jobs: int) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot  # noqa: F401  (imported once, here, not in each process)
     # The processes share this one's memory until they write to it, and the collector
-    # writes to every object it visits: the runs' results (hundreds of MB) are left out of
-    # its visits, which would copy them into each process.
+    # writes to every object it visits: the runs' results are left out of its visits,
+    # which would copy them into each process.
     gc.freeze()
+    try:
+        drawn = _render_forked(ctx, outcomes, jobs)
+    finally:
+        gc.unfreeze()
+    for i, o in enumerate(outcomes):
+        o.png = drawn[i] if i in drawn else figure_png(o)
+
+
+def _render_forked(ctx, outcomes, jobs: int) -> dict:
+    """{index: PNG} drawn by `jobs` forked processes (_render_taken)."""
     order = sorted(range(len(outcomes)), key=lambda i: -_rows(outcomes[i]))
     taken = ctx.Value("i", 0)                     # how many of `order` are taken
     started = []
@@ -465,9 +475,7 @@ def render_figures(outcomes, jobs: int) -> None:
         except EOFError:
             pass
         proc.join()
-    gc.unfreeze()
-    for i, o in enumerate(outcomes):
-        o.png = drawn[i] if i in drawn else figure_png(o)
+    return drawn
 
 
 def _rows(outcome) -> int:
