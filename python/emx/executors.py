@@ -8,10 +8,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from . import sim
+from .server import Server
 from .sim import run as simulate
 from .experiment import Run
 
@@ -21,26 +23,28 @@ class ClusterError(RuntimeError):
     needs, runs that kill their workers. The message says which and why."""
 
 
-def execute(run: Run, emx: str, build_dir: str):
-    """Runs one Run here (the local pool)."""
+def execute(run: Run, emx: str, build_dir: str, server=None):
+    """Runs one Run here (the local pool), in `server` (emx.server.Server) if given."""
     return sim.Result.from_json(execute_plain(run.program, run.args, run.config,
                                               run.overrides, run.pes, run.options,
-                                              run.timeout, emx, build_dir))
+                                              run.timeout, emx, build_dir, server))
 
 
-def execute_plain(program, args, config, overrides, pes, options, timeout, emx, build_dir):
+def execute_plain(program, args, config, overrides, pes, options, timeout, emx, build_dir,
+                  server=None):
     """One run from plain values to a plain dict: what a Dask task carries both ways, so
     that neither the scheduler nor a worker needs the emx package to unpickle it. It names
     no emx module (`simulate`, not `sim.run`): a scheduler that has emx and pickles the task
     again for a worker would name a module by reference, which a worker without emx lacks."""
     os.environ["EMX"] = emx
     os.environ["EMX_BUILD_DIR"] = build_dir
-    return simulate(program, args, config, overrides, pes, options, timeout).to_json()
+    return simulate(program, args, config, overrides, pes, options, timeout, server).to_json()
 
 
 class LocalExecutor:
     """N simulator processes at once (threads only wait for them), started in the order
-    given."""
+    given. Each thread runs its simulations in an `emx serve` of its own (emx.server):
+    forked from it, a run skips the process start-up."""
 
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)
@@ -48,15 +52,27 @@ class LocalExecutor:
 
     def map(self, tagged_runs):
         emx, build = sim.binary(), sim.build_dir()
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            futures = {pool.submit(execute, run, emx, build): tag for tag, run in tagged_runs}
-            try:
-                for f in as_completed(futures):
-                    yield futures[f], f.result()
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+        servers, lock, mine = [], threading.Lock(), threading.local()
+
+        def execute_here(run):
+            if getattr(mine, "server", None) is None:
+                mine.server = Server(emx)
+                with lock:
+                    servers.append(mine.server)
+            return execute(run, emx, build, mine.server)
+        try:
+            with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+                futures = {pool.submit(execute_here, run): tag for tag, run in tagged_runs}
+                try:
+                    for f in as_completed(futures):
+                        yield futures[f], f.result()
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    raise
+        finally:
+            for s in servers:
+                s.close()
 
     def close(self):
         pass

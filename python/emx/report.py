@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import gc
 import html
 import io
 import json
@@ -215,7 +216,7 @@ def figure_png(outcome) -> bytes | None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig = plt.figure(figsize=(8, 5))
+    fig = plt.figure(figsize=(8, 5), dpi=110)
     try:
         if e.plot is not None:
             e.plot(t, fig)
@@ -227,12 +228,15 @@ def figure_png(outcome) -> bytes | None:
             plain_axes(ax)
         fig.suptitle(textwrap.fill(f"{e.name}: {e.title}", 100), fontsize=8)
         fig.tight_layout()
-        if legends_off_data(fig):
+        renderer = _layout(fig)
+        if legends_off_data(fig, renderer):
             fig.tight_layout()
+            renderer = _layout(fig)
         for _ in range(3):                # fewer log labels, then slanted ones if need be
-            if not slant_crowded_labels(fig):
+            if not slant_crowded_labels(fig, renderer):
                 break
             fig.tight_layout()
+            renderer = _layout(fig)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110)
         return buf.getvalue()
@@ -257,12 +261,21 @@ def _covered(ax, box, renderer) -> bool:
     return False
 
 
-def legends_off_data(fig) -> bool:
+def _layout(fig):
+    """Places every artist as a draw would (a legend's best corner, the ticks and their
+    labels) without painting any pixel, and returns the renderer that measures them: the
+    checks below need the positions, and only savefig the pixels (painting was half of
+    each of these draws)."""
+    fig.draw_without_rendering()
+    return fig.canvas.get_renderer()
+
+
+def legends_off_data(fig, renderer=None) -> bool:
     """Moves a legend that covers the curves of its axes (there was no empty corner for
-    it) out of the way, below the axes and their x labels; True when it moved any."""
+    it) out of the way, below the axes and their x labels; True when it moved any.
+    `renderer`: _layout's, when nothing moved since it ran."""
     from matplotlib.transforms import ScaledTranslation
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    renderer = renderer or _layout(fig)
     moved = False
     for ax in fig.axes:
         leg = ax.get_legend()
@@ -294,12 +307,12 @@ def _fewer_log_ticks(axis) -> bool:
     return True
 
 
-def slant_crowded_labels(fig) -> bool:
+def slant_crowded_labels(fig, renderer=None) -> bool:
     """Slants the x tick labels of an axis where two of them overlap (bar labels such as
     "emx80-16mhz one" beside "emx80-16mhz all"); a log axis whose 1-2-5 labels touch
-    gets fewer labels instead. True when it changed any."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    gets fewer labels instead. True when it changed any. `renderer`: _layout's, when
+    nothing moved since it ran."""
+    renderer = renderer or _layout(fig)
     slanted = False
     for ax in fig.axes:
         labels = [t for t in ax.get_xticklabels() if t.get_text() and t.get_visible()]
@@ -416,7 +429,7 @@ def default_plot(t, fig, keys, y=None):
 
 def render_figures(outcomes, jobs: int) -> None:
     """Sets each outcome's `png` (figure_png) in up to `jobs` forked processes. Matplotlib's
-    layout and text take most of the layer's own CPU time (about 9 of 13 s of a full
+    layout and text take most of the layer's own CPU time (about 7 of 12 s of a full
     reproduction), and once the runs are done the cores are idle. Each process takes the
     next experiment not yet taken, those of the largest tables first, so that the
     processes end together (delay.patterns alone is a third of the drawing; a fixed share
@@ -428,6 +441,23 @@ def render_figures(outcomes, jobs: int) -> None:
             o.png = figure_png(o)
         return
     ctx = multiprocessing.get_context("fork")     # the experiments' plots are closures
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401  (imported once, here, not in each process)
+    # The processes share this one's memory until they write to it, and the collector
+    # writes to every object it visits: the runs' results are left out of its visits,
+    # which would copy them into each process.
+    gc.freeze()
+    try:
+        drawn = _render_forked(ctx, outcomes, jobs)
+    finally:
+        gc.unfreeze()
+    for i, o in enumerate(outcomes):
+        o.png = drawn[i] if i in drawn else figure_png(o)
+
+
+def _render_forked(ctx, outcomes, jobs: int) -> dict:
+    """{index: PNG} drawn by `jobs` forked processes (_render_taken)."""
     order = sorted(range(len(outcomes)), key=lambda i: -_rows(outcomes[i]))
     taken = ctx.Value("i", 0)                     # how many of `order` are taken
     started = []
@@ -445,8 +475,7 @@ def render_figures(outcomes, jobs: int) -> None:
         except EOFError:
             pass
         proc.join()
-    for i, o in enumerate(outcomes):
-        o.png = drawn[i] if i in drawn else figure_png(o)
+    return drawn
 
 
 def _rows(outcome) -> int:

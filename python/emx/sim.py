@@ -156,15 +156,15 @@ class Result:
 
 def run(program: str, args: Sequence[Any] = (), config: str | None = None,
         set: Mapping[str, Any] | None = None, pes: int | None = None,
-        options: Sequence[str] = (), timeout: float | None = None) -> Result:
+        options: Sequence[str] = (), timeout: float | None = None, server=None) -> Result:
     """Runs one simulation and returns its Result; never raises for a failing program
-    (its status, outcome and fault report are in the Result)."""
+    (its status, outcome and fault report are in the Result). `server`: an
+    emx.server.Server of this binary to run it in (else its own process)."""
     with tempfile.TemporaryDirectory(prefix="emx-") as d:
         path = os.path.join(d, "stats.json")
         cmd = command(program, args, config, set, pes, options, stats=path)
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                               stdin=subprocess.DEVNULL)
+            p = _execute(cmd, d, timeout, server)
         except subprocess.TimeoutExpired as e:
             return Result(status=-1, outcome="host timeout",
                           stdout=_text(e.stdout), command=cmd,
@@ -183,6 +183,19 @@ def run(program: str, args: Sequence[Any] = (), config: str | None = None,
                   host_cpu_seconds=stats.get("host_cpu_seconds", 0.0),
                   records=stats.get("results", []), config=stats.get("config", {}),
                   stats=stats.get("stats", {}), command=cmd)
+
+
+def _execute(cmd, directory: str, timeout, server):
+    """The finished command (returncode, stdout, stderr) from the server if it runs, else
+    from a process of its own."""
+    if server is not None:
+        from .server import ServerGone
+        try:
+            return subprocess.CompletedProcess(cmd, *server.run(cmd[1:], directory, timeout))
+        except ServerGone:
+            pass
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
 
 
 def _text(b) -> str:

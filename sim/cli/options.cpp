@@ -23,6 +23,8 @@ commands:
   isa --markdown       print the instruction-set page (docs/isa.md), generated from the table
   isa --disasm WORD [PC]
                        disassemble one instruction word (hex)
+  serve                run the emx commands sent on the socket at fd 0, each in a forked
+                       copy (no start-up per run): for scripts (python/emx/server.py)
   --help               this text
 
 Exit status of `emx run`: statuses below 64 are the program's, 64 and above emx's own.

@@ -16,6 +16,7 @@ from emx.cache import Cache  # noqa: E402
 from emx.executors import DaskExecutor, LocalExecutor  # noqa: E402
 from emx.experiment import Experiment, Point, Published, Run  # noqa: E402
 from emx.runner import Runner, run_experiments  # noqa: E402
+from emx.server import Server  # noqa: E402
 
 
 def cli(module, *args):
@@ -67,6 +68,70 @@ class SimRun(unittest.TestCase):
         r = sim.run("mpi_throughput", ("raw", 64, 128), pes=2).check()
         self.assertEqual(r.series("bytes"), [64, 128])
         self.assertEqual(len(r.series("mbps")), 2)
+
+
+class Served(unittest.TestCase):
+    """emx serve (python/emx/server.py): a run in a copy forked from the server gives what
+    its own process gives, byte for byte, failures and time-outs included."""
+
+    @staticmethod
+    def comparable(r):
+        d = r.to_json()
+        for k in ("host_seconds", "host_cpu_seconds", "command"):
+            d.pop(k)
+        return d
+
+    def test_runs_give_what_their_own_process_gives(self):
+        server = Server(sim.binary())
+        try:
+            for program, args, kw in (("hello", (), {"pes": 2}),
+                                      ("fault_null", (), {"pes": 2}),
+                                      ("radix_seq", (1000, 3, 1), {"pes": 1}),
+                                      ("hello", (), {"set": {"foo": 1}}),
+                                      ("nope", (), {}),
+                                      ("mpi_throughput", ("raw", 64, 128), {"pes": 2})):
+                alone = sim.run(program, args, **kw)
+                served = sim.run(program, args, server=server, **kw)
+                self.assertEqual(self.comparable(served), self.comparable(alone), program)
+                self.assertNotEqual(alone.status, -1)
+            self.assertIn("hello", sim.run("hello", pes=2, server=server).stdout.lower())
+        finally:
+            server.close()
+        self.assertEqual(server.proc.returncode, 0)   # ended by the closed socket
+
+    def test_a_time_out_kills_the_copy_and_the_server_goes_on(self):
+        server = Server(sim.binary())
+        try:
+            r = sim.run("radix_fine", (1 << 20, 64, 1), pes=64, timeout=0.2, server=server)
+            self.assertEqual((r.status, r.outcome), (-1, "host timeout"))
+            self.assertTrue(sim.run("hello", pes=2, server=server).ok)
+        finally:
+            server.close()
+
+    def test_a_binary_without_serve_falls_back_to_its_own_process(self):
+        d = tempfile.mkdtemp(prefix="emx-serve-")
+        try:
+            fake = os.path.join(d, "emx")
+            with open(fake, "w") as f:   # refuses `serve` as an emx without it does
+                f.write(f"#!/bin/sh\n[ \"$1\" = serve ] && exit 64\nexec {sim.binary()} \"$@\"\n")
+            os.chmod(fake, 0o755)
+            server = Server(fake)
+            r = sim.run("hello", pes=2, server=server)
+            self.assertTrue(r.ok)
+            self.assertTrue(server.gone)
+            self.assertTrue(sim.run("hello", pes=2, server=server).ok)
+            server.close()
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_bad_requests_are_refused_and_the_server_goes_on(self):
+        server = Server(sim.binary())
+        try:
+            server.sock.send(b"no descriptors")
+            self.assertTrue(server._reply(10).startswith("error:"))
+            self.assertTrue(sim.run("hello", pes=2, server=server).ok)
+        finally:
+            server.close()
 
 
 class Declarations(unittest.TestCase):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -129,8 +130,10 @@ def read_edge_list(path: str | Path, n: int | None = None) -> Pattern:
     return from_edge_list(path.read_text(), n, name=path.stem, where=str(path))
 
 
+@lru_cache(maxsize=None)
 def named(name: str, n: int, seed: int = 1) -> Pattern:
-    """scatter, gather, alltoall, triangle, baM (Barabási–Albert, m0 = m = M)."""
+    """scatter, gather, alltoall, triangle, baM (Barabási–Albert, m0 = m = M). Remembered:
+    a Pattern does not change, and the delay experiments ask for each one per row."""
     fixed = {"scatter": scatter, "gather": gather, "alltoall": alltoall, "triangle": triangle}
     if name in fixed:
         return fixed[name](n)
