@@ -335,7 +335,8 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     src.watched = false;
     started_[started_count_++] = q / kQueueBytes;
   }
-  const Output& up = output_at(injection ? output : output_offset(src.upstream));
+  const uint32_t upstream = output_offset(src.upstream);  // (masks: ?: became a branch)
+  const Output& up = output_at(upstream ^ ((upstream ^ output) & (0u - uint32_t(injection))));
   const bool free_up = up.busy_until < release;  // (idle, or busy until before `release`)
   if (T::cpw(*this) == 1) {
     // The common case of schedule_releases' skipped wake-up decided now: an idle
