@@ -325,18 +325,17 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // An injection queue frees its slot when the transfer ends. A link queue's upstream
   // link may use the slot from `release` (the first word gone) on: it must arbitrate
   // then. If it is busy until then anyway, the end of its transfer will; else a wake-up.
-  // Both kinds alike, by selects (the kinds alternate with the traffic, and branches on
-  // them mispredicted): an injection queue's "upstream" is this output, busy until
-  // done > release, so it asks for nothing.
+  // Both kinds alike (an injection queue's "upstream" is this output, busy until done >
+  // release, so it asks for nothing), and whether a wake-up is needed decided without a
+  // branch: it depends on the traffic, and mispredicted.
   const bool injection = q < endpoint_bytes_;
   const uint64_t release = now + T::cpw(*this);
-  src.release_at = release + uint64_t(injection) * (T::link(*this) - T::cpw(*this));  // (done or release)
+  src.release_at = injection ? done : release;
   if (src.watched) [[unlikely]] {  // (injection queues only)
     src.watched = false;
     started_[started_count_++] = q / kQueueBytes;
   }
-  const uint32_t upstream = output_offset(src.upstream);  // (masks: ?: became a branch)
-  const Output& up = output_at(upstream ^ ((upstream ^ output) & (0u - uint32_t(injection))));
+  const Output& up = output_at(injection ? output : output_offset(src.upstream));
   const bool free_up = up.busy_until < release;  // (idle, or busy until before `release`)
   if (T::cpw(*this) == 1) {
     // The common case of schedule_releases' skipped wake-up decided now: an idle
