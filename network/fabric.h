@@ -580,18 +580,7 @@ template <class T>
   slot.next = kNil;
   uint32_t port;
   bool eject;
-  if (T::packed(*this) && T::hop_classes(*this)) {
-    // Both ways computed, one selected. (The compiler makes a branch of it; as masks,
-    // without one, it cost the stream 3 % of its CPU time and gained the sorts nothing.)
-    port = uint32_t(slot.route & 15);
-    slot.route >>= 4;
-    eject = port == 15;
-    const uint32_t ejection = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
-    const uint32_t link = queue.first_output + port * kOutputBytes;
-    const uint32_t next = queue.next_base + port * class_bytes_;
-    slot.output = eject ? ejection : link;
-    slot.next_queue = eject ? sink_ : next;
-  } else if (T::packed(*this)) {
+  if (T::packed(*this)) {
     port = uint32_t(slot.route & 15);
     slot.route >>= 4;
     eject = port == 15;
@@ -599,8 +588,7 @@ template <class T>
     port = reinterpret_cast<const uint8_t*>(slot.route)[queue.node];
     eject = port == Routing::kEject;
   }
-  if (T::packed(*this) && T::hop_classes(*this)) {
-  } else if (eject) {
+  if (eject) {
     slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
     slot.next_queue = sink_;
   } else {
