@@ -178,16 +178,14 @@ EMX_NET_HOT void insert_waiter(Waiter* ws, uint32_t n, const Waiter& w) {
 EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& marked) {
   Output& out = output_at(output);
   const uint32_t n = out.waiting;
-  if (n == 0) {  // the common cases first, in the first line
-    out.inline_waiters[0] = w;
-  } else if (n == 1) {  // (spilled only while more than kUnspill wait)
+  if (n <= 1) {  // the common cases first, in the first line (never spilled then)
+    // None or one waiter: w goes before it or after (or first), chosen without a
+    // branch (under contention both counts come and go). ws[0] is a stale copy or
+    // zeros when n == 0, compared but not used.
     Waiter* ws = out.inline_waiters;
-    if (w.before(ws[0])) {
-      ws[1] = ws[0];
-      ws[0] = w;
-    } else {
-      ws[1] = w;
-    }
+    const bool front = (n != 0) & w.before(ws[0]);
+    ws[n] = *(front ? &ws[0] : &w);
+    ws[0] = *(front ? &w : &ws[0]);
   } else if (n < kInlineWaiters && !out.spilled) {
     insert_waiter(out.inline_waiters, n, w);
   } else {
