@@ -24,8 +24,8 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       links_(topology_.link_count()),
       classes_(routing_.classes()),
       endpoint_bytes_(endpoints_ * kQueueBytes),
-      // (The queues rounded up to whole lines.)
-      output_base_((endpoints_ + links_ * classes_ + 1) / 2 * 2 * kQueueBytes),
+      // (The queues and sink_ rounded up to whole lines.)
+      output_base_((endpoints_ + links_ * classes_ + 2) / 2 * 2 * kQueueBytes),
       first_ejection_(output_base_ + links_ * kOutputBytes),
       class_bytes_(classes_ * kQueueBytes),
       link_clocks_(cfg.link_clocks()),
@@ -34,6 +34,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       queue_count_(endpoints_ + links_ * classes_),
       output_count_(links_ + endpoints_),
       slot_base_(first_ejection_ + endpoints_ * kOutputBytes),
+      sink_(queue_count_ * kQueueBytes),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
       packed_routes_(packable(topology_, routing_)),
@@ -45,11 +46,11 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
-      (endpoints_ + uint64_t(links_) * classes_ + 1) * kQueueBytes +
+      (endpoints_ + uint64_t(links_) * classes_ + 2) * kQueueBytes +
               (uint64_t(links_) + endpoints_) * kOutputBytes >= kNil)
     throw std::logic_error("network too large for 16-bit node and link numbers");
   records_.resize(slot_base_ / sizeof(Line));
-  for (uint32_t q = 0; q < queue_count_; ++q) new (&queue_at(q * kQueueBytes)) Queue();
+  for (uint32_t q = 0; q <= queue_count_; ++q) new (&queue_at(q * kQueueBytes)) Queue();  // (sink_)
   for (uint32_t o = 0; o < output_count_; ++o) new (&output_at(output_offset(o))) Output();
   bound_.assign(queue_count_, 0);
   bound_generation_.assign(queue_count_, 0);
@@ -86,9 +87,9 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   payload_bias_ = uintptr_t(packets_.data()) - 2 * uintptr_t(slot_base_);
   free_slots_.reserve(packets);
   events_.reserve(packets + 64);
-  dirty_.assign(output_count_, 0);
+  dirty_.assign(output_count_ + 1, 0);  // (+1: marking stores before it counts)
   dirty_end_ = dirty_.data();
-  releases_.assign(output_count_, 0);
+  releases_.assign(output_count_ + 1, 0);  // (+1: start_transfer stores before it counts)
   started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
   // lists just beyond both (4 by default): a list reused every few clocks stays in cache,
@@ -177,16 +178,14 @@ EMX_NET_HOT void insert_waiter(Waiter* ws, uint32_t n, const Waiter& w) {
 EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& marked) {
   Output& out = output_at(output);
   const uint32_t n = out.waiting;
-  if (n == 0) {  // the common cases first, in the first line
-    out.inline_waiters[0] = w;
-  } else if (n == 1) {  // (spilled only while more than kUnspill wait)
+  if (n <= 1) {  // the common cases first, in the first line (never spilled then)
+    // None or one waiter: w goes before it or after (or first), chosen without a
+    // branch (under contention both counts come and go). ws[0] is a stale copy or
+    // zeros when n == 0, compared but not used.
     Waiter* ws = out.inline_waiters;
-    if (w.before(ws[0])) {
-      ws[1] = ws[0];
-      ws[0] = w;
-    } else {
-      ws[1] = w;
-    }
+    const bool front = (n != 0) & w.before(ws[0]);
+    ws[n] = *(front ? &ws[0] : &w);
+    ws[0] = *(front ? &w : &ws[0]);
   } else if (n < kInlineWaiters && !out.spilled) {
     insert_waiter(out.inline_waiters, n, w);
   } else {
@@ -197,12 +196,11 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& ma
     insert_waiter(spill.data(), n, w);
   }
   out.waiting = n + 1;
-  // mark_dirty, knowing it has a waiter now. (A branch: below saturation a request
-  // nearly always finds its output idle and unmarked.)
-  if (!out.held) {
-    *marked++ = output;
-    out.held = true;
-  }
+  // mark_dirty, knowing it has a waiter now: without a branch (whether the output is
+  // busy or marked already depends on the traffic).
+  *marked = output;
+  marked += !out.held;
+  out.held = true;
 }
 
 // Only an idle output with waiters can grant anything; one that gets waiters or becomes
@@ -227,7 +225,7 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   const uint32_t n = out.waiting;
   if (n == 1) {  // the commonest case below saturation: nothing to move
     const Waiter w = out.inline_waiters[0];
-    if (w.next != kNil && full<T>(w.next, now)) {
+    if (full<T>(w.next, now)) {  // (never for an ejection: sink_)
       out.held = false;  // (no grant: the mark ends)
       return;
     }
@@ -238,8 +236,8 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   if (n == 2) {  // (never spilled): without loops
     Waiter* ws = out.inline_waiters;
     uint32_t i = 0;
-    if (ws[0].next != kNil && full<T>(ws[0].next, now)) {
-      if (ws[1].next != kNil && full<T>(ws[1].next, now)) {
+    if (full<T>(ws[0].next, now)) {
+      if (full<T>(ws[1].next, now)) {
         out.held = false;
         return;
       }
@@ -254,23 +252,21 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
   // Three or more: a hot output under saturation. At a link, the oldest waiter whose
   // buffer downstream has room; waiters that need the buffer just found full (several
   // often do: the same link, the same class) are passed over without a second look. At
-  // an ejection port, which refuses nobody, the oldest. The usual grant, the oldest of
-  // the inline waiters, moves the other five up as one block (fixed size, no loop;
-  // entries beyond n are stale copies).
+  // an ejection port, which refuses nobody (sink_), the oldest. The usual grant, the
+  // oldest of the inline waiters, moves the other five up as one block (fixed size, no
+  // loop; entries beyond n are stale copies).
   Waiter* ws = out.spilled ? spill_[output_id(output)].data() : out.inline_waiters;
   uint32_t i = 0;
-  if (output < first_ejection_) {
-    uint32_t blocked = kNil;
-    for (; i < n; ++i) {
-      const uint32_t next = ws[i].next;
-      if (next == blocked) continue;
-      if (!full<T>(next, now)) break;
-      blocked = next;
-    }
-    if (i == n) {
-      out.held = false;
-      return;
-    }
+  uint32_t blocked = kNil;
+  for (; i < n; ++i) {
+    const uint32_t next = ws[i].next;
+    if (next == blocked) continue;
+    if (!full<T>(next, now)) break;
+    blocked = next;
+  }
+  if (i == n) {
+    out.held = false;
+    return;
   }
   const Waiter w = ws[i];
   if (i == 0 && !out.spilled) {
@@ -324,29 +320,34 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
     paired_head = rows.heads++;
     paired_head->queue = kNil;
   }
-  if (q < endpoint_bytes_) {
-    src.release_at = done;
-    if (src.watched) [[unlikely]] {
-      src.watched = false;
-      started_[started_count_++] = q / kQueueBytes;
-    }
-  } else {
-    // The upstream link may use the slot from this clock on: it must arbitrate then. If
-    // it is busy until then anyway, the end of its transfer will; else a wake-up.
-    const uint64_t release = now + T::cpw(*this);
-    src.release_at = release;
-    const Output& up = output_at(output_offset(src.upstream));
-    if (up.busy_until < release) {  // (idle, or busy until before `release`)
-      // The common case of schedule_releases' skipped wake-up decided now: an idle
-      // output with no waiter (with one clock per word, busy_until < release says
-      // idle). (Not marked either: a marked output has a waiter until its grant, which
-      // makes it busy. Its clock is kept pending once per clock, by schedule_releases:
-      // the same for every transfer started now.)
-      if (T::cpw(*this) == 1 && up.waiting == 0)
-        touch_releases_ = true;
-      else
-        releases_[release_count_++] = q;  // (the queue: its output offset kept cost a move per hop)
-    }
+  // An injection queue frees its slot when the transfer ends. A link queue's upstream
+  // link may use the slot from `release` (the first word gone) on: it must arbitrate
+  // then. If it is busy until then anyway, the end of its transfer will; else a wake-up.
+  // Both kinds alike (an injection queue's "upstream" is this output, busy until done >
+  // release, so it asks for nothing), and whether a wake-up is needed decided without a
+  // branch: it depends on the traffic, and mispredicted.
+  const bool injection = q < endpoint_bytes_;
+  const uint64_t release = now + T::cpw(*this);
+  src.release_at = injection ? done : release;
+  if (src.watched) [[unlikely]] {  // (injection queues only)
+    src.watched = false;
+    started_[started_count_++] = q / kQueueBytes;
+  }
+  const Output& up = output_at(injection ? output : output_offset(src.upstream));
+  const bool free_up = up.busy_until < release;  // (idle, or busy until before `release`)
+  if (T::cpw(*this) == 1) {
+    // The common case of schedule_releases' skipped wake-up decided now: an idle
+    // output with no waiter (with one clock per word, busy_until < release says
+    // idle). (Not marked either: a marked output has a waiter until its grant, which
+    // makes it busy. Its clock is kept pending once per clock, by schedule_releases:
+    // the same for every transfer started now.) The entry is written in any case, and
+    // counted if it is one (room: at most one per output and clock).
+    const bool waiting = up.waiting != 0;
+    releases_[release_count_] = q;  // (the queue: its output offset kept cost a move per hop)
+    release_count_ += free_up & waiting;
+    touch_releases_ |= free_up & !waiting;
+  } else if (free_up) {
+    releases_[release_count_++] = q;
   }
 
   if (output < first_ejection_) {
@@ -390,12 +391,12 @@ EMX_NET_HOT void Fabric::transfer_done(const Grant& g, uint64_t now, uint32_t*& 
   const uint32_t output = g.output, q = g.source;
   Output& out = output_at(output);
   // Idle from now: mark_dirty, knowing it was busy until now, so not marked yet (held
-  // stays set, now for the mark). (A branch: below saturation an output has no waiter
-  // at the end of its transfer.)
-  if (out.waiting != 0)
-    *marked++ = output;
-  else
-    out.held = false;
+  // stays set, now for the mark), without a branch (whether it has a waiter depends on
+  // the traffic).
+  const bool waiting = out.waiting != 0;
+  *marked = output;
+  marked += waiting;
+  out.held = waiting;
   Queue& src = queue_at(q);
   --src.occupancy;
   src.release_at = kNever;

@@ -212,7 +212,7 @@ class Fabric {
     uint64_t route;
     uint32_t next;         // next slot in the same queue (offset)
     uint32_t output;       // the output it needs at its current switch (offset)
-    uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else kNil
+    uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else sink_
     uint16_t hops;         // links crossed so far (without packed routes)
     uint16_t dst;
   };
@@ -254,7 +254,7 @@ class Fabric {
   // A queue whose ready head packet wants an output; what arbitration needs, cached.
   // (Offsets order the queues as their ids do.)
   struct Waiter {
-    uint32_t next;    // links: the buffer it needs a slot in downstream (offset)
+    uint32_t next;    // links: the buffer it needs a slot in downstream (offset); else sink_
     uint32_t queue;   // offset
     uint64_t ready;   // the head's ready time: older first
     // Older (ready), then the lower queue: the record read as one 128-bit number,
@@ -431,6 +431,11 @@ class Fabric {
   };
   std::vector<Line> records_;
   const uint32_t queue_count_, output_count_, slot_base_;
+  // A queue record after the others that is never full (no slot taken, never busy): the
+  // next buffer of a packet bound for its ejection port, so that the arbitration tests
+  // every waiter's buffer alike, where a test of the output's kind first mispredicted
+  // (links and ejection ports alternate in a clock's list).
+  const uint32_t sink_;
   std::vector<std::vector<Waiter>> spill_;  // by output: its waiters, when more than inline
   std::vector<uint64_t> last_injection_;   // per endpoint: clock of its last inject
   std::vector<uint64_t> crossbar_next_;    // per endpoint: earliest next crossbar arrival
@@ -585,7 +590,7 @@ template <class T>
   }
   if (eject) {
     slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
-    slot.next_queue = kNil;
+    slot.next_queue = sink_;
   } else {
     slot.output = queue.first_output + port * kOutputBytes;
     // Hop classes (the common case) are the hop number - 1: no table needed.
