@@ -574,6 +574,7 @@ const FabricStats& Fabric::stats() const {
 // hops are the steps gone from its route, less one (a route's steps are 4 bits each, the
 // last one 15: its length is its bit length / 4).
 uint64_t Fabric::in_flight_hops() const {
+  if (cfg_.topology == TopologyKind::crossbar) return 0;  // (no links)
   std::vector<bool> free(slot_count_);
   for (uint32_t i = 0; i < free_count_; ++i) free[(free_slots_[i] - slot_base_) / kSlotBytes] = true;
   const auto steps = [](uint64_t route) { return route ? (64 - __builtin_clzll(route)) / 4 : 0; };
@@ -581,7 +582,6 @@ uint64_t Fabric::in_flight_hops() const {
   for (uint32_t i = 0; i < slot_count_; ++i) {
     if (free[i]) continue;
     const uint32_t s = slot_base_ + i * kSlotBytes;
-    if (cfg_.topology == TopologyKind::crossbar) continue;  // (no links)
     if (!packed_routes_) {
       hops += slot_at(s).hops;
       continue;

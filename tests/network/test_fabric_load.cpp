@@ -44,6 +44,34 @@ TEST_P(NetFabricLoad, AllPairsDeliveredExactlyOnce) {
   EXPECT_EQ(f.next_event_time(), UINT64_MAX);
 }
 
+// hops_sum counts the links crossed by delivered packets only, also while others are on
+// the way (with packed routes it is derived from the links' transfers and the routes
+// the packets in flight have used, not counted per delivery).
+TEST_P(NetFabricLoad, HopsOfDeliveredPacketsWhileOthersAreInFlight) {
+  if (GetParam() == TopologyKind::crossbar) GTEST_SKIP() << "no links";
+  Fabric f(test::config_for(GetParam()), 80);
+  const auto dist = test::all_distances(f.topology());
+  uint64_t delivered_hops = 0, delivered = 0;
+  f.set_delivery([&](const Packet& p, uint64_t) {
+    delivered_hops += dist[f.topology().endpoint_node(p.src)][f.topology().endpoint_node(p.dst)];
+    ++delivered;
+  });
+  for (uint32_t src = 0; src < 80; ++src) {
+    Packet p;
+    p.src = uint16_t(src);
+    p.dst = uint16_t(src % 4);  // (hot spots: the deliveries spread over many clocks)
+    f.inject(p, 0);
+  }
+  bool checked_mid_flight = false;
+  for (uint64_t t = 1; !f.idle(); ++t) {
+    f.advance_to(t);
+    EXPECT_EQ(f.stats().hops_sum, delivered_hops) << "clock " << t;
+    checked_mid_flight |= delivered != 0 && !f.idle();
+  }
+  EXPECT_TRUE(checked_mid_flight);
+  EXPECT_EQ(delivered, 80u);
+}
+
 // Each packet alone on the idle network: latency = the formula with the BFS distance,
 // so each individual packet took a shortest path.
 TEST_P(NetFabricLoad, AllPairsAloneTakeTheIdleLatency) {
