@@ -488,7 +488,8 @@ def steps_derive(df):
             rows.append({"matching": m, "protocol": p, "mode": "advance",
                          "part": "one MPI_Irecv of the pre-issue loop (receiver only)",
                          "round_trip_cycles": runs[0][1], "at": None, "pe": PREISSUE_PE,
-                         "step": PREISSUE_PARTS[part], "clocks": round(clocks, 2),
+                         "step": PREISSUE_PARTS[part], "step_key": part,
+                         "clocks": round(clocks, 2),
                          "per_receive_extra_cycles": round(measured, 2)})
     out.append(pd.DataFrame(rows))
     return pd.concat(out, ignore_index=True)
