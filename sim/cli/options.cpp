@@ -87,6 +87,8 @@ options:
                     summed over the PEs; FILE "-" is stderr, a name ending in .json
                     gives JSON
   --profile-pes LIST  profile only these PEs, e.g. 0 or 0-3
+  --profile-top N   how many of the hottest instructions the profile lists (default 30;
+                    0: every instruction that ran)
   --max-cycles N    stop with a time-limit report after N clocks (sim.max_cycles;
                     default 10000000000, 0: no limit)
   --max-time T      stop when the host has spent T on the run: 30s, 5m, 2h (default: no
@@ -129,6 +131,10 @@ const RunOption kRunOptions[] = {
      [](RunOptions& o, const std::string&, const std::string& v) { o.profile_file = v; }},
     {"--profile-pes", true,
      [](RunOptions& o, const std::string&, const std::string& v) { o.profile_pes = v; }},
+    {"--profile-top", true,
+     [](RunOptions& o, const std::string& n, const std::string& v) {
+       o.profile_top = parse_count(n, v);
+     }},
     {"--pes", true, [](RunOptions& o, const std::string&, const std::string& v) { o.pes = parse_pes(v); }},
     {"--max-cycles", true,
      [](RunOptions& o, const std::string& n, const std::string& v) { o.max_cycles = parse_count(n, v); }},

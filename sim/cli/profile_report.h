@@ -12,7 +12,7 @@ namespace emx::cli {
 struct ProfileInput {
   std::vector<const iss::Hart*> harts;  // the PEs profiled (all share one program)
   const loader::SymbolTable* symbols = nullptr;
-  unsigned top_instructions = 30;       // how many hottest instructions to list
+  uint64_t top_instructions = 30;       // how many hottest instructions to list
 };
 
 // A readable report: functions by clocks (with calls: executions of their first

@@ -260,6 +260,13 @@ class Profile(unittest.TestCase):
         p = self.profile("--profile-pes", "1-2")
         self.assertEqual((p["pes"], p["instructions"]), (2, 24))
 
+    def test_profile_top_lists_every_instruction(self):
+        few = self.profile("--profile-top", "2")["hot"]
+        every = self.profile("--profile-top", "0")["hot"]
+        self.assertEqual(len(few), 2)
+        self.assertEqual(len(every), 12)  # tiny's instructions, each ran
+        self.assertEqual(sum(h["count"] for h in every), 36)
+
     def test_text_report_on_stderr(self):
         r = emx("run", "-q", "--pes", "2", "--profile", "-", elf("tiny"))
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -288,6 +295,9 @@ class Profile(unittest.TestCase):
         r = emx("run", "--pes", "2", "--profile", "-", "--profile-pes", "5", elf("tiny"))
         self.assertEqual(r.returncode, 64)
         self.assertIn("--profile-pes 5: expected PE numbers and ranges below 2", r.stderr)
+        r = emx("run", "--pes", "2", "--profile-top", "0", elf("tiny"))
+        self.assertEqual(r.returncode, 64)
+        self.assertIn("--profile-top chooses how many instructions --profile lists", r.stderr)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from emxrun import emx, results, run_stats  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from emx.experiments.mpi import (PREISSUE_PARTS, PREISSUE_PE, PREISSUE_RECEIVES,  # noqa: E402
+                                 preissue_parts, preissue_run, profile_instructions)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOC = os.path.join(ROOT, "docs", "experiments", "mpi.md")
 HEADING = "### Table 1, every cell"
@@ -111,6 +115,67 @@ class PreIssueAccounting(unittest.TestCase):
             # does not depend on how far the receives go beyond the initial credits.
             self.assertAlmostEqual(per_receive[100], per_receive[1000],
                                    delta=0.02 * per_receive[100])
+
+
+STEPS_HEADING = "**Pre-issue, receiver only, part by part**"
+STEP_ROW = re.compile(r"^\|\s*`(\w+)`\s*\|[^|]*\|\s*([\d.]+)\s*\|\s*([\d.]+)\s*\|")
+
+
+def recorded_parts():
+    """{part: (clocks with get and sync, clocks with buffered)} from the page's table."""
+    text = open(DOC, encoding="utf-8").read()
+    if STEPS_HEADING not in text:
+        raise AssertionError(f"{DOC}: no table '{STEPS_HEADING}'")
+    section = text.split(STEPS_HEADING, 1)[1].split("\n\n", 2)[1]
+    return {m[1]: (float(m[2]), float(m[3])) for m in map(STEP_ROW.match, section.splitlines())
+            if m}
+
+
+class PreIssueSteps(unittest.TestCase):
+    """The receiver-only pre-issue cells part by part (mpi.steps, docs/experiments/mpi.md,
+    "Pre-issue, receiver only, part by part"): one MPI_Irecv of the posting loop from the
+    instruction profile of the posting PE with 100 and 200 receives posted. The named
+    parts must account for every clock the timed loop spends on the extra receives (no
+    code outside them ran), add up to Table 1's per-receive figure with the loop's fixed
+    cost, and stay where the page records them."""
+
+    def parts(self, protocol):
+        runs = []
+        for n in PREISSUE_RECEIVES:
+            run = preissue_run("receiver", protocol, n)
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "s.json")
+                r = emx("run", "-q", "--stats", path, "--pes", "80", *run.options,
+                        run.program, *run.args)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr[-2000:])
+                with open(path) as f:
+                    p = results(json.load(f))["preissue_cycles"]
+            runs.append((n, p, profile_instructions(r.stderr)))
+        return runs, preissue_parts(runs[0], runs[-1])
+
+    def test_parts_sum_to_the_per_receive_figure(self):
+        page = recorded_parts()
+        self.assertEqual(sorted(page), sorted(PREISSUE_PARTS), "the page names every part")
+        for column, protocol in ((0, "get"), (0, "sync"), (1, "buffered")):
+            with self.subTest(protocol=protocol):
+                runs, (parts, extra) = self.parts(protocol)
+                (n1, p1, _), (n2, p2, _) = runs
+                self.assertEqual(PREISSUE_PE, 2)
+                self.assertEqual(sorted(parts), sorted(PREISSUE_PARTS))
+                measured = sum(v for k, v in parts.items() if k != "fixed")
+                # Every clock of the extra receives is in a named part ...
+                self.assertAlmostEqual(measured, (n2 * p2 - n1 * p1) / (n2 - n1), delta=0.01)
+                self.assertAlmostEqual(extra, measured, delta=0.01)
+                # ... and with the loop's fixed cost they are Table 1's figure.
+                self.assertAlmostEqual(sum(parts.values()), p1, delta=0.01)
+                self.assertTrue(0 <= parts["fixed"] < 1, parts["fixed"])
+                # No packet, no thread: the usual path is the same each receive.
+                self.assertEqual(parts["unexpected"], 3)
+                self.assertEqual(parts["reset"], 1)
+                for k, v in parts.items():
+                    want = page[k][column]
+                    self.assertLessEqual(abs(v - want), max(0.5, 0.05 * want),
+                                         f"{protocol} {k}: {v:.2f} clocks, the page {want}")
 
 
 if __name__ == "__main__":

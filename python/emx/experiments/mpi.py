@@ -272,6 +272,13 @@ def steps_runs(opt):
             yield Point({"matching": m, "protocol": p, "mode": mode},
                         Run("mpi_pingpong", (mode, 4, 12, *variant_args(m, p, opt["options"])),
                             config=CONFIG, options=("--trace-text", "--trace-pes", "1,2")))
+        if m == "receiver":
+            # No packet, no thread: the receiver-only MPI_Irecv's parts come from the
+            # instruction profile of the posting PE (preissue_runs below).
+            for receives in PREISSUE_RECEIVES:
+                yield Point({"matching": m, "protocol": p, "mode": "advance",
+                             "receives": receives},
+                            preissue_run(m, p, receives, opt["options"]))
 
 
 def step_events(log):
@@ -321,6 +328,8 @@ def window(events, pe, label_prefix, after, before=float("inf")):
 
 
 def steps_figures(params, r):
+    if "receives" in params:
+        return preissue_profile_rows(r)
     ev = step_events(r.stderr)
 
     def by_pe(name):
@@ -339,6 +348,151 @@ def steps_figures(params, r):
             out.append({"part": "one MPI_Irecv of the pre-issue loop",
                         "round_trip_cycles": p1 - p0, **row})
     return out
+
+
+# ---- the receiver-only pre-issue loop: one MPI_Irecv part by part (no packet, no thread)
+#
+# With matching on the receiver only MPI_Irecv sends nothing: it takes a request from the
+# free list, sets it up, searches the unexpected queue and appends the receive to the
+# posted list, all in the posting loop's own thread. Its parts are read from the
+# instruction profile of the posting PE (`emx run --profile - --profile-pes 2
+# --profile-top 0`, every instruction with its clocks) of the ping-pong with 100 and with
+# 200 receives posted: each instruction's clocks over the 100 extra receives (the rest of
+# the run, the ping-pong's round trips apart, is the same in both; those run in other
+# functions). The instructions of one MPI_Irecv's usual path are named part by part below
+# (PREISSUE_PATH); what runs beyond it (round(count) < count per receive) is the growth of
+# the request pool, a batch carved every 20 receives. The parts sum to the timed loop's
+# own figure over the extra receives, (200 p200 - 100 p100) / 100, which the test checks;
+# Table 1's figure (100 receives) adds the loop's fixed cost (its start clock converted
+# to double, its entry and exit) spread over them, and what the first hundred receives
+# cost beyond the second: a row of its own, by difference.
+
+PREISSUE_PE = 2
+PREISSUE_RECEIVES = (100, 200)
+PREISSUE_PARTS = {
+    "loop": "the program's loop: arguments, the call, the test for a suspension, the next iteration",
+    "checks": "argument checks: communicator, type, count, buffer in memory, source, tag, "
+              "context (irecv.S), MPI_PROC_NULL (recv_start)",
+    "free": "a request from the free list (irecv.S: the pool's head, its next)",
+    "fields": "the request's fields: from the arguments (context, PE and tag, buffer, size, "
+              "communicator, rank), handle generation, kind, size, waiter, references",
+    "reset": "the completion I-structure reset (done = 0)",
+    "mode": "matching-mode and wildcard tests (receiver only: to the posted list; not "
+            "MPI_ANY_SOURCE; not both sides)",
+    "unexpected": "search of the unexpected queue (empty: one comparison)",
+    "posted": "insertion into the posted list (its tail, the in-list flag)",
+    "flow": "flow control: a sender whose credits are all held here (one test)",
+    "handle": "the handle to *request",
+    "calls": "calls and returns: irecv.S to mpi_irecv_post to recv_start (C frames, "
+             "register saves, calls, returns)",
+    "growth": "request pool growth: a batch of 20 carved from the heap every 20 receives "
+              "(pool_refill, malloc, irecv.S's refill)",
+    "fixed": "Table 1's loop beyond the extra receives' parts, over its 100 receives (by "
+             "difference: its fixed cost, the start clock to double and the loop's entry and "
+             "exit, and what the first hundred receives cost beyond the second)",
+}
+# Each function's usual path per receive, in address order: (part, instructions) runs.
+PREISSUE_PATH = {
+    "post_all": [("loop", 16)],
+    "mpi_irecv_begin": [("checks", 39), ("free", 3), ("fields", 12), ("mode", 2)],
+    "irecv_other": [("free", 3), ("reset", 1), ("fields", 12), ("handle", 2), ("calls", 2)],
+    "mpi_irecv_post": [("calls", 5), ("mode", 2), ("calls", 5)],
+    "recv_start": [("checks", 1), ("calls", 6), ("checks", 1), ("calls", 1), ("checks", 1),
+                   ("unexpected", 2), ("mode", 1), ("unexpected", 1), ("mode", 5),
+                   ("flow", 2), ("calls", 7), ("posted", 10)],
+    "pool_refill": [], "malloc": [],   # growth only
+}
+PROFILE_INSN = re.compile(r"^\s*(\d+)\s+(\d+)\s+0x([0-9a-f]+)\s+(\S+)\s+(.*)$")
+
+
+def preissue_run(matching, protocol, receives, options=""):
+    return Run("mpi_pingpong", ("advance", 4, receives, *variant_args(matching, protocol, options)),
+               config=CONFIG, options=("--profile", "-", "--profile-pes", str(PREISSUE_PE),
+                                       "--profile-top", "0"))
+
+
+def preissue_profile_rows(r):
+    """The profile's instructions in PREISSUE_PATH's functions, and the loop's figure."""
+    p = r.results["preissue_cycles"]
+    return [{**x, "preissue_cycles": p} for x in profile_instructions(r.stderr)] or \
+        [{"preissue_cycles": p}]
+
+
+def profile_instructions(text):
+    """[{pc, where, insn, count, insn_clocks}] of an `emx run --profile - --profile-top 0`
+    report's instructions in PREISSUE_PATH's functions."""
+    rows = []
+    for m in map(PROFILE_INSN.match, text.splitlines()):
+        if m and m[4].split("+")[0] in PREISSUE_PATH:
+            rows.append({"pc": int(m[3], 16), "where": m[4], "insn": m[5].strip(),
+                         "count": int(m[2]), "insn_clocks": int(m[1])})
+    return rows
+
+
+def preissue_parts(small, large):
+    """{part: clocks per receive} of one receiver-only MPI_Irecv, from the profile rows
+    (pc, where, count, insn_clocks) of the runs with n1 < n2 receives and their figures:
+    small = (n1, p1, rows), large = (n2, p2, rows). Raises if a function's usual path is
+    not PREISSUE_PATH's (the library changed: name its parts again)."""
+    (n1, p1, rows1), (n2, p2, rows2) = small, large
+    extra = n2 - n1
+    by_pc = {}
+    for sign, rows in ((-1, rows1), (1, rows2)):
+        for x in rows:
+            e = by_pc.setdefault(x["pc"], {"where": x["where"], "count": 0, "clocks": 0})
+            e["count"] += sign * x["count"]
+            e["clocks"] += sign * x["insn_clocks"]
+    parts = dict.fromkeys(PREISSUE_PARTS, 0.0)
+    for fn, path in PREISSUE_PATH.items():
+        insns = sorted((pc, e) for pc, e in by_pc.items()
+                       if e["where"].split("+")[0] == fn and e["count"])
+        if not path:     # only the pool's growth runs there
+            parts["growth"] += sum(e["clocks"] for _, e in insns) / extra
+            continue
+        usual = [(pc, e) for pc, e in insns if round(e["count"] / extra) >= 1]
+        want = sum(n for _, n in path)
+        if len(usual) != want:
+            raise ValueError(f"{fn}: {len(usual)} instructions per receive, PREISSUE_PATH "
+                             f"names {want}: the path changed, name its parts again")
+        names = iter(part for part, n in path for _ in range(n))
+        for pc, e in insns:
+            per_receive = e["clocks"] / extra
+            k = round(e["count"] / extra)
+            if k >= 1:   # the usual path's share; executions beyond it: the pool's growth
+                usual_clocks = e["clocks"] / e["count"] * k
+                parts[next(names)] += usual_clocks
+                per_receive -= usual_clocks
+            parts["growth"] += per_receive
+    measured = (n2 * p2 - n1 * p1) / extra
+    parts["fixed"] = p1 - sum(parts.values())
+    return parts, measured
+
+
+def steps_derive(df):
+    """The receiver-only pre-issue runs' profile rows become one MPI_Irecv's parts."""
+    if "receives" not in df:
+        return df
+    prof = df[df["receives"].notna()]
+    out = [df[df["receives"].isna()].drop(columns=[c for c in ("receives", "pc", "where", "insn",
+                                                                "count", "insn_clocks",
+                                                                "preissue_cycles") if c in df])]
+    import pandas as pd
+    rows = []
+    for (m, p), g in prof.groupby(["matching", "protocol"], sort=False):
+        runs = []
+        for n, h in sorted(g.groupby("receives")):
+            runs.append((int(n), float(h["preissue_cycles"].iloc[0]),
+                         h[h["pc"].notna()].to_dict("records")))
+        parts, measured = preissue_parts(runs[0], runs[-1])
+        for part, clocks in parts.items():
+            rows.append({"matching": m, "protocol": p, "mode": "advance",
+                         "part": "one MPI_Irecv of the pre-issue loop (receiver only)",
+                         "round_trip_cycles": runs[0][1], "at": None, "pe": PREISSUE_PE,
+                         "step": PREISSUE_PARTS[part], "step_key": part,
+                         "clocks": round(clocks, 2),
+                         "per_receive_extra_cycles": round(measured, 2)})
+    out.append(pd.DataFrame(rows))
+    return pd.concat(out, ignore_index=True)
 
 
 def steps_view(df):
@@ -369,8 +523,10 @@ EXPERIMENTS = [
                breakdown_runs, breakdown_figures, plot=breakdown_plot, doc=DOC),
     Experiment("mpi.steps", "mpi",
                "Every cell of Table 1 step by step: the threads and packets of one round "
-               "trip on ranks 1 and 2, and of one receive of the pre-issue loop",
-               steps_runs, steps_figures, view=steps_view, params={"options": ""}, doc=DOC),
+               "trip on ranks 1 and 2, and of one receive of the pre-issue loop (receiver "
+               "only: the parts of one MPI_Irecv, from the instruction profile)",
+               steps_runs, steps_figures, derive=steps_derive, view=steps_view,
+               params={"options": ""}, doc=DOC),
 ]
 
 
