@@ -221,7 +221,6 @@ Translation::Translation(const Hart& h, const Decoded* code, uint32_t words, uin
   enter_ = space_;
   exit_ = space_ + exit_at;
   used_ = (a.bytes().size() + 63) & ~size_t{63};
-  cold_used_ = (space_bytes_ / 2) & ~size_t{63};
 }
 
 Translation::~Translation() { munmap(space_, space_bytes_); }
@@ -1178,34 +1177,13 @@ const void* Translation::translate(const Hart& h, uint32_t index) {
   if (!complete || (last_class != isa::TimingClass::branch &&
                     last_class != isa::TimingClass::jump && !is_env(code_[ran])))
     e.fall_through(complete ? ran + 1 : trace[p], complete);
-  // The body at `at`, the cold part after it in the emission at `cold`: the rel32 fields
-  // that cross between the two, and those to code outside in the cold part, re-aimed.
-  const int split = a.pos();
   e.epilogue();
-  const int n = a.pos();
-  if (used_ + static_cast<size_t>(split) > space_bytes_ / 2 ||
-      cold_used_ + static_cast<size_t>(n - split) > space_bytes_)
-    return nullptr;
-  uint8_t* const cold = space_ + cold_used_;
-  auto place = [&](int p) { return p < split ? at + p : cold + (p - split); };
-  std::vector<uint8_t> bytes = a.bytes();
-  auto rel_at = [&](int f) {
-    int32_t v;
-    std::memcpy(&v, &bytes[static_cast<size_t>(f)], 4);
-    return v;
-  };
-  auto set_rel = [&](int f, const uint8_t* target) {
-    const int32_t v = static_cast<int32_t>(target - (place(f) + 4));
-    std::memcpy(&bytes[static_cast<size_t>(f)], &v, 4);
-  };
-  for (int f : a.internal_fields()) set_rel(f, place(f + 4 + rel_at(f)));
-  for (int f : a.external_fields()) set_rel(f, at + f + 4 + rel_at(f));  // (emitted from at)
-  std::memcpy(at, bytes.data(), static_cast<size_t>(split));
-  std::memcpy(cold, bytes.data() + split, static_cast<size_t>(n - split));
-  used_ = (used_ + static_cast<size_t>(split) + 15) & ~size_t{15};
-  cold_used_ += static_cast<size_t>(n - split);
+  const size_t n = a.bytes().size();
+  if (used_ + n > space_bytes_) return nullptr;
+  std::memcpy(at, a.bytes().data(), n);
+  used_ = (used_ + n + 15) & ~size_t{15};
   table_[index] = at;
-  for (const BlockEmitter::Chain& c : e.chains()) waiting_[c.entry].push_back(place(c.at));
+  for (const BlockEmitter::Chain& c : e.chains()) waiting_[c.entry].push_back(at + c.at);
   // The jumps that waited for this block go to it now.
   if (auto w = waiting_.find(index); w != waiting_.end()) {
     for (uint8_t* field : w->second) {

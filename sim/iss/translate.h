@@ -82,10 +82,6 @@ class Translation {
   uint32_t words_, base_, taken_extra_, mem_span_;
   uint8_t* space_;
   size_t space_bytes_, used_ = 0;
-  // The blocks' cold parts (the exits to the interpreter, the taken paths of branches run
-  // on past: BlockEmitter::epilogue) fill the space's upper half, so that the bodies,
-  // which run, lie next to each other in the host's instruction cache.
-  size_t cold_used_ = 0;
   // The trampoline: prologue, then jump to the block (none where blocks are not built).
   const uint8_t* enter_ = nullptr;
   const uint8_t* exit_ = nullptr;   // the common exit: epilogue

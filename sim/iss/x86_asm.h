@@ -40,10 +40,6 @@ class Asm {
   // `origin`: where byte 0 will be (for rel32 to addresses outside the buffer).
   explicit Asm(const uint8_t* origin) : origin_(origin) { b_.reserve(16384); }
   const std::vector<uint8_t>& bytes() const { return b_; }
-  // Where the rel32 fields are: to labels in this buffer, and to code outside it (for a
-  // caller that places parts of the buffer apart: Translation::translate).
-  const std::vector<int>& internal_fields() const { return internal_; }
-  const std::vector<int>& external_fields() const { return external_; }
   int pos() const { return static_cast<int>(b_.size()); }
 
   void u8(uint32_t v) { b_.push_back(static_cast<uint8_t>(v)); }
@@ -187,7 +183,6 @@ class Asm {
   }
   void jmp_abs(const uint8_t* target) {  // rel32 to code outside this buffer
     u8(0xe9);
-    external_.push_back(pos());
     const int64_t rel = target - (origin_ + pos() + 4);
     u32(static_cast<uint32_t>(static_cast<int32_t>(rel)));
   }
@@ -200,7 +195,6 @@ class Asm {
 
  private:
   void rel32(Label& l) {
-    internal_.push_back(pos());
     if (l.pos >= 0) {
       u32(static_cast<uint32_t>(l.pos - (pos() + 4)));
     } else {
@@ -214,7 +208,6 @@ class Asm {
   }
   const uint8_t* origin_;
   std::vector<uint8_t> b_;
-  std::vector<int> internal_, external_;
 };
 
 }  // namespace emx::iss::x86

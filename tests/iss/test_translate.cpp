@@ -218,29 +218,6 @@ TEST(Translate, TakenPathsOfBranchesRunOnPastAsInTheInterpreter) {
   }
 }
 
-// The taken path of a branch run on past, to a block made before (a jump out of the cold
-// part of the block, which lies apart from its body, to another block's body).
-TEST(Translate, TakenPathToAnEarlierBlockAsInTheInterpreter) {
-  using namespace enc;
-  const std::vector<uint32_t> code = {
-      addi(6, 0, 5),
-      addi(5, 5, 3), j(0, 4),                    // 1: the loop's head, on to 3
-      addi(6, 6, -1), b(1, 6, 0, -12),           // 3: bne x6, x0: back to 1
-      addi(7, 7, 1), j(0, 4),                    // 5: once, after the loop
-      kEnd};
-  Machine t(code, true, 2), i(code, false, 2);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(t.hart->x[5], 15u);
-  EXPECT_EQ(t.hart->x[6], 0u);
-  EXPECT_EQ(t.hart->x[7], 1u);
-  expect_same(*t.hart, *i.hart);
-  if (iss::kTranslationBuilt) {
-    EXPECT_TRUE(t.translated(Machine::kCode + 4));
-    EXPECT_TRUE(t.translated(Machine::kCode + 12));
-  }
-}
-
 // The same with a taken path out of the code: the interpreter takes the branch and faults
 // there, after the rounds the block ran on past it.
 TEST(Translate, BranchRunOnPastThatLeavesTheCodeFaultsAsInTheInterpreter) {
