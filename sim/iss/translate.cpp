@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
-#include <deque>
 #include <iterator>
 
 #include "fp_env.h"
@@ -509,16 +508,6 @@ class BlockEmitter {
 
   // The cold paths, after the body.
   void epilogue() {
-    for (Taken& t : taken_) {  // (each may add to unmade_: before those)
-      a_.bind(t.label);
-      if (taken_extra_) a_.alu_ri(Asm::ADD, R12, static_cast<int32_t>(taken_extra_), true);
-      store_regs(t.xmap, t.fmap, t.xwritten, t.fwritten);
-      go_to(t.target, false);
-    }
-    for (Unmade& u : unmade_) {
-      a_.bind(u.label);
-      exit(Translation::Exit::segment, u.target);
-    }
     a_.bind(limit_);
     exit(Translation::Exit::limit, entry_);
     if (env_exit_.used()) {
@@ -808,32 +797,15 @@ class BlockEmitter {
       const int s2 = src(d.rs2, RCX);
       a_.alu_rr(Asm::CMP, src(d.rs1, RAX), s2);
     }
-    if (!d.near_target()) {
-      a_.jcc(taken, bail(k));  // the interpreter takes it (and faults)
-      if (continued(k)) return segment_entry(k + 1);
-      stores();
-      return go_to(k + 1, false);
-    }
-    const uint32_t target = k + static_cast<uint32_t>(d.imm / 4);
-    const bool self = target == entry_ && regions_ == 1 && !lazy_;
-    if (continued(k) && !self) {
-      // The block runs on into the not-taken path: the taken one (the charge, the stores,
-      // the jump) goes after the body, so that the body's host code is the path that
-      // runs on, without the taken path's bytes between its instructions.
-      Taken& t = taken_.emplace_back();
-      t.target = target;
-      std::copy(std::begin(xmap_), std::end(xmap_), t.xmap);
-      std::copy(std::begin(fmap_), std::end(fmap_), t.fmap);
-      t.xwritten = lazy_ ? written_now_ : xwritten_;
-      t.fwritten = fwritten_;
-      a_.jcc(taken, t.label);
-      return segment_entry(k + 1);
-    }
     Label not_taken;
     a_.jcc(static_cast<Cond>(taken ^ 1), not_taken);
-    {
+    if (!d.near_target()) {
+      a_.jmp(bail(k));  // the interpreter takes it (and faults)
+    } else {
+      const uint32_t target = k + static_cast<uint32_t>(d.imm / 4);
       if (taken_extra_) a_.alu_ri(Asm::ADD, R12, static_cast<int32_t>(taken_extra_), true);
       // (Lazy loads leave registers out that a later round may read: see set_lazy.)
+      const bool self = target == entry_ && regions_ == 1 && !lazy_;
       if (!self) stores_so_far();
       go_to(target, self);
     }
@@ -1007,12 +979,11 @@ class BlockEmitter {
     if (const void* b = table_[target]) return a_.jmp_abs(static_cast<const uint8_t*>(b));
     // None yet: on to the exit below, until Translation::translate points the jump at the
     // block it makes there.
-    // (The exit is after the body: once the jump is pointed at the block it is never run,
-    // and its bytes would sit in the body's cache lines.)
-    Unmade& u = unmade_.emplace_back();
-    u.target = target;
-    a_.jmp(u.label);
+    Label none;
+    a_.jmp(none);
     chains_.push_back({a_.pos() - 4, target});
+    a_.bind(none);
+    exit(Translation::Exit::segment, target);
   }
   void exit(Translation::Exit e, uint32_t index) {
     a_.mov_ri(RAX, static_cast<uint32_t>(e));
@@ -1078,21 +1049,6 @@ class BlockEmitter {
     uint32_t xwritten, fwritten;
   };
   std::vector<Bail> bails_;  // bound after the body
-  // The taken paths of the branches the block runs on past (branch), and the exits of
-  // jumps to entries with no block yet (go_to): after the body too, in a deque since
-  // their labels must not move while jumps wait for them.
-  struct Taken {
-    uint32_t target;
-    Label label;
-    int xmap[33], fmap[32];
-    uint32_t xwritten, fwritten;
-  };
-  std::deque<Taken> taken_;
-  struct Unmade {
-    uint32_t target;
-    Label label;
-  };
-  std::deque<Unmade> unmade_;
   std::vector<Group> groups_;
   std::vector<std::pair<uint32_t, int>> member_;  // the grouped accesses: entry, group
 };

@@ -191,52 +191,6 @@ TEST(Translate, SegmentWithMoreRegistersThanTheHostRunsInRegions) {
   });
 }
 
-// A block runs on past a branch into its not-taken path; the taken path (its extra clocks,
-// the registers written before the branch, the jump) is placed after the block's body, and
-// its target has no block yet when the block is made (its exit, also after the body, until
-// the jump is pointed at that block): the interpreter's registers, clocks and instructions.
-TEST(Translate, TakenPathsOfBranchesRunOnPastAsInTheInterpreter) {
-  using namespace enc;
-  const std::vector<uint32_t> code = {
-      addi(5, 0, 0), addi(6, 0, 10),
-      addi(5, 5, 1), i(0x13, 7, 7, 5, 3), b(0, 7, 0, 12),  // 2: x7 = ++x5 & 3; beq x7, x0: to 7
-      addi(8, 8, 2), j(0, 8),                                // 5: not taken, on to 8
-      addi(9, 9, 5),                                         // 7: taken (x5 = 4, 8)
-      addi(6, 6, -1), b(1, 6, 0, -28),                       // 8: bne x6, x0: back to 2
-      kEnd};
-  Machine t(code, true, 3), i(code, false, 3);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::stopped);
-  EXPECT_EQ(t.hart->x[5], 10u);
-  EXPECT_EQ(t.hart->x[7], 2u);  // 10 & 3, stored at the block's way out
-  EXPECT_EQ(t.hart->x[8], 16u);
-  EXPECT_EQ(t.hart->x[9], 10u);
-  expect_same(*t.hart, *i.hart);
-  if (iss::kTranslationBuilt) {
-    EXPECT_TRUE(t.translated(Machine::kCode + 8));
-    EXPECT_TRUE(t.translated(Machine::kCode + 28));
-  }
-}
-
-// The same with a taken path out of the code: the interpreter takes the branch and faults
-// there, after the rounds the block ran on past it.
-TEST(Translate, BranchRunOnPastThatLeavesTheCodeFaultsAsInTheInterpreter) {
-  using namespace enc;
-  const std::vector<uint32_t> code = {
-      addi(6, 0, 5),
-      addi(6, 6, -1), b(0, 6, 0, 4096),  // 1: beq x6, x0: out of the code
-      addi(8, 8, 1), j(0, -12),          // 3: back to 1
-      kEnd};
-  Machine t(code, true), i(code, false);
-  EXPECT_EQ(t.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(i.hart->run(1u << 20), Stop::fault);
-  EXPECT_EQ(t.hart->fault().kind, i.hart->fault().kind);
-  EXPECT_EQ(t.hart->fault().pc, i.hart->fault().pc);
-  EXPECT_EQ(t.hart->x[8], 4u);
-  expect_same(*t.hart, *i.hart);
-  if (iss::kTranslationBuilt) EXPECT_TRUE(t.translated(Machine::kCode + 4));
-}
-
 // A branch back to the block's own entry keeps the registers in host registers from one
 // round to the next: a store that faults in a later round leaves every register the
 // earlier rounds wrote stored (x7, and x8, which the block writes before it reads it).
