@@ -678,7 +678,8 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
 // on, then, two on, the queues of its first waiter (where it is, and the buffer it needs a
 // slot in downstream). Only fetches: a waiter that does not get the output, or a stale
 // copy of one, costs a useless line at most. (A third stage, the queues' head and tail
-// slots and the upstream output one on, cost more instructions than it saved.)
+// slots and the upstream output one on, doubled the instructions added and was no
+// faster: docs/performance.md, "Where a hop's extra cost at 1024 PEs comes from".)
 EMX_NET_HOT void Fabric::prefetch_arbitration(const uint32_t* d, const uint32_t* end) const {
   if (d + kArbitrateAhead < end) __builtin_prefetch(&output_at(d[kArbitrateAhead]), 1);
   if (d + 2 < end) {
