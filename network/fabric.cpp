@@ -43,6 +43,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
                       head_delay_ + cfg.routing_clocks == DefaultTiming::ready_delay(*this) &&
                       cfg.buffer_packets == DefaultTiming::buffer(*this) && hop_classes_ &&
                       packed_routes_),
+      prefetch_(endpoints_ >= kPrefetchEndpoints),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
   if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
@@ -608,6 +609,15 @@ EMX_NET_HOT void Fabric::deliver(uint32_t s, uint64_t now) {
   if (deliver_fn_) deliver_fn_(deliver_ctx_, packet, now);
 }
 
+// LargeTiming: what the transfer ends after g (up to end) will touch first: the output
+// and the source queue kArbitrateAhead on (prefetch_arbitration).
+EMX_NET_HOT void Fabric::prefetch_transfer_end(const Grant* g, const Grant* end) const {
+  if (g + kArbitrateAhead < end) {
+    __builtin_prefetch(&output_at(g[kArbitrateAhead].output), 1);
+    __builtin_prefetch(&queue_at(g[kArbitrateAhead].source), 1);
+  }
+}
+
 // Runs the clock's events, in order. Inline in run_until's loop (a call of its own per
 // clock cost more than it saved; arbitrate_marked is the other way round).
 template <class T>
@@ -635,14 +645,19 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
           }
         } else {
           const Row& r = rows_[e.target];
-          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g)
+          for (const Grant *g = r.grants, *end = r.grants_end; g != end; ++g) {
+            if (T::prefetch) prefetch_transfer_end(g, end);
             transfer_done(*g, now, marked);
+          }
         }
         break;
       case kHeadsReady: {
         const Row& r = rows_[e.target];
-        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h)
+        for (const NewHead *h = r.heads, *end = r.heads_end; h != end; ++h) {
+          if (T::prefetch && h + kArbitrateAhead < end)
+            __builtin_prefetch(&output_at(h[kArbitrateAhead].output), 1);
           request_new_head(*h, now, marked);
+        }
         break;
       }
       case kCrossbarArrive:
@@ -656,6 +671,22 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
     }
   });
   dirty_end_ = marked;
+}
+
+// LargeTiming: what the arbitration of the marked outputs after d (up to end) will touch,
+// in two stages, the second from the line the first fetched: the output kArbitrateAhead
+// on, then, two on, the queues of its first waiter (where it is, and the buffer it needs a
+// slot in downstream). Only fetches: a waiter that does not get the output, or a stale
+// copy of one, costs a useless line at most. (A third stage, the queues' head and tail
+// slots and the upstream output one on, doubled the instructions added and was no
+// faster: docs/performance.md, "Where a hop's extra cost at 1024 PEs comes from".)
+EMX_NET_HOT void Fabric::prefetch_arbitration(const uint32_t* d, const uint32_t* end) const {
+  if (d + kArbitrateAhead < end) __builtin_prefetch(&output_at(d[kArbitrateAhead]), 1);
+  if (d + 2 < end) {
+    const Waiter& w = output_at(d[2]).inline_waiters[0];
+    __builtin_prefetch(&queue_at(w.queue), 1);
+    __builtin_prefetch(&queue_at(w.next), 1);
+  }
 }
 
 // Arbitrates, once all of a clock's requests and releases are in, the outputs they marked
@@ -678,6 +709,7 @@ template <class T>
   // (The list's start and end in locals: the grants' stores might alias them, so the
   // compiler reloaded both per output.)
   for (const uint32_t *d = dirty_.data(), *end = dirty_end_; d != end; ++d) {
+    if (T::prefetch) prefetch_arbitration(d, end);
     arbitrate<T>(*d, now, rows);
   }
   dirty_end_ = dirty_.data();
@@ -706,6 +738,7 @@ template <class T>
 }
 
 template void Fabric::run_until<Fabric::DefaultTiming>(uint64_t);
+template void Fabric::run_until<Fabric::LargeTiming>(uint64_t);
 template void Fabric::run_until<Fabric::AnyTiming>(uint64_t);
 
 void Fabric::refuse_advance() const {

@@ -73,6 +73,14 @@ class Fabric {
     arrival_hint_ctx_ = ctx;
   }
 
+  // Whether the clocks run with the prefetches of a large network (by default from
+  // kPrefetchEndpoints endpoints, with the default timing and no hop hook). A hint for the
+  // host's caches: nothing simulated depends on it (set_prefetch: for tests and
+  // measurements).
+  static constexpr uint32_t kPrefetchEndpoints = 256;
+  bool prefetching() const { return prefetch_ && default_timing_ && !on_hop_; }
+  void set_prefetch(bool on) { prefetch_ = on; }
+
   // Whether `endpoint` may inject at clock t: its injection queue has a free slot, counting
   // the slot of a packet whose transfer out ends by t. Exact once advance_to(t) has run,
   // conservative (possibly false) before. Always true for "crossbar" (ideal network).
@@ -346,7 +354,7 @@ class Fabric {
   // instantiated for both; the constants save loads and tests in every hop. A hop hook
   // (tracing) runs with AnyTiming only: `traced`.
   struct AnyTiming {
-    static constexpr bool compiled = false, traced = true;
+    static constexpr bool compiled = false, traced = true, prefetch = false;
     static uint32_t cpw(const Fabric& f) { return f.cfg_.clocks_per_word; }
     static uint32_t link(const Fabric& f) { return f.link_clocks_; }
     static uint32_t ready_delay(const Fabric& f) { return f.ready_delay_; }
@@ -355,13 +363,23 @@ class Fabric {
     static bool packed(const Fabric& f) { return f.packed_routes_; }
   };
   struct DefaultTiming {
-    static constexpr bool compiled = true, traced = false;
+    static constexpr bool compiled = true, traced = false, prefetch = false;
     static constexpr uint32_t cpw(const Fabric&) { return 1; }
     static constexpr uint32_t link(const Fabric&) { return 2; }
     static constexpr uint32_t ready_delay(const Fabric&) { return 3; }
     static constexpr uint32_t buffer(const Fabric&) { return 2; }
     static constexpr bool hop_classes(const Fabric&) { return true; }
     static constexpr bool packed(const Fabric&) { return true; }
+  };
+  // The default timing on a large network (prefetch_, from kPrefetchEndpoints): a clock's records are fetched a
+  // few grants, transfer ends and new heads ahead of their use. From a few hundred
+  // endpoints a clock touches more records than the host's first-level cache holds
+  // (about 50 transfers a clock at 1024 PEs against 5 at 80, some eight lines each), so
+  // nearly every record a hop touches is a miss, each found only after the one before
+  // it (the output, then its waiter's queues, then their slots); on a small one they
+  // stay cached and the prefetches would only add instructions.
+  struct LargeTiming : DefaultTiming {
+    static constexpr bool prefetch = true;
   };
   // Whether link queue q (offset) has no slot to offer upstream at `now`.
   template <class T>
@@ -393,6 +411,10 @@ class Fabric {
   void arbitrate(uint32_t output, uint64_t now, ClockRows& rows);
   template <class T>
   void arbitrate_marked(uint64_t now);
+  // LargeTiming's prefetches (how far ahead: a hop's work hides a second-level hit).
+  static constexpr uint32_t kArbitrateAhead = 4;
+  void prefetch_arbitration(const uint32_t* d, const uint32_t* end) const;
+  void prefetch_transfer_end(const Grant* g, const Grant* end) const;
   template <class T>
   void run_events(uint64_t now);
   template <class T>
@@ -517,6 +539,7 @@ class Fabric {
   };
   std::unique_ptr<uint64_t[], Free> routes_;
   const bool default_timing_;  // DefaultTiming applies (without a hop hook)
+  bool prefetch_;              // and LargeTiming instead (kPrefetchEndpoints; set_prefetch)
   // start_bound's results by queue, valid while bound_generation_ == generation_, which
   // every delivery and every clock's arbitration bump; and its scratch chain. (A result
   // stays a valid bound while its head waits, but a fresh one is much later.) A cache:
@@ -559,9 +582,12 @@ inline void Fabric::advance_to(uint64_t t) {
     ~Guard() { flag = false; }
   } guard{advancing_};
 
-  if (default_timing_ && !on_hop_)
-    run_until<DefaultTiming>(t);
-  else
+  if (default_timing_ && !on_hop_) {
+    if (prefetch_)
+      run_until<LargeTiming>(t);
+    else
+      run_until<DefaultTiming>(t);
+  } else
     run_until<AnyTiming>(t);
   now_ = std::max(now_, t);
   if (next_event_ == UINT64_MAX && in_flight_ > 0) [[unlikely]]  // (no event left)

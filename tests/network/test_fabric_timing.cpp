@@ -389,6 +389,55 @@ TEST(NetFabricTiming, AnArrivalHintSeesPacketsBeforeTheirDeliveryAndChangesNoDel
   EXPECT_GT(once.size(), plain.size() * 9 / 10);
 }
 
+// A large network's clocks fetch their records ahead (Fabric::LargeTiming, from
+// kPrefetchEndpoints endpoints, the host endpoint included): a hint for the host's caches
+// that must change nothing.
+// The same traffic with and without it, on 320 PEs: streams to a partner that changes
+// every 64 clocks (every link busy, buffers full, blocked waiters) and a hot spot at
+// PE 5 (an ejection port whose waiters spill past the inline ones): the same deliveries
+// at the same clocks in the same order, the same next event after every advance, the
+// same answers to a stalled sender, the same statistics.
+TEST(NetFabricTiming, PrefetchingOnALargeNetworkChangesNothingSimulated) {
+  NetworkConfig cfg;
+  EXPECT_FALSE(Fabric(cfg, 80).prefetching());
+  using Seen = std::vector<uint64_t>;
+  const auto run = [&](bool prefetch) {
+    Fabric f(cfg, 320);
+    EXPECT_TRUE(f.prefetching());
+    f.set_prefetch(prefetch);
+    EXPECT_EQ(f.prefetching(), prefetch);
+    Seen seen;
+    f.set_delivery([&](const Packet& p, uint64_t at) {
+      seen.push_back(at << 32 | p.addr);
+    });
+    uint32_t n = 0;
+    for (uint64_t t = 0; t < 1500; ++t) {
+      f.advance_to(t);
+      seen.push_back(f.next_event_time());
+      seen.push_back(f.earliest_slot_free(uint32_t(t % 320), t));
+      for (uint32_t src = uint32_t(t % 3); src < 320; src += 3) {
+        if (!f.can_inject(src, t)) continue;
+        Packet p;
+        p.src = uint16_t(src);
+        const uint32_t partner = (src + 1 + uint32_t(t / 64) * 37) % 320;
+        p.dst = uint16_t(src % 11 == 0 ? 5 : partner == src ? (src + 1) % 320 : partner);
+        p.addr = n++;
+        f.inject(p, t);
+      }
+    }
+    while (!f.idle()) f.advance_to(f.next_event_time() + 1);
+    EXPECT_GT(n, 20000u);
+    const FabricStats& st = f.stats();
+    seen.push_back(st.delivered);
+    seen.push_back(st.hops_sum);
+    seen.push_back(st.latency_sum);
+    for (const auto& l : st.links) seen.push_back(l.packets);
+    return seen;
+  };
+  const Seen with = run(true), without = run(false);
+  EXPECT_TRUE(with == without);
+}
+
 // A hot ejection port: 24 senders, some with two packets, in a scrambled order of clocks
 // and ids. Its waiters grow past the output's inline ones (6) into the spill vector and
 // shrink back, and new ones come in out of order (ties broken by queue id; a second
