@@ -30,11 +30,6 @@
 #include "sim/machine/config_file.h"
 #include "sim/machine/machine.h"
 
-// The instrumented build of EMX_PGO (cmake/Pgo.cmake) writes its profile at exit, which
-// std::_Exit skips: leave() writes it first. A weak reference, null in every other build,
-// so that both builds compile the same code (the profile is matched to it).
-extern "C" void __gcov_dump(void) __attribute__((weak));
-
 namespace {
 
 using namespace emx;
@@ -127,7 +122,6 @@ int leave(int status) {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-  if (__gcov_dump) __gcov_dump();
   std::_Exit(status);
 #endif
   return status;
@@ -377,7 +371,6 @@ int cmd_serve(const std::vector<std::string>& w) {
       std::cout.flush();
       std::cerr.flush();
       std::fflush(nullptr);
-      if (__gcov_dump) __gcov_dump();
       std::_Exit(status);
     }
     for (int fd : fds) close(fd);
