@@ -66,5 +66,31 @@ TEST(CheckWheel, RunsInClockThenPushOrderWhereverTheCheckWent) {
   }
 }
 
+// A bucket whose list a clock took starts a new one at its next push, a window later too
+// (the bucket's last link goes back to its head: a push must not set the link of an
+// endpoint that has already run).
+TEST(CheckWheel, ABucketRunEmptyTakesANewList) {
+  CheckWheel<> w(8);
+  w.push(5, 3);
+  w.push(5, 4);
+  std::vector<unsigned> got;
+  w.run_clock(5, [&](unsigned e) { got.push_back(e); });
+  EXPECT_EQ(got, (std::vector<unsigned>{3, 4}));
+  w.push(5 + 1024, 7);  // the same bucket, one window later
+  w.push(6, 4);
+  ASSERT_EQ(w.next_time(), 6u);
+  got.clear();
+  w.run_clock(6, [&](unsigned e) { got.push_back(e); });
+  EXPECT_EQ(got, (std::vector<unsigned>{4}));
+  ASSERT_EQ(w.next_time(), 5u + 1024);
+  got.clear();
+  w.run_clock(5 + 1024, [&](unsigned e) {
+    got.push_back(e);
+    if (e == 7) w.push_while_running(5 + 1024, 3);  // the bucket again, while it runs
+  });
+  EXPECT_EQ(got, (std::vector<unsigned>{7, 3}));
+  EXPECT_EQ(w.next_time(), UINT64_MAX);
+}
+
 }  // namespace
 }  // namespace emx::machine
