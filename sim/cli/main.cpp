@@ -176,10 +176,10 @@ int cmd_run(const std::vector<std::string>& words) {
   }
   if (opt.profile_file.empty() && !opt.profile_pes.empty())
     throw cli::UsageError("--profile-pes chooses the PEs that --profile sums over");
-  if (opt.profile_file.empty() && opt.profile_top != 30)
+  if (opt.profile_file.empty() && opt.profile_top)
     throw cli::UsageError("--profile-top chooses how many instructions --profile lists");
   cli::ProfileInput profile{{}, &program.symbols()};
-  profile.top_instructions = opt.profile_top ? opt.profile_top : UINT64_MAX;
+  if (opt.profile_top) profile.top_instructions = *opt.profile_top ? *opt.profile_top : UINT64_MAX;
   if (!opt.profile_file.empty()) {
     const std::vector<bool> chosen =
         opt.profile_pes.empty() ? std::vector<bool>(cfg.pes, true)

@@ -26,7 +26,7 @@ struct RunOptions {
   std::string explore_file;    // the explorer page (HTML)
   std::string profile_file;    // instruction profile: "-" stderr, *.json JSON, else text
   std::string profile_pes;     // "0,3,8-11"; empty: every PE
-  uint64_t profile_top = 30;   // hottest instructions listed; 0: every one that ran
+  std::optional<uint64_t> profile_top;  // hottest instructions listed; 0: every one that ran
   std::optional<uint64_t> max_cycles;  // --max-cycles: sim.max_cycles
   double max_host_seconds = 0;         // --max-time: host wall time (0: none)
   std::string max_time_text;           // as given, for the report
