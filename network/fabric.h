@@ -130,7 +130,10 @@ class Fabric {
   // starts its transfer out: when injection_room_from, UINT64_MAX now, becomes a clock.
   // For a sender that waits for room in a full queue whose head has not left (the machine's
   // floating sends), instead of trying again every transfer.
-  void watch_injection(uint32_t endpoint) { queue_at(endpoint * kQueueBytes).watched = true; }
+  void watch_injection(uint32_t endpoint) {
+    // (Its stand-in upstream says it: start_transfer lists it, schedule_releases tells.)
+    queue_at(endpoint * kQueueBytes).upstream = uint16_t(watch_up_);
+  }
   // Calls f(endpoint) for each watched endpoint whose injection queue's head has started
   // leaving since the last call, in the order they started; they are no longer watched.
   template <class F>
@@ -253,9 +256,12 @@ class Fabric {
     uint32_t next_base = 0;
     uint32_t first_output = 0;  // its switch's port 0 (Topology::first_link), as an offset
     uint16_t node = 0;          // the switch it belongs to
-    uint16_t upstream = 0;  // link queues: the link feeding it (its slots are that link's credits)
+    // Link queues: the link feeding it (its slots are that link's credits). Injection
+    // queues: a stand-in output (injection_up_, or watch_up_ while watched), so that a
+    // transfer out treats both kinds alike, without a test of the kind (start_transfer).
+    uint16_t upstream = 0;
     uint16_t occupancy = 0;  // slots held
-    bool watched = false;    // injection queues: watch_injection
+    bool injection = false;  // an injection queue (its slot frees when its transfer out ends)
     bool busy() const { return release_at != kNever; }
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
@@ -453,6 +459,12 @@ class Fabric {
   };
   std::vector<Line> records_;
   const uint32_t queue_count_, output_count_, slot_base_;
+  // Two stand-in outputs after the ejection ports (ids), never arbitrated nor counted: the
+  // "upstream" of an injection queue, whose slot frees when its transfer out ends, not a
+  // word after it starts: busy for ever, it never needs a wake-up; and of a watched one:
+  // idle with a waiter, so the start of its transfer out is listed in releases_, where
+  // schedule_releases tells the watcher (in the order they started, as grants go).
+  const uint32_t injection_up_, watch_up_;
   // A queue record after the others that is never full (no slot taken, never busy): the
   // next buffer of a packet bound for its ejection port, so that the arbitration tests
   // every waiter's buffer alike, where a test of the output's kind first mispredicted
