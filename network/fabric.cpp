@@ -78,6 +78,11 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       // (The last class's: never used.)
       q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
+  // (Unpacked routes keep their hop count above the table's address: Slot::route.)
+  if (!packed_routes_)
+    for (uint32_t e = 0; e < endpoints_; ++e)
+      if (uintptr_t(routing_.ports_to(e)) >= kRouteHops)
+        throw std::logic_error("network: routing table above 2^48 (Slot::route)");
   if (packed_routes_) {
     routes_.reset(static_cast<uint64_t*>(std::calloc(size_t(endpoints_) * endpoints_, 8)));
     if (!routes_) throw std::bad_alloc();
@@ -357,7 +362,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   if (output < first_ejection_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
-    if (!T::packed(*this)) ++slot.hops;  // (packed: the route consumed says it, in_flight_hops)
+    if (!T::packed(*this)) slot.route += kRouteHops;  // (packed: the route consumed says it)
     slot.ready = now + T::ready_delay(*this);
     if (append<T>(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
@@ -547,7 +552,7 @@ uint32_t Fabric::new_slot() {
 // ---- crossbar ----
 
 void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
-  const uint32_t dst = slot_at(s).dst;
+  const uint32_t dst = payload_at(s).p.dst;
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
   ++output_at(output_offset(links_ + dst)).packets;
@@ -598,7 +603,7 @@ uint64_t Fabric::in_flight_hops() const {
     if (free[i]) continue;
     const uint32_t s = slot_base_ + i * kSlotBytes;
     if (!packed_routes_) {
-      hops += slot_at(s).hops;
+      hops += slot_at(s).route / kRouteHops;
       continue;
     }
     const Packet& p = payload_at(s).p;

@@ -194,6 +194,22 @@ class Fabric {
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
+  // If a == b: x = x_then and y = y_then (else both unchanged), by two conditional moves.
+  // (GCC turned a ?: on a choice that follows the traffic into a jump, and masks cost
+  // more instructions than the jump's mispredictions saved.)
+  static void if_equal(uint32_t a, uint32_t b, uint32_t x_then, uint32_t y_then, uint32_t& x,
+                       uint32_t& y) {
+#if defined(__x86_64__)
+    asm("cmpl %[b], %[a]\n\tcmove %[xt], %[x]\n\tcmove %[yt], %[y]"
+        : [x] "+r"(x), [y] "+r"(y)
+        : [a] "r"(a), [b] "ri"(b), [xt] "rm"(x_then), [yt] "rm"(y_then)
+        : "cc");
+#else
+    const bool c = a == b;
+    x = c ? x_then : x;
+    y = c ? y_then : y;
+#endif
+  }
   static constexpr uint64_t kNever = UINT64_MAX;
   enum EventKind : uint32_t {
     kHeadReady,        // target queue (its offset): its head packet has been routed, it asks for an output
@@ -219,14 +235,17 @@ class Fabric {
   struct alignas(32) Slot {
     uint64_t ready;        // clock from which it may use an output of its current switch
     // Its route: with packed_routes_ its next ports, 4 bits each, the next lowest (15:
-    // eject), shifted out hop by hop; else Routing::ports_to(dst) (its next port by node).
+    // eject), shifted out hop by hop; else Routing::ports_to(dst) (its next port by node)
+    // below kRouteHops, the links crossed so far above (in_flight_hops).
     uint64_t route;
     uint32_t next;         // next slot in the same queue (offset)
     uint32_t output;       // the output it needs at its current switch (offset)
     uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else sink_
-    uint16_t hops;         // links crossed so far (without packed routes)
-    uint16_t dst;
+    // Its destination's ejection port (offset): the last step's output, at hand so that
+    // append chooses it or a link's without a branch.
+    uint32_t ejection;
   };
+  static constexpr uint64_t kRouteHops = uint64_t(1) << 48;  // (user-space addresses below)
   static_assert(sizeof(Slot) == 32, "two per cache line");
   // By slot. A whole line each: the payload is written at the injection and read at the
   // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
@@ -617,25 +636,30 @@ template <class T>
   Slot& slot = slot_at(s);
   slot.next = kNil;
   uint32_t port;
-  bool eject;
+  uint32_t eject;  // the port that says the next step is the ejection
   if (T::packed(*this)) {
     port = uint32_t(slot.route & 15);
     slot.route >>= 4;
-    eject = port == 15;
+    eject = 15;
   } else {
-    port = reinterpret_cast<const uint8_t*>(slot.route)[queue.node];
-    eject = port == Routing::kEject;
+    port = reinterpret_cast<const uint8_t*>(slot.route % kRouteHops)[queue.node];
+    eject = Routing::kEject;
   }
-  if (eject) {
-    slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
+  uint32_t output = queue.first_output + port * kOutputBytes;
+  if (T::hop_classes(*this)) {
+    // Hop classes (the common case) are the hop number - 1: no table needed. The
+    // ejection (the last step) or a link chosen without a branch: they alternate on
+    // short routes, and the test mispredicted.
+    uint32_t next = queue.next_base + port * class_bytes_;
+    if_equal(port, eject, slot.ejection, sink_, output, next);
+    slot.output = output;
+    slot.next_queue = next;
+  } else if (port == eject) {
+    slot.output = slot.ejection;
     slot.next_queue = sink_;
   } else {
-    slot.output = queue.first_output + port * kOutputBytes;
-    // Hop classes (the common case) are the hop number - 1: no table needed.
-    if (T::hop_classes(*this))
-      slot.next_queue = queue.next_base + port * class_bytes_;
-    else
-      slot.next_queue = next_queue_by_table(q, output_id(slot.output));
+    slot.output = output;
+    slot.next_queue = next_queue_by_table(q, output_id(output));
   }
   const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
@@ -675,8 +699,7 @@ inline uint32_t Fabric::alloc_slot() {
   payload.dst = dst;
   payload.injected_at = t;
   Slot& slot = slot_at(s);
-  slot.hops = 0;
-  slot.dst = dst;
+  slot.ejection = first_ejection_ + uint32_t(dst) * kOutputBytes;
   last_injection_[src] = t;
   ++stats_.injected;
   ++in_flight_;
