@@ -33,7 +33,9 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
                                                           : cfg.link_clocks()),
       queue_count_(endpoints_ + links_ * classes_),
       output_count_(links_ + endpoints_),
-      slot_base_(first_ejection_ + endpoints_ * kOutputBytes),
+      slot_base_(first_ejection_ + (endpoints_ + 2) * kOutputBytes),  // (+ the stand-ins)
+      injection_up_(links_ + endpoints_),
+      watch_up_(links_ + endpoints_ + 1),
       sink_(queue_count_ * kQueueBytes),
       ready_delay_(head_delay_ + cfg.routing_clocks),
       hop_classes_(routing_.scheme() == ClassScheme::hops),
@@ -46,13 +48,15 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       prefetch_(endpoints_ >= kPrefetchEndpoints),
       events_(std::max<uint64_t>(cfg.link_clocks() + cfg.routing_clocks + head_delay_,
                                  std::min(cfg.crossbar_latency, 4096u))) {
-  if (topology_.node_count() > UINT16_MAX || links_ > UINT16_MAX ||
+  if (topology_.node_count() > UINT16_MAX || uint64_t(links_) + endpoints_ + 2 > UINT16_MAX ||
       (endpoints_ + uint64_t(links_) * classes_ + 2) * kQueueBytes +
-              (uint64_t(links_) + endpoints_) * kOutputBytes >= kNil)
+              (uint64_t(links_) + endpoints_ + 2) * kOutputBytes >= kNil)
     throw std::logic_error("network too large for 16-bit node and link numbers");
   records_.resize(slot_base_ / sizeof(Line));
   for (uint32_t q = 0; q <= queue_count_; ++q) new (&queue_at(q * kQueueBytes)) Queue();  // (sink_)
-  for (uint32_t o = 0; o < output_count_; ++o) new (&output_at(output_offset(o))) Output();
+  for (uint32_t o = 0; o < output_count_ + 2; ++o) new (&output_at(output_offset(o))) Output();
+  output_at(output_offset(injection_up_)).busy_until = kNever;
+  output_at(output_offset(watch_up_)).waiting = 1;  // (and busy_until 0: idle)
   bound_.assign(queue_count_, 0);
   bound_generation_.assign(queue_count_, 0);
   for (uint32_t e = 0; e < endpoints_; ++e) {
@@ -61,6 +65,8 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
     const uint32_t first_link = topology_.first_link(q.node);
     q.first_output = output_offset(first_link);
     q.next_base = link_queue(first_link, 0) * kQueueBytes;
+    q.upstream = uint16_t(injection_up_);
+    q.injection = true;
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
@@ -72,6 +78,11 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
       // (The last class's: never used.)
       q.next_base = link_queue(first_link, c + 1) * kQueueBytes;
     }
+  // (Unpacked routes keep their hop count above the table's address: Slot::route.)
+  if (!packed_routes_)
+    for (uint32_t e = 0; e < endpoints_; ++e)
+      if (uintptr_t(routing_.ports_to(e)) >= kRouteHops)
+        throw std::logic_error("network: routing table above 2^48 (Slot::route)");
   if (packed_routes_) {
     routes_.reset(static_cast<uint64_t*>(std::calloc(size_t(endpoints_) * endpoints_, 8)));
     if (!routes_) throw std::bad_alloc();
@@ -91,7 +102,7 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
   dirty_.assign(output_count_ + 1, 0);  // (+1: marking stores before it counts)
   dirty_end_ = dirty_.data();
   releases_.assign(output_count_ + 1, 0);  // (+1: start_transfer stores before it counts)
-  started_.assign(endpoints_, 0);  // one per transfer started in a clock at most
+  started_.assign(endpoints_, 0);  // one per endpoint at most (an entry ends the watch)
   // A clock's grants are needed until ready_delay_ or link_clocks later, so a ring of
   // lists just beyond both (4 by default): a list reused every few clocks stays in cache,
   // where one per wheel bucket (64) meant a cold line or two per clock in the machine.
@@ -324,17 +335,14 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // An injection queue frees its slot when the transfer ends. A link queue's upstream
   // link may use the slot from `release` (the first word gone) on: it must arbitrate
   // then. If it is busy until then anyway, the end of its transfer will; else a wake-up.
-  // Both kinds alike (an injection queue's "upstream" is this output, busy until done >
-  // release, so it asks for nothing), and whether a wake-up is needed decided without a
-  // branch: it depends on the traffic, and mispredicted.
-  const bool injection = q < endpoint_bytes_;
+  // Both kinds alike, without a test of the kind (injections and link hops alternate on
+  // short routes: it mispredicted): an injection queue's release is `done`, computed,
+  // and its "upstream" a stand-in (injection_up_, busy for ever: it asks for nothing;
+  // watch_up_ while watched: listed, schedule_releases tells the watcher). Whether a
+  // wake-up is needed is decided without a branch too: it depends on the traffic.
   const uint64_t release = now + T::cpw(*this);
-  src.release_at = injection ? done : release;
-  if (src.watched) [[unlikely]] {  // (injection queues only)
-    src.watched = false;
-    started_[started_count_++] = q / kQueueBytes;
-  }
-  const Output& up = output_at(injection ? output : output_offset(src.upstream));
+  src.release_at = release + uint64_t(src.injection) * (T::link(*this) - T::cpw(*this));
+  const Output& up = output_at(output_offset(src.upstream));
   const bool free_up = up.busy_until < release;  // (idle, or busy until before `release`)
   if (T::cpw(*this) == 1) {
     // The common case of schedule_releases' skipped wake-up decided now: an idle
@@ -354,7 +362,7 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   if (output < first_ejection_) {
     // The slot downstream is taken now (credit-based flow control); the packet may be
     // routed there once its head (cut-through) or tail (store-and-forward) has arrived.
-    if (!T::packed(*this)) ++slot.hops;  // (packed: the route consumed says it, in_flight_hops)
+    if (!T::packed(*this)) slot.route += kRouteHops;  // (packed: the route consumed says it)
     slot.ready = now + T::ready_delay(*this);
     if (append<T>(w.next, s)) {
       // Its kHeadReady: ready_delay_ after this clock, like those of the other packets
@@ -421,18 +429,29 @@ EMX_NET_HOT void Fabric::transfer_done(const Grant& g, uint64_t now, uint32_t*& 
 // moderate load.
 // All at one clock: appended to its bucket, whose bit is set once (by an event or for a
 // skipped one: touching a clock again changes nothing).
+// A watched injection queue whose transfer out started (its stand-in upstream, watch_up_)
+// is listed too: its watcher is told (take_injection_starts), in the order of the grants,
+// and it needs no wake-up (nor the clock kept pending for it).
 template <class T>
 void Fabric::schedule_releases(uint64_t now) {
   const uint64_t release = now + T::cpw(*this);
   if (release_count_ == 0 && !touch_releases_) return;
   std::vector<uint64_t>& bucket = events_.bucket(release);
+  bool touch = touch_releases_;
   for (const uint32_t *q = releases_.data(), *end = q + release_count_; q != end; ++q) {
-    const uint32_t upstream = output_offset(queue_at(*q).upstream);
+    Queue& queue = queue_at(*q);
+    if (queue.upstream == watch_up_) [[unlikely]] {
+      queue.upstream = uint16_t(injection_up_);  // (no longer watched)
+      started_[started_count_++] = *q / kQueueBytes;
+      continue;
+    }
+    touch = true;
+    const uint32_t upstream = output_offset(queue.upstream);
     const Output& up = output_at(upstream);
     if (up.busy_until < release && (T::cpw(*this) != 1 || up.waiting != 0))
       bucket.push_back(EventQueue::event(kRelease, upstream));
   }
-  events_.touch(release);
+  if (touch) events_.touch(release);
   release_count_ = 0;
   touch_releases_ = false;
 }
@@ -533,7 +552,7 @@ uint32_t Fabric::new_slot() {
 // ---- crossbar ----
 
 void Fabric::crossbar_arrive(uint32_t s, uint64_t now) {
-  const uint32_t dst = slot_at(s).dst;
+  const uint32_t dst = payload_at(s).p.dst;
   const uint64_t arrival = std::max(now, crossbar_next_[dst]);
   crossbar_next_[dst] = arrival + link_clocks_;
   ++output_at(output_offset(links_ + dst)).packets;
@@ -584,7 +603,7 @@ uint64_t Fabric::in_flight_hops() const {
     if (free[i]) continue;
     const uint32_t s = slot_base_ + i * kSlotBytes;
     if (!packed_routes_) {
-      hops += slot_at(s).hops;
+      hops += slot_at(s).route / kRouteHops;
       continue;
     }
     const Packet& p = payload_at(s).p;

@@ -130,7 +130,10 @@ class Fabric {
   // starts its transfer out: when injection_room_from, UINT64_MAX now, becomes a clock.
   // For a sender that waits for room in a full queue whose head has not left (the machine's
   // floating sends), instead of trying again every transfer.
-  void watch_injection(uint32_t endpoint) { queue_at(endpoint * kQueueBytes).watched = true; }
+  void watch_injection(uint32_t endpoint) {
+    // (Its stand-in upstream says it: start_transfer lists it, schedule_releases tells.)
+    queue_at(endpoint * kQueueBytes).upstream = uint16_t(watch_up_);
+  }
   // Calls f(endpoint) for each watched endpoint whose injection queue's head has started
   // leaving since the last call, in the order they started; they are no longer watched.
   template <class F>
@@ -191,6 +194,22 @@ class Fabric {
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
+  // If a == b: x = x_then and y = y_then (else both unchanged), by two conditional moves.
+  // (GCC turned a ?: on a choice that follows the traffic into a jump, and masks cost
+  // more instructions than the jump's mispredictions saved.)
+  static void if_equal(uint32_t a, uint32_t b, uint32_t x_then, uint32_t y_then, uint32_t& x,
+                       uint32_t& y) {
+#if defined(__x86_64__)
+    asm("cmpl %[b], %[a]\n\tcmove %[xt], %[x]\n\tcmove %[yt], %[y]"
+        : [x] "+r"(x), [y] "+r"(y)
+        : [a] "r"(a), [b] "ri"(b), [xt] "rm"(x_then), [yt] "rm"(y_then)
+        : "cc");
+#else
+    const bool c = a == b;
+    x = c ? x_then : x;
+    y = c ? y_then : y;
+#endif
+  }
   static constexpr uint64_t kNever = UINT64_MAX;
   enum EventKind : uint32_t {
     kHeadReady,        // target queue (its offset): its head packet has been routed, it asks for an output
@@ -216,14 +235,17 @@ class Fabric {
   struct alignas(32) Slot {
     uint64_t ready;        // clock from which it may use an output of its current switch
     // Its route: with packed_routes_ its next ports, 4 bits each, the next lowest (15:
-    // eject), shifted out hop by hop; else Routing::ports_to(dst) (its next port by node).
+    // eject), shifted out hop by hop; else Routing::ports_to(dst) (its next port by node)
+    // below kRouteHops, the links crossed so far above (in_flight_hops).
     uint64_t route;
     uint32_t next;         // next slot in the same queue (offset)
     uint32_t output;       // the output it needs at its current switch (offset)
     uint32_t next_queue;   // for a link: the buffer it needs a slot in there (offset), else sink_
-    uint16_t hops;         // links crossed so far (without packed routes)
-    uint16_t dst;
+    // Its destination's ejection port (offset): the last step's output, at hand so that
+    // append chooses it or a link's without a branch.
+    uint32_t ejection;
   };
+  static constexpr uint64_t kRouteHops = uint64_t(1) << 48;  // (user-space addresses below)
   static_assert(sizeof(Slot) == 32, "two per cache line");
   // By slot. A whole line each: the payload is written at the injection and read at the
   // delivery, clocks apart, and a 40-byte record would straddle two lines half the time.
@@ -253,9 +275,12 @@ class Fabric {
     uint32_t next_base = 0;
     uint32_t first_output = 0;  // its switch's port 0 (Topology::first_link), as an offset
     uint16_t node = 0;          // the switch it belongs to
-    uint16_t upstream = 0;  // link queues: the link feeding it (its slots are that link's credits)
+    // Link queues: the link feeding it (its slots are that link's credits). Injection
+    // queues: a stand-in output (injection_up_, or watch_up_ while watched), so that a
+    // transfer out treats both kinds alike, without a test of the kind (start_transfer).
+    uint16_t upstream = 0;
     uint16_t occupancy = 0;  // slots held
-    bool watched = false;    // injection queues: watch_injection
+    bool injection = false;  // an injection queue (its slot frees when its transfer out ends)
     bool busy() const { return release_at != kNever; }
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
@@ -453,6 +478,12 @@ class Fabric {
   };
   std::vector<Line> records_;
   const uint32_t queue_count_, output_count_, slot_base_;
+  // Two stand-in outputs after the ejection ports (ids), never arbitrated nor counted: the
+  // "upstream" of an injection queue, whose slot frees when its transfer out ends, not a
+  // word after it starts: busy for ever, it never needs a wake-up; and of a watched one:
+  // idle with a waiter, so the start of its transfer out is listed in releases_, where
+  // schedule_releases tells the watcher (in the order they started, as grants go).
+  const uint32_t injection_up_, watch_up_;
   // A queue record after the others that is never full (no slot taken, never busy): the
   // next buffer of a packet bound for its ejection port, so that the arbitration tests
   // every waiter's buffer alike, where a test of the output's kind first mispredicted
@@ -605,25 +636,30 @@ template <class T>
   Slot& slot = slot_at(s);
   slot.next = kNil;
   uint32_t port;
-  bool eject;
+  uint32_t eject;  // the port that says the next step is the ejection
   if (T::packed(*this)) {
     port = uint32_t(slot.route & 15);
     slot.route >>= 4;
-    eject = port == 15;
+    eject = 15;
   } else {
-    port = reinterpret_cast<const uint8_t*>(slot.route)[queue.node];
-    eject = port == Routing::kEject;
+    port = reinterpret_cast<const uint8_t*>(slot.route % kRouteHops)[queue.node];
+    eject = Routing::kEject;
   }
-  if (eject) {
-    slot.output = first_ejection_ + uint32_t(slot.dst) * kOutputBytes;
+  uint32_t output = queue.first_output + port * kOutputBytes;
+  if (T::hop_classes(*this)) {
+    // Hop classes (the common case) are the hop number - 1: no table needed. The
+    // ejection (the last step) or a link chosen without a branch: they alternate on
+    // short routes, and the test mispredicted.
+    uint32_t next = queue.next_base + port * class_bytes_;
+    if_equal(port, eject, slot.ejection, sink_, output, next);
+    slot.output = output;
+    slot.next_queue = next;
+  } else if (port == eject) {
+    slot.output = slot.ejection;
     slot.next_queue = sink_;
   } else {
-    slot.output = queue.first_output + port * kOutputBytes;
-    // Hop classes (the common case) are the hop number - 1: no table needed.
-    if (T::hop_classes(*this))
-      slot.next_queue = queue.next_base + port * class_bytes_;
-    else
-      slot.next_queue = next_queue_by_table(q, output_id(slot.output));
+    slot.output = output;
+    slot.next_queue = next_queue_by_table(q, output_id(output));
   }
   const bool was_empty = queue.head == kNil;  // (tail is stale then: a grant leaves it)
   if (was_empty)
@@ -663,8 +699,7 @@ inline uint32_t Fabric::alloc_slot() {
   payload.dst = dst;
   payload.injected_at = t;
   Slot& slot = slot_at(s);
-  slot.hops = 0;
-  slot.dst = dst;
+  slot.ejection = first_ejection_ + uint32_t(dst) * kOutputBytes;
   last_injection_[src] = t;
   ++stats_.injected;
   ++in_flight_;
