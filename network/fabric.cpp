@@ -178,34 +178,21 @@ EMX_NET_HOT void Fabric::request_new_head(const NewHead& h, uint64_t now, uint32
   request(h.output, w, marked);
 }
 
-// Inserts w into the n sorted waiters ws (room for n + 1), from the back.
-template <class Waiter>
-EMX_NET_HOT void insert_waiter(Waiter* ws, uint32_t n, const Waiter& w) {
-  uint32_t i = n;
-  for (; i > 0 && w.before(ws[i - 1]); --i) ws[i] = ws[i - 1];
-  ws[i] = w;
-}
-
-// Enters waiter w (a ready queue head) at `output` (offset).
+// Enters waiter w (a ready queue head) at `output` (offset): at the end, the waiters
+// being unordered (arbitrate picks the oldest eligible). A sorted insertion mispredicted
+// under contention: a head that waited upstream is often older than some waiters.
 EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& marked) {
   Output& out = output_at(output);
   const uint32_t n = out.waiting;
-  if (n <= 1) {  // the common cases first, in the first line (never spilled then)
-    // None or one waiter: w goes before it or after (or first), chosen without a
-    // branch (under contention both counts come and go). ws[0] is a stale copy or
-    // zeros when n == 0, compared but not used.
-    Waiter* ws = out.inline_waiters;
-    const bool front = (n != 0) & w.before(ws[0]);
-    ws[n] = *(front ? &ws[0] : &w);
-    ws[0] = *(front ? &w : &ws[0]);
-  } else if (n < kInlineWaiters && !out.spilled) {
-    insert_waiter(out.inline_waiters, n, w);
+  if ((n < kInlineWaiters) & !out.spilled) [[likely]] {
+    // Field by field: the caller has just built w, and a copy as one 16-byte load
+    // from its narrower stores stalls (no store forwarding; radix_fine 6 % slower).
+    Waiter& to = out.inline_waiters[n];
+    to.next = w.next;
+    to.queue = w.queue;
+    to.ready = w.ready;
   } else {
-    std::vector<Waiter>& spill = spill_[output_id(output)];
-    if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
-    out.spilled = true;
-    spill.emplace_back();
-    insert_waiter(spill.data(), n, w);
+    spill_waiter(output, w);
   }
   out.waiting = n + 1;
   // mark_dirty, knowing it has a waiter now: without a branch (whether the output is
@@ -213,6 +200,16 @@ EMX_NET_HOT void Fabric::request(uint32_t output, const Waiter& w, uint32_t*& ma
   *marked = output;
   marked += !out.held;
   out.held = true;
+}
+
+// A waiter beyond the inline ones: all of them to spill_ (rare: a hot output under
+// saturation).
+void Fabric::spill_waiter(uint32_t output, const Waiter& w) {
+  Output& out = output_at(output);
+  std::vector<Waiter>& spill = spill_[output_id(output)];
+  if (!out.spilled) spill.assign(out.inline_waiters, out.inline_waiters + kInlineWaiters);
+  out.spilled = true;
+  spill.push_back(w);
 }
 
 // Only an idle output with waiters can grant anything; one that gets waiters or becomes
@@ -226,17 +223,49 @@ EMX_NET_HOT void Fabric::mark_dirty(uint32_t output, uint32_t*& marked) {
   out.held |= mark;
 }
 
+// The waiter of ws[0, count) that gets the output: the oldest (Waiter::before) whose
+// buffer downstream has room, or kNil if none has. Without branches in the loop (which
+// waiters are blocked depends on the traffic): a blocked waiter's key made the largest
+// ready time, the oldest kept by conditional moves. (Keys are unique: the pick is the
+// one a scan in arbitration order would stop at.)
+template <class T>
+EMX_NET_HOT uint32_t Fabric::pick_waiter(const Waiter* ws, uint32_t count, uint64_t now) const {
+  uint64_t best_ready = kNever;
+  uint32_t best_queue = kNil, at = kNil;
+  const auto consider = [&](uint32_t k) __attribute__((always_inline)) {
+    const Waiter& w = ws[k];
+    // ready | all ones when blocked (kNever): never older than an eligible waiter.
+    const uint64_t ready = w.ready | (uint64_t(0) - uint64_t(full<T>(w.next, now)));
+    // (ready, queue) < (best_ready, best_queue): a 128-bit compare, a subtraction's borrow.
+    const unsigned __int128 key = (unsigned __int128)ready << 64 | w.queue;
+    const unsigned __int128 best = (unsigned __int128)best_ready << 64 | best_queue;
+    const bool older = key < best;
+    best_ready = older ? ready : best_ready;
+    best_queue = older ? w.queue : best_queue;
+    at = older ? k : at;
+  };
+  // (count >= 2: the first two without a loop test, whose exit mispredicted as often as
+  // the count changed.)
+  consider(0);
+  consider(1);
+  for (uint32_t k = 2; k < count; ++k) consider(k);
+  return best_ready == kNever ? kNil : at;
+}
+
 // Grants a free output to the oldest waiting packet that has a slot in its next buffer.
 // A packet whose buffer class is full downstream does not hold up the others: that is
 // what keeps the (link, class) dependencies acyclic, so the network deadlock-free.
 // Only for a marked output: it is idle and has a waiter (it is marked only so, and only
 // a grant, here, makes it busy or takes a waiter; each is marked once per clock).
+// The waiters are unordered: with more than one, all are looked at, without branches
+// (pick_waiter), and the last one fills the grant's place.
 template <class T>
 EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& rows) {
   Output& out = output_at(output);
   const uint32_t n = out.waiting;
-  if (n == 1) {  // the commonest case below saturation: nothing to move
-    const Waiter w = out.inline_waiters[0];
+  Waiter* ws = out.inline_waiters;
+  if (n == 1) {  // the commonest case below saturation: nothing to compare, nothing to move
+    const Waiter w = ws[0];  // (never spilled)
     if (full<T>(w.next, now)) {  // (never for an ejection: sink_)
       out.held = false;  // (no grant: the mark ends)
       return;
@@ -245,61 +274,40 @@ EMX_NET_HOT void Fabric::arbitrate(uint32_t output, uint64_t now, ClockRows& row
     start_transfer<T>(output, w, now, rows);
     return;
   }
-  if (n == 2) {  // (never spilled): without loops
-    Waiter* ws = out.inline_waiters;
-    uint32_t i = 0;
-    if (full<T>(ws[0].next, now)) {
-      if (full<T>(ws[1].next, now)) {
-        out.held = false;
-        return;
-      }
-      i = 1;
-    }
-    const Waiter w = ws[i];
-    if (i == 0) ws[0] = ws[1];
-    out.waiting = 1;
-    start_transfer<T>(output, w, now, rows);
+  if (out.spilled) [[unlikely]] {
+    arbitrate_spilled<T>(output, now, rows);
     return;
   }
-  // Three or more: a hot output under saturation. At a link, the oldest waiter whose
-  // buffer downstream has room; waiters that need the buffer just found full (several
-  // often do: the same link, the same class) are passed over without a second look. At
-  // an ejection port, which refuses nobody (sink_), the oldest. The usual grant, the
-  // oldest of the inline waiters, moves the other five up as one block (fixed size, no
-  // loop; entries beyond n are stale copies).
-  Waiter* ws = out.spilled ? spill_[output_id(output)].data() : out.inline_waiters;
-  uint32_t i = 0;
-  uint32_t blocked = kNil;
-  for (; i < n; ++i) {
-    const uint32_t next = ws[i].next;
-    if (next == blocked) continue;
-    if (!full<T>(next, now)) break;
-    blocked = next;
-  }
-  if (i == n) {
+  const uint32_t i = pick_waiter<T>(ws, n, now);
+  if (i == kNil) {
     out.held = false;
     return;
   }
   const Waiter w = ws[i];
-  if (i == 0 && !out.spilled) {
-    Waiter rest[kInlineWaiters - 1];
-    std::memcpy(rest, ws + 1, sizeof rest);
-    std::memcpy(ws, rest, sizeof rest);
-    out.waiting = n - 1;
-    start_transfer<T>(output, w, now, rows);
+  ws[i] = ws[n - 1];
+  out.waiting = n - 1;
+  start_transfer<T>(output, w, now, rows);
+}
+
+// arbitrate for an output whose waiters are in spill_; back inline once few again.
+template <class T>
+[[gnu::noinline]] void Fabric::arbitrate_spilled(uint32_t output, uint64_t now, ClockRows& rows) {
+  Output& out = output_at(output);
+  const uint32_t n = out.waiting;
+  std::vector<Waiter>& spill = spill_[output_id(output)];
+  const uint32_t i = pick_waiter<T>(spill.data(), n, now);
+  if (i == kNil) {
+    out.held = false;
     return;
   }
-  // (By hand: a few waiters, which std::copy moved by a call to memmove.)
-  for (uint32_t k = i + 1; k < n; ++k) ws[k - 1] = ws[k];
+  const Waiter w = spill[i];
+  spill[i] = spill.back();
+  spill.pop_back();
   out.waiting = n - 1;
-  if (out.spilled) {
-    std::vector<Waiter>& spill = spill_[output_id(output)];
-    spill.pop_back();
-    if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
-      std::copy(spill.begin(), spill.end(), out.inline_waiters);
-      spill.clear();
-      out.spilled = false;
-    }
+  if (n - 1 <= kUnspill) {  // few enough again: back in the output's lines
+    std::copy(spill.begin(), spill.end(), out.inline_waiters);
+    spill.clear();
+    out.spilled = false;
   }
   start_transfer<T>(output, w, now, rows);
 }
@@ -491,7 +499,7 @@ uint64_t Fabric::start_bound(uint32_t q, uint64_t base) const {
     const Waiter self{next, q, head.ready};
     uint32_t ahead = 0;
     const Waiter* ws = waiters(head.output);
-    for (uint32_t k = 0; k < out.waiting && ws[k].before(self); ++k) ahead += ws[k].next == next;
+    for (uint32_t k = 0; k < out.waiting; ++k) ahead += ws[k].before(self) & (ws[k].next == next);
     chain_.push_back({q / kQueueBytes, ahead, head.ready,
                       // (Idle, its busy_until is at most now(): not above base.)
                       std::max(base, out.busy_until)});
@@ -694,9 +702,9 @@ EMX_NET_HOT void Fabric::run_events(uint64_t now) {
 
 // LargeTiming: what the arbitration of the marked outputs after d (up to end) will touch,
 // in two stages, the second from the line the first fetched: the output kArbitrateAhead
-// on, then, two on, the queues of its first waiter (where it is, and the buffer it needs a
-// slot in downstream). Only fetches: a waiter that does not get the output, or a stale
-// copy of one, costs a useless line at most. (A third stage, the queues' head and tail
+// on, then, two on, the queues of its first inline waiter (where it is, and the buffer it
+// needs a slot in downstream). Only fetches: a waiter that does not get the output, or a
+// stale copy of one, costs a useless line at most. (A third stage, the queues' head and tail
 // slots and the upstream output one on, doubled the instructions added and was no
 // faster: docs/performance.md, "Where a hop's extra cost at 1024 PEs comes from".)
 EMX_NET_HOT void Fabric::prefetch_arbitration(const uint32_t* d, const uint32_t* end) const {

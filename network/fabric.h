@@ -325,9 +325,9 @@ class Fabric {
     // per grant.)
     bool held = false;
     bool spilled = false;     // the waiters are in spill_[id]
-    // In arbitration order, oldest first: the first one whose buffer downstream has room
-    // gets the output, so a scan stops there. Short (a few per output), kept sorted by
-    // insertion from the back, where new requests (the youngest) nearly always go.
+    // The first `waiting`, in no order (a request appends, a grant moves the last into
+    // its place): the oldest whose buffer downstream has room gets the output
+    // (pick_waiter). Kept sorted, the insertion mispredicted under contention.
     Waiter inline_waiters[kInlineWaiters];
   };
   static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
@@ -357,7 +357,7 @@ class Fabric {
   }
   uint32_t output_offset(uint32_t id) const { return output_base_ + id * kOutputBytes; }
   uint32_t output_id(uint32_t offset) const { return (offset - output_base_) / kOutputBytes; }
-  const Waiter* waiters(uint32_t output) const {  // by offset
+  const Waiter* waiters(uint32_t output) const {  // by offset (unordered)
     const Output& out = output_at(output);
     return out.spilled ? spill_[output_id(output)].data() : out.inline_waiters;
   }
@@ -427,13 +427,18 @@ class Fabric {
   void schedule_head(uint32_t q, uint64_t now, uint32_t*& marked);
   void request_output(uint32_t q, uint32_t*& marked);
   void request(uint32_t output, const Waiter& w, uint32_t*& marked);
+  [[gnu::noinline]] void spill_waiter(uint32_t output, const Waiter& w);
   struct Grant;
   struct NewHead;
   void request_new_head(const NewHead& h, uint64_t now, uint32_t*& marked);
   void mark_dirty(uint32_t output, uint32_t*& marked);
   struct ClockRows;
   template <class T>
+  uint32_t pick_waiter(const Waiter* ws, uint32_t count, uint64_t now) const;
+  template <class T>
   void arbitrate(uint32_t output, uint64_t now, ClockRows& rows);
+  template <class T>
+  void arbitrate_spilled(uint32_t output, uint64_t now, ClockRows& rows);
   template <class T>
   void arbitrate_marked(uint64_t now);
   // LargeTiming's prefetches (how far ahead: a hop's work hides a second-level hit).
