@@ -66,7 +66,6 @@ Fabric::Fabric(const NetworkConfig& cfg, uint32_t pe_count)
     q.first_output = output_offset(first_link);
     q.next_base = link_queue(first_link, 0) * kQueueBytes;
     q.upstream = uint16_t(injection_up_);
-    q.injection = true;
   }
   for (uint32_t l = 0; l < links_; ++l)
     for (uint32_t c = 0; c < classes_; ++c) {
@@ -349,7 +348,8 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
   // watch_up_ while watched: listed, schedule_releases tells the watcher). Whether a
   // wake-up is needed is decided without a branch too: it depends on the traffic.
   const uint64_t release = now + T::cpw(*this);
-  src.release_at = release + uint64_t(src.injection) * (T::link(*this) - T::cpw(*this));
+  const bool injection = q < endpoint_bytes_;  // (a flag, not a jump: see above)
+  src.release_at = release + uint64_t(injection) * (T::link(*this) - T::cpw(*this));
   const Output& up = output_at(output_offset(src.upstream));
   const bool free_up = up.busy_until < release;  // (idle, or busy until before `release`)
   if (T::cpw(*this) == 1) {

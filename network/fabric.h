@@ -280,7 +280,6 @@ class Fabric {
     // transfer out treats both kinds alike, without a test of the kind (start_transfer).
     uint16_t upstream = 0;
     uint16_t occupancy = 0;  // slots held
-    bool injection = false;  // an injection queue (its slot frees when its transfer out ends)
     bool busy() const { return release_at != kNever; }
   };
   static_assert(sizeof(Queue) == 32, "one record per hop");
