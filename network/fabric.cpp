@@ -389,6 +389,11 @@ EMX_NET_HOT void Fabric::start_transfer(uint32_t output, const Waiter& w, uint64
         head.queue = w.next;
         head.next = slot.next_queue;
         head.output = slot.output;
+        // Its request (ready_delay_ clocks on) writes into that output first thing, and
+        // nothing touches the output before: fetched now, on every network (the records
+        // of even 64 endpoints outgrow the host's first-level cache between the clocks;
+        // bench_stream at 80 PEs 0.91x of the CPU).
+        __builtin_prefetch(&output_at(slot.output), 1);
       }
     }
   } else {
