@@ -300,15 +300,17 @@ class Fabric {
     }
   };
   static_assert(sizeof(Waiter) == 16 && offsetof(Waiter, ready) == 8, "Waiter::key");
-  // A link (id = link id) or ejection port (id = links + endpoint): two cache lines. The
+  // A link (id = link id) or ejection port (id = links + endpoint): three cache lines. The
   // first holds its state and first two waiters, so a request or a grant at an output with
-  // few waiters (most of them) touches one line; the second four more waiters, for the
+  // few waiters (most of them) touches one line; the others eight more waiters, for the
   // saturated outputs (a hot link or ejection port, its waiters often blocked by full
-  // buffers downstream, 3 to 6 of them), which in a vector beside (a cold header and a
+  // buffers downstream, 3 to 10 of them), which in a vector beside (a cold header and a
   // cold block) cost two more misses per request and grant. More than kInlineWaiters
-  // spill to spill_[id], all of them, until at most kUnspill are left.
-  static constexpr uint32_t kInlineWaiters = 6;
-  static constexpr uint32_t kUnspill = 4;
+  // spill to spill_[id], all of them, until at most kUnspill are left. (Six inline, two
+  // lines, spilled often enough in the block sends of radix_coarse and at 1024 PEs to
+  // cost 2-4 % of their CPU; fourteen, four lines, gained nothing more.)
+  static constexpr uint32_t kInlineWaiters = 10;
+  static constexpr uint32_t kUnspill = 8;
   struct alignas(64) Output {
     // The end of the current transfer, or of the last (then at most the clock being run:
     // so, in an arbitration, busy iff busy_until > now, and busy_until < now + 1 says
@@ -329,7 +331,7 @@ class Fabric {
     // (pick_waiter). Kept sorted, the insertion mispredicted under contention.
     Waiter inline_waiters[kInlineWaiters];
   };
-  static_assert(sizeof(Output) == 128, "two cache lines, the first with two waiters");
+  static_assert(sizeof(Output) == 192, "three cache lines, the first with two waiters");
   static constexpr uint32_t kSlotBytes = sizeof(Slot), kQueueBytes = sizeof(Queue),
                             kOutputBytes = sizeof(Output);
   // Queues, outputs and slots share one block (records_), so that a hop, which touches

@@ -439,7 +439,7 @@ TEST(NetFabricTiming, PrefetchingOnALargeNetworkChangesNothingSimulated) {
 }
 
 // A hot ejection port: 24 senders, some with two packets, in a scrambled order of clocks
-// and ids. Its waiters grow past the output's inline ones (6) into the spill vector and
+// and ids. Its waiters grow past the output's inline ones (10) into the spill vector and
 // shrink back, and new ones come in out of order (ties broken by queue id; a second
 // packet asks late with its old ready time). The grants must follow the rule alone:
 // whenever the port is free, the eligible head (ready, and at the head of its queue) with
