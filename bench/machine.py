@@ -22,7 +22,9 @@
    calibrations, and the older figure, CPU per (instruction + hop) with equal weights,
    which counted a deeper network's extra hops (one to two hundred instructions' host
    cost each) as if they were instructions. All runs alternate; CPU and wall medians;
-   the load of the host moves the figure (compare within one run). Also the item's
+   the load of the host moves the figure (compare within one run). The figure round by
+   round follows (each round's runs priced by their own fit) with its median: the host's
+   speed drifts between rounds more than within one. Also the item's
    other half: CPU per instruction of computing PEs (bench_compute 4), big / 80 PEs.
    `bench/machine.py --flat 10x512 --runs 5 --mixes "" --no-memory` prints only that.
 Rates are per host CPU second (the process's CPU time), with wall seconds beside.
@@ -137,6 +139,17 @@ def flat_ratio(unit, work80, cpu80, work_big, cpu_big):
     return cpu_big / cost(unit, work_big) / (cpu80 / cost(unit, work80))
 
 
+def round_ratios(work, cpu, n_calib):
+    """flat_ratio round by round: cpu[k][r] is run k's CPU time in round r; the first
+    n_calib runs price the work (fit), the last two are the 80-PE and the big machine's
+    stream. Each round is priced by its own fit."""
+    ratios = []
+    for r in range(len(cpu[0])):
+        u, _ = fit(work[:n_calib], [cpu[k][r] for k in range(n_calib)])
+        ratios.append(flat_ratio(u, work[-2], cpu[-2][r], work[-1], cpu[-1][r]))
+    return ratios
+
+
 def flat(program, mix, runs, big=1024):
     """Issue 25 item 1 for streaming PEs: "host CPU per simulated instruction at 1024 PEs
     <= 1.2x that at 80 PEs ... (the stream's extra hops per PE on a deeper network are real
@@ -192,6 +205,12 @@ def flat(program, mix, runs, big=1024):
     ratio = flat_ratio(unit, work[-2], med[-2], work[-1], med[-1])
     print(f"ratio {big} / 80 PEs, CPU per unit of work: {ratio:.2f} "
           "(issue 25 item 1: at most 1.2)")
+    # The same figure round by round (each round's runs priced by its own fit): the host's
+    # speed drifts between rounds on a shared machine, and within a round it moves less.
+    if runs > 1:
+        per_round = round_ratios(work, cpu, len(calib))
+        print(f"  round by round: {', '.join(f'{x:.2f}' for x in per_round)}; median "
+              f"{statistics.median(per_round):.2f}")
     # The figure hangs on the price of a hop against the rest: with the hop's price one
     # standard error either way (instructions and packets fitted again to the rest).
     spread = []

@@ -76,6 +76,20 @@ class FlatMetric(unittest.TestCase):
         self.assertAlmostEqual(bench.flat_ratio(self.UNIT, w80, c80, w1024, 2 * c1024), 2.0)
         self.assertAlmostEqual(bench.flat_ratio(self.UNIT, w80, 2 * c80, w1024, 2 * c1024), 1.0)
 
+    def test_round_by_round_each_round_priced_by_its_own_fit(self):
+        # Runs that cost their work at the unit costs, times a host speed that drifts
+        # from round to round (the same within a round): every round's ratio is 1, the
+        # big machine's run twice its cost in one round shows in that round only.
+        work = [(3.6e7, 2e3, 1e4), (3.7e7, 4.1e5, 7.8e5), (3.7e7, 4.1e5, 1.4e6),
+                (3.7e7, 4.1e5, 2.2e6), (3.7e7, 4.1e5, 2.0e6), (4.7e8, 5.3e6, 4.3e7)]
+        speed = (1.0, 1.3, 0.8)
+        cpu = [[bench.cost(self.UNIT, w) * f for f in speed] for w in work]
+        for x in bench.round_ratios(work, cpu, 4):
+            self.assertAlmostEqual(x, 1.0)
+        cpu[-1][1] *= 2
+        self.assertEqual([round(x, 6) for x in bench.round_ratios(work, cpu, 4)],
+                         [1.0, 2.0, 1.0])
+
 
 if __name__ == "__main__":
     unittest.main()
