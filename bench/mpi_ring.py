@@ -11,7 +11,9 @@ cross: the general path) or with the next round's receives posted before the cur
 round's sends (MPI-EMX's one-sided send). Prints messages per host second, simulated
 instructions and packets per message, for the default variant (both-sides matching)
 with -mpi-option=all (staged requests) beside it and the ratio of their host CPU time per
-message, or for all six variants. 1000 rounds by default, so that MPI_Init, the barriers and MPI_Finalize (about
+message (of the medians, and run by run with its median: each round of runs takes every
+variant in turn, so that the two runs of a pair meet the same load), or for all six
+variants. 1000 rounds by default, so that MPI_Init, the barriers and MPI_Finalize (about
 1 % of the simulated instructions then, 4 % with 200 rounds) weigh little against the
 exchange.
 Rates are per host CPU second (the process's CPU time); the wall seconds of the median
@@ -59,30 +61,43 @@ def name_of(variant):
             else f"{variant[0]}/{variant[1]}")
 
 
-def measure(a, mode, variant):
-    """Median rate and wall time per binary: this build's ("this"), and a.against's."""
-    flags = flags_of(variant)
+def measure(a, mode, variants):
+    """Per variant: (messages, the last run's statistics, {binary: (median rate, median
+    wall)}) for this build's binary ("this") and a.against's; and the rates run by run
+    ({(variant, binary): [rate]}). Every run round takes each variant and binary once, in
+    turn, so that runs compared with each other meet the same load."""
     binaries = {"this": sim.binary()}
     if a.against:
         binaries["against"] = os.path.abspath(a.against)
-    rates = {b: [] for b in binaries}
-    walls = {b: [] for b in binaries}
-    figures = {}
+    rates = {(v, b): [] for v in variants for b in binaries}
+    walls = {(v, b): [] for v in variants for b in binaries}
+    figures, last = {}, {}
     for _ in range(a.runs):
-        for b, path in binaries.items():
-            os.environ["EMX"] = path
-            s = sim.run(sim.program_path("bench_mpi_ring"), (a.iter, a.bytes, MODES[mode], *flags),
-                        pes=a.pes).check()
-            msgs = s.results["messages"]
-            rates[b].append(msgs / s.host_cpu_seconds)
-            walls[b].append(s.host_seconds)
-            figures[b] = (s.cycles, s.instructions, s.network)
+        for v in variants:
+            for b, path in binaries.items():
+                os.environ["EMX"] = path
+                s = sim.run(sim.program_path("bench_mpi_ring"),
+                            (a.iter, a.bytes, MODES[mode], *flags_of(v)), pes=a.pes).check()
+                rates[(v, b)].append(s.results["messages"] / s.host_cpu_seconds)
+                walls[(v, b)].append(s.host_seconds)
+                figures[(v, b)] = (s.cycles, s.instructions, s.network)
+                last[v] = s
     os.environ["EMX"] = binaries["this"]
-    if a.against and figures["this"] != figures["against"]:
-        print(f"  simulated figures differ: {figures['this'][:2]} here, "
-              f"{figures['against'][:2]} with {a.against}")
-    med = {b: (statistics.median(rates[b]), statistics.median(walls[b])) for b in binaries}
-    return msgs, s, med
+    out = {}
+    for v in variants:
+        if a.against and figures[(v, "this")] != figures[(v, "against")]:
+            print(f"  simulated figures differ: {figures[(v, 'this')][:2]} here, "
+                  f"{figures[(v, 'against')][:2]} with {a.against}")
+        med = {b: (statistics.median(rates[(v, b)]), statistics.median(walls[(v, b)]))
+               for b in binaries}
+        out[v] = (last[v].results["messages"], last[v], med)
+    return out, rates
+
+
+def pair_ratios(rates, a, b):
+    """Host CPU time per message of variant a over variant b, run round by run round (the
+    two ran one after the other), on this build's binary."""
+    return [rb / ra for ra, rb in zip(rates[(a, "this")], rates[(b, "this")])]
 
 
 # Host functions by component, tried in this order on the function's qualified name. Code
@@ -198,9 +213,10 @@ def main():
           f"{'instr/msg':>10} {'packets/msg':>12} {'sim us/round':>13}")
     if a.against:
         print(f"{'':<31}(this build)    (--against)")
+    by_mode = {mode: measure(a, mode, variants) for mode in modes}
     for v in variants:
         for mode in modes:
-            msgs, s, med = measure(a, mode, v)
+            msgs, s, med = by_mode[mode][0][v]
             rate, wall = med["this"]
             per_msg[(v, mode)] = 1 / rate
             name = name_of(v)
@@ -214,8 +230,11 @@ def main():
                   f"{s.simulated_time_ns / 1e3 / a.iter:>13.1f}")
     for mode in modes:
         if (None, mode) in per_msg and ("all", mode) in per_msg:
+            pairs = pair_ratios(by_mode[mode][1], None, "all")
             print(f"{mode}: host CPU time per message, default / -mpi-option=all: "
-                  f"{per_msg[(None, mode)] / per_msg[('all', mode)]:.2f}")
+                  f"{per_msg[(None, mode)] / per_msg[('all', mode)]:.2f} (medians); run by "
+                  f"run {', '.join(f'{x:.2f}' for x in pairs)}, median "
+                  f"{statistics.median(pairs):.2f}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ from emx import sim  # noqa: E402
 spec = importlib.util.spec_from_file_location("bench_machine", os.path.join(TOP, "bench", "machine.py"))
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
+spec = importlib.util.spec_from_file_location("bench_mpi_ring", os.path.join(TOP, "bench", "mpi_ring.py"))
+mpi_ring = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mpi_ring)
 
 N, ROUNDS, WORDS = 8, 3, 32
 RING = {"network.topology": "ring", "network.ring_bidirectional": False}
@@ -89,6 +92,15 @@ class FlatMetric(unittest.TestCase):
         cpu[-1][1] *= 2
         self.assertEqual([round(x, 6) for x in bench.round_ratios(work, cpu, 4)],
                          [1.0, 2.0, 1.0])
+
+
+class RingPairs(unittest.TestCase):
+    def test_default_over_all_run_by_run_is_the_ratio_of_cpu_per_message(self):
+        # Messages per CPU second, round by round: the default's rate a third of all's in
+        # one round and half in the next gives 3 and 2, whatever the host's speed did
+        # between the rounds.
+        rates = {(None, "this"): [100.0, 400.0], ("all", "this"): [300.0, 800.0]}
+        self.assertEqual(mpi_ring.pair_ratios(rates, None, "all"), [3.0, 2.0])
 
 
 if __name__ == "__main__":
