@@ -95,7 +95,7 @@ def measure(a, mode, variants):
 
 
 def pair_ratios(rates, a, b):
-    """Host CPU time per message of variant a over variant b, run round by run round (the
+    """Host CPU time per message of variant a over variant b, round by round of runs (the
     two ran one after the other), on this build's binary."""
     return [rb / ra for ra, rb in zip(rates[(a, "this")], rates[(b, "this")])]
 
