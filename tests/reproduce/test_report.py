@@ -570,6 +570,100 @@ class Page(unittest.TestCase):
         plt.close(fig)
         plt.close(fig2)
 
+    def test_one_draw_gives_the_pixels_of_a_layout_draw_per_check_and_savefig(self):
+        """figure_png measures its checks without drawing, pins empty axis labels and
+        writes the one draw's pixels: the same picture as drawing the layout before each
+        check and then savefig, here with a legend that must move, crowded labels that
+        must slant, a title and a panel without axis labels."""
+        import io
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import numpy as np
+        from PIL import Image
+
+        def plot(t, fig):
+            left, right = fig.subplots(1, 2)
+            for k in range(8):              # lines everywhere: no empty corner
+                left.plot([0, 1, 2, 3], [k, k + 1, k + 0.5, k + 2], marker="o",
+                          label=f"line {k}")
+            left.set_xlabel("keys")
+            left.set_ylabel("speed")
+            left.legend(loc="lower right", ncol=2)
+            right.bar(range(8), range(8))
+            right.set_xticks(range(8), [f"emx80-16mhz target {k}" for k in range(8)])
+            right.set_title("targets")
+
+        o = outcome(TABLE)
+        o.experiment.plot = plot
+        got = Image.open(io.BytesIO(report.figure_png(o)))
+        self.assertEqual(got.mode, "RGB")                   # opaque: no alpha written
+        fig = plt.figure(figsize=(8, 5), dpi=110)           # as figure_png drew before
+        plot(TABLE, fig)
+        for ax in fig.axes:
+            report.plain_axes(ax)
+        fig.suptitle(f"{o.experiment.name}: {o.experiment.title}", fontsize=8)
+        fig.tight_layout()
+        moved = report.legends_off_data(fig, report._layout(fig))
+        if moved:
+            fig.tight_layout()
+        slanted = report.slant_crowded_labels(fig, report._layout(fig))
+        if slanted:
+            fig.tight_layout()
+            self.assertFalse(report.slant_crowded_labels(fig, report._layout(fig)))
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110)
+        plt.close(fig)
+        self.assertTrue(moved and slanted)
+        want = np.asarray(Image.open(buf).convert("RGB"))
+        self.assertEqual(want.shape, np.asarray(got).shape)
+        self.assertEqual(int((want != np.asarray(got)).any(axis=2).sum()), 0)
+
+    def test_a_transparent_figure_keeps_its_alpha(self):
+        import io
+        from PIL import Image
+        o = outcome(TABLE)
+        o.experiment.plot = lambda t, fig: (fig.patch.set_alpha(0),
+                                            fig.add_subplot().plot(t["keys"], t["speed"]))
+        png = Image.open(io.BytesIO(report.figure_png(o)))
+        self.assertEqual(png.mode, "RGBA")
+        self.assertEqual(png.getextrema()[3][0], 0)
+
+    def test_pinned_panel_titles_are_where_matplotlib_places_them(self):
+        """delay.patterns and acp_ompl.pingpong pin their panel titles at y=1.0 (placing
+        them measures each panel's y axis again): matplotlib's own placement, turned back
+        on here, puts every title at the same place."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from emx.experiments import delay
+        exps = registry.all_experiments()
+        patterns = pd.DataFrame(
+            [{"pattern": p, "topology": topo, "method": m, "bytes": k,
+              "makespan_us": (1 + i) * k * (2 if m == "ring" else 1)}
+             for i, p in enumerate(["scatter", "gather", "ba4"])
+             for topo in delay.TOPOLOGIES for m in ["ring", "proposed", "scatter"]
+             for k in [16, 256, 1024]])
+        pingpong = pd.DataFrame([{"bytes": b, "how": h, "T": t, "oneway_us": t * b * (1 + i)}
+                                 for b in [4, 1024] for i, h in enumerate(["acp", "mpi"])
+                                 for t in [1, 2, 4, 8]])
+        for name, t in (("delay.patterns", patterns), ("acp_ompl.pingpong", pingpong)):
+            fig = plt.figure(figsize=(8, 5), dpi=110)
+            exps[name].plot(t, fig)
+            for ax in fig.axes:
+                report.plain_axes(ax)
+            fig.tight_layout()
+            fig.canvas.draw()
+            titled = [ax for ax in fig.axes if ax.get_title()]
+            pinned = [ax.title.get_window_extent().bounds for ax in titled]
+            for ax in titled:
+                ax._autotitlepos = True         # matplotlib's placement (private flag)
+            fig.canvas.draw()
+            self.assertEqual([ax.title.get_window_extent().bounds for ax in titled], pinned,
+                             name)
+            self.assertTrue(titled, name)
+            plt.close(fig)
+
     def test_the_default_plot_has_a_bar_per_point(self):
         """Points with several rows each (a list of steps) give one bar each, the first
         row's figure, labelled by the point's parameters."""

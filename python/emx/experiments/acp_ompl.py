@@ -200,7 +200,8 @@ def pingpong_plot(df, fig):
         for how, g in df[df["bytes"] == size].groupby("how", sort=False):
             g = g.sort_values("T")
             ax.plot(g["T"], g["oneway_us"], "o-", markersize=3, label=how)
-        ax.set_title(f"{size} B", fontsize=8)
+        # y=1.0: where matplotlib would place it (nothing is above the panel), unmeasured
+        ax.set_title(f"{size} B", fontsize=8, y=1.0)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("T pairs", fontsize=8)

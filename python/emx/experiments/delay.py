@@ -268,7 +268,9 @@ def patterns_plot(df, fig):
                 ax.plot(g["bytes"], g["makespan_us"], s, color=c, label=m, markersize=4)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
-            ax.set_title(f"{p}, {topo}", fontsize=8)
+            # y=1.0: where matplotlib would place it (nothing is above the panel), without
+            # measuring the panel's y axis again for it in each layout pass and draw
+            ax.set_title(f"{p}, {topo}", fontsize=8, y=1.0)
             ax.grid(True, alpha=0.3)
             ax.tick_params(labelsize=6)
             ax.legend(fontsize=6)
