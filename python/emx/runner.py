@@ -64,9 +64,11 @@ class Runner:
         self.executor, self.cache, self.progress = executor, cache, progress
         self.counts = {"runs": 0, "distinct": 0, "cached": 0, "simulated": 0, "bad": 0}
 
-    def execute(self, labelled_points) -> tuple:
+    def execute(self, labelled_points, on_result=None) -> tuple:
         """labelled_points: [(label, Point)]. Returns ([Result], [cached]) in that order;
-        a run that fails is a Result with its fault, never an exception."""
+        a run that fails is a Result with its fault, never an exception. on_result(run,
+        result, cached), if given, is called once per distinct run as soon as its result
+        is known (from the cache first), while the other runs go on."""
         runs = [p.run for _, p in labelled_points]
         unique = list(dict.fromkeys(runs))
         keys = {}
@@ -97,6 +99,9 @@ class Runner:
         bar = self._bar(len(todo))
         costs = {cache_mod.run_id(r): _cost(done[r]) for r in cached}
         try:
+            if on_result is not None:
+                for run in cached:
+                    on_result(run, done[run], True)
             for run, result in self.executor.map((r, r) for r in todo):
                 done[run] = result
                 if self.cache is not None and keys.get(run):
@@ -106,6 +111,8 @@ class Runner:
                 if bar is not None:
                     bar.set_postfix_str(label_of[run], refresh=False)
                     bar.update(1)
+                if on_result is not None:
+                    on_result(run, result, False)
         finally:
             if bar is not None:
                 bar.close()
@@ -199,10 +206,39 @@ def run_experiments(experiments, runner: Runner, quick=False, params=None, set=N
     `set` and `pes` override every run's config."""
     planned = [(e, plan(e, quick, (params or {}).get(e.name), set, pes)) for e in experiments]
     labelled = [(e.name, p) for e, pts in planned for p in pts]
-    results, cached = runner.execute(labelled)
+    early = _EarlyTables(planned)
+    results, cached = runner.execute(labelled, early.result)
     outcomes, i = [], 0
-    for e, pts in planned:
+    for k, (e, pts) in enumerate(planned):
         n = len(pts)
-        outcomes.append(tabulate(e, pts, results[i:i + n], cached[i:i + n]))
+        outcomes.append(early.outcomes.get(k) or
+                        tabulate(e, pts, results[i:i + n], cached[i:i + n]))
         i += n
     return outcomes
+
+
+class _EarlyTables:
+    """Tabulates each experiment as soon as its last run is done, while the others' runs
+    go on: after the runs only one core would be busy with it (the delay model's
+    predictions alone take a second or two). One that fails here is tabulated again after
+    the runs, where its error surfaces as it always did."""
+
+    def __init__(self, planned):
+        self.planned, self.outcomes, self.done = planned, {}, {}
+        self.left = [len({p.run for p in pts}) for _, pts in planned]
+        self.waiting = {}                       # run -> the experiments that need it
+        for k, (_, pts) in enumerate(planned):
+            for run in {p.run for p in pts}:
+                self.waiting.setdefault(run, []).append(k)
+
+    def result(self, run, result, cached):
+        self.done[run] = (result, cached)
+        for k in self.waiting.pop(run, ()):
+            self.left[k] -= 1
+            if self.left[k] == 0:
+                e, pts = self.planned[k]
+                try:
+                    self.outcomes[k] = tabulate(e, pts, [self.done[p.run][0] for p in pts],
+                                                [self.done[p.run][1] for p in pts])
+                except Exception:
+                    pass

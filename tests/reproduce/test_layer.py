@@ -273,6 +273,28 @@ class Scheduling(TmpDir):
         self.assertEqual(list(b.table["arg"]), ["y", "z"])
         self.assertIn("4 runs (3 distinct: 1 are shared", runner.summary(0))
 
+    def test_an_experiment_is_tabulated_as_soon_as_its_runs_are_done(self):
+        """While the other experiments' runs go on (after the runs, one core would do it
+        alone); the tables are those of tabulating after all the runs."""
+        ex = _Recording()
+        seen = []                               # runs started when test.a was tabulated
+        a_exp = _cases_experiment("test.a", ["x", "y"])
+        a_exp.derive = lambda t: (seen.append(len(ex.started)), t)[1]
+        a, b = run_experiments([a_exp, _cases_experiment("test.b", ["y", "z", "w"])],
+                               Runner(ex, Cache(self.tmp, read=False), False))
+        self.assertEqual(seen, [2])             # x and y done, z and w not yet started
+        self.assertEqual(list(a.table["arg"]), ["x", "y"])
+        self.assertEqual(list(b.table["arg"]), ["y", "z", "w"])
+
+    def test_a_table_that_fails_early_fails_after_the_runs_as_before(self):
+        ex = _Recording()
+        bad = _cases_experiment("test.a", ["x"])
+        bad.derive = lambda t: 1 / 0
+        with self.assertRaises(ZeroDivisionError):
+            run_experiments([bad, _cases_experiment("test.b", ["y", "z"])],
+                            Runner(ex, Cache(self.tmp, read=False), False))
+        self.assertEqual(sorted(r.args[0] for r in ex.started), ["x", "y", "z"])
+
     def test_runs_start_longest_first_after_those_never_timed(self):
         exp = [_cases_experiment("test.a", ["a", "b", "c", "d", "e"])]
         first = _Recording({"a": 1.0, "b": 30.0, "c": 0.5, "d": 7.0})

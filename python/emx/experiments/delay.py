@@ -70,6 +70,13 @@ def schedule(pattern: str, n: int, scheduler: str):
     return SCHEDULERS[scheduler](named(pattern, n, seed=SEED))
 
 
+@lru_cache(maxsize=None)
+def schedule_text(pattern: str, n: int, scheduler: str) -> str:
+    """schedule(...).text(), made once: every size, topology and delta of a pattern runs
+    the same schedule (its text, kilobytes, was a third of planning a reproduction)."""
+    return schedule(pattern, n, scheduler).text()
+
+
 # Methods: a schedule with its delta unit, or an MPI collective (by its MODE name).
 SCHEDULED = {"ring": ("ring", None), "proposed": ("proposed", "slot"),
              "proposed_link": ("proposed", "link")}
@@ -80,10 +87,10 @@ def case_run(pattern, n, method, k, delta, topology, config=CONFIG) -> Run:
     collective moves) with delay factor `delta` in the method's unit."""
     if method in SCHEDULED:
         scheduler, unit = SCHEDULED[method]
-        args = ("sched", schedule(pattern, n, scheduler).text(), k,
+        args = ("sched", schedule_text(pattern, n, scheduler), k,
                 delta_arg(unit, delta, k) if unit else "0", REPS)
     else:
-        args = (method, schedule(pattern, n, "ring").text(), k, "0", REPS)
+        args = (method, schedule_text(pattern, n, "ring"), k, "0", REPS)
     return Run("mpi_delay_sched", args, config=config, pes=n,
                set={"network.topology": topology})
 
