@@ -218,10 +218,12 @@ def run_experiments(experiments, runner: Runner, quick=False, params=None, set=N
 
 
 class _EarlyTables:
-    """Tabulates each experiment as soon as its last run is done, while the others' runs
-    go on: after the runs only one core would be busy with it (the delay model's
-    predictions alone take a second or two). One that fails here is tabulated again after
-    the runs, where its error surfaces as it always did."""
+    """Tabulates each experiment as soon as its last run is simulated, while the others'
+    runs go on: after the runs only one core would be busy with it (the delay model's
+    predictions alone take a second or two). One whose runs all come from the cache waits
+    for the end, as before: the cache is read before the first simulation starts, which
+    must not wait. One that fails here is tabulated again after the runs, where its error
+    surfaces as it always did."""
 
     def __init__(self, planned):
         self.planned, self.outcomes, self.done = planned, {}, {}
@@ -235,7 +237,7 @@ class _EarlyTables:
         self.done[run] = (result, cached)
         for k in self.waiting.pop(run, ()):
             self.left[k] -= 1
-            if self.left[k] == 0:
+            if self.left[k] == 0 and not cached:
                 e, pts = self.planned[k]
                 try:
                     self.outcomes[k] = tabulate(e, pts, [self.done[p.run][0] for p in pts],

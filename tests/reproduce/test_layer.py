@@ -286,6 +286,21 @@ class Scheduling(TmpDir):
         self.assertEqual(list(a.table["arg"]), ["x", "y"])
         self.assertEqual(list(b.table["arg"]), ["y", "z", "w"])
 
+    def test_tables_from_the_cache_wait_for_the_end(self):
+        """Made before the first simulation, they would delay it: an experiment whose runs
+        all come from the cache is tabulated after the runs, one completed by a simulated
+        run at once."""
+        run_experiments([_cases_experiment("test.a", ["x", "y"])],
+                        Runner(_Recording(), Cache(self.tmp), False))
+        ex, seen = _Recording(), {}
+        a_exp, b_exp = _cases_experiment("test.a", ["x", "y"]), _cases_experiment("test.b", ["z"])
+        for e in (a_exp, b_exp):
+            e.derive = lambda t, name=e.name: (seen.setdefault(name, len(seen)), t)[1]
+        a, b = run_experiments([a_exp, b_exp], Runner(ex, Cache(self.tmp), False))
+        self.assertEqual([r.args[0] for r in ex.started], ["z"])
+        self.assertEqual(seen, {"test.b": 0, "test.a": 1})   # b as z ended, a after
+        self.assertEqual(list(a.table["arg"]), ["x", "y"])
+
     def test_a_table_that_fails_early_fails_after_the_runs_as_before(self):
         ex = _Recording()
         bad = _cases_experiment("test.a", ["x"])
