@@ -211,7 +211,7 @@ def run_experiments(experiments, runner: Runner, quick=False, params=None, set=N
     outcomes, i = [], 0
     for k, (e, pts) in enumerate(planned):
         n = len(pts)
-        outcomes.append(early.outcomes.get(k) or
+        outcomes.append(early.outcomes[k] if k in early.outcomes else
                         tabulate(e, pts, results[i:i + n], cached[i:i + n]))
         i += n
     return outcomes
