@@ -227,10 +227,11 @@ class _EarlyTables:
 
     def __init__(self, planned):
         self.planned, self.outcomes, self.done = planned, {}, {}
-        self.left = [len({p.run for p in pts}) for _, pts in planned]
+        distinct = [{p.run for p in pts} for _, pts in planned]
+        self.left = [len(runs) for runs in distinct]   # runs not done yet, by experiment
         self.waiting = {}                       # run -> the experiments that need it
-        for k, (_, pts) in enumerate(planned):
-            for run in {p.run for p in pts}:
+        for k, runs in enumerate(distinct):
+            for run in runs:
                 self.waiting.setdefault(run, []).append(k)
 
     def result(self, run, result, cached):
