@@ -52,10 +52,12 @@ def effective_config(run: Run) -> dict:
     return cfg
 
 
-def key(run: Run) -> str:
+def key(run: Run, config: dict | None = None) -> str:
+    """`config`: the run's effective config if known (a result's own: `emx run` reports
+    the config `emx config --show` prints for the same options), else asked of emx."""
     doc = {"emx": file_hash(sim.binary()), "program": file_hash(sim.program_path(run.program)),
            "args": list(run.args), "options": list(run.options),
-           "config": effective_config(run)}
+           "config": effective_config(run) if config is None else config}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 

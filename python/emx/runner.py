@@ -72,10 +72,13 @@ class Runner:
         runs = [p.run for _, p in labelled_points]
         unique = list(dict.fromkeys(runs))
         keys = {}
-        if self.cache is not None:
+        if self.cache is not None and self.cache.read:
             with ThreadPoolExecutor(max_workers=8) as pool:
                 for run, k in zip(unique, pool.map(self._key, unique)):
                     keys[run] = k
+        # A cache that is not read (--force) needs a run's key only to store its result:
+        # made from the result's own config as it comes, not before the first run starts
+        # (an `emx config --show` per distinct config: half a second before the first).
         done, cached = {}, set()
         bad_before = list(self.cache.bad) if self.cache is not None else []
         for run in unique:
@@ -104,7 +107,9 @@ class Runner:
                     on_result(run, done[run], True)
             for run, result in self.executor.map((r, r) for r in todo):
                 done[run] = result
-                if self.cache is not None and keys.get(run):
+                if self.cache is not None and run not in keys:
+                    keys[run] = self._key(run, result.config or None)
+                if self.cache is not None and keys[run]:
                     self.cache.put(keys[run], result)
                 if result.status >= 0:
                     costs[cache_mod.run_id(run)] = _cost(result)
@@ -133,9 +138,9 @@ class Runner:
             text += f" ({c['bad']} bad cache entries run again)"
         return text + f", {failed} failed"
 
-    def _key(self, run):
+    def _key(self, run, config=None):
         try:
-            return cache_mod.key(run)
+            return cache_mod.key(run, config)
         except ValueError:
             return None                # a bad config: the run itself reports it
 

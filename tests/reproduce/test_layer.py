@@ -205,6 +205,24 @@ class RunnerAndCache(TmpDir):
         self.assertTrue(first.table.equals(again.table))
         self.assertTrue(first.table.equals(forced.table))
 
+    def test_force_stores_under_the_keys_the_next_reproduction_looks_up(self):
+        """With --force a result is stored under a key made from the config the run
+        reported, without asking emx for it: the same key a cache that is read makes."""
+        from unittest import mock
+        from emx import cache as cache_mod
+        exp = registry.select(["micro.match"])
+        with mock.patch.object(cache_mod, "effective_config",
+                               wraps=cache_mod.effective_config) as asked:
+            forced = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp, read=False),
+                                                 False), quick=True)[0]
+            self.assertEqual(asked.call_count, 0)
+            again = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp), False),
+                                    quick=True)[0]
+            self.assertGreater(asked.call_count, 0)
+        self.assertEqual(forced.cached, [False, False])
+        self.assertEqual(again.cached, [True, True])
+        self.assertTrue(forced.table.equals(again.table))
+
     def test_the_key_sees_config_arguments_and_program(self):
         from emx.cache import key
         base = Run("micro_match", pes=2)
@@ -300,6 +318,23 @@ class Scheduling(TmpDir):
         self.assertEqual([r.args[0] for r in ex.started], ["z"])
         self.assertEqual(seen, {"test.b": 0, "test.a": 1})   # b as z ended, a after
         self.assertEqual(list(a.table["arg"]), ["x", "y"])
+
+    def test_force_keys_each_result_as_it_comes(self):
+        """A cache that is not read (--force) needs a run's key only to store its result:
+        no key (an `emx config --show` per config) delays the first run, and what was
+        stored is read back by the next reproduction."""
+        ex = _Recording()
+        runner = Runner(ex, Cache(self.tmp, read=False), False)
+        keyed, key = [], runner._key
+        runner._key = lambda *a: (keyed.append(len(ex.started)), key(*a))[1]
+        exp = [_cases_experiment("test.a", ["x", "y"])]
+        run_experiments(exp, runner)
+        self.assertEqual(keyed, [1, 2])         # each after its own run, none before
+        again = _Recording()
+        o = run_experiments(exp, Runner(again, Cache(self.tmp), False))[0]
+        self.assertEqual(again.started, [])
+        self.assertEqual(o.cached, [True, True])
+        self.assertEqual(list(o.table["arg"]), ["x", "y"])
 
     def test_a_table_that_fails_early_fails_after_the_runs_as_before(self):
         ex = _Recording()
