@@ -142,6 +142,23 @@ class CacheEntries(TmpDir):
         self.assertEqual(self.cache.get(self.KEY), a_result())
         self.assertEqual(self.cache.bad, [])
 
+    def test_an_entry_as_put_is_checked_without_encoding_it_again(self):
+        """The checksum is of the text put() wrote: hashed as read, not re-encoded from the
+        parsed result (a third of a cached reproduction's reading). An entry laid out
+        otherwise, its values unchanged, still reads back, checked the long way."""
+        from unittest import mock
+        self.cache.put(self.KEY, a_result())
+        with mock.patch.object(cache_mod, "_canonical", wraps=cache_mod._canonical) as enc:
+            self.assertEqual(self.cache.get(self.KEY), a_result())
+            self.assertEqual(enc.call_count, 0)
+            with open(self.path) as f:
+                doc = json.load(f)
+            with open(self.path, "w") as f:
+                json.dump(doc, f, indent=2)
+            self.assertEqual(self.cache.get(self.KEY), a_result())
+            self.assertEqual(enc.call_count, 1)
+        self.assertEqual(self.cache.bad, [])
+
     def test_an_edited_value_is_bad(self):
         self.cache.put(self.KEY, a_result())
         with open(self.path) as f:
