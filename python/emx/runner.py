@@ -107,10 +107,10 @@ class Runner:
                     on_result(run, done[run], True)
             for run, result in self.executor.map((r, r) for r in todo):
                 done[run] = result
-                if self.cache is not None and run not in keys:
-                    keys[run] = self._key(run, result.config or None)
-                if self.cache is not None and keys[run]:
-                    self.cache.put(keys[run], result)
+                if self.cache is not None and result.status >= 0:   # (else not stored)
+                    k = keys[run] if run in keys else self._key(run, result.config or None)
+                    if k:
+                        self.cache.put(k, result)
                 if result.status >= 0:
                     costs[cache_mod.run_id(run)] = _cost(result)
                 if bar is not None:

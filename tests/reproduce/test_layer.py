@@ -321,8 +321,8 @@ class Scheduling(TmpDir):
 
     def test_force_keys_each_result_as_it_comes(self):
         """A cache that is not read (--force) needs a run's key only to store its result:
-        no key (an `emx config --show` per config) delays the first run, and what was
-        stored is read back by the next reproduction."""
+        no key (an `emx config --show` per config) delays the first run. A result that
+        reports no config (these) is keyed by asking emx, and read back as well."""
         ex = _Recording()
         runner = Runner(ex, Cache(self.tmp, read=False), False)
         keyed, key = [], runner._key
