@@ -41,24 +41,26 @@ def file_hash(path: str) -> str:
     return h.hexdigest()
 
 
-def effective_config(run: Run) -> dict:
-    """The run's effective config (one `emx config --show` per distinct config)."""
+def effective_config(run: Run, server=None) -> dict:
+    """The run's effective config (one `emx config --show` per distinct config, in
+    `server` if given: sim.effective_config)."""
     key = (run.config, run.set, run.pes)
     with _lock:
         if key in _configs:
             return _configs[key]
-    cfg = sim.effective_config(run.config, run.overrides, run.pes)
+    cfg = sim.effective_config(run.config, run.overrides, run.pes, server)
     with _lock:
         _configs[key] = cfg
     return cfg
 
 
-def key(run: Run, config: dict | None = None) -> str:
+def key(run: Run, config: dict | None = None, server=None) -> str:
     """`config`: the run's effective config if known (a result's own: `emx run` reports
-    the config `emx config --show` prints for the same options), else asked of emx."""
+    the config `emx config --show` prints for the same options), else asked of emx (in
+    `server` if given)."""
     doc = {"emx": file_hash(sim.binary()), "program": file_hash(sim.program_path(run.program)),
            "args": list(run.args), "options": list(run.options),
-           "config": effective_config(run) if config is None else config}
+           "config": effective_config(run, server) if config is None else config}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 

@@ -205,11 +205,16 @@ def _text(b) -> str:
 
 
 def effective_config(config: str | None = None, set: Mapping[str, Any] | None = None,
-                     pes: int | None = None) -> dict:
-    """The effective config (`emx config --show`); raises ValueError with emx's message
-    for an unknown key or a bad value."""
+                     pes: int | None = None, server=None) -> dict:
+    """The effective config (`emx config --show`, in `server`, an emx.server.Server of
+    this binary, if given); raises ValueError with emx's message for an unknown key or a
+    bad value."""
     cmd = [binary(), "config", "--show"] + machine_options(config, set, pes)
-    p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if server is None:
+        p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    else:
+        with tempfile.TemporaryDirectory(prefix="emx-") as d:
+            p = _execute(cmd, d, None, server)
     if p.returncode != 0:
         raise ValueError(p.stderr.strip() or f"emx config --show failed ({p.returncode})")
     return json.loads(p.stdout)

@@ -14,11 +14,13 @@ import json
 import os
 import sys
 import time
+from contextlib import closing
 
 from . import cache, inputs, registry, report, sim
 from . import commands
 from .reproduce import common_arguments, make_runner
 from .runner import plan, tabulate
+from .server import Server
 
 
 def split_values(text: str, where: str = "value") -> list:
@@ -129,13 +131,14 @@ def plan_sweep(spec: Spec) -> tuple:
     kinds = {a[0]: a[1] for a in spec.axes()}
     grid = spec.points()
     points = []
-    for g in grid:
-        sets = {k: v for k, v in g.items() if kinds[k] == "set"}
-        params = {k: v for k, v in g.items() if kinds[k] == "param"}
-        pts = plan(exp, spec.quick, params, sets, g.get("pes"), columns=g)
-        for p in pts:                      # remembered, so the cache key asks nothing twice
-            cache.effective_config(p.run)
-        points += pts
+    with closing(Server(sim.binary())) as server:    # (a fork per config, not a process)
+        for g in grid:
+            sets = {k: v for k, v in g.items() if kinds[k] == "set"}
+            params = {k: v for k, v in g.items() if kinds[k] == "param"}
+            pts = plan(exp, spec.quick, params, sets, g.get("pes"), columns=g)
+            for p in pts:                  # remembered, so the cache key asks nothing twice
+                cache.effective_config(p.run, server)
+            points += pts
     named = {k for p in points for k in p.params}
     for k in spec.where:
         if k not in named:

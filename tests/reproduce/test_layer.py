@@ -216,9 +216,14 @@ class RunnerAndCache(TmpDir):
             forced = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp, read=False),
                                                  False), quick=True)[0]
             self.assertEqual(asked.call_count, 0)
-            again = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp), False),
-                                    quick=True)[0]
+            cache_mod._configs.clear()          # (remembered from other tests)
+            # A cache that is read asks for the configs through one `emx serve`, not a
+            # process each.
+            with mock.patch.object(sim.subprocess, "run", wraps=sim.subprocess.run) as started:
+                again = run_experiments(exp, Runner(LocalExecutor(2), Cache(self.tmp), False),
+                                        quick=True)[0]
             self.assertGreater(asked.call_count, 0)
+            self.assertEqual([c for c in started.call_args_list if "config" in c.args[0]], [])
         self.assertEqual(forced.cached, [False, False])
         self.assertEqual(again.cached, [True, True])
         self.assertTrue(forced.table.equals(again.table))
