@@ -210,11 +210,8 @@ def effective_config(config: str | None = None, set: Mapping[str, Any] | None = 
     this binary, if given); raises ValueError with emx's message for an unknown key or a
     bad value."""
     cmd = [binary(), "config", "--show"] + machine_options(config, set, pes)
-    if server is None:
-        p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    else:
-        with tempfile.TemporaryDirectory(prefix="emx-") as d:
-            p = _execute(cmd, d, None, server)
+    with tempfile.TemporaryDirectory(prefix="emx-") as d:
+        p = _execute(cmd, d, None, server)
     if p.returncode != 0:
         raise ValueError(p.stderr.strip() or f"emx config --show failed ({p.returncode})")
     return json.loads(p.stdout)
