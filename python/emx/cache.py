@@ -12,9 +12,11 @@ import shutil
 import stat
 import threading
 import typing
+from contextlib import closing
 
 from . import inputs, sim
 from .experiment import Run
+from .server import Server
 from .sim import Result
 
 _file_hashes: dict = {}
@@ -52,6 +54,12 @@ def effective_config(run: Run, server=None) -> dict:
     with _lock:
         _configs[key] = cfg
     return cfg
+
+
+def config_server():
+    """An `emx serve` to ask effective configs of (effective_config's `server`): a fork
+    each instead of a process start. A context manager: closed at its end."""
+    return closing(Server(sim.binary()))
 
 
 def key(run: Run, config: dict | None = None, server=None) -> str:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import sys
 import traceback
-from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from . import cache as cache_mod, sim
+from . import cache as cache_mod
 from .experiment import Experiment, Point
-from .server import Server
 
 
 @dataclass
@@ -76,7 +74,7 @@ class Runner:
         if self.cache is not None and self.cache.read:
             # The configs asked of one `emx serve`: a fork each instead of a process
             # start (29 distinct configs in a reproduction: 0.4 s before the first run).
-            with closing(Server(sim.binary())) as server:
+            with cache_mod.config_server() as server:
                 keys = {run: self._key(run, server=server) for run in unique}
         # A cache that is not read (--force) needs a run's key only to store its result:
         # made from the result's own config as it comes, not before the first run starts

@@ -14,13 +14,11 @@ import json
 import os
 import sys
 import time
-from contextlib import closing
 
-from . import cache, inputs, registry, report, sim
+from . import cache, inputs, registry, report
 from . import commands
 from .reproduce import common_arguments, make_runner
 from .runner import plan, tabulate
-from .server import Server
 
 
 def split_values(text: str, where: str = "value") -> list:
@@ -131,7 +129,7 @@ def plan_sweep(spec: Spec) -> tuple:
     kinds = {a[0]: a[1] for a in spec.axes()}
     grid = spec.points()
     points = []
-    with closing(Server(sim.binary())) as server:    # (a fork per config, not a process)
+    with cache.config_server() as server:
         for g in grid:
             sets = {k: v for k, v in g.items() if kinds[k] == "set"}
             params = {k: v for k, v in g.items() if kinds[k] == "param"}
