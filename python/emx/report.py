@@ -36,10 +36,16 @@ def version() -> dict:
 
 
 def view(outcome):
+    """The experiment's view of its table (the table itself without one). Made once per
+    table: the terminal text and the HTML report both show it (a pivot costs pandas
+    tens of milliseconds)."""
     e, t = outcome.experiment, outcome.table
-    if e.view is not None and t is not None and not t.empty:
-        return e.view(t)
-    return t
+    if e.view is None or t is None or t.empty:
+        return t
+    made = getattr(outcome, "_view", None)
+    if made is None or made[0] is not t:
+        made = outcome._view = (t, e.view(t))
+    return made[1]
 
 
 def fmt(x, whole: bool = True):
@@ -462,37 +468,50 @@ def default_plot(t, fig, keys, y=None):
     ax.grid(True, alpha=0.3)
 
 
-def render_figures(outcomes, jobs: int) -> None:
+def load_plotting() -> None:
+    """Imports matplotlib's pyplot with the Agg backend (half a second of CPU): what
+    render_figures needs before it forks. scripts/reproduce calls it while the runs go
+    on (run_experiments' `meanwhile`), so that the import is not part of the serial end."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+
+
+def render_figures(outcomes, jobs: int, meanwhile=None) -> None:
     """Sets each outcome's `png` (figure_png) in up to `jobs` forked processes. Matplotlib's
     layout and text take most of the layer's own CPU time (about 5 of 10 s of a full
     reproduction), and once the runs are done the cores are idle. Each process takes the
     next experiment not yet taken, those of the largest tables first, so that the
     processes end together (delay.patterns alone is a quarter of the drawing; a fixed share
     each left one process drawing twice as long as the other). What a process did not
-    deliver (it failed) is drawn here, where the error surfaces as write() would show it."""
+    deliver (it failed) is drawn here, where the error surfaces as write() would show it.
+    `meanwhile`, if given, is called once here while the processes draw (writing the
+    tables and their text: otherwise a serial step after the figures), before any figure
+    is drawn here."""
     jobs = min(jobs, len(outcomes))
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        if meanwhile is not None:
+            meanwhile()
         for o in outcomes:
             o.png = figure_png(o)
         return
     ctx = multiprocessing.get_context("fork")     # the experiments' plots are closures
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401  (imported once, here, not in each process)
+    load_plotting()                               # once, here, not in each process
     # The processes share this one's memory until they write to it, and the collector
     # writes to every object it visits: the runs' results are left out of its visits,
     # which would copy them into each process.
     gc.freeze()
     try:
-        drawn = _render_forked(ctx, outcomes, jobs)
+        drawn = _render_forked(ctx, outcomes, jobs, meanwhile)
     finally:
         gc.unfreeze()
     for i, o in enumerate(outcomes):
         o.png = drawn[i] if i in drawn else figure_png(o)
 
 
-def _render_forked(ctx, outcomes, jobs: int) -> dict:
-    """{index: PNG} drawn by `jobs` forked processes (_render_taken)."""
+def _render_forked(ctx, outcomes, jobs: int, meanwhile=None) -> dict:
+    """{index: PNG} drawn by `jobs` forked processes (_render_taken); `meanwhile()` runs
+    here once they are started."""
     order = sorted(range(len(outcomes)), key=lambda i: -_rows(outcomes[i]))
     taken = ctx.Value("i", 0)                     # how many of `order` are taken
     started = []
@@ -504,12 +523,16 @@ def _render_forked(ctx, outcomes, jobs: int) -> dict:
         send.close()
         started.append((proc, receive))
     drawn = {}
-    for proc, receive in started:
-        try:
-            drawn.update(receive.recv())
-        except EOFError:
-            pass
-        proc.join()
+    try:
+        if meanwhile is not None:
+            meanwhile()
+    finally:                                      # (its error after the processes end)
+        for proc, receive in started:
+            try:
+                drawn.update(receive.recv())
+            except EOFError:
+                pass
+            proc.join()
     return drawn
 
 
@@ -537,6 +560,13 @@ def _render_taken(outcomes, order, taken, send) -> None:
 
 def write(outcome, out_dir: str, meta: dict) -> dict:
     """results/<name>.json, .csv and .png; returns {kind: path}."""
+    paths = write_data(outcome, out_dir, meta)
+    paths.update(write_png(outcome, out_dir))
+    return paths
+
+
+def write_data(outcome, out_dir: str, meta: dict) -> dict:
+    """results/<name>.json and .csv (write without the figure); returns {kind: path}."""
     import pandas as pd
     os.makedirs(out_dir, exist_ok=True)
     e, base = outcome.experiment, os.path.join(out_dir, outcome.experiment.name)
@@ -559,14 +589,21 @@ def write(outcome, out_dir: str, meta: dict) -> dict:
     with open(base + ".json", "w") as f:
         json.dump(doc, f, indent=1)
     paths["json"] = base + ".json"
-    png = outcome.png if hasattr(outcome, "png") else figure_png(outcome)
-    if png:
-        with open(base + ".png", "wb") as f:
-            f.write(png)
-        paths["png"] = base + ".png"
-    outcome.png = png
     outcome.quick = bool(meta.get("quick"))
     return paths
+
+
+def write_png(outcome, out_dir: str) -> dict:
+    """results/<name>.png, drawn here unless render_figures drew it; {"png": path} or {}."""
+    png = outcome.png if hasattr(outcome, "png") else figure_png(outcome)
+    outcome.png = png
+    if not png:
+        return {}
+    path = os.path.join(out_dir, outcome.experiment.name + ".png")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(png)
+    return {"png": path}
 
 
 def _jsonable(d):

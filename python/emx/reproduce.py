@@ -96,15 +96,23 @@ def main(argv=None) -> int:
     runner, ex = make_runner(a)
     t0 = time.time()
     try:
-        outcomes = run_experiments(chosen, runner, a.quick, params, overrides, a.pes)
+        # pyplot is imported while the runs go on, not after them on one core.
+        outcomes = run_experiments(chosen, runner, a.quick, params, overrides, a.pes,
+                                   meanwhile=report.load_plotting)
     finally:
         ex.close()
     meta = report.meta(a.quick, ex.name)
+    texts = []
+
+    def tables():                              # while the figures are drawn
+        for o in outcomes:
+            report.write_data(o, a.out, meta)
+            texts.append(report.text(o))
+    report.render_figures(outcomes, a.jobs, tables)
     failed = 0
-    report.render_figures(outcomes, a.jobs)
-    for o in outcomes:
-        report.write(o, a.out, meta)
-        print(report.text(o) + "\n")
+    for o, text in zip(outcomes, texts):
+        report.write_png(o, a.out)
+        print(text + "\n")
         failed += len(o.failures)
     path = report.html_report(outcomes, os.path.join(a.out, "report.html"), meta)
     print(f"{len(outcomes)} experiments, {runner.summary(failed)} in "

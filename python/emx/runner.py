@@ -206,12 +206,14 @@ def compare(exp: Experiment, table):
 
 
 def run_experiments(experiments, runner: Runner, quick=False, params=None, set=None,
-                    pes=None) -> list:
+                    pes=None, meanwhile=None) -> list:
     """Runs several experiments in one batch (the executor sees every run at once);
-    `set` and `pes` override every run's config."""
+    `set` and `pes` override every run's config. `meanwhile()`, if given, is called once
+    when the first simulation ends (not for a result from the cache, which comes before
+    the first simulation starts): work to do while the others run."""
     planned = [(e, plan(e, quick, (params or {}).get(e.name), set, pes)) for e in experiments]
     labelled = [(e.name, p) for e, pts in planned for p in pts]
-    early = _EarlyTables(planned)
+    early = _EarlyTables(planned, meanwhile)
     results, cached = runner.execute(labelled, early.result)
     outcomes, i = [], 0
     for k, (e, pts) in enumerate(planned):
@@ -230,8 +232,9 @@ class _EarlyTables:
     must not wait. One that fails here is tabulated again after the runs, where its error
     surfaces as it always did."""
 
-    def __init__(self, planned):
+    def __init__(self, planned, meanwhile=None):
         self.planned, self.outcomes, self.done = planned, {}, {}
+        self.meanwhile = meanwhile              # called at the first simulated result
         distinct = [{p.run for p in pts} for _, pts in planned]
         self.left = [len(runs) for runs in distinct]   # runs not done yet, by experiment
         self.waiting = {}                       # run -> the experiments that need it
@@ -241,6 +244,12 @@ class _EarlyTables:
 
     def result(self, run, result, cached):
         self.done[run] = (result, cached)
+        if not cached and self.meanwhile is not None:
+            work, self.meanwhile = self.meanwhile, None
+            try:
+                work()
+            except Exception:
+                pass                            # (its caller does it again, and fails there)
         for k in self.waiting.pop(run, ()):
             self.left[k] -= 1
             if self.left[k] == 0 and not cached:

@@ -6,7 +6,7 @@ import pytest
 
 from emx.delay import (LogGP, Pattern, alltoall, barabasi_albert, fit, from_edge_list,
                        from_text, gather, named, predict, proposed, ring, scatter, triangle)
-from emx.delay.model import send_times
+from emx.delay.model import blocking_sends, send_times
 
 
 def random_patterns(count=40):
@@ -157,6 +157,20 @@ def test_model_receives_wait_for_the_run_of_sends():
     # PE 0 sends to 1, 2 in 0..200; PE 2's message to 0 (sent at 0) is in at 100, while
     # PE 0 still runs: handled from 200 to 201; then PE 1's (sent at 100, in at 200): 202.
     assert predict(s, 1, m2, delta=0) == 202
+
+
+def test_model_blocking_senders_wait_for_the_destinations_link():
+    # Gather on 3 PEs, "blocking": PEs 1 and 2 both send to 0 at 0. PE 1's data are out
+    # at o + (k-1)G = 8 and hold 0's link until then; PE 2's wait for it, out at 11 (its
+    # sender busy until 11, not its slot's 8). In at 18 and 21, handled at 21 and 24.
+    m = LogGP(L=10, o=5, g=5, G=1, o_r=3)
+    sends, runs, end = blocking_sends(ring(gather(3)), 4, m, delta=0)
+    assert sends == [(8, 1, 0), (11, 2, 0)] and end == 11
+    assert runs == [[], [(0, 8)], [(0, 11)]]
+    assert predict(ring(gather(3)), 4, m, delta=0, receive_gap="blocking") == 24
+    # A delay slot first: PE 2 starts at 4, its data out at max(9, 8) + 3 = 12.
+    s = from_text("/0/-,0")
+    assert blocking_sends(s, 4, m, delta=4)[0] == [(8, 1, 0), (12, 2, 0)]
 
 
 def test_model_orders_ring_and_proposed_on_contended_patterns():

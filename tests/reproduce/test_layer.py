@@ -324,6 +324,32 @@ class Scheduling(TmpDir):
         self.assertEqual(seen, {"test.b": 0, "test.a": 1})   # b as z ended, a after
         self.assertEqual(list(a.table["arg"]), ["x", "y"])
 
+    def test_meanwhile_runs_once_at_the_first_simulated_result(self):
+        """Work to do while the runs go on (scripts/reproduce imports pyplot there):
+        called once, when the first simulation ends, not for results from the cache
+        (they come before the first simulation starts), and not at all when every run
+        comes from the cache. A failing one costs nothing (its caller does it again)."""
+        run_experiments([_cases_experiment("test.a", ["x", "y"])],
+                        Runner(_Recording(), Cache(self.tmp), False))
+        ex, calls = _Recording(), []
+        run_experiments([_cases_experiment("test.a", ["x", "y", "z", "w"])],
+                        Runner(ex, Cache(self.tmp), False),
+                        meanwhile=lambda: calls.append([r.args[0] for r in ex.started]))
+        self.assertEqual(calls, [["z"]])        # after z, the first simulated, before w
+        calls.clear()
+        run_experiments([_cases_experiment("test.a", ["x", "y"])],
+                        Runner(_Recording(), Cache(self.tmp), False),
+                        meanwhile=lambda: calls.append("called"))
+        self.assertEqual(calls, [])
+
+        def fails():
+            calls.append("failed")
+            raise RuntimeError("no plotting here")
+        o = run_experiments([_cases_experiment("test.b", ["u", "v"])],
+                            Runner(_Recording(), Cache(self.tmp), False), meanwhile=fails)[0]
+        self.assertEqual(calls, ["failed"])
+        self.assertEqual(list(o.table["arg"]), ["u", "v"])
+
     def test_force_keys_each_result_as_it_comes(self):
         """A cache that is not read (--force) needs a run's key only to store its result:
         no key (an `emx config --show` per config) delays the first run. A result that

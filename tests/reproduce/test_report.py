@@ -740,6 +740,43 @@ class Page(unittest.TestCase):
             report.render_figures(bad, 2)
 
 
+    def test_tables_are_written_while_the_figures_are_drawn(self):
+        """scripts/reproduce writes the tables and their text while the processes draw
+        (`meanwhile`): called once, after the processes started and before any PNG is
+        here, also without processes; the PNGs are those drawn without it, and
+        write_data then write_png write the files write() writes."""
+        def made(n):
+            out = []
+            for k in range(n):
+                o = outcome(TABLE)
+                o.experiment.name = f"paper.fig{k}"
+                out.append(o)
+            return out
+        want = [report.figure_png(o) for o in made(3)]
+        for jobs in (1, 2):
+            got, seen = made(3), []
+            report.render_figures(got, jobs, lambda: seen.append(
+                [getattr(o, "png", None) for o in got]))
+            self.assertEqual(seen, [[None, None, None]], jobs)
+            self.assertEqual([o.png for o in got], want, jobs)
+        together, apart = os.path.join(self.tmp, "w"), os.path.join(self.tmp, "split")
+        for o in made(3):
+            report.write(o, together, {"quick": False})
+        for o in made(3):
+            report.write_data(o, apart, {"quick": False})
+            self.assertFalse(os.path.exists(os.path.join(apart, o.experiment.name + ".png")))
+            report.write_png(o, apart)
+        self.assertEqual(sorted(os.listdir(together)), sorted(os.listdir(apart)))
+        for name in os.listdir(together):
+            with open(os.path.join(together, name), "rb") as a, \
+                    open(os.path.join(apart, name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+
+        def broken():
+            raise OSError("the disk is full")
+        with self.assertRaisesRegex(OSError, "the disk is full"):
+            report.render_figures(made(2), 2, broken)
+
     def test_each_process_takes_the_next_figure_when_it_is_free(self):
         """The figure of the largest table is taken first, and while it is being drawn the
         other process takes all the rest: that figure's plot waits until the four others

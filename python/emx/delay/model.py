@@ -80,58 +80,75 @@ def busy_runs(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[list[t
     return runs
 
 
+# The loops below run over every send of every schedule a reproduction predicts (some
+# 1.7 M): comparisons stand in for max() (`b if b > a else a` is max(a, b), the same
+# float), and the heap's smallest is replaced in place when its PE sends again.
+
 def blocking_sends(schedule: Schedule, k: int, m: LogGP, delta: float):
     """Sends in time order, each taking its destination's link for (k-1)G once both the
     sender (after o) and the link are free; the sender is busy until its data are out.
     Returns ([(data out, p, q)], per PE the spans of its runs of sends, end of sends)."""
-    n = len(schedule.lists)
-    clock, pos = [0.0] * n, [0] * n
+    lists = schedule.lists
+    n = len(lists)
+    pos = [0] * n
     link_free: dict[int, float] = {}
     runs: list[list[tuple[float, float]]] = [[] for _ in range(n)]
     run_start: list = [None] * n
-    heap = [(0.0, p) for p in range(n) if schedule.lists[p]]
+    heap = [(0.0, p) for p in range(n) if lists[p]]
     heapq.heapify(heap)
     out, end = [], 0.0
-    slot, transfer = m.slot(k), max(k - 1, 0) * m.G
+    slot, transfer, o = m.slot(k), max(k - 1, 0) * m.G, m.o
+    never = float("-inf")
+    free_at, replace, pop, put = link_free.get, heapq.heapreplace, heapq.heappop, out.append
     while heap:
-        t, p = heapq.heappop(heap)
-        q = schedule.lists[p][pos[p]]
-        pos[p] += 1
+        t, p = heap[0]
+        entries = lists[p]
+        i = pos[p]
+        q = entries[i]
+        i += 1
+        pos[p] = i
         if q is None:
             if run_start[p] is not None:
                 runs[p].append((run_start[p], t))
                 run_start[p] = None
-            clock[p] = t + delta
+            clock = t + delta
         else:
-            run_start[p] = t if run_start[p] is None else run_start[p]
-            data_end = max(t + m.o, link_free.get(q, float("-inf"))) + transfer
+            if run_start[p] is None:
+                run_start[p] = t
+            ready, free = t + o, free_at(q, never)
+            data_end = (free if free > ready else ready) + transfer
             link_free[q] = data_end
-            clock[p] = max(data_end, t + slot)
-            out.append((data_end, p, q))
-        if pos[p] < len(schedule.lists[p]):
-            heapq.heappush(heap, (clock[p], p))
+            sent = t + slot
+            clock = sent if sent > data_end else data_end
+            put((data_end, p, q))
+        if i < len(entries):
+            replace(heap, (clock, p))
         else:
+            pop(heap)
             if run_start[p] is not None:
-                runs[p].append((run_start[p], clock[p]))
-            end = max(end, clock[p])
+                runs[p].append((run_start[p], clock))
+            end = clock if clock > end else end
     return out, runs, end
 
 
 def handle_receives(by_dest: dict, runs, gap: float, o_r: float) -> float:
     """The last completion: each destination takes its messages one at a time (gap apart),
     handling each for o_r, but not inside one of its own runs of sends."""
-    starts = [[s for s, _ in r] for r in runs]
     end = 0.0
+    never = float("-inf")
     for q, arrivals in by_dest.items():
-        data_in = handled = float("-inf")
+        spans = runs[q]
+        starts = [s for s, _ in spans]
+        data_in = handled = never
         for a in sorted(arrivals):
-            data_in = max(a, data_in + gap)
-            h = max(data_in, handled)
-            i = bisect.bisect_right(starts[q], h) - 1
-            if i >= 0 and h < runs[q][i][1]:  # q is inside a run of sends: after it
-                h = runs[q][i][1]
+            after = data_in + gap
+            data_in = after if after > a else a
+            h = handled if handled > data_in else data_in
+            i = bisect.bisect_right(starts, h) - 1
+            if i >= 0 and h < spans[i][1]:  # q is inside a run of sends: after it
+                h = spans[i][1]
             handled = h + o_r
-        end = max(end, handled)
+        end = handled if handled > end else end
     return end
 
 
@@ -142,13 +159,25 @@ def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str
     by_dest: dict[int, list[float]] = {}
     if receive_gap == "blocking":
         sends, runs, end = blocking_sends(schedule, k, m, delta)
+        L = m.L
         for data_end, p, q in sends:
-            by_dest.setdefault(q, []).append(data_end + m.L)
+            by_dest.setdefault(q, []).append(data_end + L)
         return max(end, handle_receives(by_dest, runs, 0.0, m.o_r))
-    send = m.I(k)
+    send, slot, L = m.I(k), m.slot(k), m.L
     gap = send if receive_gap == "paper" else max(k - 1, 0) * m.G
     end = 0.0
-    for t, p, q in send_times(schedule, k, m, delta):
-        by_dest.setdefault(q, []).append(t + send + m.L)
-        end = max(end, t + send)
+    for entries in schedule.lists:   # send_times, inline
+        t = 0.0
+        for q in entries:
+            if q is None:
+                t += delta
+            else:
+                sent = t + send
+                arrivals = by_dest.get(q)
+                if arrivals is None:
+                    by_dest[q] = [sent + L]
+                else:
+                    arrivals.append(sent + L)
+                end = sent if sent > end else end
+                t += slot
     return max(end, handle_receives(by_dest, busy_runs(schedule, k, m, delta), gap, m.o_r))
