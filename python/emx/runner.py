@@ -227,7 +227,7 @@ def run_experiments(experiments, runner: Runner, quick=False, params=None, set=N
 class _EarlyTables:
     """Tabulates each experiment as soon as its last run is simulated, while the others'
     runs go on: after the runs only one core would be busy with it (the delay model's
-    predictions alone take a second or two). One whose runs all come from the cache waits
+    predictions alone take about half a second). One whose runs all come from the cache waits
     for the end, as before: the cache is read before the first simulation starts, which
     must not wait. One that fails here is tabulated again after the runs, where its error
     surfaces as it always did."""

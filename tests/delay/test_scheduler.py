@@ -6,7 +6,7 @@ import pytest
 
 from emx.delay import (LogGP, Pattern, alltoall, barabasi_albert, fit, from_edge_list,
                        from_text, gather, named, predict, proposed, ring, scatter, triangle)
-from emx.delay.model import blocking_sends, send_times
+from emx.delay.model import blocking_sends, sends_and_runs
 
 
 def random_patterns(count=40):
@@ -138,7 +138,7 @@ def test_model_idle_destination_and_busy_destination():
     assert predict(ring(gather(4)), 4, m, delta=0, receive_gap="port") == 8 + 10 + 3 + 3 + 3
     # Proposed with delta = I(k): sends at 0, 8, 16: no queue, the last completes at 16 + 21.
     pr = proposed(gather(4))
-    assert [t for t, _, _ in sorted(send_times(pr, 4, m, 8))] == [0, 8, 16]
+    assert sorted(sends_and_runs(pr, 4, m, 8)[0][0]) == [0, 8, 16]   # all to PE 0
     assert predict(pr, 4, m, delta=8) == 16 + 8 + 10 + 3
     # Scatter: the sender is the bottleneck, 3 sends one slot apart.
     assert predict(ring(scatter(4)), 4, m, delta=0) == 2 * 8 + 8 + 10 + 3

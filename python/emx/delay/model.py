@@ -46,22 +46,11 @@ class LogGP:
         return asdict(self)
 
 
-def send_times(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[tuple[float, int, int]]:
-    """(start, p, q) of every send: a PE's entries one after another."""
-    out, slot = [], m.slot(k)
-    for p, entries in enumerate(schedule.lists):
-        t = 0.0
-        for q in entries:
-            if q is None:
-                t += delta
-            else:
-                out.append((t, p, q))
-                t += slot
-    return out
-
-
-def busy_runs(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[list[tuple[float, float]]]:
-    """Per PE, the spans of its runs of consecutive sends (one thread each)."""
+def sends_and_runs(schedule: Schedule, k: int, m: LogGP, delta: float):
+    """A PE's entries one after another: per destination the start times of its sends
+    ({q: [start]}, in PE order), and per PE the spans of its runs of consecutive sends
+    (one thread each)."""
+    starts: dict[int, list[float]] = {}
     runs, slot = [], m.slot(k)
     for entries in schedule.lists:
         spans, t, start = [], 0.0, None
@@ -72,12 +61,18 @@ def busy_runs(schedule: Schedule, k: int, m: LogGP, delta: float) -> list[list[t
                     start = None
                 t += delta
             else:
-                start = t if start is None else start
+                if start is None:
+                    start = t
+                times = starts.get(q)
+                if times is None:
+                    starts[q] = [t]
+                else:
+                    times.append(t)
                 t += slot
         if start is not None:
             spans.append((start, t))
         runs.append(spans)
-    return runs
+    return starts, runs
 
 
 # The loops below run over every send of every schedule a reproduction predicts (some
@@ -163,21 +158,12 @@ def predict(schedule: Schedule, k: int, m: LogGP, delta: float, receive_gap: str
         for data_end, p, q in sends:
             by_dest.setdefault(q, []).append(data_end + L)
         return max(end, handle_receives(by_dest, runs, 0.0, m.o_r))
-    send, slot, L = m.I(k), m.slot(k), m.L
+    send, L = m.I(k), m.L
     gap = send if receive_gap == "paper" else max(k - 1, 0) * m.G
+    starts, runs = sends_and_runs(schedule, k, m, delta)
     end = 0.0
-    for entries in schedule.lists:   # send_times, inline
-        t = 0.0
-        for q in entries:
-            if q is None:
-                t += delta
-            else:
-                sent = t + send
-                arrivals = by_dest.get(q)
-                if arrivals is None:
-                    by_dest[q] = [sent + L]
-                else:
-                    arrivals.append(sent + L)
-                end = sent if sent > end else end
-                t += slot
-    return max(end, handle_receives(by_dest, busy_runs(schedule, k, m, delta), gap, m.o_r))
+    for q, times in starts.items():
+        by_dest[q] = [(t + send) + L for t in times]
+        last = max(times) + send
+        end = last if last > end else end
+    return max(end, handle_receives(by_dest, runs, gap, m.o_r))
